@@ -1,0 +1,69 @@
+"""Shared fixtures: fresh databases on SQLite and on a real PostgreSQL."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from sqlalchemy import create_engine, text
+from sqlalchemy.engine import make_url
+
+from tests.servers import PostgresServer, unavailable
+
+
+@pytest.fixture(scope="session")
+def postgres_url() -> Iterator[str]:
+    """URL of the server's maintenance database: $TURNPROC_TEST_PG_URL (set by
+    .ci/run), else a private cluster this fixture starts and stops."""
+    given = os.environ.get("TURNPROC_TEST_PG_URL")
+    if given:
+        yield given
+        return
+    server = PostgresServer()
+    try:
+        server.start()
+    except Exception as exc:  # noqa: BLE001 - any reason means "no PostgreSQL here"
+        server.stop()
+        unavailable(f"cannot start a private PostgreSQL: {exc}")
+    try:
+        yield server.url
+    finally:
+        server.stop()
+
+
+def _fresh_pg_database(server_url: str) -> tuple[str, str]:
+    name = f"t_{uuid.uuid4().hex[:12]}"
+    admin = create_engine(server_url, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(text(f'CREATE DATABASE "{name}"'))
+    admin.dispose()
+    return make_url(server_url).set(database=name).render_as_string(hide_password=False), name
+
+
+def _drop_pg_database(server_url: str, name: str) -> None:
+    admin = create_engine(server_url, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    admin.dispose()
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """An empty database, once on SQLite and once on PostgreSQL."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'game.db'}"
+        return
+    server = request.getfixturevalue("postgres_url")
+    url, name = _fresh_pg_database(server)
+    try:
+        yield url
+    finally:
+        _drop_pg_database(server, name)
+
+
+@pytest.fixture
+def sqlite_url(tmp_path: Path) -> str:
+    return f"sqlite:///{tmp_path / 'game.db'}"

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Sets up and runs the whole test suite on a fresh Debian machine:
+#   bash tests/run.sh [pytest args...]
+# As root it installs the servers the tests talk to (Dovecot, PostgreSQL);
+# it makes a venv in .venv, installs turnproc with its test extras, starts a
+# private PostgreSQL on loopback for the run, and stops it afterwards.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends dovecot-imapd postgresql >/dev/null
+fi
+
+PY=${PYTHON:-python3}
+if [ ! -x .venv/bin/python ]; then
+  "$PY" -m venv .venv
+fi
+.venv/bin/python -m pip install -q --upgrade pip
+.venv/bin/python -m pip install -q -e '.[test]'
+
+# A private PostgreSQL for the run (the tests start their own when this is not set).
+PGBIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1 || true)
+if [ -z "${TURNPROC_TEST_PG_URL:-}" ] && [ -n "$PGBIN" ] && [ -x "$PGBIN/initdb" ]; then
+  PGDIR=$(mktemp -d /tmp/turnproc-ci-pg.XXXXXX)
+  chmod 755 "$PGDIR"
+  PGPORT=$(.venv/bin/python -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+  as_pg() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
+  [ "$(id -u)" = 0 ] && chown postgres:postgres "$PGDIR"
+  as_pg "$PGBIN/initdb" -D "$PGDIR/data" -U postgres -A trust -E UTF8 --locale=C.UTF-8 -N >/dev/null
+  as_pg "$PGBIN/pg_ctl" -D "$PGDIR/data" -l "$PGDIR/log" -w \
+    -o "-p $PGPORT -k $PGDIR -c listen_addresses=127.0.0.1 -c fsync=off" start >/dev/null
+  trap 'as_pg "$PGBIN/pg_ctl" -D "$PGDIR/data" -m fast stop >/dev/null 2>&1 || true; rm -rf "$PGDIR"' EXIT
+  export TURNPROC_TEST_PG_URL="postgresql+psycopg://postgres@127.0.0.1:$PGPORT/postgres"
+fi
+
+set +e
+.venv/bin/python -m pytest -p no:cacheprovider "$@"
+status=$?
+set -e
+if [ "$status" = 5 ]; then
+  echo "pytest collected no tests: that is a failure" >&2
+  exit 1
+fi
+exit "$status"

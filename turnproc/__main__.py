@@ -1,0 +1,3 @@
+from turnproc.cli import main
+
+raise SystemExit(main())

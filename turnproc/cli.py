@@ -1,0 +1,336 @@
+"""The ``turnproc`` command: thin wiring, one library call per command.
+
+Library errors a GM can cause become one line on stderr and exit status 1;
+nothing here holds game logic.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import logging
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import select
+
+from . import __version__
+from .app import App, open_app
+from .config import ConfigError, load_config
+from .gm import GMError, add_empire, game_summary, get_empire, get_game, list_games, new_game, parse_modules
+from .storage import models as m
+from .storage.db import DatabaseError, make_engine, transaction
+from .storage.migrate import MigrationDrift, SchemaOutdated
+
+log = logging.getLogger("turnproc")
+
+__all__ = ["main", "build_parser"]
+
+
+class CLIError(Exception):
+    """A failure to report in one line."""
+
+
+def _now() -> dt.datetime:
+    return dt.datetime.now(dt.timezone.utc)
+
+
+def _open(args: argparse.Namespace, *, migrate: bool = True) -> App:
+    config = load_config(args.config)
+    return open_app(config, migrate=migrate)
+
+
+def _out(text: str = "") -> None:
+    sys.stdout.write(text + ("\n" if not text.endswith("\n") else ""))
+
+
+# -- db ---------------------------------------------------------------------------
+
+
+def cmd_db_upgrade(args: argparse.Namespace) -> int:
+    from .storage import migrate
+
+    config = load_config(args.config)
+    engine = make_engine(config.database_url)
+    migrate.upgrade(engine, args.revision)
+    _out(f"database at {migrate.current_revision(engine)}")
+    return 0
+
+
+def cmd_db_check(args: argparse.Namespace) -> int:
+    from .storage import migrate
+
+    config = load_config(args.config)
+    engine = make_engine(config.database_url)
+    current, head = migrate.current_revision(engine), migrate.head_revision()
+    if current != head:
+        raise CLIError(f"database is at {current or 'nothing'}, migrations are at {head}: run `turnproc db upgrade`")
+    migrate.check(engine)
+    _out(f"database at {head}; models and migrations agree")
+    return 0
+
+
+# -- games and empires ---------------------------------------------------------------
+
+
+def cmd_game_new(args: argparse.Namespace) -> int:
+    app = _open(args)
+    modules = parse_modules(args.rules) if args.rules is not None else None
+    with transaction(app.sessions) as session:
+        game, passwords = new_game(
+            session,
+            args.name,
+            players=args.players,
+            seed=args.seed,
+            scenario=Path(args.scenario) if args.scenario else None,
+            modules=modules,
+            systems_per_player=args.systems_per_player,
+        )
+        summary = game_summary(session, game)
+    _out(f"game {summary.name}: {summary.systems} systems, {summary.free_homes} free homes, rules: {summary.modules}")
+    for code, password in sorted(passwords.items()):
+        _out(f"  empire {code} password: {password}")
+    if not passwords:
+        _out(f"add players with: turnproc empire add {summary.name} --code ABC --name NAME --email ADDRESS")
+    return 0
+
+
+def cmd_game_list(args: argparse.Namespace) -> int:
+    app = _open(args)
+    with app.sessions() as session:
+        games = list_games(session)
+        if not games:
+            _out("no games yet: turnproc game new NAME")
+        for g in games:
+            count = len(g.empires)
+            _out(f"{g.name:<20} turn {g.turn:<3} {g.status:<8} {count} empires  rules: {g.modules or 'none'}")
+    return 0
+
+
+def cmd_game_show(args: argparse.Namespace) -> int:
+    app = _open(args)
+    with app.sessions() as session:
+        s = game_summary(session, get_game(session, args.game))
+    _out(f"game {s.name}: turn {s.turn}, {s.status}, rules: {s.modules}")
+    _out(f"schedule: {s.schedule or 'none (run turns by hand)'} ({s.timezone})")
+    _out(f"{s.systems} systems, {s.free_homes} free homes")
+    for code, name, email, vp, active, has_orders in s.empires:
+        flags = ("orders in" if has_orders else "no orders") + ("" if active else ", inactive")
+        _out(f"  {code} {name:<24} {email:<32} {vp:>4} VP  {flags}")
+    return 0
+
+
+def cmd_empire_add(args: argparse.Namespace) -> int:
+    app = _open(args)
+    with transaction(app.sessions) as session:
+        game = get_game(session, args.game)
+        empire, password = add_empire(session, game, args.code, args.name, args.email)
+        code, email = empire.code, empire.email
+    _out(f"empire {code} added to {args.game} for {email}")
+    _out(f"password: {password}")
+    _out("(shown once; only a hash is stored - pass it to the player now)")
+    return 0
+
+
+# -- orders, turns, reports -------------------------------------------------------------
+
+
+def cmd_orders_submit(args: argparse.Namespace) -> int:
+    from .pipeline import submit_orders
+
+    try:
+        text = Path(args.file).read_text(encoding="utf-8-sig") if args.file != "-" else sys.stdin.read()
+    except OSError as exc:
+        raise CLIError(f"cannot read {args.file}: {exc.strerror}") from None
+    app = _open(args)
+    with transaction(app.sessions) as session:
+        game = get_game(session, args.game)
+        empire = get_empire(session, game, args.empire)
+        parsed, replaced = submit_orders(session, game, empire, text, _now())
+        turn = game.turn
+    for p in parsed.problems:
+        _out(f"line {p.line}: {p.severity.value} [{p.code}] {p.message}")
+    verb = "replace the earlier ones" if replaced else "are on file"
+    _out(f"{len(parsed.orders)} orders for {args.empire.upper()}, turn {turn}, {verb}")
+    return 0
+
+
+def cmd_turn_run(args: argparse.Namespace) -> int:
+    from .pipeline import run_turn
+
+    app = _open(args)
+    with transaction(app.sessions) as session:
+        result = run_turn(session, get_game(session, args.game), app.config, _now())
+    _out(f"game {result.game}: turn {result.turn} resolved ({result.events} events), {len(result.reports)} reports queued")
+    if result.finished:
+        _out("the game is over")
+    _out("send them with: turnproc send")
+    return 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from .pipeline import render_report
+    from .storage.convert import load_state
+
+    app = _open(args)
+    with app.sessions() as session:
+        game = get_game(session, args.game)
+        empire = get_empire(session, game, args.empire)
+        query = select(m.Report).where(m.Report.empire_id == empire.id)
+        if args.turn is not None:
+            query = query.where(m.Report.turn == args.turn)
+        report = session.scalar(query.order_by(m.Report.turn.desc()).limit(1))
+        if report is not None:
+            text, data = report.text, report.data
+        elif args.turn not in (None, 0):
+            raise CLIError(f"{empire.code} has no report for turn {args.turn} of {game.name}")
+        else:
+            # No turn has run yet: the start-of-game position.
+            text, data = render_report(load_state(session, game), [], empire.code, game.name, game.turn - 1, None)
+    _out(json.dumps(data, indent=2, sort_keys=True) if args.format == "json" else text)
+    return 0
+
+
+# -- mail --------------------------------------------------------------------------------
+
+
+def cmd_poll(args: argparse.Namespace) -> int:
+    from .intake import poll
+
+    app = _open(args)
+    results = poll(app, _now())
+    counts: dict[str, int] = {}
+    for r in results:
+        counts[r.outcome] = counts.get(r.outcome, 0) + 1
+    _out(f"{len(results)} mails: " + (", ".join(f"{n} {k}" for k, n in sorted(counts.items())) or "none waiting"))
+    return 0
+
+
+def cmd_send(args: argparse.Namespace) -> int:
+    from .intake import transport_for
+    from .mail.outbox import flush_outbox
+
+    app = _open(args)
+    sent, failed = flush_outbox(app.sessions, transport_for(app), _now())
+    _out(f"{sent} mails sent, {failed} failed (they will be retried)")
+    return 0 if not failed else 1
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from .demo import run_demo
+
+    try:
+        summary = run_demo(Path(args.dir), turns=args.turns, players=args.players, seed=args.seed)
+    except (FileExistsError, ValueError) as exc:
+        raise CLIError(str(exc)) from None
+    _out(summary)
+    return 0
+
+
+# -- the parser ----------------------------------------------------------------------------
+
+Handler = Callable[[argparse.Namespace], int]
+
+
+def _add(sub: Any, name: str, handler: Handler, summary: str, example: str) -> argparse.ArgumentParser:
+    p: argparse.ArgumentParser = sub.add_parser(
+        name,
+        help=summary,
+        description=f"{summary}\n\nExample:\n  {example}",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.set_defaults(handler=handler)
+    return p
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="turnproc",
+        description="Play-by-e-mail turn processor for Star Chase.\n\nExample:\n  turnproc demo",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--config", metavar="FILE", help="config file (default: $TURNPROC_CONFIG, else ./turnproc.toml, else built-in defaults)")
+    parser.add_argument("-v", "--verbose", action="count", default=0, help="more logging (-vv for debug)")
+    parser.add_argument("--version", action="version", version=f"turnproc {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    db = _add(sub, "db", lambda a: 2, "Database schema commands.", "turnproc db upgrade")
+    dbsub = db.add_subparsers(dest="db_command", metavar="SUBCOMMAND", required=True)
+    p = _add(dbsub, "upgrade", cmd_db_upgrade, "Apply migrations to the database.", "turnproc db upgrade")
+    p.add_argument("revision", nargs="?", default="head", help="target revision (default: head)")
+    _add(dbsub, "check", cmd_db_check, "Fail when the models and the migrations disagree.", "turnproc db check")
+
+    game = _add(sub, "game", lambda a: 2, "Create and inspect games.", "turnproc game list")
+    gsub = game.add_subparsers(dest="game_command", metavar="SUBCOMMAND", required=True)
+    p = _add(gsub, "new", cmd_game_new, "Create a game from a generated galaxy or a scenario file.",
+             "turnproc game new spring26 --players 12 --rules zoc,engage")
+    p.add_argument("name")
+    p.add_argument("--players", type=int, default=4, help="homes to generate (default 4)")
+    p.add_argument("--seed", help="the game's secret seed (default: random); same seed, same galaxy")
+    p.add_argument("--scenario", metavar="FILE", help="a scenario TOML file declaring the whole start")
+    p.add_argument("--rules", metavar="MODULES", help="rule modules: any of zoc,pinning,engage, or none (default: all)")
+    p.add_argument("--systems-per-player", type=int, default=30, help="systems per player (default 30)")
+    _add(gsub, "list", cmd_game_list, "List the games.", "turnproc game list")
+    p = _add(gsub, "show", cmd_game_show, "Show a game: turn, schedule, empires and who has orders in.", "turnproc game show spring26")
+    p.add_argument("game")
+
+    emp = _add(sub, "empire", lambda a: 2, "Manage a game's empires.", "turnproc empire add spring26 --code RIG --name 'Rigel League' --email ann@example.org")
+    esub = emp.add_subparsers(dest="empire_command", metavar="SUBCOMMAND", required=True)
+    p = _add(esub, "add", cmd_empire_add, "Add a player's empire; prints its password once.",
+             "turnproc empire add spring26 --code RIG --name 'Rigel League' --email ann@example.org")
+    p.add_argument("game")
+    p.add_argument("--code", required=True, help="three letters A-Z")
+    p.add_argument("--name", required=True)
+    p.add_argument("--email", required=True, help="the player's registered address; every reply goes there")
+
+    orders = _add(sub, "orders", lambda a: 2, "Orders received by other means.", "turnproc orders submit spring26 RIG orders.txt")
+    osub = orders.add_subparsers(dest="orders_command", metavar="SUBCOMMAND", required=True)
+    p = _add(osub, "submit", cmd_orders_submit, "Store an empire's orders from a file (- for stdin), as if mailed.",
+             "turnproc orders submit spring26 RIG orders.txt")
+    p.add_argument("game")
+    p.add_argument("empire")
+    p.add_argument("file")
+
+    turn = _add(sub, "turn", lambda a: 2, "Run turns.", "turnproc turn run spring26")
+    tsub = turn.add_subparsers(dest="turn_command", metavar="SUBCOMMAND", required=True)
+    p = _add(tsub, "run", cmd_turn_run, "Resolve the current turn and queue every report.", "turnproc turn run spring26")
+    p.add_argument("game")
+
+    p = _add(sub, "report", cmd_report, "Print an empire's latest (or a given turn's) report.",
+             "turnproc report spring26 RIG --format json")
+    p.add_argument("game")
+    p.add_argument("empire")
+    p.add_argument("--turn", type=int, help="the turn the report describes (default: latest)")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+
+    _add(sub, "poll", cmd_poll, "Fetch and handle waiting order mails once (IMAP or the local Maildir).", "turnproc poll")
+    _add(sub, "send", cmd_send, "Deliver queued mails (SMTP or the local Maildir).", "turnproc send")
+
+    p = _add(sub, "demo", cmd_demo, "Play a short demo game in a directory: SQLite and local Maildir, no servers.",
+             "turnproc demo --turns 3")
+    p.add_argument("--dir", default="turnproc-demo", help="where to put the demo game (default ./turnproc-demo)")
+    p.add_argument("--turns", type=int, default=1, help="turns to play (default 1)")
+    p.add_argument("--players", type=int, default=4, help="empires (default 4)")
+    p.add_argument("--seed", default="demo", help="galaxy seed (default 'demo')")
+    return parser
+
+
+_ERRORS = (GMError, ConfigError, DatabaseError, SchemaOutdated, MigrationDrift, CLIError)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    level = logging.WARNING - 10 * min(args.verbose, 2)
+    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+    try:
+        return int(args.handler(args))
+    except _ERRORS as exc:
+        sys.stderr.write(f"turnproc: error: {exc}\n")
+        return 1
+    except KeyboardInterrupt:
+        sys.stderr.write("turnproc: interrupted\n")
+        return 130

@@ -1,0 +1,139 @@
+"""Configuration: a TOML file, then environment overrides, then defaults.
+
+With no file at all turnproc works out of the box: a SQLite file and a local
+Maildir in the working directory (the embedded default). Secrets may come from
+the environment or from a file named by ``*_file`` keys, so a config can be
+committed to a deploy repo without passwords in it.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any, Mapping
+
+__all__ = ["ConfigError", "Config", "ImapConfig", "SmtpConfig", "load_config", "DEFAULT_FILE"]
+
+DEFAULT_FILE = "turnproc.toml"
+
+
+class ConfigError(ValueError):
+    """The configuration is unreadable or wrong; the message names the key."""
+
+
+@dataclass(frozen=True)
+class ImapConfig:
+    host: str = "localhost"
+    port: int = 993
+    security: str = "tls"
+    """``tls`` (implicit TLS), ``starttls`` or ``plain`` (loopback tests only)."""
+    user: str = ""
+    password: str = ""
+    folder: str = "INBOX"
+    processed_folder: str = "Processed"
+    rejected_folder: str = "Rejected"
+    timeout: float = 30.0
+
+
+@dataclass(frozen=True)
+class SmtpConfig:
+    host: str = "localhost"
+    port: int = 587
+    security: str = "starttls"
+    """``tls``, ``starttls`` or ``plain``."""
+    user: str = ""
+    password: str = ""
+    timeout: float = 30.0
+
+
+@dataclass(frozen=True)
+class Config:
+    database_url: str = "sqlite:///turnproc.db"
+    transport: str = "maildir"
+    """``maildir`` (the embedded default) or ``imap`` (IMAP in, SMTP out)."""
+    maildir_in: Path = Path("mail/in")
+    maildir_out: Path = Path("mail/out")
+    from_address: str = "turnproc@localhost"
+    """Sender of every mail the host sends; players reply to it."""
+    gm_address: str = ""
+    """Where notices for the game master go; empty means none are sent."""
+    imap: ImapConfig = field(default_factory=ImapConfig)
+    smtp: SmtpConfig = field(default_factory=SmtpConfig)
+    source: str = "<defaults>"
+
+
+_TOP_KEYS = {"database_url", "transport", "maildir_in", "maildir_out", "from_address", "gm_address"}
+
+
+def _section(cls: type, raw: Mapping[str, Any], where: str, base_dir: Path) -> Any:
+    known = {f.name: f for f in fields(cls)}
+    values: dict[str, Any] = {}
+    for key, value in raw.items():
+        if key.endswith("_file") and key[: -len("_file")] in known:
+            # A secret kept in its own file (mode 600), e.g. password_file.
+            path = (base_dir / str(value)).expanduser()
+            try:
+                values[key[: -len("_file")]] = path.read_text(encoding="utf-8").strip()
+            except OSError as exc:
+                raise ConfigError(f"{where}.{key}: cannot read {path}: {exc.strerror}") from None
+            continue
+        if key not in known:
+            raise ConfigError(f"{where}: unknown key {key!r} (known: {', '.join(sorted(known))})")
+        expected = known[key].type
+        if expected in ("int", int) and not isinstance(value, int):
+            raise ConfigError(f"{where}.{key}: expected a whole number, got {value!r}")
+        values[key] = value
+    if "security" in values and values["security"] not in ("tls", "starttls", "plain"):
+        raise ConfigError(f"{where}.security: {values['security']!r} is not tls, starttls or plain")
+    return cls(**values)
+
+
+def load_config(path: str | os.PathLike[str] | None = None, env: Mapping[str, str] | None = None) -> Config:
+    """Read the config from ``path``, else ``$TURNPROC_CONFIG``, else
+    ``./turnproc.toml`` if present, else defaults; then apply environment
+    overrides (``TURNPROC_DATABASE_URL``, ``TURNPROC_IMAP_PASSWORD``,
+    ``TURNPROC_SMTP_PASSWORD``)."""
+    env = os.environ if env is None else env
+    chosen = path or env.get("TURNPROC_CONFIG") or (DEFAULT_FILE if Path(DEFAULT_FILE).exists() else None)
+    raw: dict[str, Any] = {}
+    source = "<defaults>"
+    base_dir = Path.cwd()
+    if chosen:
+        file = Path(chosen)
+        source = str(file)
+        base_dir = file.parent
+        try:
+            raw = tomllib.loads(file.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise ConfigError(f"config file {file} does not exist") from None
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"{file}: {exc}") from None
+    top: dict[str, Any] = {}
+    for key, value in raw.items():
+        if key in ("imap", "smtp"):
+            continue
+        if key not in _TOP_KEYS:
+            raise ConfigError(f"{source}: unknown key {key!r} (known: {', '.join(sorted(_TOP_KEYS | {'imap', 'smtp'}))})")
+        top[key] = value
+    imap = _section(ImapConfig, raw.get("imap", {}), f"{source}: imap", base_dir)
+    smtp = _section(SmtpConfig, raw.get("smtp", {}), f"{source}: smtp", base_dir)
+    if "TURNPROC_IMAP_PASSWORD" in env:
+        imap = _replace(imap, password=env["TURNPROC_IMAP_PASSWORD"])
+    if "TURNPROC_SMTP_PASSWORD" in env:
+        smtp = _replace(smtp, password=env["TURNPROC_SMTP_PASSWORD"])
+    if "TURNPROC_DATABASE_URL" in env:
+        top["database_url"] = env["TURNPROC_DATABASE_URL"]
+    for key in ("maildir_in", "maildir_out"):
+        if key in top:
+            top[key] = base_dir / str(top[key]) if chosen else Path(str(top[key]))
+    if top.get("transport", "maildir") not in ("maildir", "imap"):
+        raise ConfigError(f"{source}: transport {top['transport']!r} is not maildir or imap")
+    return Config(imap=imap, smtp=smtp, source=source, **top)
+
+
+def _replace(obj: Any, **changes: Any) -> Any:
+    from dataclasses import replace
+
+    return replace(obj, **changes)

@@ -1,0 +1,235 @@
+"""What a game master does to a game: create it, add players, look at it.
+
+Each function is one unit of work inside a session the caller opened; errors a
+GM can make are :class:`GMError` with a one-line message, raised before
+anything is written.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import secrets
+from dataclasses import dataclass
+from pathlib import Path
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from .passwords import generate_password, hash_password
+from .rules.generate import GalaxyError, generate_galaxy, place_empire
+from .rules.state import MODULES, GameSettings, GameState
+from .scenario import Scenario, ScenarioError, load_scenario_file
+from .storage import models as m
+from .storage.convert import load_state, modules_text, save_state
+
+log = logging.getLogger(__name__)
+
+__all__ = [
+    "GMError",
+    "GameSummary",
+    "parse_modules",
+    "new_game",
+    "add_empire",
+    "get_game",
+    "get_empire",
+    "list_games",
+    "game_summary",
+]
+
+_GAME_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+_EMAIL = re.compile(r"^[^@\s<>]+@[^@\s<>]+$")
+
+
+class GMError(ValueError):
+    """A game master's request that cannot be carried out; nothing was written."""
+
+
+def parse_modules(text: str | None) -> frozenset[str]:
+    """``"zoc,pinning"`` → the module set; ``"none"`` or ``""`` → plain Star Chase."""
+    if text is None:
+        return MODULES
+    names = {x.strip().lower() for x in text.split(",") if x.strip()}
+    if names <= {"none"}:
+        return frozenset()
+    unknown = names - MODULES
+    if unknown:
+        raise GMError(f"unknown rule module {', '.join(sorted(unknown))} (known: {', '.join(sorted(MODULES))}, or none)")
+    return frozenset(names)
+
+
+def get_game(session: Session, name: str) -> m.Game:
+    game = session.scalar(select(m.Game).where(m.Game.name == name))
+    if game is None:
+        known = session.scalars(select(m.Game.name).order_by(m.Game.name)).all()
+        hint = f" (games: {', '.join(known)})" if known else " (there are no games yet: turnproc game new NAME)"
+        raise GMError(f"no game named {name!r}{hint}")
+    return game
+
+
+def get_empire(session: Session, game: m.Game, code: str) -> m.Empire:
+    empire = session.scalar(
+        select(m.Empire).where(m.Empire.game_id == game.id, m.Empire.code == code.upper())
+    )
+    if empire is None:
+        raise GMError(f"game {game.name!r} has no empire {code.upper()!r}")
+    return empire
+
+
+def new_game(
+    session: Session,
+    name: str,
+    *,
+    players: int = 4,
+    seed: str | None = None,
+    scenario: Path | None = None,
+    modules: frozenset[str] | None = None,
+    systems_per_player: int = 30,
+) -> tuple[m.Game, dict[str, str]]:
+    """Create a game from a generated galaxy or a scenario file.
+
+    Returns the game and, for a scenario that declares empires with e-mail
+    addresses, the generated password of each (shown to the GM once).
+    """
+    if not _GAME_NAME.match(name):
+        raise GMError(f"game name {name!r}: use letters, digits, '-', '_' or '.', up to 64 characters")
+    if session.scalar(select(m.Game.id).where(m.Game.name == name)) is not None:
+        raise GMError(f"a game named {name!r} already exists")
+    seed = seed or secrets.token_hex(16)
+    if scenario is not None:
+        try:
+            loaded = load_scenario_file(scenario)
+        except ScenarioError as exc:
+            raise GMError(str(exc)) from None
+        except OSError as exc:
+            raise GMError(f"cannot read scenario {scenario}: {exc.strerror}") from None
+        if modules is not None:
+            loaded.state.settings = GameSettings(
+                modules=modules,
+                turn_limit=loaded.state.settings.turn_limit,
+                vp_target=loaded.state.settings.vp_target,
+            )
+        state = loaded.state
+    else:
+        if not 1 <= players <= 2000:
+            raise GMError(f"--players {players}: a game has 1 to 2000 players")
+        if systems_per_player < 3:
+            raise GMError("--systems-per-player must be at least 3")
+        settings = GameSettings(modules=MODULES if modules is None else modules)
+        state = generate_galaxy(seed, players, systems_per_player, settings)
+        loaded = None
+
+    game = m.Game(
+        name=name,
+        seed=seed,
+        modules=modules_text(state.settings.modules),
+        turn=state.turn,
+        turn_limit=state.settings.turn_limit,
+        vp_target=state.settings.vp_target,
+    )
+    session.add(game)
+    session.flush()
+    passwords: dict[str, str] = {}
+    if loaded is not None:
+        passwords = _scenario_empires(session, game, loaded)
+    save_state(session, game, state)
+    log.info("created game %s (%d systems, %d empires)", name, len(state.systems), len(state.empires))
+    return game, passwords
+
+
+def _scenario_empires(session: Session, game: m.Game, scenario: Scenario) -> dict[str, str]:
+    passwords: dict[str, str] = {}
+    for code, empire in sorted(scenario.state.empires.items()):
+        password = generate_password()
+        email = scenario.emails.get(code) or f"{code.lower()}@{game.name.lower()}.invalid"
+        session.add(
+            m.Empire(game_id=game.id, code=code, name=empire.name, email=email, password_hash=hash_password(password))
+        )
+        passwords[code] = password
+    session.flush()
+    return passwords
+
+
+def add_empire(session: Session, game: m.Game, code: str, name: str, email: str) -> tuple[m.Empire, str]:
+    """Add a player: claim a free home, apply the start holdings, and return the
+    new empire with its generated password (stored only as a hash)."""
+    code = code.strip().upper()
+    email = email.strip()
+    if not re.fullmatch(r"[A-Z]{3}", code):
+        raise GMError(f"empire code {code!r}: three letters A-Z")
+    if not name.strip():
+        raise GMError("empire name is empty")
+    if not _EMAIL.match(email):
+        raise GMError(f"e-mail address {email!r} does not look like name@domain")
+    existing = session.execute(
+        select(m.Empire.code, m.Empire.email).where(m.Empire.game_id == game.id)
+    ).all()
+    for other_code, other_email in existing:
+        if other_code == code:
+            raise GMError(f"game {game.name!r} already has an empire {code}")
+        if other_email.lower() == email.lower():
+            raise GMError(f"{email} already plays {other_code} in game {game.name!r}")
+    state = load_state(session, game)
+    if state.turn != 1 or game.status != "active":
+        log.warning("adding %s to game %s at turn %d", code, game.name, state.turn)
+    try:
+        place_empire(state, code, name.strip())
+    except GalaxyError as exc:
+        raise GMError(f"game {game.name!r}: {exc}") from None
+    password = generate_password()
+    empire = m.Empire(
+        game_id=game.id, code=code, name=name.strip(), email=email, password_hash=hash_password(password)
+    )
+    session.add(empire)
+    session.flush()
+    save_state(session, game, state)
+    return empire, password
+
+
+def list_games(session: Session) -> list[m.Game]:
+    return list(session.scalars(select(m.Game).order_by(m.Game.name)))
+
+
+@dataclass(frozen=True)
+class GameSummary:
+    name: str
+    turn: int
+    status: str
+    modules: str
+    schedule: str | None
+    timezone: str
+    systems: int
+    free_homes: int
+    empires: list[tuple[str, str, str, int, bool, bool]]
+    """(code, name, e-mail, VP, active, orders on file this turn)"""
+
+
+def game_summary(session: Session, game: m.Game) -> GameSummary:
+    state: GameState = load_state(session, game)
+    with_orders = set(
+        session.scalars(
+            select(m.Empire.code)
+            .join(m.OrderSet, m.OrderSet.empire_id == m.Empire.id)
+            .where(m.OrderSet.game_id == game.id, m.OrderSet.turn == game.turn, m.OrderSet.active.is_(True))
+        )
+    )
+    emails = dict(session.execute(select(m.Empire.code, m.Empire.email).where(m.Empire.game_id == game.id)).all())
+    free = sum(1 for s in state.systems.values() if s.home_slot and s.owner is None)
+    return GameSummary(
+        name=game.name,
+        turn=game.turn,
+        status=game.status,
+        modules=game.modules or "none",
+        schedule=game.schedule,
+        timezone=game.timezone,
+        systems=len(state.systems),
+        free_homes=free,
+        empires=[
+            (e.code, e.name, emails[e.code], e.vp, e.active, e.code in with_orders)
+            for _, e in sorted(state.empires.items())
+        ],
+    )
+
+
+def count_games(session: Session) -> int:
+    return session.scalar(select(func.count()).select_from(m.Game)) or 0

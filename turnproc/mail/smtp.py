@@ -1,0 +1,34 @@
+"""Outgoing mail over SMTP (smtplib): implicit TLS, STARTTLS or plain, with AUTH."""
+
+from __future__ import annotations
+
+import smtplib
+import ssl
+from email.utils import parseaddr
+
+from ..config import SmtpConfig
+
+__all__ = ["SmtpTransport"]
+
+
+class SmtpTransport:
+    def __init__(self, config: SmtpConfig, sender: str) -> None:
+        self.config = config
+        self.sender = parseaddr(sender)[1] or sender
+
+    def _connect(self) -> smtplib.SMTP:
+        c = self.config
+        if c.security == "tls":
+            client: smtplib.SMTP = smtplib.SMTP_SSL(c.host, c.port, timeout=c.timeout, context=ssl.create_default_context())
+        else:
+            client = smtplib.SMTP(c.host, c.port, timeout=c.timeout)
+            if c.security == "starttls":
+                client.starttls(context=ssl.create_default_context())
+        if c.user:
+            client.login(c.user, c.password)
+        return client
+
+    def deliver(self, raw: bytes, recipient: str) -> None:
+        to = parseaddr(recipient)[1] or recipient
+        with self._connect() as client:
+            client.sendmail(self.sender, [to], raw)

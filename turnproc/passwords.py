@@ -1,0 +1,48 @@
+"""Empire passwords: generated for the player, stored only as a salted scrypt hash."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import secrets
+
+__all__ = ["generate_password", "hash_password", "verify_password"]
+
+# Words a player can read off a report and type on a phone: no 0/O, 1/l/I.
+_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"
+_N, _R, _P = 2**14, 8, 1
+
+
+def generate_password(length: int = 12) -> str:
+    return "".join(secrets.choice(_ALPHABET) for _ in range(length))
+
+
+def _b64(data: bytes) -> str:
+    return base64.b64encode(data).decode("ascii")
+
+
+def hash_password(password: str) -> str:
+    salt = secrets.token_bytes(16)
+    digest = hashlib.scrypt(password.encode("utf-8"), salt=salt, n=_N, r=_R, p=_P, dklen=32)
+    return f"scrypt${_N}${_R}${_P}${_b64(salt)}${_b64(digest)}"
+
+
+def verify_password(password: str, stored: str) -> bool:
+    """Constant-time check of ``password`` against a :func:`hash_password` value."""
+    try:
+        scheme, n, r, p, salt, digest = stored.split("$")
+        if scheme != "scrypt":
+            return False
+        expected = base64.b64decode(digest)
+        actual = hashlib.scrypt(
+            password.encode("utf-8"),
+            salt=base64.b64decode(salt),
+            n=int(n),
+            r=int(r),
+            p=int(p),
+            dklen=len(expected),
+        )
+    except (ValueError, TypeError):
+        return False
+    return hmac.compare_digest(actual, expected)

@@ -1,0 +1,29 @@
+"""Where the shipped folders are: inside the installed package (the wheel
+force-includes them as ``_migrations`` and ``_templates``), or at the top of a
+source checkout for an editable install."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+__all__ = ["migrations_dir", "templates_dir"]
+
+_PACKAGE = Path(__file__).resolve().parent
+
+
+def _find(installed: str, checkout: str) -> Path:
+    inside = _PACKAGE / installed
+    if inside.is_dir():
+        return inside
+    beside = _PACKAGE.parent / checkout
+    if beside.is_dir():
+        return beside
+    raise FileNotFoundError(f"turnproc is installed without its {checkout}/ folder (looked in {inside} and {beside})")
+
+
+def migrations_dir() -> Path:
+    return _find("_migrations", "migrations")
+
+
+def templates_dir() -> Path:
+    return _find("_templates", "templates")

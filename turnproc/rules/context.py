@@ -1,0 +1,152 @@
+"""What the engine remembers while one turn runs, and the result of one order.
+
+Nothing here outlives :func:`turnproc.rules.turn.resolve`: stickiness,
+per-(empire, system) mobility, used colony ships and pursuits are all "for the
+rest of the turn" (§5), so they live on the :class:`TurnContext`, not in the
+:class:`GameState`.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Any
+
+from .events import Event
+from .orders import Order
+from .state import GameState, System
+from .vocabulary import EventKind
+from .zoc import Supply, compute_supply, is_enemy_controlled
+
+__all__ = ["TurnContext", "Outcome", "ok", "fail", "order_text"]
+
+
+@dataclass
+class Outcome:
+    """How one order went; becomes the ``order`` event."""
+
+    ok: bool
+    reason: str | None = None
+    cost: int = 0
+    treasury_cost: int = 0
+    fields: dict[str, Any] = field(default_factory=dict)
+
+
+def ok(cost: int = 0, treasury_cost: int = 0, **fields: Any) -> Outcome:
+    return Outcome(True, None, cost, treasury_cost, dict(fields))
+
+
+def fail(reason: str, **fields: Any) -> Outcome:
+    return Outcome(False, reason, 0, 0, dict(fields))
+
+
+def order_text(order: Order) -> str:
+    """Canonical one-line form of an order, built from its typed fields."""
+    parts: list[str] = [order.action.value]
+    if order.tech is not None:
+        parts.append(order.tech.value)
+    if order.where is not None:
+        parts.append(str(order.where))
+    if order.to is not None:
+        parts.append(str(order.to))
+    if order.empire is not None:
+        parts.append(order.empire)
+    elif order.action.value == "MESSAGE":
+        parts.append("ALL")
+    if order.number is not None:
+        parts.append(str(order.number))
+    if order.text is not None:
+        parts.append(order.text)
+    return " ".join(parts)
+
+
+@dataclass
+class TurnContext:
+    state: GameState
+    rng: random.Random
+    events: list[Event] = field(default_factory=list)
+    sticky: set[tuple[str, int]] = field(default_factory=set)
+    """(empire, system): none of the empire's ships there may leave this turn."""
+    held: dict[tuple[str, int], int] = field(default_factory=dict)
+    """(empire, system): cruisers there held by a pin, that may not move."""
+    colony_stuck: dict[tuple[str, int], int] = field(default_factory=dict)
+    """(empire, system): colony ships used by COLONISE (may not move or throw)."""
+    colony_thrown: dict[tuple[str, int], int] = field(default_factory=dict)
+    """(empire, system): of those, ones that threw and may still plant."""
+    pursuit: dict[tuple[str, int], str] = field(default_factory=dict)
+    """(pursuer, withdrawal system) → withdrawer, for the pursuer's next attack."""
+    touched: dict[str, set[int]] = field(default_factory=dict)
+    """Per empire, systems moved, attacked or jumped into, and DISTSQ targets (§9)."""
+    supply: Supply = None
+    """Supply at the start of the turn (None: zoc off, all in supply)."""
+
+    def __post_init__(self) -> None:
+        if self.state.has_module("zoc"):
+            self.supply = compute_supply(self.state)
+
+    # -- events ---------------------------------------------------------------
+
+    def emit(self, kind: str, empire: str | None, **data: Any) -> None:
+        self.events.append(Event(kind, empire, data))
+
+    def touch(self, empire: str, system: int) -> None:
+        self.touched.setdefault(empire, set()).add(system)
+
+    # -- modules --------------------------------------------------------------
+
+    @property
+    def zoc(self) -> bool:
+        return self.state.has_module("zoc")
+
+    @property
+    def pinning(self) -> bool:
+        return self.state.has_module("pinning")
+
+    @property
+    def engage(self) -> bool:
+        return self.state.has_module("engage")
+
+    @property
+    def control_matters(self) -> bool:
+        return self.zoc or self.pinning
+
+    def enemy_controlled(self, empire: str, system: int) -> bool:
+        return self.control_matters and is_enemy_controlled(
+            self.state, self.supply, empire, system
+        )
+
+    # -- mobility ---------------------------------------------------------------
+
+    def is_sticky(self, empire: str, system: int) -> bool:
+        return (empire, system) in self.sticky
+
+    def make_sticky(self, empire: str, system: int) -> None:
+        self.sticky.add((empire, system))
+
+    def mobile_cruisers(self, empire: str, sys: System) -> int:
+        if sys.owner != empire or self.is_sticky(empire, sys.code):
+            return 0
+        return max(0, sys.cruisers - self.held.get((empire, sys.code), 0))
+
+    def hold(self, empire: str, system: int, n: int) -> None:
+        if n > 0:
+            key = (empire, system)
+            self.held[key] = self.held.get(key, 0) + n
+
+    def cruisers_destroyed(self, empire: str, sys: System, n: int) -> None:
+        """``n`` cruisers of ``sys`` were scrapped or destroyed (already taken
+        off ``sys.cruisers``): held ones go first, so the mobile ones stay mobile."""
+        key = (empire, sys.code)
+        if key in self.held:
+            self.held[key] = min(max(0, self.held[key] - n), sys.cruisers)
+
+    def free_colony_ships(self, empire: str, sys: System) -> int:
+        """Colony ships that may still move or throw."""
+        if sys.owner != empire:
+            return 0
+        return max(0, sys.colony_ships - self.colony_stuck.get((empire, sys.code), 0))
+
+    def system_lost(self, empire: str, system: int) -> None:
+        """The empire lost ``system``: its ships there are gone, so is their state."""
+        for store in (self.held, self.colony_stuck, self.colony_thrown):
+            store.pop((empire, system), None)

@@ -1,0 +1,226 @@
+"""End-of-turn economy (RULES.md §7): leftovers, income, supply, interest, research, VP.
+
+:func:`income` and :func:`is_blockaded` are pure helpers other packages use;
+:func:`end_of_turn` runs §7 steps 1 and 3–7 in order, every step for every
+empire (in empire-code order) before the next step. Empires that own no system
+any more earn, pay and score nothing (decision E2); their balance is lost.
+
+Random numbers: research draws one ``randrange(total weight)`` per empire
+that owns a system, in empire-code order.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .galaxy import population_limit
+from .state import GameState, System, Tech
+from .vocabulary import EventKind
+from .zoc import compute_supply
+
+if TYPE_CHECKING:
+    from .context import TurnContext
+
+__all__ = [
+    "is_blockaded",
+    "system_income",
+    EventKind.INCOME,
+    "supply_cost",
+    "end_of_turn",
+    "CRUISER_COST",
+    "FIGHTER_COST",
+]
+
+CRUISER_COST = 10
+FIGHTER_COST = 3
+#: One cruiser is scrapped per this many BP of supply shortfall (rounded up).
+SHORTFALL_PER_CRUISER = 3
+
+
+def is_blockaded(state: GameState, planet: System) -> bool:
+    """A planet is blockaded when its star belongs to another empire whose
+    cruisers + fighters + 5 × colony ships there exceed the planet's population
+    + cruisers (§7)."""
+    if planet.star is None or planet.owner is None:
+        return False
+    star = state.systems[planet.star]
+    if star.owner is None or star.owner == planet.owner:
+        return False
+    blockaders = star.cruisers + star.fighters + 5 * star.colony_ships
+    return blockaders > planet.pop + planet.cruisers
+
+
+def system_income(state: GameState, system: System) -> int:
+    """``min(pop, limit) + min(pop, industry)``; nothing from a blockaded planet."""
+    if system.owner is None or is_blockaded(state, system):
+        return 0
+    limit = population_limit(system, state.empires.get(system.owner))
+    return min(system.pop, limit) + min(system.pop, system.industry)
+
+
+def income(state: GameState, empire: str) -> int:
+    """Next turn's balance for ``empire``: its systems' income plus 2 × BP Income."""
+    total = sum(system_income(state, s) for s in state.owned_by(empire))
+    return total + 2 * state.empires[empire].tech(Tech.BP_INCOME)
+
+
+def supply_cost(state: GameState, system: System, in_supply: bool = True) -> int:
+    """``max(0, (10c + 3f + 20 colony) / 3 − pop − Supply)`` (doubled out of
+    supply) + 1 per population above the limit.
+
+    Decision E3: doubling applies to the ships' part only; population above
+    the limit is not a force.
+    """
+    if system.owner is None:
+        return 0
+    emp = state.empires[system.owner]
+    ships = (10 * system.cruisers + 3 * system.fighters + 20 * system.colony_ships) // 3
+    cost = max(0, ships - system.pop - emp.tech(Tech.SUPPLY))
+    if not in_supply:
+        cost *= 2
+    return cost + max(0, system.pop - population_limit(system, emp))
+
+
+def _leftovers(ctx: TurnContext, code: str) -> None:
+    state = ctx.state
+    emp = state.empires[code]
+    balance = emp.balance
+    cruisers = fighters = 0
+    base = state.systems.get(emp.base) if emp.base is not None else None
+    if base is not None and base.owner == code and not is_blockaded(state, base):
+        cruisers = balance // CRUISER_COST
+        balance -= cruisers * CRUISER_COST
+        base.cruisers += cruisers
+    home = state.systems.get(emp.home) if emp.home is not None else None
+    if home is not None and home.owner == code and not is_blockaded(state, home):
+        fighters = balance // FIGHTER_COST
+        balance -= fighters * FIGHTER_COST
+        home.fighters += fighters
+    ctx.emit(
+        EventKind.LEFTOVERS,
+        code,
+        balance=emp.balance,
+        cruisers=cruisers,
+        base=emp.base if cruisers else None,
+        fighters=fighters,
+        home=emp.home if fighters else None,
+        lost=balance,
+    )
+    emp.balance = 0
+
+
+def _income(ctx: TurnContext, code: str) -> None:
+    state = ctx.state
+    emp = state.empires[code]
+    per_system = []
+    blockaded = []
+    for sys in state.owned_by(code):
+        if is_blockaded(state, sys):
+            blockaded.append(sys.code)
+            assert sys.star is not None
+            ctx.emit(
+                EventKind.BLOCKADE, code, planet=sys.code, star=sys.star, by=state.systems[sys.star].owner
+            )
+            continue
+        per_system.append({"system": sys.code, "income": system_income(state, sys)})
+    bonus = 2 * emp.tech(Tech.BP_INCOME)
+    total = sum(p["income"] for p in per_system) + bonus
+    emp.balance = total
+    ctx.emit(
+        EventKind.INCOME, code, systems=per_system, blockaded=blockaded, bp_income=bonus, total=total
+    )
+
+
+def _supply(ctx: TurnContext, code: str, supply: dict[str, frozenset[int]] | None) -> None:
+    state = ctx.state
+    emp = state.empires[code]
+    costs: list[tuple[int, System]] = []
+    rows = []
+    for sys in state.owned_by(code):
+        in_supply = supply is None or sys.code in supply.get(code, frozenset())
+        cost = supply_cost(state, sys, in_supply)
+        rows.append({"system": sys.code, "cost": cost, "in_supply": in_supply})
+        costs.append((cost, sys))
+    total = sum(c for c, _ in costs)
+    paid = min(total, emp.balance)
+    emp.balance -= paid
+    shortfall = total - paid
+    to_scrap = -(-shortfall // SHORTFALL_PER_CRUISER)
+    scrapped = []
+    for _, sys in sorted(costs, key=lambda cs: (-cs[0], cs[1].code)):
+        if to_scrap == 0:
+            break
+        n = min(to_scrap, sys.cruisers)
+        if n:
+            sys.cruisers -= n
+            to_scrap -= n
+            scrapped.append({"system": sys.code, "cruisers": n})
+    ctx.emit(
+        EventKind.SUPPLY,
+        code,
+        systems=rows,
+        total=total,
+        paid=paid,
+        shortfall=shortfall,
+        scrapped=scrapped,
+        forgiven=to_scrap,
+    )
+
+
+def _interest(ctx: TurnContext, code: str) -> None:
+    emp = ctx.state.empires[code]
+    rate = emp.tech(Tech.TREASURY)
+    if rate <= 0:
+        return
+    amount = emp.treasury * rate // 100
+    emp.treasury += amount
+    ctx.emit(EventKind.INTEREST, code, rate=rate, amount=amount, treasury=emp.treasury)
+
+
+def _research(ctx: TurnContext, code: str) -> None:
+    emp = ctx.state.empires[code]
+    techs = list(Tech)
+    weights = [emp.tech(t) + 1 for t in techs]
+    draw = ctx.rng.randrange(sum(weights))
+    for tech, weight in zip(techs, weights):
+        if draw < weight:
+            break
+        draw -= weight
+    emp.techs[tech] = emp.tech(tech) + 1
+    ctx.emit(EventKind.RESEARCH, code, tech=tech.value, level=emp.techs[tech])
+
+
+def _victory_points(ctx: TurnContext, code: str) -> None:
+    state = ctx.state
+    emp = state.empires[code]
+    industry_vp = sum(s.industry for s in state.owned_by(code)) // 10
+    cultural_vp = emp.tech(Tech.CULTURAL) // 2
+    gained = industry_vp + cultural_vp
+    emp.vp += gained
+    ctx.emit(
+        "vp", code, industry_vp=industry_vp, cultural_vp=cultural_vp, gained=gained, vp=emp.vp
+    )
+
+
+def end_of_turn(ctx: TurnContext) -> None:
+    """§7 in order; exploration (step 2) already happened at capture time."""
+    state = ctx.state
+    playing = [code for code in sorted(state.empires) if state.owned_by(code)]
+    for code in sorted(state.empires):
+        if code in playing:
+            _leftovers(ctx, code)
+        else:
+            state.empires[code].balance = 0
+    for code in playing:
+        _income(ctx, code)
+    # Supply is worked out again for §7, from where the ships are now (§5.1).
+    supply = compute_supply(state) if state.has_module("zoc") else None
+    for code in playing:
+        _supply(ctx, code, supply)
+    for code in playing:
+        _interest(ctx, code)
+    for code in playing:
+        _research(ctx, code)
+    for code in playing:
+        _victory_points(ctx, code)
+

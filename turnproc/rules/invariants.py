@@ -1,0 +1,212 @@
+"""Rules a game state must always satisfy, whoever changed it.
+
+:func:`check_invariants` is run by the engine after every turn (a violation
+there is an engine bug) and by the GM tools before accepting a hand edit. Each
+:class:`Violation` names the broken rule (``code``) and the rows involved
+(system codes, empire codes), in words a GM can act on.
+
+Decision I1: population may exceed the limit (a captured black dwarf under
+lower Life Support; supply cost charges for it), industry may not (§1:
+"industry may not exceed the limit either").
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .galaxy import MAX_LINKS, code_width, link_allowed, population_limit, unreachable_systems
+from .state import GameState
+
+__all__ = ["Violation", "check_invariants"]
+
+_EMPIRE_CODE = re.compile(r"[A-Z]{3}")
+
+
+@dataclass(frozen=True)
+class Violation:
+    code: str
+    """Stable name of the broken rule, e.g. ``ships_unowned``."""
+    message: str
+    systems: tuple[int, ...] = ()
+    empires: tuple[str, ...] = ()
+
+    def __str__(self) -> str:
+        return f"{self.code}: {self.message}"
+
+
+def _systems_part(state: GameState, out: list[Violation]) -> None:
+    width = code_width(len(state.systems))
+    low, high = 10 ** (width - 1), 10**width
+    squares: dict[tuple[int, int], int] = {}
+    for key, s in sorted(state.systems.items()):
+        if key != s.code:
+            out.append(
+                Violation("system_key", f"system {s.code} is filed under code {key}", (key, s.code))
+            )
+        if not low <= s.code < high:
+            out.append(
+                Violation(
+                    "system_code",
+                    f"system {s.code} is not a {width}-digit code ({low}–{high - 1}) "
+                    f"for a game of {len(state.systems)} systems",
+                    (s.code,),
+                )
+            )
+        for attr in ("pop", "industry", "cruisers", "fighters", "colony_ships"):
+            value = getattr(s, attr)
+            if value < 0:
+                out.append(
+                    Violation("negative", f"system {s.code} has negative {attr} ({value})", (s.code,))
+                )
+        if s.owner is None:
+            if s.cruisers or s.fighters or s.colony_ships:
+                out.append(
+                    Violation(
+                        "ships_unowned",
+                        f"system {s.code} has ships but no owner (ships only stand in "
+                        "systems their empire owns)",
+                        (s.code,),
+                    )
+                )
+        elif s.owner not in state.empires:
+            out.append(
+                Violation(
+                    "unknown_owner",
+                    f"system {s.code} is owned by {s.owner}, which is not an empire of this game",
+                    (s.code,),
+                    (s.owner,),
+                )
+            )
+        else:
+            limit = population_limit(s, state.empires[s.owner])
+            if s.industry > limit:
+                out.append(
+                    Violation(
+                        "industry_over_limit",
+                        f"system {s.code} has industry {s.industry} above its limit {limit}",
+                        (s.code,),
+                        (s.owner,),
+                    )
+                )
+        if not 1 <= s.retreat_parts <= 3:
+            out.append(
+                Violation(
+                    "retreat_parts",
+                    f"system {s.code} has RETREAT parts {s.retreat_parts}, not 1–3",
+                    (s.code,),
+                )
+            )
+        if s.is_star:
+            if s.star is not None:
+                out.append(
+                    Violation(
+                        "star_of_star", f"star {s.code} names a star of its own ({s.star})", (s.code,)
+                    )
+                )
+            square = (s.row, s.col)
+            if square in squares:
+                other = squares[square]
+                out.append(
+                    Violation(
+                        "shared_square",
+                        f"stars {other} and {s.code} share square {square}",
+                        (other, s.code),
+                    )
+                )
+            else:
+                squares[square] = s.code
+        else:
+            star = state.systems.get(s.star) if s.star is not None else None
+            if star is None or not star.is_star:
+                out.append(
+                    Violation(
+                        "planet_without_star",
+                        f"{s.type.value} {s.code} belongs to {s.star}, which is not a star",
+                        (s.code,),
+                    )
+                )
+
+
+def _links_part(state: GameState, out: list[Violation]) -> None:
+    count: dict[int, int] = {}
+    for a, b in sorted(state.links):
+        if a not in state.systems or b not in state.systems:
+            out.append(Violation("link_unknown", f"link {a}–{b} names an unknown system", (a, b)))
+            continue
+        if a >= b:
+            out.append(Violation("link_key", f"link {a}–{b} is not stored as (smaller, larger)", (a, b)))
+        if not link_allowed(state.systems[a], state.systems[b]):
+            out.append(
+                Violation(
+                    "link_illegal",
+                    f"link {a}–{b} is not allowed (star–star or a planet/belt to its own star only)",
+                    (a, b),
+                )
+            )
+        count[a] = count.get(a, 0) + 1
+        count[b] = count.get(b, 0) + 1
+    for code, n in sorted(count.items()):
+        if n > MAX_LINKS and code in state.systems and state.systems[code].is_star:
+            out.append(
+                Violation(
+                    "too_many_links", f"star {code} has {n} links, more than {MAX_LINKS}", (code,)
+                )
+            )
+    lost = unreachable_systems(state)
+    if lost:
+        out.append(
+            Violation(
+                "unreachable",
+                "systems not reachable by links: " + ", ".join(map(str, lost)),
+                tuple(lost),
+            )
+        )
+
+
+def _empires_part(state: GameState, out: list[Violation]) -> None:
+    for key, e in sorted(state.empires.items()):
+        if key != e.code:
+            out.append(Violation("empire_key", f"empire {e.code} is filed under {key}", (), (key, e.code)))
+        if not _EMPIRE_CODE.fullmatch(e.code):
+            out.append(
+                Violation("empire_code", f"empire code {e.code!r} is not 3 letters A–Z", (), (e.code,))
+            )
+        for attr in ("balance", "treasury", "vp", "lost_in_space", "missed_turns"):
+            value = getattr(e, attr)
+            if value < 0:
+                out.append(
+                    Violation("negative", f"empire {e.code} has negative {attr} ({value})", (), (e.code,))
+                )
+        for tech, level in sorted(e.techs.items()):
+            if level < 0:
+                out.append(
+                    Violation(
+                        "negative",
+                        f"empire {e.code} has negative {tech.value} tech ({level})",
+                        (),
+                        (e.code,),
+                    )
+                )
+        for what, code in (("BASE", e.base), ("HOME", e.home)):
+            if code is None:
+                continue
+            sys = state.systems.get(code)
+            if sys is None or sys.owner != e.code:
+                out.append(
+                    Violation(
+                        f"{what.lower()}_not_owned",
+                        f"empire {e.code} has {what} {code}, which it does not own",
+                        (code,),
+                        (e.code,),
+                    )
+                )
+
+
+def check_invariants(state: GameState) -> list[Violation]:
+    """Every broken rule in ``state``; an empty list means the state is sound."""
+    out: list[Violation] = []
+    _systems_part(state, out)
+    _links_part(state, out)
+    _empires_part(state, out)
+    return out

@@ -1,0 +1,253 @@
+"""Ship movement (RULES.md §4 MOVE/ASSAULT/DEEP/MOVEF/MOVECOL, §5).
+
+Checks run in a fixed order, so a report always gives the first reason that
+applies: fields and systems, ownership, links / jump range, stickiness and
+pins, ships, zones of control, money.
+
+DEEP draws one ``randrange(10 × Jump)`` per jumping cruiser (a ship is lost
+when the draw is below distance²), before anything else random in the action.
+"""
+
+from __future__ import annotations
+
+from .battle import claim_unowned, encounter
+from .context import Outcome, TurnContext, fail, ok
+from .exploration import explore
+from .galaxy import distance_sq
+from .orders import Action, Order, Quantity
+from .state import System, Tech
+from .vocabulary import EventKind, Reason
+from .zoc import enemy_controllers, held_by_pin, pin_strength
+
+__all__ = ["move_cruisers", "move_fighters", "move_colony_ships", "asked_count"]
+
+COST = {Action.MOVE: 1, Action.ASSAULT: 2, Action.DEEP: 1}
+
+
+def asked_count(number: Quantity | None, available: int) -> int:
+    """How many an order asks for; a left-out NUMBER means ALL (decision O2)."""
+    if number is None:
+        return max(0, available)
+    return max(0, number.of(available))
+
+
+def _systems(ctx: TurnContext, order: Order) -> tuple[System, System] | Outcome:
+    systems = ctx.state.systems
+    if order.where is None or order.to is None:
+        return fail(Reason.MISSING_FIELD)
+    if order.where not in systems or order.to not in systems:
+        return fail(Reason.NO_SYSTEM)
+    if order.where == order.to:
+        return fail(Reason.SAME_SYSTEM)
+    return systems[order.where], systems[order.to]
+
+
+def _zoc_blocked(ctx: TurnContext, empire: str, src: System, dst: System) -> bool:
+    """§5.1: ships starting in enemy control may not go straight into more of it.
+
+    Only for moves that do not fight: attacking is voluntary and not hindered
+    by control (decision Z3).
+    """
+    if not ctx.zoc:
+        return False
+    return ctx.enemy_controlled(empire, src.code) and ctx.enemy_controlled(empire, dst.code)
+
+
+def _enter_control(ctx: TurnContext, empire: str, dst: System, cruisers: int) -> None:
+    """Ships of ``empire`` arrived in its own ``dst``: stop or pin under control."""
+    if not ctx.control_matters or ctx.is_sticky(empire, dst.code):
+        return
+    by = enemy_controllers(ctx.state, ctx.supply, empire, dst.code)
+    if not by:
+        return
+    if ctx.pinning:
+        strength, pinners = pin_strength(ctx.state, ctx.supply, empire, dst.code)
+        held = held_by_pin(cruisers, strength)
+        ctx.hold(empire, dst.code, held)
+        ctx.emit(
+            EventKind.PIN,
+            empire,
+            system=dst.code,
+            by=pinners,
+            strength=strength,
+            held=held,
+            ran=cruisers - held,
+        )
+    else:
+        ctx.make_sticky(empire, dst.code)
+        ctx.emit(EventKind.CONTROL_STOP, empire, system=dst.code, by=sorted(by))
+
+
+def move_cruisers(ctx: TurnContext, empire: str, order: Order) -> Outcome:
+    """MOVE, ASSAULT and DEEP."""
+    state = ctx.state
+    action = order.action
+    got = _systems(ctx, order)
+    if isinstance(got, Outcome):
+        return got
+    src, dst = got
+    emp = state.empires[empire]
+    fields = {"from": src.code, "to": dst.code}
+    if src.owner != empire:
+        return fail(Reason.NOT_OWNED, **fields)
+    d2 = distance_sq(state, src.code, dst.code)
+    if action is Action.DEEP:
+        if not dst.is_star:
+            return fail(Reason.NOT_STAR, **fields)
+        if d2 > emp.tech(Tech.JUMP):
+            return fail(Reason.TOO_FAR, distsq=d2, **fields)
+    elif not state.linked(src.code, dst.code):
+        return fail(Reason.NOT_LINKED, **fields)
+    if action is Action.ASSAULT and dst.owner == empire:
+        return fail(Reason.OWN_SYSTEM, **fields)
+    if ctx.is_sticky(empire, src.code):
+        return fail(Reason.STICKY, **fields)
+    mobile = ctx.mobile_cruisers(empire, src)
+    if mobile == 0:
+        return fail(Reason.PINNED if src.cruisers > 0 else Reason.NO_SHIPS, **fields)
+    asked = asked_count(order.number, mobile)
+    if asked == 0:
+        return fail(Reason.NOTHING, **fields)
+    n = min(asked, mobile)
+    fields.update(asked=asked, moved=n)
+    fighting = dst.owner is not None and dst.owner != empire
+    if not fighting and _zoc_blocked(ctx, empire, src, dst):
+        return fail(Reason.ZOC, **fields)
+    cost = COST[action]
+    if emp.balance < cost:
+        return fail(Reason.NO_MONEY, **fields)
+    emp.balance -= cost
+    ctx.touch(empire, dst.code)
+
+    if action is Action.DEEP and d2 > 0:
+        draws = 10 * max(1, emp.tech(Tech.JUMP))
+        lost = sum(1 for _ in range(n) if ctx.rng.randrange(draws) < d2)
+        ctx.emit(
+            EventKind.HYPERSPACE_LOSS,
+            empire,
+            ships=n,
+            lost=lost,
+            distsq=d2,
+            jump=emp.tech(Tech.JUMP),
+            **fields,
+        )
+        if lost:
+            src.cruisers -= lost
+            emp.lost_in_space += lost
+            n -= lost
+        fields["lost"] = lost
+        if n == 0:
+            return ok(cost, outcome="lost", arrived=0, **fields)
+
+    if dst.owner == empire:
+        src.cruisers -= n
+        dst.cruisers += n
+        if not dst.type.is_dwarf:
+            ctx.make_sticky(empire, dst.code)
+        _enter_control(ctx, empire, dst, n)
+        ctx.emit(
+            EventKind.MOVE,
+            empire,
+            cruisers=n,
+            fighters=0,
+            colony_ships=0,
+            sticky=ctx.is_sticky(empire, dst.code),
+            **fields,
+        )
+        return ok(cost, outcome="moved", arrived=n, **fields)
+
+    if dst.owner is None:
+        src.cruisers -= n
+        first = claim_unowned(ctx, empire, dst, n, action.value)
+        if first:
+            explore(ctx, empire, dst.code)
+        return ok(cost, outcome="captured", arrived=n, **fields)
+
+    result = encounter(ctx, empire, action, src, dst, n)
+    if result.outcome == "captured":
+        # Capture by battle is not hindered by control (§5.1).
+        if action is Action.ASSAULT or not dst.type.is_dwarf:
+            ctx.make_sticky(empire, dst.code)
+        return ok(cost, outcome="captured", arrived=result.survivors, **fields)
+    return ok(cost, outcome=result.outcome, arrived=0, survivors=result.survivors, **fields)
+
+
+def _own_pair(ctx: TurnContext, empire: str, order: Order) -> tuple[System, System] | Outcome:
+    got = _systems(ctx, order)
+    if isinstance(got, Outcome):
+        return got
+    src, dst = got
+    fields = {"from": src.code, "to": dst.code}
+    if src.owner != empire:
+        return fail(Reason.NOT_OWNED, **fields)
+    if dst.owner != empire:
+        return fail(Reason.DEST_NOT_OWNED, **fields)
+    if not ctx.state.linked(src.code, dst.code):
+        return fail(Reason.NOT_LINKED, **fields)
+    if ctx.is_sticky(empire, src.code):
+        return fail(Reason.STICKY, **fields)
+    return src, dst
+
+
+def move_fighters(ctx: TurnContext, empire: str, order: Order) -> Outcome:
+    """MOVEF: at most Fighter-tech fighters, 1 BP each; the destination sticks."""
+    got = _own_pair(ctx, empire, order)
+    if isinstance(got, Outcome):
+        return got
+    src, dst = got
+    emp = ctx.state.empires[empire]
+    fields = {"from": src.code, "to": dst.code}
+    if src.fighters == 0:
+        return fail(Reason.NO_SHIPS, **fields)
+    asked = asked_count(order.number, src.fighters)
+    if asked == 0:
+        return fail(Reason.NOTHING, **fields)
+    cap = emp.tech(Tech.FIGHTER)
+    if cap <= 0:
+        return fail(Reason.NO_CAPACITY, **fields)
+    if _zoc_blocked(ctx, empire, src, dst):
+        return fail(Reason.ZOC, **fields)
+    n = min(asked, src.fighters, cap, emp.balance)
+    if n == 0:
+        return fail(Reason.NO_MONEY, asked=asked, **fields)
+    emp.balance -= n
+    src.fighters -= n
+    dst.fighters += n
+    ctx.make_sticky(empire, dst.code)
+    ctx.touch(empire, dst.code)
+    ctx.emit(EventKind.MOVE, empire, cruisers=0, fighters=n, colony_ships=0, sticky=True, **fields)
+    return ok(n, asked=asked, moved=n, **fields)
+
+
+def move_colony_ships(ctx: TurnContext, empire: str, order: Order) -> Outcome:
+    """MOVECOL: 2 BP each; each carries up to Fighter-tech fighters along
+    (decision M1: as many as it can); the destination sticks."""
+    got = _own_pair(ctx, empire, order)
+    if isinstance(got, Outcome):
+        return got
+    src, dst = got
+    emp = ctx.state.empires[empire]
+    fields = {"from": src.code, "to": dst.code}
+    free = ctx.free_colony_ships(empire, src)
+    if free == 0:
+        return fail(Reason.NO_SHIPS, **fields)
+    asked = asked_count(order.number, free)
+    if asked == 0:
+        return fail(Reason.NOTHING, **fields)
+    if _zoc_blocked(ctx, empire, src, dst):
+        return fail(Reason.ZOC, **fields)
+    n = min(asked, free, emp.balance // 2)
+    if n == 0:
+        return fail(Reason.NO_MONEY, asked=asked, **fields)
+    carried = min(src.fighters, n * max(0, emp.tech(Tech.FIGHTER)))
+    emp.balance -= 2 * n
+    src.colony_ships -= n
+    dst.colony_ships += n
+    src.fighters -= carried
+    dst.fighters += carried
+    ctx.make_sticky(empire, dst.code)
+    ctx.touch(empire, dst.code)
+    ctx.emit(
+        EventKind.MOVE, empire, cruisers=0, fighters=carried, colony_ships=n, sticky=True, **fields
+    )
+    return ok(2 * n, asked=asked, moved=n, fighters=carried, **fields)

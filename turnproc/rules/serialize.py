@@ -1,0 +1,98 @@
+"""A game state as plain JSON-safe data, for turn records and golden files.
+
+The form is canonical (sorted keys, lists in code order), so two equal states
+give byte-identical JSON.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .state import Empire, GameSettings, GameState, Stance, System, SystemType, Tech
+
+__all__ = ["state_to_dict", "state_from_dict", "state_to_json"]
+
+
+def state_to_dict(state: GameState) -> dict[str, Any]:
+    return {
+        "turn": state.turn,
+        "finished": state.finished,
+        "settings": {
+            "modules": sorted(state.settings.modules),
+            "turn_limit": state.settings.turn_limit,
+            "vp_target": state.settings.vp_target,
+        },
+        "systems": [_system(s) for _, s in sorted(state.systems.items())],
+        "links": [list(l) for l in sorted(state.links)],
+        "empires": [_empire(e) for _, e in sorted(state.empires.items())],
+        "seen": {code: sorted(codes) for code, codes in sorted(state.seen.items())},
+    }
+
+
+def _system(s: System) -> dict[str, Any]:
+    return {
+        "code": s.code,
+        "type": s.type.value,
+        "row": s.row,
+        "col": s.col,
+        "star": s.star,
+        "name": s.name,
+        "owner": s.owner,
+        "pop": s.pop,
+        "industry": s.industry,
+        "cruisers": s.cruisers,
+        "fighters": s.fighters,
+        "colony_ships": s.colony_ships,
+        "stance": s.stance.value,
+        "stance_target": s.stance_target,
+        "retreat_parts": s.retreat_parts,
+        "ever_owned": s.ever_owned,
+        "home_slot": s.home_slot,
+    }
+
+
+def _empire(e: Empire) -> dict[str, Any]:
+    return {
+        "code": e.code,
+        "name": e.name,
+        "balance": e.balance,
+        "treasury": e.treasury,
+        "vp": e.vp,
+        "techs": {t.value: e.tech(t) for t in Tech},
+        "base": e.base,
+        "home": e.home,
+        "lost_in_space": e.lost_in_space,
+        "active": e.active,
+        "missed_turns": e.missed_turns,
+    }
+
+
+def state_from_dict(d: dict[str, Any]) -> GameState:
+    settings = d["settings"]
+    systems = {}
+    for raw in d["systems"]:
+        s = System(**{**raw, "type": SystemType(raw["type"]), "stance": Stance(raw["stance"])})
+        systems[s.code] = s
+    empires = {}
+    for raw in d["empires"]:
+        techs = {Tech(k): v for k, v in raw["techs"].items()}
+        e = Empire(**{**raw, "techs": techs})
+        empires[e.code] = e
+    return GameState(
+        turn=d["turn"],
+        systems=systems,
+        links=frozenset((a, b) for a, b in d["links"]),
+        empires=empires,
+        settings=GameSettings(
+            modules=frozenset(settings["modules"]),
+            turn_limit=settings["turn_limit"],
+            vp_target=settings["vp_target"],
+        ),
+        seen={code: set(codes) for code, codes in d["seen"].items()},
+        finished=d["finished"],
+    )
+
+
+def state_to_json(state: GameState) -> str:
+    return json.dumps(state_to_dict(state), sort_keys=True, separators=(",", ":"))

@@ -1,0 +1,251 @@
+"""The game state as the rules see it: plain dataclasses, no I/O.
+
+Everything here is a value the engine reads and writes. The database, mail and
+reports are built around these types (``turnproc.storage.convert`` is the one
+place that maps them to rows); nothing in this module knows they exist.
+"""
+
+from __future__ import annotations
+
+import copy
+import enum
+from dataclasses import dataclass, field
+from typing import Iterable
+
+__all__ = [
+    "SystemType",
+    "Stance",
+    "Tech",
+    "TECH_START",
+    "MODULES",
+    "System",
+    "Empire",
+    "GameSettings",
+    "GameState",
+    "link_key",
+]
+
+
+class SystemType(enum.StrEnum):
+    """Star types (RULES.md §1) plus planets and asteroid belts."""
+
+    YD = "YD"  #: yellow dwarf
+    WD = "WD"  #: white dwarf
+    RD = "RD"  #: red dwarf
+    BD = "BD"  #: black dwarf
+    RG = "RG"  #: red giant
+    SG = "SG"  #: super giant
+    PL = "PL"  #: planet
+    AB = "AB"  #: asteroid belt
+
+    @property
+    def is_star(self) -> bool:
+        return self not in (SystemType.PL, SystemType.AB)
+
+    @property
+    def is_dwarf(self) -> bool:
+        """Dwarfs are the star types a cruiser can pass without sticking (§5)."""
+        return self in (SystemType.YD, SystemType.WD, SystemType.RD, SystemType.BD)
+
+
+STAR_TYPES: tuple[SystemType, ...] = tuple(t for t in SystemType if t.is_star)
+
+
+class Stance(enum.StrEnum):
+    """A system's standing order (§3, §4); persists from turn to turn."""
+
+    DEFEND = "DEFEND"
+    RETREAT = "RETREAT"
+    AMBUSH = "AMBUSH"
+    STANDOFF = "STANDOFF"
+
+
+class Tech(enum.StrEnum):
+    """Tech names as players write them in a TECH order (§2)."""
+
+    WEAPONS = "WEAPONS"
+    DEFENCE = "DEFENCE"
+    MARINES = "MARINES"
+    JUMP = "JUMP"
+    EXPO = "EXPO"
+    FIGHTER = "FIGHTER"
+    SUPPLY = "SUPPLY"
+    LIFE_SUPPORT = "LIFESUPPORT"
+    BP_INCOME = "BPINCOME"
+    TREASURY = "TREASURY"
+    CULTURAL = "CULTURAL"
+    DRIVE = "DRIVE"
+    SCANNER = "SCANNER"
+
+
+#: Start levels from the tech table in RULES.md §2.
+TECH_START: dict[Tech, int] = {
+    Tech.WEAPONS: 0,
+    Tech.DEFENCE: 0,
+    Tech.MARINES: 0,
+    Tech.JUMP: 1,
+    Tech.EXPO: 1,
+    Tech.FIGHTER: 2,
+    Tech.SUPPLY: 0,
+    Tech.LIFE_SUPPORT: 5,
+    Tech.BP_INCOME: 0,
+    Tech.TREASURY: 0,
+    Tech.CULTURAL: 0,
+    Tech.DRIVE: 1,
+    Tech.SCANNER: 1,
+}
+
+#: The per-game rule modules (RULES.md, table at the top); all on by default.
+MODULES: frozenset[str] = frozenset({"zoc", "pinning", "engage"})
+
+
+def link_key(a: int, b: int) -> tuple[int, int]:
+    """Links are undirected: store each one as (smaller code, larger code)."""
+    return (a, b) if a < b else (b, a)
+
+
+@dataclass
+class System:
+    """One star, planet or asteroid belt, with what stands in it.
+
+    Ships only ever stand in systems their empire owns (§3), so the ship counts
+    are the owner's forces there.
+    """
+
+    code: int
+    """Numeric code players write in orders (100–999 for up to 900 systems)."""
+    type: SystemType
+    row: int
+    """Grid row of the star (a planet or belt takes its star's square)."""
+    col: int
+    star: int | None = None
+    """For a planet or belt, the code of the star it belongs to; else None."""
+    name: str = ""
+    owner: str | None = None
+    """Empire code of the owner, or None while unowned."""
+    pop: int = 0
+    industry: int = 0
+    cruisers: int = 0
+    fighters: int = 0
+    colony_ships: int = 0
+    stance: Stance = Stance.DEFEND
+    stance_target: int | None = None
+    """RETREAT destination or AMBUSH source system."""
+    retreat_parts: int = 1
+    """RETREAT split into 1–3 parts (§6.3)."""
+    ever_owned: bool = False
+    """Exploration happens only on the first capture of a system (§8)."""
+    home_slot: bool = False
+    """A home star the generator set aside for an empire (claimed or not)."""
+
+    @property
+    def is_star(self) -> bool:
+        return self.type.is_star
+
+    @property
+    def position_star(self) -> int:
+        """Code of the star whose square this system uses for distances."""
+        return self.code if self.star is None else self.star
+
+    @property
+    def fleet(self) -> int:
+        """Cruisers and fighters: the part of a defence battle can destroy."""
+        return self.cruisers + self.fighters
+
+
+@dataclass
+class Empire:
+    """An empire's standing: money, score and techs (§2).
+
+    Contact details and passwords are not rules matters and live only in storage.
+    """
+
+    code: str
+    name: str
+    balance: int = 0
+    """This turn's BPs; pays for actions."""
+    treasury: int = 0
+    """Pays for TECH; filled by STASH, GIFT and finds."""
+    vp: int = 0
+    techs: dict[Tech, int] = field(default_factory=lambda: dict(TECH_START))
+    base: int | None = None
+    """Where leftover BPs become cruisers."""
+    home: int | None = None
+    """Where leftover BPs become fighters."""
+    lost_in_space: int = 0
+    """Ships lost in hyperspace on DEEP jumps (§4)."""
+    active: bool = True
+    missed_turns: int = 0
+    """Turns in a row with no orders on file."""
+
+    def tech(self, tech: Tech) -> int:
+        return self.techs.get(tech, TECH_START[tech])
+
+
+@dataclass(frozen=True)
+class GameSettings:
+    """Per-game switches the GM chooses when the game is created."""
+
+    modules: frozenset[str] = MODULES
+    turn_limit: int = 30
+    vp_target: int = 100
+
+
+@dataclass
+class GameState:
+    """The whole game between two turns."""
+
+    turn: int
+    """The turn whose orders are being collected (1 for a new game)."""
+    systems: dict[int, System]
+    links: frozenset[tuple[int, int]]
+    """Undirected links, each stored once as :func:`link_key`. Links never change
+    during a turn; assign a new frozenset to change them."""
+    empires: dict[str, Empire]
+    settings: GameSettings = field(default_factory=GameSettings)
+    seen: dict[str, set[int]] = field(default_factory=dict)
+    """Per empire, every system whose position it has ever seen (§9)."""
+    finished: bool = False
+    _adj_cache: tuple[frozenset[tuple[int, int]], dict[int, tuple[int, ...]]] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
+
+    def copy(self) -> GameState:
+        new = copy.deepcopy(self)
+        new._adj_cache = None
+        return new
+
+    # -- links ---------------------------------------------------------------
+
+    def neighbours(self, code: int) -> tuple[int, ...]:
+        """Codes linked to ``code``, ascending, so every walk over them is stable."""
+        return self._adjacency().get(code, ())
+
+    def linked(self, a: int, b: int) -> bool:
+        return link_key(a, b) in self.links
+
+    def _adjacency(self) -> dict[int, tuple[int, ...]]:
+        # Keyed by the links object itself: links are a frozenset that is
+        # replaced, never mutated, so a new object means a new map.
+        if self._adj_cache is None or self._adj_cache[0] is not self.links:
+            adj: dict[int, list[int]] = {code: [] for code in self.systems}
+            for a, b in self.links:
+                adj.setdefault(a, []).append(b)
+                adj.setdefault(b, []).append(a)
+            self._adj_cache = (self.links, {k: tuple(sorted(v)) for k, v in adj.items()})
+        return self._adj_cache[1]
+
+    # -- ownership -----------------------------------------------------------
+
+    def owned_by(self, empire: str) -> list[System]:
+        return [s for code, s in sorted(self.systems.items()) if s.owner == empire]
+
+    def planets_of(self, star: int) -> list[System]:
+        return [s for code, s in sorted(self.systems.items()) if s.star == star]
+
+    def has_module(self, name: str) -> bool:
+        return name in self.settings.modules
+
+
+def sorted_codes(codes: Iterable[int]) -> list[int]:
+    return sorted(set(codes))

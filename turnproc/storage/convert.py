@@ -1,0 +1,278 @@
+"""The one bridge between SQL rows and the rules' dataclasses.
+
+``load_state`` reads a game into a :class:`GameState`; ``save_state`` writes a
+state back, touching only rows whose values changed. Nothing else in turnproc
+maps rows to rules objects, so a new column is added in exactly two places:
+the model and here.
+
+Both work with Core statements over whole tables rather than ORM objects per
+row, because a 1,000-empire game has 30,000 systems.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from sqlalchemy import delete, insert, select, update, bindparam
+from sqlalchemy.orm import Session
+
+from ..rules.state import Empire, GameSettings, GameState, Stance, System, SystemType, Tech
+from . import models as m
+
+log = logging.getLogger(__name__)
+
+__all__ = ["load_state", "save_state", "settings_of", "modules_text"]
+
+_SYSTEM_FIELDS = (
+    "type", "row", "col", "star", "name", "pop", "industry",
+    "stance", "stance_target", "retreat_parts", "ever_owned", "home_slot",
+)  # fmt: skip
+_EMPIRE_FIELDS = ("name", "balance", "treasury", "vp", "base", "home", "lost_in_space", "active", "missed_turns")
+
+
+def modules_text(modules: frozenset[str]) -> str:
+    return ",".join(sorted(modules))
+
+
+def settings_of(game: m.Game) -> GameSettings:
+    modules = frozenset(x.strip() for x in game.modules.split(",") if x.strip())
+    return GameSettings(modules=modules, turn_limit=game.turn_limit, vp_target=game.vp_target)
+
+
+def _empire_ids(session: Session, game_id: int) -> dict[str, int]:
+    rows = session.execute(select(m.Empire.code, m.Empire.id).where(m.Empire.game_id == game_id))
+    return {code: eid for code, eid in rows}
+
+
+def load_state(session: Session, game: m.Game) -> GameState:
+    """The game as the rules see it, read in one pass per table."""
+    empires: dict[str, Empire] = {}
+    code_of: dict[int, str] = {}
+    for row in session.scalars(select(m.Empire).where(m.Empire.game_id == game.id).order_by(m.Empire.code)):
+        techs = {Tech(t): getattr(row, col) for t, col in m.TECH_COLUMNS.items()}
+        empires[row.code] = Empire(
+            code=row.code,
+            techs=techs,
+            **{f: getattr(row, f) for f in _EMPIRE_FIELDS},
+        )
+        code_of[row.id] = row.code
+
+    forces: dict[int, tuple[int, int, int]] = {}
+    for system_id, cruisers, fighters, colony in session.execute(
+        select(m.Force.system_id, m.Force.cruisers, m.Force.fighters, m.Force.colony_ships)
+        .join(m.System, m.System.id == m.Force.system_id)
+        .where(m.System.game_id == game.id)
+    ):
+        forces[system_id] = (cruisers, fighters, colony)
+
+    systems: dict[int, System] = {}
+    code_of_system: dict[int, int] = {}
+    columns = [getattr(m.System, f) for f in ("id", "code", "owner_id", *_SYSTEM_FIELDS)]
+    for row in session.execute(select(*columns).where(m.System.game_id == game.id)):
+        values = dict(zip(("id", "code", "owner_id", *_SYSTEM_FIELDS), row))
+        sid = values.pop("id")
+        owner_id = values.pop("owner_id")
+        cruisers, fighters, colony = forces.get(sid, (0, 0, 0))
+        values["type"] = SystemType(values["type"])
+        values["stance"] = Stance(values["stance"])
+        system = System(
+            owner=code_of.get(owner_id) if owner_id is not None else None,
+            cruisers=cruisers,
+            fighters=fighters,
+            colony_ships=colony,
+            **values,
+        )
+        systems[system.code] = system
+        code_of_system[sid] = system.code
+
+    links = frozenset(
+        (a, b) for a, b in session.execute(select(m.Link.a, m.Link.b).where(m.Link.game_id == game.id))
+    )
+    seen: dict[str, set[int]] = {code: set() for code in empires}
+    for empire_id, system_id in session.execute(
+        select(m.Seen.empire_id, m.Seen.system_id)
+        .join(m.Empire, m.Empire.id == m.Seen.empire_id)
+        .where(m.Empire.game_id == game.id)
+    ):
+        seen[code_of[empire_id]].add(code_of_system[system_id])
+
+    return GameState(
+        turn=game.turn,
+        systems=systems,
+        links=links,
+        empires=empires,
+        settings=settings_of(game),
+        seen=seen,
+        finished=game.status == "finished",
+    )
+
+
+def save_state(session: Session, game: m.Game, state: GameState) -> None:
+    """Write ``state`` over the game's rows.
+
+    Every empire in the state must already have its row (players are added
+    with their e-mail and password by the GM, never by the rules).
+    """
+    empire_ids = _empire_ids(session, game.id)
+    missing = sorted(set(state.empires) - set(empire_ids))
+    if missing:
+        raise ValueError(f"game {game.name!r} has no empire rows for {', '.join(missing)}")
+
+    game.turn = state.turn
+    game.modules = modules_text(state.settings.modules)
+    game.turn_limit = state.settings.turn_limit
+    game.vp_target = state.settings.vp_target
+    if state.finished:
+        game.status = "finished"
+
+    _save_empires(session, state, empire_ids)
+    system_ids = _save_systems(session, game, state, empire_ids)
+    _save_links(session, game, state)
+    _save_forces(session, state, system_ids, empire_ids)
+    _save_seen(session, state, system_ids, empire_ids)
+    session.flush()
+
+
+def _save_empires(session: Session, state: GameState, empire_ids: dict[str, int]) -> None:
+    changes: list[dict[str, Any]] = []
+    for code, e in state.empires.items():
+        values: dict[str, Any] = {f: getattr(e, f) for f in _EMPIRE_FIELDS}
+        for t, col in m.TECH_COLUMNS.items():
+            values[col] = e.tech(Tech(t))
+        changes.append({"_id": empire_ids[code], **values})
+    if changes:
+        cols = [k for k in changes[0] if k != "_id"]
+        stmt = (
+            update(m.Empire)
+            .where(m.Empire.id == bindparam("_id"))
+            .values({c: bindparam(c) for c in cols})
+        )
+        session.connection().execute(stmt, changes)
+
+
+def _system_values(s: System, empire_ids: dict[str, int]) -> dict[str, Any]:
+    values: dict[str, Any] = {f: getattr(s, f) for f in _SYSTEM_FIELDS}
+    values["type"] = s.type.value
+    values["stance"] = s.stance.value
+    values["owner_id"] = empire_ids[s.owner] if s.owner is not None else None
+    return values
+
+
+def _save_systems(
+    session: Session, game: m.Game, state: GameState, empire_ids: dict[str, int]
+) -> dict[int, int]:
+    names = ("id", "code", "owner_id", *_SYSTEM_FIELDS)
+    existing: dict[int, dict[str, Any]] = {}
+    for row in session.execute(select(*[getattr(m.System, f) for f in names]).where(m.System.game_id == game.id)):
+        values = dict(zip(names, row))
+        existing[values["code"]] = values
+    stale = set(existing) - set(state.systems)
+    if stale:
+        raise ValueError(f"game {game.name!r}: the rules dropped systems {sorted(stale)}; systems are never deleted")
+
+    new_rows = []
+    changed = []
+    for code, s in sorted(state.systems.items()):
+        values = _system_values(s, empire_ids)
+        old = existing.get(code)
+        if old is None:
+            new_rows.append({"game_id": game.id, "code": code, **values})
+        elif any(old[k] != v for k, v in values.items()):
+            changed.append({"_id": old["id"], **values})
+    conn = session.connection()
+    if new_rows:
+        # Stars first: a planet's row refers to its star's (game, code).
+        new_rows.sort(key=lambda r: (r["star"] is not None, r["code"]))
+        conn.execute(insert(m.System), new_rows)
+    if changed:
+        cols = [k for k in changed[0] if k != "_id"]
+        conn.execute(
+            update(m.System).where(m.System.id == bindparam("_id")).values({c: bindparam(c) for c in cols}),
+            changed,
+        )
+    return {
+        code: sid
+        for code, sid in session.execute(select(m.System.code, m.System.id).where(m.System.game_id == game.id))
+    }
+
+
+def _save_links(session: Session, game: m.Game, state: GameState) -> None:
+    existing = {
+        (a, b) for a, b in session.execute(select(m.Link.a, m.Link.b).where(m.Link.game_id == game.id))
+    }
+    conn = session.connection()
+    gone = existing - state.links
+    for a, b in sorted(gone):
+        conn.execute(delete(m.Link).where(m.Link.game_id == game.id, m.Link.a == a, m.Link.b == b))
+    added = sorted(state.links - existing)
+    if added:
+        conn.execute(insert(m.Link), [{"game_id": game.id, "a": a, "b": b} for a, b in added])
+
+
+def _save_forces(
+    session: Session, state: GameState, system_ids: dict[int, int], empire_ids: dict[str, int]
+) -> None:
+    ids = list(system_ids.values())
+    existing: dict[tuple[int, int], tuple[int, int, int]] = {}
+    for chunk in _chunks(ids):
+        for sid, eid, c, f, col in session.execute(
+            select(m.Force.system_id, m.Force.empire_id, m.Force.cruisers, m.Force.fighters, m.Force.colony_ships)
+            .where(m.Force.system_id.in_(chunk))
+        ):
+            existing[(sid, eid)] = (c, f, col)
+    wanted: dict[tuple[int, int], tuple[int, int, int]] = {}
+    for code, s in state.systems.items():
+        if s.owner is not None and (s.cruisers or s.fighters or s.colony_ships):
+            wanted[(system_ids[code], empire_ids[s.owner])] = (s.cruisers, s.fighters, s.colony_ships)
+    conn = session.connection()
+    for sid, eid in sorted(set(existing) - set(wanted)):
+        conn.execute(delete(m.Force).where(m.Force.system_id == sid, m.Force.empire_id == eid))
+    added = [
+        {"system_id": sid, "empire_id": eid, "cruisers": c, "fighters": f, "colony_ships": col}
+        for (sid, eid), (c, f, col) in sorted(wanted.items())
+        if (sid, eid) not in existing
+    ]
+    if added:
+        conn.execute(insert(m.Force), added)
+    changed = [
+        {"_sid": sid, "_eid": eid, "cruisers": c, "fighters": f, "colony_ships": col}
+        for (sid, eid), (c, f, col) in sorted(wanted.items())
+        if (sid, eid) in existing and existing[(sid, eid)] != (c, f, col)
+    ]
+    if changed:
+        conn.execute(
+            update(m.Force)
+            .where(m.Force.system_id == bindparam("_sid"), m.Force.empire_id == bindparam("_eid"))
+            .values(cruisers=bindparam("cruisers"), fighters=bindparam("fighters"), colony_ships=bindparam("colony_ships")),
+            changed,
+        )
+
+
+def _save_seen(
+    session: Session, state: GameState, system_ids: dict[int, int], empire_ids: dict[str, int]
+) -> None:
+    ids = list(empire_ids.values())
+    existing: set[tuple[int, int]] = set()
+    for chunk in _chunks(ids):
+        existing.update(
+            (e, s) for e, s in session.execute(select(m.Seen.empire_id, m.Seen.system_id).where(m.Seen.empire_id.in_(chunk)))
+        )
+    wanted = {
+        (empire_ids[code], system_ids[sys_code])
+        for code, codes in state.seen.items()
+        if code in empire_ids
+        for sys_code in codes
+    }
+    conn = session.connection()
+    # The seen map only grows in play, but a GM's rollback may shrink it.
+    for eid, sid in sorted(existing - wanted):
+        conn.execute(delete(m.Seen).where(m.Seen.empire_id == eid, m.Seen.system_id == sid))
+    added = sorted(wanted - existing)
+    if added:
+        conn.execute(insert(m.Seen), [{"empire_id": e, "system_id": s} for e, s in added])
+
+
+def _chunks(ids: list[int], size: int = 500) -> list[list[int]]:
+    # Bounded IN lists: SQLite caps bound parameters per statement.
+    return [ids[i : i + size] for i in range(0, len(ids), size)] or [[]]

@@ -1,0 +1,381 @@
+"""The SQL game state: typed SQLAlchemy 2 models.
+
+The database refuses what the rules never allow — negative counts, unknown
+types, orphan rows — through foreign keys, NOT NULL and CHECK constraints, so
+a GM's hand-written SQL cannot quietly corrupt a game. Invariants that span
+rows (ships only in owned systems, every system reachable) are checked by
+``turnproc.rules.invariants`` on top.
+
+Only ``turnproc.storage.convert`` maps these rows to the rules' dataclasses.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Annotated, Any
+
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    CheckConstraint,
+    DateTime,
+    ForeignKey,
+    ForeignKeyConstraint,
+    Index,
+    Integer,
+    LargeBinary,
+    MetaData,
+    String,
+    Text,
+    TypeDecorator,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+__all__ = [
+    "Base",
+    "Game",
+    "Empire",
+    "System",
+    "Link",
+    "Force",
+    "Seen",
+    "OrderSet",
+    "TurnRecord",
+    "Report",
+    "InboundMessage",
+    "OutboxMail",
+    "TECH_COLUMNS",
+    "utcnow",
+]
+
+NAMING_CONVENTION = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_N_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+SYSTEM_TYPES = ("YD", "WD", "RD", "BD", "RG", "SG", "PL", "AB")
+STANCES = ("DEFEND", "RETREAT", "AMBUSH", "STANDOFF")
+GAME_STATUSES = ("active", "paused", "finished")
+
+#: Empire columns holding tech levels, keyed by the rules' Tech value.
+TECH_COLUMNS: dict[str, str] = {
+    "WEAPONS": "tech_weapons",
+    "DEFENCE": "tech_defence",
+    "MARINES": "tech_marines",
+    "JUMP": "tech_jump",
+    "EXPO": "tech_expo",
+    "FIGHTER": "tech_fighter",
+    "SUPPLY": "tech_supply",
+    "LIFESUPPORT": "tech_life_support",
+    "BPINCOME": "tech_bp_income",
+    "TREASURY": "tech_treasury",
+    "CULTURAL": "tech_cultural",
+    "DRIVE": "tech_drive",
+    "SCANNER": "tech_scanner",
+}
+
+
+def utcnow() -> dt.datetime:
+    return dt.datetime.now(dt.timezone.utc)
+
+
+class UTCDateTime(TypeDecorator[dt.datetime]):
+    """Timestamps are always timezone-aware UTC, on SQLite (which drops the
+    zone) as on PostgreSQL."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: dt.datetime | None, dialect: Any) -> dt.datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError(f"naive datetime {value!r}: pass an aware UTC datetime")
+        return value.astimezone(dt.timezone.utc)
+
+    def process_result_value(self, value: dt.datetime | None, dialect: Any) -> dt.datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            return value.replace(tzinfo=dt.timezone.utc)
+        return value.astimezone(dt.timezone.utc)
+
+
+intpk = Annotated[int, mapped_column(Integer, primary_key=True)]
+count = Annotated[int, mapped_column(Integer, nullable=False, default=0)]
+timestamp = Annotated[dt.datetime, mapped_column(UTCDateTime, nullable=False, default=utcnow)]
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING_CONVENTION)
+    type_annotation_map = {dict[str, Any]: JSON, list[Any]: JSON}
+
+
+def _in(column: str, values: tuple[str, ...]) -> str:
+    return f"{column} IN ({', '.join(repr(v) for v in values)})"
+
+
+class Game(Base):
+    __tablename__ = "games"
+    __table_args__ = (
+        CheckConstraint("turn >= 1", "turn_positive"),
+        CheckConstraint(_in("status", GAME_STATUSES), "status_valid"),
+        CheckConstraint("turn_limit >= 1", "turn_limit_positive"),
+        CheckConstraint("vp_target >= 1", "vp_target_positive"),
+    )
+
+    id: Mapped[intpk]
+    name: Mapped[str] = mapped_column(String(64), unique=True)
+    seed: Mapped[str] = mapped_column(String(128))
+    """The game's secret: the galaxy and every turn's dice derive from it."""
+    modules: Mapped[str] = mapped_column(String(64), default="zoc,pinning,engage")
+    """Comma-separated rule modules switched on."""
+    turn: Mapped[int] = mapped_column(default=1)
+    status: Mapped[str] = mapped_column(String(16), default="active")
+    turn_limit: Mapped[int] = mapped_column(default=30)
+    vp_target: Mapped[int] = mapped_column(default=100)
+    schedule: Mapped[str | None] = mapped_column(String(64))
+    """Cron expression of the turn deadline, in ``timezone``."""
+    timezone: Mapped[str] = mapped_column(String(64), default="UTC")
+    early_run: Mapped[bool] = mapped_column(Boolean, default=False)
+    created_at: Mapped[timestamp]
+
+    empires: Mapped[list[Empire]] = relationship(
+        back_populates="game", cascade="all, delete-orphan", order_by="Empire.code"
+    )
+
+
+class Empire(Base):
+    __tablename__ = "empires"
+    __table_args__ = (
+        UniqueConstraint("game_id", "code"),
+        UniqueConstraint("game_id", "email"),
+        CheckConstraint("length(code) = 3 AND upper(code) = code", "code_three_capitals"),
+        CheckConstraint("balance >= 0", "balance_not_negative"),
+        CheckConstraint("treasury >= 0", "treasury_not_negative"),
+        CheckConstraint("lost_in_space >= 0", "lost_in_space_not_negative"),
+        CheckConstraint("missed_turns >= 0", "missed_turns_not_negative"),
+        *(CheckConstraint(f"{col} >= 0", f"{col}_not_negative") for col in TECH_COLUMNS.values()),
+    )
+
+    id: Mapped[intpk]
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), index=True)
+    code: Mapped[str] = mapped_column(String(3))
+    name: Mapped[str] = mapped_column(String(64))
+    email: Mapped[str] = mapped_column(String(254))
+    password_hash: Mapped[str] = mapped_column(String(255))
+    balance: Mapped[count]
+    treasury: Mapped[count]
+    vp: Mapped[count]
+    base: Mapped[int | None]
+    """System code where leftover BPs become cruisers."""
+    home: Mapped[int | None]
+    """System code where leftover BPs become fighters."""
+    lost_in_space: Mapped[count]
+    active: Mapped[bool] = mapped_column(Boolean, default=True)
+    missed_turns: Mapped[count]
+    tech_weapons: Mapped[int] = mapped_column(default=0)
+    tech_defence: Mapped[int] = mapped_column(default=0)
+    tech_marines: Mapped[int] = mapped_column(default=0)
+    tech_jump: Mapped[int] = mapped_column(default=1)
+    tech_expo: Mapped[int] = mapped_column(default=1)
+    tech_fighter: Mapped[int] = mapped_column(default=2)
+    tech_supply: Mapped[int] = mapped_column(default=0)
+    tech_life_support: Mapped[int] = mapped_column(default=5)
+    tech_bp_income: Mapped[int] = mapped_column(default=0)
+    tech_treasury: Mapped[int] = mapped_column(default=0)
+    tech_cultural: Mapped[int] = mapped_column(default=0)
+    tech_drive: Mapped[int] = mapped_column(default=1)
+    tech_scanner: Mapped[int] = mapped_column(default=1)
+
+    game: Mapped[Game] = relationship(back_populates="empires")
+
+
+class System(Base):
+    __tablename__ = "systems"
+    __table_args__ = (
+        UniqueConstraint("game_id", "code"),
+        UniqueConstraint("game_id", "id"),
+        CheckConstraint(_in("type", SYSTEM_TYPES), "type_valid"),
+        CheckConstraint(_in("stance", STANCES), "stance_valid"),
+        CheckConstraint("code >= 100", "code_at_least_three_digits"),
+        CheckConstraint("pop >= 0", "pop_not_negative"),
+        CheckConstraint("industry >= 0", "industry_not_negative"),
+        CheckConstraint("retreat_parts BETWEEN 1 AND 3", "retreat_parts_1_to_3"),
+        CheckConstraint(
+            "(type IN ('PL', 'AB')) = (star IS NOT NULL)", "planets_and_belts_have_a_star"
+        ),
+        CheckConstraint("owner_id IS NOT NULL OR pop = 0", "unowned_has_no_population"),
+        ForeignKeyConstraint(
+            ["game_id", "star"], ["systems.game_id", "systems.code"], name="fk_systems_star_systems"
+        ),
+        Index("ix_systems_game_owner", "game_id", "owner_id"),
+    )
+
+    id: Mapped[intpk]
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"))
+    code: Mapped[int]
+    type: Mapped[str] = mapped_column(String(2))
+    row: Mapped[int]
+    col: Mapped[int]
+    star: Mapped[int | None]
+    """Code of the star a planet or belt belongs to."""
+    name: Mapped[str] = mapped_column(String(24), default="")
+    owner_id: Mapped[int | None] = mapped_column(ForeignKey("empires.id", ondelete="SET NULL"))
+    pop: Mapped[count]
+    industry: Mapped[count]
+    stance: Mapped[str] = mapped_column(String(8), default="DEFEND")
+    stance_target: Mapped[int | None]
+    retreat_parts: Mapped[int] = mapped_column(default=1)
+    ever_owned: Mapped[bool] = mapped_column(Boolean, default=False)
+    home_slot: Mapped[bool] = mapped_column(Boolean, default=False)
+
+    owner: Mapped[Empire | None] = relationship()
+
+
+class Link(Base):
+    __tablename__ = "links"
+    __table_args__ = (
+        CheckConstraint("a < b", "stored_once_smaller_first"),
+        ForeignKeyConstraint(["game_id", "a"], ["systems.game_id", "systems.code"], ondelete="CASCADE"),
+        ForeignKeyConstraint(["game_id", "b"], ["systems.game_id", "systems.code"], ondelete="CASCADE"),
+    )
+
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), primary_key=True)
+    a: Mapped[int] = mapped_column(primary_key=True)
+    b: Mapped[int] = mapped_column(primary_key=True)
+
+
+class Force(Base):
+    """An empire's ships in one system."""
+
+    __tablename__ = "forces"
+    __table_args__ = (
+        CheckConstraint("cruisers >= 0", "cruisers_not_negative"),
+        CheckConstraint("fighters >= 0", "fighters_not_negative"),
+        CheckConstraint("colony_ships >= 0", "colony_ships_not_negative"),
+    )
+
+    system_id: Mapped[int] = mapped_column(
+        ForeignKey("systems.id", ondelete="CASCADE"), primary_key=True
+    )
+    empire_id: Mapped[int] = mapped_column(
+        ForeignKey("empires.id", ondelete="CASCADE"), primary_key=True, index=True
+    )
+    cruisers: Mapped[count]
+    fighters: Mapped[count]
+    colony_ships: Mapped[count]
+
+
+class Seen(Base):
+    """Systems whose position an empire has ever seen (RULES.md §9)."""
+
+    __tablename__ = "seen"
+
+    empire_id: Mapped[int] = mapped_column(
+        ForeignKey("empires.id", ondelete="CASCADE"), primary_key=True
+    )
+    system_id: Mapped[int] = mapped_column(
+        ForeignKey("systems.id", ondelete="CASCADE"), primary_key=True
+    )
+
+
+class OrderSet(Base):
+    """One submission of orders; the newest active one per (empire, turn) counts."""
+
+    __tablename__ = "orders"
+    __table_args__ = (
+        Index("ix_orders_empire_turn", "empire_id", "turn"),
+        CheckConstraint("turn >= 1", "turn_positive"),
+    )
+
+    id: Mapped[intpk]
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), index=True)
+    empire_id: Mapped[int] = mapped_column(ForeignKey("empires.id", ondelete="CASCADE"))
+    turn: Mapped[int]
+    raw_text: Mapped[str] = mapped_column(Text)
+    """The mail's text as the player wrote it."""
+    lines: Mapped[list[Any]] = mapped_column(JSON)
+    """The valid order lines, canonical form, in the order written."""
+    problems: Mapped[list[Any]] = mapped_column(JSON, default=list)
+    message_id: Mapped[int | None] = mapped_column(ForeignKey("inbound_messages.id"))
+    received_at: Mapped[timestamp]
+    active: Mapped[bool] = mapped_column(Boolean, default=True)
+    """False once replaced by a later submission or withdrawn with CLEAR."""
+    wait: Mapped[bool] = mapped_column(Boolean, default=False)
+
+
+class TurnRecord(Base):
+    """One resolved turn: enough to replay it (state before, orders, seed) and
+    to report it (events). At most one per (game, turn)."""
+
+    __tablename__ = "turns"
+    __table_args__ = (UniqueConstraint("game_id", "number"),)
+
+    id: Mapped[intpk]
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"))
+    number: Mapped[int]
+    rng_seed: Mapped[str] = mapped_column(String(160))
+    state_before: Mapped[dict[str, Any]] = mapped_column(JSON)
+    orders: Mapped[dict[str, Any]] = mapped_column(JSON)
+    events: Mapped[list[Any]] = mapped_column(JSON)
+    ran_at: Mapped[timestamp]
+
+
+class Report(Base):
+    """A rendered turn report, kept so a player can ask for it again."""
+
+    __tablename__ = "reports"
+    __table_args__ = (UniqueConstraint("empire_id", "turn"),)
+
+    id: Mapped[intpk]
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), index=True)
+    empire_id: Mapped[int] = mapped_column(ForeignKey("empires.id", ondelete="CASCADE"))
+    turn: Mapped[int]
+    """The turn the report describes (the one just resolved)."""
+    text: Mapped[str] = mapped_column(Text)
+    data: Mapped[dict[str, Any]] = mapped_column(JSON)
+    created_at: Mapped[timestamp]
+
+
+class InboundMessage(Base):
+    """Every mail the intake has looked at, so none is ever applied twice."""
+
+    __tablename__ = "inbound_messages"
+
+    id: Mapped[intpk]
+    sha256: Mapped[str] = mapped_column(String(64), unique=True)
+    message_id: Mapped[str | None] = mapped_column(String(998), index=True)
+    sender: Mapped[str] = mapped_column(String(254), default="")
+    subject: Mapped[str] = mapped_column(String(998), default="")
+    game_id: Mapped[int | None] = mapped_column(ForeignKey("games.id", ondelete="SET NULL"))
+    empire_id: Mapped[int | None] = mapped_column(ForeignKey("empires.id", ondelete="SET NULL"))
+    outcome: Mapped[str] = mapped_column(String(32))
+    detail: Mapped[str] = mapped_column(Text, default="")
+    received_at: Mapped[timestamp]
+
+
+class OutboxMail(Base):
+    """A mail waiting to go (or gone). Queued in the transaction that decided to
+    send it; delivered only after that transaction committed."""
+
+    __tablename__ = "outbox"
+    __table_args__ = (Index("ix_outbox_pending", "sent_at", "next_attempt_at"),)
+
+    id: Mapped[intpk]
+    game_id: Mapped[int | None] = mapped_column(ForeignKey("games.id", ondelete="SET NULL"))
+    kind: Mapped[str] = mapped_column(String(32))
+    recipient: Mapped[str] = mapped_column(String(254))
+    subject: Mapped[str] = mapped_column(String(998))
+    message_id: Mapped[str] = mapped_column(String(998), unique=True)
+    body: Mapped[bytes] = mapped_column(LargeBinary)
+    """The complete RFC 5322 message."""
+    created_at: Mapped[timestamp]
+    attempts: Mapped[count]
+    next_attempt_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime)
+    sent_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime)
+    last_error: Mapped[str] = mapped_column(Text, default="")
