@@ -69,8 +69,9 @@ Decisions where RULES.md §3/§4 leave room (these belong in the player rules):
   links never change during a turn). MOVEF, MOVECOL and RETREAT into a system you
   do not own now are warned about (``target_not_owned``). GIFT and MESSAGE
   need an empire of the game; GIFT not to yourself (``gift_to_self`` is checked
-  whenever the empire is known). FROM and TO must differ for the moving actions,
-  COLONISE, RETREAT and AMBUSH (``same_system``, a syntax check).
+  whenever the empire is known); a MESSAGE to yourself is allowed. FROM and TO
+  must differ for the moving actions, COLONISE, RETREAT and AMBUSH
+  (``same_system``, a syntax check).
 """
 
 from __future__ import annotations
@@ -330,7 +331,7 @@ def _specs() -> dict[Action, ActionSpec]:
         ActionSpec(a.DEFEND, (_WHERE,), owned=True),
         ActionSpec(
             a.RETREAT,
-            (_WHERE, _TO, FieldSpec("PARTS", _K.PARTS, "number", optional=True, default=Quantity(1))),
+            (_WHERE, _TO, FieldSpec("PARTS", _K.PARTS, "number", True, Quantity(1))),
             owned=True,
             distinct=True,
             linked=True,
@@ -446,6 +447,12 @@ def _hint(word: str, candidates: list[str], cutoff: float = 0.7) -> str:
     return " Did you mean " + " or ".join(close) + "?"
 
 
+def _action_hint(word: str) -> str:
+    close = _close(word, list(_KEYWORDS))
+    names = dict.fromkeys(ACTION_ALIASES[c].value if c in ACTION_ALIASES else c for c in close)
+    return " Did you mean " + " or ".join(names) + "?" if names else ""
+
+
 def _bad_text(text: str) -> bool:
     return any(
         unicodedata.category(ch) in _BAD_TEXT_CATEGORIES and ch != "\t" for ch in text
@@ -534,8 +541,8 @@ class _Run:
     mail: bool
     result: ParsedOrders = field(default_factory=ParsedOrders)
     candidates: list[_Candidate] = field(default_factory=list)
-    header_lines: dict[str, int] = field(default_factory=dict)
-    """Header keyword -> line that first set it."""
+    header_lines: dict[str, tuple[int, str]] = field(default_factory=dict)
+    """Header keyword -> (line number, shown text) of the line that first set it."""
     header_seen: set[str] = field(default_factory=set)
     """Header keywords that appeared at all (even with a mistake)."""
     seen_action: bool = False
@@ -598,7 +605,8 @@ def _read_lines(run: _Run, lines: list[str], start: int) -> None:
         elif word in MailCommand.__members__:
             if len(tokens) > 1:
                 run.problem(
-                    lineno, "too_many_fields", line, action=word, value=_q(tokens[1].text), usage=word
+                    lineno, "too_many_fields", line,
+                    action=word, value=_q(tokens[1].text), usage=word,
                 )
             elif MailCommand(word) not in run.result.commands:
                 run.result.commands.append(MailCommand(word))
@@ -610,7 +618,7 @@ def _read_lines(run: _Run, lines: list[str], start: int) -> None:
             if action is None:
                 run.problem(
                     lineno, "unknown_action", line, value=_q(tokens[0].text),
-                    hint=_hint(word, list(_KEYWORDS)),
+                    hint=_action_hint(word),
                 )
             else:
                 _read_action(run, ACTION_SPECS[action], lineno, line, tokens)
@@ -638,7 +646,7 @@ def _read_header(run: _Run, lineno: int, line: str, word: str, tokens: list[_Tok
         if not _EMPIRE_RE.fullmatch(code):
             run.problem(lineno, "bad_empire", shown, value=_q(code))
             return
-        if not password:
+        if not password and header.password is None:
             run.problem(lineno, "missing_password", line, value=code.upper())
         values = {"empire": code.upper()}
         if password:
@@ -654,17 +662,16 @@ def _read_header(run: _Run, lineno: int, line: str, word: str, tokens: list[_Tok
             return a.casefold() == b.casefold()
         return a == b
 
-    conflicts = [k for k, v in values.items() if getattr(header, k) is not None
-                 and not same(getattr(header, k), v)]
-    if conflicts:
+    old = {k: getattr(header, k) for k in values}
+    if any(old[k] is not None and not same(old[k], v) for k, v in values.items()):
         run.problem(
-            lineno, "conflicting_header", shown, keyword=word, other=run.header_lines[word]
+            lineno, "conflicting_header", shown, keyword=word, other=run.header_lines[word][0]
         )
         return
-    new = [k for k in values if getattr(header, k) is None]
+    new = [k for k in values if old[k] is None]
     for k in new:
         setattr(header, k, values[k])
-    run.header_lines.setdefault(word, lineno)
+    run.header_lines.setdefault(word, (lineno, shown))
     if header.line == 0:
         header.line = lineno
     if new and run.seen_action and run.mail:
@@ -705,9 +712,7 @@ def _read_action(
     while len(words) < len(fields) and any(f.optional for f in fields):
         fields.remove(next(f for f in fields if f.optional))
 
-    values: dict[str, object] = {
-        f.attr: f.default for f in spec.fields if f.optional
-    }
+    values: dict[str, object] = {f.attr: f.default for f in spec.fields if f.optional}
     failed = False
     for i, f in enumerate(fields):
         word = words[i] if i < len(words) else None
@@ -826,7 +831,8 @@ def _state_checks(run: _Run, ctx: _Context, cand: _Candidate) -> bool:
             add("target_not_owned", action=name, value=to)
     if o.action in (Action.GIFT, Action.MESSAGE) and o.empire is not None:
         if o.empire not in state.empires:
-            add("unknown_empire", value=_q(o.empire), hint=_hint(o.empire, list(state.empires)))
+            hint = _hint(o.empire, list(state.empires), cutoff=0.6)
+            add("unknown_empire", value=_q(o.empire), hint=hint)
     first = spec.fields[0] if spec.fields else None
     if (
         first is not None
@@ -897,15 +903,11 @@ def _parse(text: str, state: GameState | None, empire: str | None, mail: bool) -
         if "EMPIRE" not in run.header_seen:
             run.problem(header.line, "missing_empire")
     if state is not None and header.empire is not None and header.empire not in state.empires:
-        run.problem(
-            run.header_lines.get("EMPIRE", header.line), "unknown_empire",
-            value=_q(header.empire), hint="",
-        )
+        line, shown = run.header_lines["EMPIRE"]
+        run.problem(line, "unknown_empire", shown, value=_q(header.empire), hint="")
     if state is not None and header.turn is not None and header.turn != state.turn:
-        run.problem(
-            run.header_lines.get("TURN", header.line), "wrong_turn",
-            value=header.turn, turn=state.turn,
-        )
+        line, shown = run.header_lines["TURN"]
+        run.problem(line, "wrong_turn", shown, value=header.turn, turn=state.turn)
     code = empire.upper() if empire is not None else header.empire
     _finish(run, _context(state, code))
     run.result.problems.sort(key=lambda p: p.line)
