@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from apscheduler.triggers.cron import CronTrigger
@@ -14,13 +15,29 @@ class DeadlineError(ValueError):
     pass
 
 
+_DAY_NAMES = ("sun", "mon", "tue", "wed", "thu", "fri", "sat")
+
+
+def _standard_day_of_week(field: str) -> str:
+    """Standard cron counts days from Sunday = 0 (7 too); APScheduler 3 from
+    Monday = 0. A GM writes standard cron, so numbers become day names."""
+    return re.sub(r"(?<![/\w])([0-7])(?![\w])", lambda mt: _DAY_NAMES[int(mt.group(1)) % 7], field)
+
+
 def cron_trigger(schedule: str, timezone: str) -> CronTrigger:
     try:
         zone = ZoneInfo(timezone)
     except (ZoneInfoNotFoundError, ValueError):
         raise DeadlineError(f"unknown time zone {timezone!r} (use an IANA name like Europe/London)") from None
     try:
-        return CronTrigger.from_crontab(schedule, timezone=zone)
+        fields = schedule.split()
+        if len(fields) != 5:
+            raise ValueError(f"expected 5 fields (minute hour day month weekday), got {len(fields)}")
+        minute, hour, day, month, weekday = fields
+        return CronTrigger(
+            minute=minute, hour=hour, day=day, month=month,
+            day_of_week=_standard_day_of_week(weekday), timezone=zone,
+        )
     except ValueError as exc:
         raise DeadlineError(f"bad cron expression {schedule!r}: {exc}") from None
 

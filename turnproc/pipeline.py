@@ -224,6 +224,7 @@ def intake_message(session: Session, raw: bytes, config: Config, now: dt.datetim
         "replaced": False,
         "deadline": None,
         "reason": "",
+        "notice": "",
     }
 
     def reject(reason: str, recipient: str | None, game_id: int | None = None) -> IntakeResult:
@@ -271,7 +272,7 @@ def intake_message(session: Session, raw: bytes, config: Config, now: dt.datetim
         "errors": parsed.errors,
     }
     if sender and sender.lower() != empire.email.lower():
-        ctx["reason"] = f"This mail came from {sender}, not from your registered address."
+        ctx["notice"] = f"This mail came from {sender}, not from your registered address; if that was not you, tell the GM."
 
     outcome = "commands"
     has_order_lines = bool(parsed.orders) or any(p.severity is Severity.ERROR and p.line > header.line for p in parsed.problems if p.code not in _HEADER_CODES)
@@ -296,7 +297,9 @@ def intake_message(session: Session, raw: bytes, config: Config, now: dt.datetim
     return finish(IntakeResult(outcome, PROCESSED, game.name, empire.code, f"{len(parsed.orders)} orders", result_replies))
 
 
-_HEADER_CODES = frozenset({"missing_game", "missing_empire", "missing_password", "bad_turn", "duplicate_header"})
+_HEADER_CODES = frozenset(
+    {"missing_game", "missing_empire", "missing_password", "bad_empire", "bad_turn", "wrong_turn", "conflicting_header", "late_header"}
+)
 
 
 def _resend_report(session: Session, game: m.Game, empire: m.Empire, config: Config, now: dt.datetime) -> None:
