@@ -11,7 +11,7 @@ import pytest
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
-from tests.servers import PostgresServer, unavailable
+from tests.servers import DovecotServer, PostgresServer, unavailable
 
 
 @pytest.fixture(scope="session")
@@ -67,3 +67,58 @@ def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
 @pytest.fixture
 def sqlite_url(tmp_path: Path) -> str:
     return f"sqlite:///{tmp_path / 'game.db'}"
+
+
+# -- mail servers -------------------------------------------------------------------
+
+IMAP_USER, IMAP_PASSWORD = "turns", "turns-secret"
+
+
+@pytest.fixture(scope="session")
+def dovecot_server() -> Iterator[DovecotServer]:
+    server = DovecotServer({IMAP_USER: IMAP_PASSWORD})
+    try:
+        server.start()
+    except Exception as exc:  # noqa: BLE001 - any reason means "no Dovecot here"
+        server.stop()
+        unavailable(f"cannot start Dovecot: {exc}")
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def imap(dovecot_server: DovecotServer) -> Iterator[DovecotServer]:
+    """The private Dovecot with an empty mailbox for this test."""
+    dovecot_server.wipe(IMAP_USER)
+    yield dovecot_server
+    dovecot_server.wipe(IMAP_USER)
+
+
+class SmtpSink:
+    """A real SMTP server (aiosmtpd) on loopback that keeps what it receives."""
+
+    def __init__(self) -> None:
+        from aiosmtpd.controller import Controller
+
+        from tests.servers import free_port
+
+        self.messages: list[tuple[str, list[str], bytes]] = []
+        self.fail_next = 0
+        self.port = free_port()
+        self.controller = Controller(self, hostname="127.0.0.1", port=self.port)
+
+    async def handle_DATA(self, server: object, session: object, envelope: "object") -> str:
+        if self.fail_next:
+            self.fail_next -= 1
+            return "451 4.3.0 try again later"
+        self.messages.append((envelope.mail_from, list(envelope.rcpt_tos), envelope.original_content))  # type: ignore[attr-defined]
+        return "250 OK"
+
+
+@pytest.fixture
+def smtp_server() -> Iterator[SmtpSink]:
+    sink = SmtpSink()
+    sink.controller.start()
+    yield sink
+    sink.controller.stop()
+

@@ -1,0 +1,135 @@
+"""Intake over a real IMAP server (a private Dovecot) and delivery over a real
+SMTP server (aiosmtpd), both on loopback."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import pytest
+from imapclient import IMAPClient
+from sqlalchemy import select
+
+from turnproc.app import open_app
+from turnproc.config import Config, ImapConfig, SmtpConfig
+from turnproc.intake import poll, transport_for
+from turnproc.mail.imap import ImapMailbox
+from turnproc.mail.outbox import flush_outbox
+from turnproc.storage import models as m
+from turnproc.storage.db import transaction
+from tests.conftest import IMAP_PASSWORD, IMAP_USER
+from tests.mail.game import make_corpus_game
+
+CORPUS = Path(__file__).parent / "corpus"
+NOW = dt.datetime(2026, 1, 5, 19, 0, tzinfo=dt.timezone.utc)
+
+
+@pytest.fixture
+def app(tmp_path: Path, imap, smtp_server):
+    config = Config(
+        database_url=f"sqlite:///{tmp_path / 'g.db'}",
+        transport="imap",
+        from_address="Host <turns@turnproc.example>",
+        imap=ImapConfig(host="127.0.0.1", port=imap.port, security="plain", user=IMAP_USER, password=IMAP_PASSWORD),
+        smtp=SmtpConfig(host="127.0.0.1", port=smtp_server.port, security="plain"),
+    )
+    app = open_app(config)
+    with transaction(app.sessions) as session:
+        make_corpus_game(session)
+    yield app
+    app.close()
+
+
+def _client(app) -> IMAPClient:
+    c = app.config.imap
+    client = IMAPClient(c.host, port=c.port, ssl=False)
+    client.login(IMAP_USER, IMAP_PASSWORD)
+    return client
+
+
+def _append(app, *names: str) -> None:
+    client = _client(app)
+    for name in names:
+        client.append("INBOX", (CORPUS / name).read_bytes())
+    client.logout()
+
+
+def _folder(app, folder: str) -> dict[int, tuple[bytes, ...]]:
+    client = _client(app)
+    if not client.folder_exists(folder):
+        client.logout()
+        return {}
+    client.select_folder(folder, readonly=True)
+    flags = {uid: data[b"FLAGS"] for uid, data in client.fetch(client.search(["ALL"]), ["FLAGS"]).items()}
+    client.logout()
+    return flags
+
+
+def test_poll_files_mail_after_commit_and_acks_go_out_over_smtp(app, smtp_server) -> None:
+    _append(app, "gmail_alternative.eml", "outlook_html_1252.eml", "bounce.eml", "unknown_game.eml")
+    results = poll(app, NOW)
+    assert sorted(r.outcome for r in results) == ["accepted", "accepted", "ignored", "rejected"]
+    assert _folder(app, "INBOX") == {}
+    processed = _folder(app, "Processed")
+    assert len(processed) == 2 and all(b"\\Seen" in f for f in processed.values())
+    assert len(_folder(app, "Rejected")) == 2
+    sent, failed = flush_outbox(app.sessions, transport_for(app), NOW)
+    assert (sent, failed) == (3, 0)
+    recipients = sorted(r for _, rcpts, _ in smtp_server.messages for r in rcpts)
+    assert recipients == ["ann@example.org", "ann@example.org", "newbie@example.net"]
+    # Sent once: a second flush sends nothing.
+    assert flush_outbox(app.sessions, transport_for(app), NOW) == (0, 0)
+    assert len(smtp_server.messages) == 3
+
+
+def test_poll_twice_stores_nothing_twice(app) -> None:
+    _append(app, "thunderbird_plain.eml")
+    poll(app, NOW)
+    assert poll(app, NOW) == []
+    with app.sessions() as session:
+        assert len(session.scalars(select(m.OrderSet)).all()) == 1
+        assert len(session.scalars(select(m.OutboxMail)).all()) == 1
+
+
+def test_killed_between_commit_and_move_applies_nothing_twice(app, monkeypatch: pytest.MonkeyPatch) -> None:
+    _append(app, "thunderbird_plain.eml", "base64_body.eml")
+
+    def die(self, uid, folder):  # noqa: ANN001
+        raise SystemExit("killed")
+
+    monkeypatch.setattr(ImapMailbox, "file", die)
+    with pytest.raises(SystemExit):
+        poll(app, NOW)
+    monkeypatch.undo()
+    # The first mail committed, was not moved and is still unseen on the server.
+    assert len(_folder(app, "INBOX")) == 2
+    results = poll(app, NOW)
+    assert [r.outcome for r in results] == ["duplicate", "accepted"]
+    with app.sessions() as session:
+        assert len(session.scalars(select(m.OrderSet)).all()) == 2
+        assert len(session.scalars(select(m.OutboxMail)).all()) == 2
+    assert _folder(app, "INBOX") == {}
+
+
+def test_smtp_failure_is_retried_later_and_sent_once(app, smtp_server) -> None:
+    _append(app, "thunderbird_plain.eml")
+    poll(app, NOW)
+    smtp_server.fail_next = 1
+    assert flush_outbox(app.sessions, transport_for(app), NOW) == (0, 1)
+    # Not due yet: back-off.
+    assert flush_outbox(app.sessions, transport_for(app), NOW) == (0, 0)
+    later = NOW + dt.timedelta(minutes=5)
+    assert flush_outbox(app.sessions, transport_for(app), later) == (1, 0)
+    assert len(smtp_server.messages) == 1
+
+
+def test_imap_login_failure_is_an_error_not_a_loss(app) -> None:
+    from dataclasses import replace
+
+    app.config = replace(app.config, imap=replace(app.config.imap, password="wrong"))
+    _append(app, "thunderbird_plain.eml")
+    from imapclient.exceptions import LoginError
+
+    with pytest.raises(LoginError):
+        poll(app, NOW)
+    assert len(_folder(app, "INBOX")) == 1
