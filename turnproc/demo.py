@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
-import mailbox
 import shutil
 from dataclasses import dataclass
 from email.message import EmailMessage
@@ -23,6 +22,7 @@ from .app import App, open_app
 from .config import Config
 from .gm import add_empire, get_empire, get_game, new_game
 from .intake import poll, transport_for
+from .mail.maildir import MaildirInbox
 from .mail.outbox import flush_outbox
 from .pipeline import render_report, run_turn
 from .storage import models as m
@@ -167,7 +167,7 @@ def run_demo(directory: Path, *, turns: int = 1, players: int = 4, seed: str = "
             _, password = add_empire(session, game, code, name, email)
             roster.append(Player(code, name, address, client, password))
 
-    inbox = mailbox.Maildir(app.config.maildir_in, create=True)
+    inbox = MaildirInbox(app.config.maildir_in).box
     clock = dt.datetime(2026, 1, 5, 18, 0, tzinfo=dt.timezone.utc)
     lines_out: list[str] = [f"demo game in {directory}"]
     reports_dir = directory / "reports"

@@ -21,6 +21,7 @@ class MaildirInbox:
 
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
         self.box = mailbox.Maildir(self.path, create=True)
 
     def pending(self) -> Iterator[tuple[str, bytes]]:
@@ -57,6 +58,7 @@ class MaildirOutbox:
 
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
         self.box = mailbox.Maildir(self.path, create=True)
 
     def deliver(self, raw: bytes, recipient: str) -> None:

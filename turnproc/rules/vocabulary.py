@@ -5,6 +5,9 @@ they are stable: add new ones, never rename.
 
 Event kinds (``Event.kind``; ``Event.empire`` is the actor, data as listed)
 ---------------------------------------------------------------------------
+``turn``
+    First event of every turn: ``turn`` (the number resolved), ``slot_order``
+    (empire codes in the order they act within each slot).
 ``order``
     Exactly one per order, in execution order: ``line``, ``action``, ``text``
     (canonical form built from the fields), ``slot`` (1–16, None for NAME and
@@ -88,6 +91,7 @@ __all__ = ["EventKind", "Reason"]
 class EventKind:
     """Event kind names (see the module docstring for their data)."""
 
+    TURN: Final = "turn"
     ORDER: Final = "order"
     MESSAGE: Final = "message"
     NAME: Final = "name"

@@ -1,0 +1,62 @@
+"""End of game (RULES.md §10).
+
+Checked after the economy of every turn. The game ends when the turn just
+resolved is the GM's turn limit, when an empire has reached the VP target, or
+when only one empire still owns a system (decision G1: "left" means owning at
+least one system; checked only in games started with two or more empires).
+Most VP wins; ties go to more industry; a tie on both is shared (decision G2).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .context import TurnContext
+from .state import GameState
+from .vocabulary import EventKind
+
+__all__ = ["ranking", "check_end"]
+
+
+def ranking(state: GameState) -> list[dict[str, Any]]:
+    """Empires by VP, then industry, then code."""
+    rows = [
+        {
+            "empire": code,
+            "vp": emp.vp,
+            "industry": sum(s.industry for s in state.owned_by(code)),
+        }
+        for code, emp in state.empires.items()
+    ]
+    rows.sort(key=lambda r: (-r["vp"], -r["industry"], r["empire"]))
+    return rows
+
+
+def check_end(ctx: TurnContext) -> None:
+    state = ctx.state
+    settings = state.settings
+    playing = [code for code in sorted(state.empires) if state.owned_by(code)]
+    reason: str | None = None
+    if len(state.empires) >= 2 and len(playing) <= 1:
+        reason = "last_empire"
+    elif any(e.vp >= settings.vp_target for e in state.empires.values()):
+        reason = "vp_target"
+    elif state.turn >= settings.turn_limit:
+        reason = "turn_limit"
+    if reason is None:
+        return
+    rows = ranking(state)
+    winners: list[str] = []
+    if rows:
+        best = (rows[0]["vp"], rows[0]["industry"])
+        winners = [r["empire"] for r in rows if (r["vp"], r["industry"]) == best]
+    state.finished = True
+    ctx.emit(
+        EventKind.END,
+        None,
+        reason=reason,
+        turn=state.turn,
+        winner=winners[0] if len(winners) == 1 else None,
+        winners=winners,
+        ranking=rows,
+    )
