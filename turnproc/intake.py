@@ -14,7 +14,7 @@ from .app import App
 from .mail.maildir import MaildirInbox, MaildirOutbox
 from .mail.outbox import Transport
 from .mail.smtp import SmtpTransport
-from .pipeline import IntakeResult, intake_message
+from .pipeline import IntakeCache, IntakeResult, intake_message
 from .storage.db import transaction
 
 log = logging.getLogger(__name__)
@@ -24,11 +24,12 @@ __all__ = ["poll_maildir", "poll", "transport_for"]
 
 def poll_maildir(app: App, now: dt.datetime) -> list[IntakeResult]:
     inbox = MaildirInbox(app.config.maildir_in)
+    cache = IntakeCache()
     results: list[IntakeResult] = []
     for key, raw in inbox.pending():
         try:
             with transaction(app.sessions) as session:
-                result = intake_message(session, raw, app.config, now)
+                result = intake_message(session, raw, app.config, now, cache)
         except Exception:
             # Left in the inbox for the next poll: an order is never dropped
             # because of our own failure.
@@ -53,11 +54,12 @@ def poll_imap(app: App, now: dt.datetime, batch: int = 100) -> list[IntakeResult
     from .mail.imap import ImapMailbox
 
     results: list[IntakeResult] = []
+    cache = IntakeCache()
     with ImapMailbox(app.config.imap) as box:
         for uid, raw in box.pending(batch):
             try:
                 with transaction(app.sessions) as session:
-                    result = intake_message(session, raw, app.config, now)
+                    result = intake_message(session, raw, app.config, now, cache)
             except Exception:
                 log.exception("IMAP message uid %s could not be handled; left in the folder", uid)
                 continue

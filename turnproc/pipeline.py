@@ -41,6 +41,7 @@ from .storage.convert import load_state, save_state
 log = logging.getLogger(__name__)
 
 __all__ = [
+    "IntakeCache",
     "IntakeResult",
     "intake_message",
     "TurnResult",
@@ -51,12 +52,41 @@ __all__ = [
 ]
 
 #: Replies of one kind to one address per hour, at most (mail-cannon guard).
-REPLY_CAP_PER_HOUR = 10
+#: Acknowledgements get room for a player revising orders all evening; answers
+#: to unknown or wrong-password mail are what an attacker would try to multiply.
+REPLY_CAPS_PER_HOUR = {"ack": 30, "reject": 5, "report": 5}
 MAX_TEXT = 256 * 1024
 
 # Folders an intake result files the mail into.
 PROCESSED = "Processed"
 REJECTED = "Rejected"
+
+
+@dataclass
+class IntakeCache:
+    """What one poll may reuse between mails: game states (orders never change
+    the state, so it is fixed for the poll) and passwords already verified
+    (scrypt is slow on purpose; a player's second mail need not pay it again)."""
+
+    states: dict[tuple[int, int], GameState] = field(default_factory=dict)
+    verified: set[tuple[int, str, str]] = field(default_factory=set)
+
+    def state(self, session: Session, game: m.Game) -> GameState:
+        key = (game.id, game.turn)
+        if key not in self.states:
+            self.states[key] = load_state(session, game)
+        return self.states[key]
+
+    def check_password(self, empire: m.Empire, password: str) -> bool:
+        # Keyed by a digest, never the password itself, and by the stored hash,
+        # so a GM's password reset invalidates the entry.
+        key = (empire.id, empire.password_hash, hashlib.sha256(password.encode()).hexdigest())
+        if key in self.verified:
+            return True
+        if verify_password(password, empire.password_hash):
+            self.verified.add(key)
+            return True
+        return False
 
 
 @dataclass
@@ -156,12 +186,15 @@ def _line_results(parsed: ParsedOrders) -> list[dict[str, object]]:
     return [by_line[k] for k in sorted(by_line)]
 
 
-def intake_message(session: Session, raw: bytes, config: Config, now: dt.datetime) -> IntakeResult:
+def intake_message(
+    session: Session, raw: bytes, config: Config, now: dt.datetime, cache: IntakeCache | None = None
+) -> IntakeResult:
     """Handle one incoming mail inside the caller's transaction.
 
     A mail already seen (same bytes) changes nothing: that is what makes a
     crash between commit and filing harmless.
     """
+    cache = cache if cache is not None else IntakeCache()
     digest = hashlib.sha256(raw).hexdigest()
     if session.scalar(select(m.InboundMessage.id).where(m.InboundMessage.sha256 == digest)) is not None:
         return IntakeResult("duplicate", PROCESSED, detail="already handled")
@@ -194,8 +227,8 @@ def intake_message(session: Session, raw: bytes, config: Config, now: dt.datetim
     header = parsed.header
 
     def reply(recipient: str, kind: str, context: dict[str, object], game_id: int | None) -> None:
-        if _replies_last_hour(session, recipient, kind, now) >= REPLY_CAP_PER_HOUR:
-            log.warning("not answering %s: %d %s replies in the last hour", recipient, REPLY_CAP_PER_HOUR, kind)
+        if _replies_last_hour(session, recipient, kind, now) >= REPLY_CAPS_PER_HOUR[kind]:
+            log.warning("not answering %s: %d %s replies in the last hour", recipient, REPLY_CAPS_PER_HOUR[kind], kind)
             return
         rendered = render("ack", {"subject": subject or "your orders", **context})
         mid = new_message_id(config.from_address)
@@ -247,7 +280,7 @@ def intake_message(session: Session, raw: bytes, config: Config, now: dt.datetim
     if empire is None:
         return reject(f"game {game.name} has no empire {header.empire.upper()!r}", sender, game.id)
     record.empire_id = empire.id
-    if not verify_password(header.password or "", empire.password_hash):
+    if not cache.check_password(empire, header.password or ""):
         # Nothing is stored; the owner hears of it, whoever sent it.
         note = f"a mail for your empire arrived from {sender or 'an unknown sender'} with a wrong password; nothing was stored"
         return reject(note, empire.email, game.id)
@@ -260,8 +293,7 @@ def intake_message(session: Session, raw: bytes, config: Config, now: dt.datetim
             game.id,
         )
 
-    state = load_state(session, game)
-    parsed = parse_mail(text, state, empire.code)
+    parsed = parse_mail(text, cache.state(session, game), empire.code)
     ctx = {
         **base_ctx,
         "game": game.name,
@@ -308,7 +340,7 @@ def _resend_report(session: Session, game: m.Game, empire: m.Empire, config: Con
     )
     if latest is None:
         return
-    if _replies_last_hour(session, empire.email, "report", now) >= REPLY_CAP_PER_HOUR:
+    if _replies_last_hour(session, empire.email, "report", now) >= REPLY_CAPS_PER_HOUR["report"]:
         return
     _queue_report_mail(session, game, empire, latest, config, now)
 

@@ -82,7 +82,9 @@ def load_scenario_file(path: str | PathLike[str]) -> Scenario:
     try:
         text = Path(path).read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
-        raise ScenarioError(f"{source}: not UTF-8 text ({exc.reason} at byte {exc.start})")
+        raise ScenarioError(
+            f"{source}: not UTF-8 text ({exc.reason} at byte {exc.start})"
+        ) from None
     except OSError as exc:
         raise ScenarioError(f"{source}: cannot read the file: {exc.strerror}") from exc
     return load_scenario(text, source)
@@ -227,7 +229,7 @@ class _Reader:
             settings=settings,
             finished=finished,
         )
-        for i, (tbl, empire) in enumerate(zip(entries, empires.values())):
+        for i, (tbl, empire) in enumerate(zip(entries, empires.values(), strict=True)):
             self.empire_places(tbl, ("empires", i), empire, state)
         return Scenario(state=state, emails=emails)
 
@@ -248,7 +250,9 @@ class _Reader:
             modules.add(name)
         settings = GameSettings(
             modules=frozenset(modules),
-            turn_limit=self.int_(tbl.get("turn_limit", default.turn_limit), path + ("turn_limit",), 1),
+            turn_limit=self.int_(
+                tbl.get("turn_limit", default.turn_limit), path + ("turn_limit",), 1
+            ),
             vp_target=self.int_(tbl.get("vp_target", default.vp_target), path + ("vp_target",), 1),
         )
         finished = self.bool_(tbl.get("finished", False), path + ("finished",))
@@ -278,7 +282,9 @@ class _Reader:
                 tip = f"; did you mean {close[0]!r}?" if close else f" ({', '.join(names)})"
                 raise self.fail(tech_path + (key,), f"not a tech{tip}")
             if tech in given:
-                raise self.fail(tech_path + (key,), f"{tech.value.lower()} is already given as {given[tech]!r}")
+                raise self.fail(
+                    tech_path + (key,), f"{tech.value.lower()} is already given as {given[tech]!r}"
+                )
             given[tech] = key
             techs[tech] = self.int_(level, tech_path + (key,), 0)
         return Empire(
@@ -293,7 +299,9 @@ class _Reader:
             missed_turns=self.int_(tbl.get("missed_turns", 0), path + ("missed_turns",), 0),
         )
 
-    def empire_places(self, tbl: dict[str, Any], path: Path_, empire: Empire, state: GameState) -> None:
+    def empire_places(
+        self, tbl: dict[str, Any], path: Path_, empire: Empire, state: GameState
+    ) -> None:
         """The empire's keys that refer to systems, read once the map is built."""
         for key in ("base", "home"):
             if key in tbl:
@@ -324,7 +332,9 @@ class _Reader:
             tables.append(tbl)
             code = self.int_(self.required(tbl, "code", path), path + ("code",))
             if code in systems:
-                raise self.fail(path + ("code",), f"system {code} is already declared as systems[{index[code]}]")
+                raise self.fail(
+                    path + ("code",), f"system {code} is already declared as systems[{index[code]}]"
+                )
             type_text = self.str_(self.required(tbl, "type", path), path + ("type",))
             try:
                 stype = SystemType(type_text.upper())
@@ -346,10 +356,15 @@ class _Reader:
                 owner = self.str_(tbl["owner"], path + ("owner",))
                 if owner not in empires:
                     known = ", ".join(sorted(empires)) or "none"
-                    raise self.fail(path + ("owner",), f"{owner!r} is not a declared empire (empires: {known})")
+                    raise self.fail(
+                        path + ("owner",), f"{owner!r} is not a declared empire (empires: {known})"
+                    )
             name = self.str_(tbl.get("name", ""), path + ("name",))
             if len(name) > MAX_NAME:
-                raise self.fail(path + ("name",), f"names are at most {MAX_NAME} characters, this has {len(name)}")
+                raise self.fail(
+                    path + ("name",),
+                    f"names are at most {MAX_NAME} characters, this has {len(name)}",
+                )
             system = System(
                 code=code,
                 type=stype,
@@ -359,11 +374,15 @@ class _Reader:
                 owner=owner,
                 stance=stance,
                 retreat_parts=self.int_(tbl.get("retreat_parts", 1), path + ("retreat_parts",), 1),
-                ever_owned=self.bool_(tbl.get("ever_owned", owner is not None), path + ("ever_owned",)),
+                ever_owned=self.bool_(
+                    tbl.get("ever_owned", owner is not None), path + ("ever_owned",)
+                ),
                 home_slot=self.bool_(tbl.get("home_slot", False), path + ("home_slot",)),
             )
             if system.retreat_parts > 3:
-                raise self.fail(path + ("retreat_parts",), f"{system.retreat_parts} is above the maximum 3")
+                raise self.fail(
+                    path + ("retreat_parts",), f"{system.retreat_parts} is above the maximum 3"
+                )
             for key in _COUNTS:
                 setattr(system, key, self.int_(tbl.get(key, 0), path + (key,), 0))
             ships = [k for k in ("cruisers", "fighters", "colony_ships") if getattr(system, k)]
@@ -373,7 +392,9 @@ class _Reader:
                     f"system {code} has ships but no owner (ships stand only in their empire's systems)",
                 )
             if system.home_slot and not stype.is_star:
-                raise self.fail(path + ("home_slot",), f"only a star can be a home slot, not a {stype}")
+                raise self.fail(
+                    path + ("home_slot",), f"only a star can be a home slot, not a {stype}"
+                )
             systems[code] = system
             index[code] = i
 
@@ -392,7 +413,9 @@ class _Reader:
                 )
             if system.is_star:
                 if "star" in tbl:
-                    raise self.fail(path + ("star",), f"a {system.type} is a star and belongs to no other star")
+                    raise self.fail(
+                        path + ("star",), f"a {system.type} is a star and belongs to no other star"
+                    )
                 system.row = self.int_(self.required(tbl, "row", path), path + ("row",))
                 system.col = self.int_(self.required(tbl, "col", path), path + ("col",))
                 square = (system.row, system.col)
@@ -421,7 +444,9 @@ class _Reader:
                             f"a {system.type} takes its star's square; star {star} has {key} {getattr(host, key)}",
                         )
             if "stance_target" in tbl:
-                system.stance_target = self.code_(tbl["stance_target"], path + ("stance_target",), systems)
+                system.stance_target = self.code_(
+                    tbl["stance_target"], path + ("stance_target",), systems
+                )
         return systems
 
     def links(self, raw: object, systems: dict[int, System]) -> frozenset[tuple[int, int]]:
@@ -435,14 +460,18 @@ class _Reader:
             if isinstance(pair, list) and len(pair) == 2:
                 hint = r"\[\s*{}\s*,\s*{}\s*\]".format(*(re.escape(str(x)) for x in pair))
             if not isinstance(pair, list) or len(pair) != 2:
-                raise self.fail(here, f"a link is a pair of system codes like [100, 101], not {pair!r}", hint)
+                raise self.fail(
+                    here, f"a link is a pair of system codes like [100, 101], not {pair!r}", hint
+                )
             a = self._link_end(pair[0], here, systems, hint)
             b = self._link_end(pair[1], here, systems, hint)
             if not link_allowed(systems[a], systems[b]):
                 raise self.fail(here, _why_not_linked(systems[a], systems[b]), hint)
             key = link_key(a, b)
             if key in links:
-                raise self.fail(here, f"link {a}–{b} is already given as map.links[{links[key]}]", hint)
+                raise self.fail(
+                    here, f"link {a}–{b} is already given as map.links[{links[key]}]", hint
+                )
             links[key] = j
         counts: dict[int, int] = {}
         for a, b in links:
@@ -458,10 +487,14 @@ class _Reader:
         lost = unreachable_systems(state)
         if lost:
             shown = ", ".join(str(c) for c in lost[:10]) + (" …" if len(lost) > 10 else "")
-            raise self.fail(lpath, f"not every system is reachable by links from {min(systems)}: {shown}")
+            raise self.fail(
+                lpath, f"not every system is reachable by links from {min(systems)}: {shown}"
+            )
         return state.links
 
-    def _link_end(self, value: object, path: Path_, systems: dict[int, System], hint: str | None) -> int:
+    def _link_end(
+        self, value: object, path: Path_, systems: dict[int, System], hint: str | None
+    ) -> int:
         if isinstance(value, bool) or not isinstance(value, int):
             raise self.fail(path, f"a link joins two system codes, not {_kind(value)}", hint)
         if value not in systems:
@@ -535,13 +568,24 @@ class _Locator:
             return None
         start, end = block
         keys = [p for p in path[1:] if isinstance(p, str)]
+        # A sub-table written as its own header ([empires.techs]) narrows the search,
+        # so a tech named like an empire key (treasury) finds its own line.
+        if len(keys) > 1:
+            sub = f"{top}.{keys[0]}"
+            for n, is_array, name in self.headers:
+                if start <= n < end and name == sub and not is_array:
+                    later = [h for h, _, _ in self.headers if n < h < end]
+                    start, end = n + 1, (later[0] if later else end)
+                    keys = keys[1:]
+                    break
         if hint is not None:
             pattern = re.compile(hint)
             for n in range(start, end):
                 if pattern.search(self.lines[n]):
                     return n + 1
-        if keys:
-            key_re = re.compile(r'^\s*"?' + re.escape(keys[-1]) + r'"?\s*=')
+        # The innermost key first; then its parents (an inline table's key line).
+        for key in reversed(keys):
+            key_re = re.compile(r'^\s*"?' + re.escape(key) + r'"?\s*=')
             for n in range(start, end):
                 if key_re.match(self.lines[n]):
                     return n + 1
@@ -589,15 +633,24 @@ def dump_scenario(scenario: Scenario) -> str:
         f"vp_target = {state.settings.vp_target}",
         f"finished = {_value(state.finished)}",
     ]
-    for code, empire in sorted(state.empires.items()):
-        out += ["", "[[empires]]", f"code = {_value(code)}", f"name = {_value(empire.name)}"]
-        if code in scenario.emails:
-            out.append(f"email = {_value(scenario.emails[code])}")
-        for key in ("balance", "treasury", "vp", "base", "home", "lost_in_space", "active", "missed_turns"):
+    for ecode, empire in sorted(state.empires.items()):
+        out += ["", "[[empires]]", f"code = {_value(ecode)}", f"name = {_value(empire.name)}"]
+        if ecode in scenario.emails:
+            out.append(f"email = {_value(scenario.emails[ecode])}")
+        for key in (
+            "balance",
+            "treasury",
+            "vp",
+            "base",
+            "home",
+            "lost_in_space",
+            "active",
+            "missed_turns",
+        ):
             value = getattr(empire, key)
             if value is not None:
                 out.append(f"{key} = {_value(value)}")
-        out += _wrapped("seen", sorted(state.seen.get(code, ())), 12)
+        out += _wrapped("seen", sorted(state.seen.get(ecode, ())), 12)
         out += ["", "[empires.techs]"]
         out += [f"{tech.value.lower()} = {level}" for tech, level in empire.techs.items()]
     defaults = System(code=0, type=SystemType.YD, row=0, col=0)
@@ -608,7 +661,15 @@ def dump_scenario(scenario: Scenario) -> str:
             out.append(f"star = {s.star}")
         if host is None or (host.row, host.col) != (s.row, s.col):
             out += [f"row = {s.row}", f"col = {s.col}"]
-        for key in ("name", "owner", *_COUNTS, "stance", "stance_target", "retreat_parts", "home_slot"):
+        for key in (
+            "name",
+            "owner",
+            *_COUNTS,
+            "stance",
+            "stance_target",
+            "retreat_parts",
+            "home_slot",
+        ):
             value = getattr(s, key)
             if value != getattr(defaults, key):
                 out.append(f"{key} = {_value(value)}")
@@ -638,7 +699,15 @@ def _array(values: Iterable[object]) -> str:
     return "[" + ", ".join(_value(v) for v in values) + "]"
 
 
-_ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f", "\r": "\\r"}
+_ESCAPES = {
+    '"': '\\"',
+    "\\": "\\\\",
+    "\b": "\\b",
+    "\t": "\\t",
+    "\n": "\\n",
+    "\f": "\\f",
+    "\r": "\\r",
+}
 
 
 def _escape_char(ch: str) -> str:
@@ -658,4 +727,3 @@ def _value(value: object) -> str:
     if isinstance(value, str):
         return '"' + "".join(_escape_char(ch) for ch in value) + '"'
     raise TypeError(f"no TOML form for {type(value).__name__}")
-

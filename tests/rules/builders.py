@@ -151,24 +151,46 @@ def rng(seed: int = 1) -> random.Random:
 
 
 class Dice(random.Random):
-    """A Random whose ``randint`` calls return scripted values first (d6 rolls,
-    d100 rolls ...), then fall back to the seeded generator."""
+    """A Random whose ``randint`` calls return scripted values (d6 rolls, d100
+    rolls ...). Strict: a ``randint`` beyond the script fails the test, so a
+    test also proves how many dice were drawn; otherwise it falls back to the
+    seeded generator."""
 
-    def __init__(self, rolls: Sequence[int], seed: int = 1) -> None:
+    def __init__(
+        self, rolls: Sequence[int], seed: int = 1, strict: bool = True, choices: Sequence[Any] = ()
+    ) -> None:
         super().__init__(seed)
         self.script = list(rolls)
+        self.strict = strict
+        self.picks = list(choices)
+
+    def choice(self, seq: Any) -> Any:
+        if self.picks:
+            value = self.picks.pop(0)
+            assert value in seq, f"scripted choice {value} not among {seq}"
+            return value
+        assert not self.strict, "unscripted choice()"
+        return super().choice(seq)
 
     def randint(self, a: int, b: int) -> int:
         if self.script:
             value = self.script.pop(0)
             assert a <= value <= b, f"scripted {value} outside {a}..{b}"
             return value
+        assert not self.strict, f"unscripted randint({a}, {b})"
         return super().randint(a, b)
 
 
 def run_with(
-    state: GameState, orders: Mapping[str, Sequence[Order]], rolls: Sequence[int], seed: int = 1
+    state: GameState,
+    orders: Mapping[str, Sequence[Order]],
+    rolls: Sequence[int],
+    seed: int = 1,
+    strict: bool = True,
 ) -> tuple[GameState, list[Event]]:
-    """Resolve one turn with scripted ``randint`` results."""
+    """Resolve one turn with scripted ``randint`` results; all must be used."""
     given = {code: numbered(*os) for code, os in orders.items()}
-    return resolve(state, given, Dice(rolls, seed))
+    dice = Dice(rolls, seed, strict)
+    result = resolve(state, given, dice)
+    assert not dice.script, f"scripted rolls not used: {dice.script}"
+    return result

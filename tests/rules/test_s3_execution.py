@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from turnproc.rules.orders import Action as A
+from turnproc.rules.orders import Action as A, Order
 from turnproc.rules.serialize import state_to_json
 from turnproc.rules.state import Stance, SystemType as T
 from turnproc.rules.turn import InvariantError, resolve, turn_rng
@@ -82,7 +82,7 @@ def test_slots_interleave_and_slot_order_is_drawn_once_per_turn() -> None:
 
 def test_slot_order_is_random_but_seeded() -> None:
     state = duel().build()
-    orders: dict[str, list] = {}
+    orders: dict[str, list[Order]] = {}
     seen = set()
     for seed in range(20):
         _, events = run(state, orders, seed=seed)

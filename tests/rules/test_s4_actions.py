@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import pytest
 
 from turnproc.rules.actions import tech_cost
+from turnproc.rules.events import Event
 from turnproc.rules.orders import Action as A
 from turnproc.rules.state import Stance, SystemType as T, Tech
 
@@ -29,7 +31,7 @@ def base(modules: tuple[str, ...] = ()) -> Builder:
     return b
 
 
-def first(events: list, empire: str = "ABC") -> dict:
+def first(events: list[Event], empire: str = "ABC") -> dict[str, Any]:
     return order_events(events, empire)[0]
 
 

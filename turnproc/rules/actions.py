@@ -263,18 +263,18 @@ def do_gift(ctx: TurnContext, empire: str, order: Order) -> Outcome:
     if to is None:
         return fail(Reason.MISSING_FIELD)
     if to not in ctx.state.empires:
-        return fail(Reason.UNKNOWN_EMPIRE, to=to)
+        return fail(Reason.UNKNOWN_EMPIRE, recipient=to)
     if to == empire:
-        return fail(Reason.SELF, to=to)
+        return fail(Reason.SELF, recipient=to)
     if emp.treasury == 0:
-        return fail(Reason.NO_TREASURY, to=to)
+        return fail(Reason.NO_TREASURY, recipient=to)
     asked = asked_count(order.number, emp.treasury)
     if asked == 0:
-        return fail(Reason.NOTHING, to=to)
+        return fail(Reason.NOTHING, recipient=to)
     n = min(asked, emp.treasury)
     emp.treasury -= n
     ctx.state.empires[to].treasury += n
-    return ok(0, n, to=to, asked=asked, done=n)
+    return ok(0, n, recipient=to, asked=asked, done=n)
 
 
 def do_tech(ctx: TurnContext, empire: str, order: Order) -> Outcome:
@@ -371,12 +371,12 @@ def do_name(ctx: TurnContext, empire: str, order: Order) -> Outcome:
 def do_message(ctx: TurnContext, empire: str, order: Order) -> Outcome:
     to = order.empire
     if to is not None and to not in ctx.state.empires:
-        return fail(Reason.UNKNOWN_EMPIRE, to=to)
+        return fail(Reason.UNKNOWN_EMPIRE, recipient=to)
     text = order.text or ""
     if not text.strip():
-        return fail(Reason.NO_TEXT, to=to)
+        return fail(Reason.NO_TEXT, recipient=to)
     ctx.emit(EventKind.MESSAGE, empire, to=to, text=text, **{"from": empire})
-    return ok(to=to)
+    return ok(recipient=to)
 
 
 HANDLERS: dict[Action, Handler] = {

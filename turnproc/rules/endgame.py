@@ -20,16 +20,11 @@ __all__ = ["ranking", "check_end"]
 
 def ranking(state: GameState) -> list[dict[str, Any]]:
     """Empires by VP, then industry, then code."""
-    rows = [
-        {
-            "empire": code,
-            "vp": emp.vp,
-            "industry": sum(s.industry for s in state.owned_by(code)),
-        }
+    keyed = sorted(
+        (-emp.vp, -sum(s.industry for s in state.owned_by(code)), code)
         for code, emp in state.empires.items()
-    ]
-    rows.sort(key=lambda r: (-r["vp"], -r["industry"], r["empire"]))
-    return rows
+    )
+    return [{"empire": code, "vp": -vp, "industry": -industry} for vp, industry, code in keyed]
 
 
 def check_end(ctx: TurnContext) -> None:

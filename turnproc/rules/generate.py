@@ -30,12 +30,11 @@ import math
 import random
 import re
 from collections import deque
-from typing import Callable
+from collections.abc import Callable
 
 from .economy import income
 from .galaxy import MAX_LINKS, code_width, link_allowed, unreachable_systems
 from .state import (
-    STAR_TYPES,
     TECH_START,
     Empire,
     GameSettings,
@@ -111,18 +110,24 @@ def home_slots(state: GameState) -> list[int]:
 
 def home_planet(state: GameState, star: int) -> int | None:
     """The one planet of a home star, or None if the star has not exactly one."""
-    planets = [s.code for s in state.planets_of(star) if s.type is SystemType.PL]
+    # A planet is always linked to its star, so the star's links find it
+    # without a scan of the whole map.
+    planets = [
+        n
+        for n in state.neighbours(star)
+        if state.systems[n].star == star and state.systems[n].type is SystemType.PL
+    ]
     return planets[0] if len(planets) == 1 else None
 
 
 def free_home_slots(state: GameState) -> list[int]:
     """Home stars nobody has claimed yet (star and planet unowned), ascending."""
     free = []
-    for code in home_slots(state):
+    unowned = sorted(c for c, s in state.systems.items() if s.home_slot and s.owner is None)
+    for code in unowned:
         planet = home_planet(state, code)
-        if state.systems[code].owner is None and planet is not None:
-            if state.systems[planet].owner is None:
-                free.append(code)
+        if planet is not None and state.systems[planet].owner is None:
+            free.append(code)
     return free
 
 
@@ -169,9 +174,7 @@ def check_galaxy(state: GameState) -> list[str]:
                 problems.append(f"star {s.code} ({s.type}) belongs to system {s.star}")
             where = (s.row, s.col)
             if where in squares:
-                problems.append(
-                    f"stars {squares[where]} and {s.code} share square {where}"
-                )
+                problems.append(f"stars {squares[where]} and {s.code} share square {where}")
             else:
                 squares[where] = s.code
         else:
@@ -191,9 +194,7 @@ def check_galaxy(state: GameState) -> list[str]:
             problems.append(f"link {a}–{b} joins a system that does not exist")
             continue
         if not link_allowed(systems[a], systems[b]):
-            problems.append(
-                f"link {a}–{b} ({systems[a].type}–{systems[b].type}) is not allowed"
-            )
+            problems.append(f"link {a}–{b} ({systems[a].type}–{systems[b].type}) is not allowed")
         counts[a] = counts.get(a, 0) + 1
         counts[b] = counts.get(b, 0) + 1
     for code, n in sorted(counts.items()):
@@ -318,8 +319,7 @@ def _gabriel_offsets() -> list[tuple[int, int, int, list[tuple[int, int]]]]:
                 (wr, wc)
                 for wr in range(-reach, reach + 1)
                 for wc in range(-reach, reach + 1)
-                if (wr, wc) not in ((0, 0), (dr, dc))
-                and wr * (wr - dr) + wc * (wc - dc) <= 0
+                if (wr, wc) not in ((0, 0), (dr, dc)) and wr * (wr - dr) + wc * (wc - dc) <= 0
             ]
             out.append((dr, dc, d2, blockers))
     return out
@@ -569,9 +569,7 @@ def place_empire(state: GameState, code: str, name: str) -> Empire:
         raise GalaxyError(f"empire {code} needs a name")
     free = free_home_slots(state)
     if not free:
-        raise GalaxyError(
-            f"no free home slot: all {len(home_slots(state))} homes are taken"
-        )
+        raise GalaxyError(f"no free home slot: all {len(home_slots(state))} homes are taken")
     star = state.systems[free[0]]
     planet_code = home_planet(state, star.code)
     assert planet_code is not None  # free_home_slots only lists stars with one
@@ -595,5 +593,6 @@ def place_empire(state: GameState, code: str, name: str) -> Empire:
     )
     state.empires[code] = empire
     empire.balance = income(state, code)
-    state.seen[code] = scanner_range(state, code)
+    # A new code owns nothing else, so the scan can start from these two.
+    state.seen[code] = _within(state, [star.code, planet.code], empire.tech(Tech.SCANNER))
     return empire

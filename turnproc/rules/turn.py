@@ -49,8 +49,11 @@ O2  A left-out NUMBER means ALL, except TECH (1 level) and RETREAT (1 part).
 O3  Orders of an empire that owns no system fail (``no_empire``), except
     MESSAGE. More than 16 slot-using orders: the extra ones fail
     (``too_many_actions``); more than 2 NAMEs: the extra ones fail.
-O4  NAME needs a system owned at the start of the turn, 1–24 characters.
-    MESSAGE to an unknown empire fails; to ALL when no empire is named.
+O4  NAME needs a system owned at the start of the turn, 1–24 characters
+    (surrounding blanks dropped). MESSAGE to an unknown empire or with no text
+    fails; no empire named means ALL; a message to oneself is allowed.
+O5  Stance, BASE and HOME orders run in the order written, so a later one
+    for the same system wins.
 S1  RETREAT needs TO owned, linked, a star, not WHERE; parts 1–3. AMBUSH needs
     FROM linked to WHERE (anyone's). A RETREAT whose destination is no longer
     owned, linked and a star when attacked does not withdraw (the system
@@ -65,6 +68,11 @@ M4  DEEP to an own star is a plain move; all ships lost in hyperspace still
 M5  Unowned systems never fight: moving in is always a capture (§4 table).
 M6  Scrapped or destroyed cruisers come out of the pinned (held) ones first.
 M7  Withdrawn cruisers may act again in later slots of their own empire.
+M8  A system captured from nobody (MOVE, ASSAULT, DEEP or COLONISE throw) is
+    sticky for the captor for the rest of the turn, also for ships that
+    arrive there later.
+M9  Held-off, repelled and hyperspace-lost moves still cost their BP; a
+    failed order never does.
 Z1  Supply is traced against the control of every cruiser; control is then
     exerted only by forces in supply. Start-of-turn supply is a set of system
     codes per empire, so ships that move on keep exerting control from wherever
@@ -78,7 +86,11 @@ Z3  The ZOC movement limit (from enemy control straight into enemy control)
 Z4  With ``pinning`` entering enemy control holds ``min(n, ceil(pin/24))``
     cruisers instead of stopping all of them; a pin of 0 (all controlling
     systems on RETREAT) holds none. Fighters and colony ships moving by
-    MOVEF/MOVECOL stick in the destination anyway.
+    MOVEF/MOVECOL stick in the destination anyway. Pins come from every enemy
+    empire controlling the destination, added together.
+Z5  Retreat losses (one in five, rounded up) are destroyed, not sent to
+    lost-in-space. Pursuit into a belt can never happen in practice, since a
+    RETREAT destination must be a star; the rule is kept for completeness.
 B1  A battle always fights at least one round, also against statics (only
     population and colony ships).
 B2  ASSAULT stops when a round destroys nothing on either side (a stalemate);
@@ -95,6 +107,11 @@ B6  Engage: the defender out-manoeuvres only with a strictly higher value.
 B7  Capture also clears the loser's BASE/HOME if it pointed there (so
     leftovers of that kind are lost until a new BASE/HOME), and clips industry
     to the new owner's limit (a black dwarf under lower Life Support).
+B8  ASSAULT recomputes both strengths every round from what is left; a
+    STANDOFF caught out of position fights the whole battle without Weapons.
+B9  Engage rolls are made only when they can change the outcome; a plain
+    DEFEND (or an AMBUSH against anything but a MOVE from its FROM) rolls
+    nothing.
 C1  COLONISE: a ship that threw may still plant where it stands; a ship that
     planted or threw may not move or throw again this turn. Planting needs pop
     0 and one colony ship; a throw needs one that has not been used.
@@ -117,6 +134,7 @@ G1  "One empire left" = at most one empire owning a system, in games with at
     least two empires. The end reason reported is the first of last_empire,
     vp_target, turn_limit that applies.
 G2  Ties on VP and industry are shared winners (``winner`` None).
+I1  Population may exceed the limit, industry may not (invariants).
 V1  ``state.seen`` grows by the systems visible at the start and the end of
     the turn, plus those moved, attacked or jumped into and DISTSQ targets.
 """
@@ -220,9 +238,9 @@ def resolve(
     }
     for slot in range(1, MAX_SLOTS + 1):
         for code in slot_order:
-            order = by_slot[code].get(slot)
-            if order is not None and order.action not in STANCE_ACTIONS:
-                run_order(ctx, code, order, slot)
+            planned = by_slot[code].get(slot)
+            if planned is not None and planned.action not in STANCE_ACTIONS:
+                run_order(ctx, code, planned, slot)
 
     for code, (_, _, overflow) in plans.items():
         for order in overflow:

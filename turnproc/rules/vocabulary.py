@@ -13,7 +13,13 @@ Event kinds (``Event.kind``; ``Event.empire`` is the actor, data as listed)
     (canonical form built from the fields), ``slot`` (1–16, None for NAME and
     MESSAGE), ``ok``, ``reason`` (a code below or None), ``cost`` (BP spent from
     the balance), ``treasury_cost`` (BP spent from the treasury) and
-    action-specific fields (``asked``/``done`` counts, ``from``/``to`` ...).
+    action-specific fields, present when they apply: ``from``, ``to``,
+    ``where`` (system codes); ``asked`` and ``moved``/``done`` (counts after
+    clamping); ``outcome`` (MOVE/ASSAULT/DEEP: moved, captured, repelled,
+    held_off, lost; COLONISE: planted, thrown); ``arrived``, ``survivors``,
+    ``lost`` (DEEP), ``fighters`` (MOVECOL), ``distsq``, ``gained`` (TAX),
+    ``tech`` and ``level`` (TECH), ``recipient`` (GIFT, MESSAGE), ``stance``,
+    ``target``, ``parts``, ``name``.
 ``message``
     Press: ``from``, ``to`` (empire code or None for ALL), ``text``.
 ``name``

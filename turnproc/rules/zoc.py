@@ -72,11 +72,11 @@ def enemy_controllers(
 ) -> dict[str, list[int]]:
     """Every other empire controlling ``target``, with its controlling systems."""
     owners = sorted(
-        {state.systems[n].owner for n in state.neighbours(target)} - {None, empire}
+        {o for n in state.neighbours(target) if (o := state.systems[n].owner) is not None}
+        - {empire}
     )
     result: dict[str, list[int]] = {}
     for other in owners:
-        assert other is not None
         systems = controlling_systems(state, supply, other, target)
         if systems:
             result[other] = systems
