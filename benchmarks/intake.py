@@ -131,7 +131,9 @@ def main() -> None:
             import pstats
 
             profiler.disable()
-            pstats.Stats(profiler).sort_stats(args.sort).print_stats(30)
+            stats = pstats.Stats(profiler).sort_stats(args.sort)
+            stats.print_stats(30)
+            stats.print_callees("intake_message|run|accept|reply")
         outcomes: dict[str, int] = {}
         for r in results:
             outcomes[r.outcome] = outcomes.get(r.outcome, 0) + 1

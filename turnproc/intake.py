@@ -1,44 +1,98 @@
-"""Polling the inbox: each mail handled in its own transaction, filed away only
-after that transaction committed.
+"""Polling the inbox: mails are handled in batches, one transaction per batch
+with a savepoint per mail, and filed away only after the batch committed.
 
-If the process dies between commit and filing, the next poll sees the mail
-again; ``intake_message`` recognises its bytes and changes nothing.
+If the process dies between commit and filing, the next poll sees the mails
+again; ``intake_message`` recognises their bytes and changes nothing. A mail
+whose handling fails is rolled back alone (its savepoint) and left in the
+inbox for the next poll, so our own failure never drops an order.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import logging
+from collections.abc import Callable, Iterable, Sequence
+from typing import TypeVar
 
 from .app import App
 from .mail.maildir import MaildirInbox, MaildirOutbox
 from .mail.outbox import Transport
 from .mail.smtp import SmtpTransport
-from .pipeline import IntakeCache, IntakeResult, intake_message
+from .pipeline import PROCESSED, IntakeCache, IntakeResult, intake_message
 from .storage.db import transaction
 
 log = logging.getLogger(__name__)
 
-__all__ = ["poll_maildir", "poll", "transport_for"]
+__all__ = ["poll_maildir", "poll_imap", "poll", "transport_for", "BATCH"]
+
+#: Mails per transaction: large enough to amortise commits and IMAP round trips,
+#: small enough that a crash re-reads little.
+BATCH = 100
+
+K = TypeVar("K")
+
+
+def _handle_batch(
+    app: App, batch: Sequence[tuple[K, bytes]], now: dt.datetime, cache: IntakeCache
+) -> list[tuple[K, IntakeResult]]:
+    done: list[tuple[K, IntakeResult]] = []
+    cache.new_batch()
+    with transaction(app.sessions) as session:
+        for key, raw in batch:
+            try:
+                with session.begin_nested():
+                    result = intake_message(session, raw, app.config, now, cache)
+            except Exception:
+                log.exception("mail %s could not be handled; left in the inbox for the next poll", key)
+                continue
+            done.append((key, result))
+    return done
+
+
+def _run(
+    app: App,
+    batches: Iterable[Sequence[tuple[K, bytes]]],
+    file: Callable[[dict[str, list[K]]], None],
+    now: dt.datetime,
+) -> list[IntakeResult]:
+    cache = IntakeCache()
+    results: list[IntakeResult] = []
+    for batch in batches:
+        done = _handle_batch(app, batch, now, cache)
+        # Committed: only now may the mails leave the inbox.
+        by_folder: dict[str, list[K]] = {}
+        for key, result in done:
+            by_folder.setdefault(result.folder, []).append(key)
+            log.info("mail %s: %s %s/%s %s", key, result.outcome, result.game, result.empire, result.detail)
+            results.append(result)
+        file(by_folder)
+    return results
 
 
 def poll_maildir(app: App, now: dt.datetime) -> list[IntakeResult]:
     inbox = MaildirInbox(app.config.maildir_in)
-    cache = IntakeCache()
-    results: list[IntakeResult] = []
-    for key, raw in inbox.pending():
-        try:
-            with transaction(app.sessions) as session:
-                result = intake_message(session, raw, app.config, now, cache)
-        except Exception:
-            # Left in the inbox for the next poll: an order is never dropped
-            # because of our own failure.
-            log.exception("mail %s could not be handled; left in the inbox", key)
-            continue
-        inbox.file(key, result.folder)
-        log.info("mail %s: %s %s/%s %s", key, result.outcome, result.game, result.empire, result.detail)
-        results.append(result)
-    return results
+
+    def file(by_folder: dict[str, list[str]]) -> None:
+        for folder, keys in by_folder.items():
+            for key in keys:
+                inbox.file(key, folder)
+
+    return _run(app, _chunked(inbox.pending(), BATCH), file, now)
+
+
+def poll_imap(app: App, now: dt.datetime) -> list[IntakeResult]:
+    """One pass over the IMAP folder: read with BODY.PEEK[] (nothing is marked
+    seen before we are done), handle, commit, then flag and move per batch."""
+    from .mail.imap import ImapMailbox
+
+    folders = {PROCESSED: app.config.imap.processed_folder}
+    with ImapMailbox(app.config.imap) as box:
+
+        def file(by_folder: dict[str, list[int]]) -> None:
+            for folder, uids in by_folder.items():
+                box.file_many(uids, folders.get(folder, app.config.imap.rejected_folder))
+
+        return _run(app, box.pending_batches(BATCH), file, now)
 
 
 def poll(app: App, now: dt.datetime) -> list[IntakeResult]:
@@ -48,28 +102,18 @@ def poll(app: App, now: dt.datetime) -> list[IntakeResult]:
     return poll_imap(app, now)
 
 
-def poll_imap(app: App, now: dt.datetime, batch: int = 100) -> list[IntakeResult]:
-    """One pass over the IMAP folder: read with BODY.PEEK[] (so nothing is marked
-    seen before we are done), handle, commit, then flag and move."""
-    from .mail.imap import ImapMailbox
-
-    results: list[IntakeResult] = []
-    cache = IntakeCache()
-    with ImapMailbox(app.config.imap) as box:
-        for uid, raw in box.pending(batch):
-            try:
-                with transaction(app.sessions) as session:
-                    result = intake_message(session, raw, app.config, now, cache)
-            except Exception:
-                log.exception("IMAP message uid %s could not be handled; left in the folder", uid)
-                continue
-            box.file(uid, app.config.imap.processed_folder if result.folder == "Processed" else app.config.imap.rejected_folder)
-            log.info("uid %s: %s %s/%s %s", uid, result.outcome, result.game, result.empire, result.detail)
-            results.append(result)
-    return results
-
-
 def transport_for(app: App) -> Transport:
     if app.config.transport == "maildir":
         return MaildirOutbox(app.config.maildir_out)
     return SmtpTransport(app.config.smtp, app.config.from_address)
+
+
+def _chunked(items: Iterable[tuple[K, bytes]], size: int) -> Iterable[list[tuple[K, bytes]]]:
+    chunk: list[tuple[K, bytes]] = []
+    for item in items:
+        chunk.append(item)
+        if len(chunk) == size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk

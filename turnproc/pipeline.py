@@ -30,7 +30,7 @@ from .passwords import verify_password
 from .reports.context import report_context
 from .reports.render import render
 from .rules.events import Event, events_to_json
-from .rules.orders import MailCommand, Order, ParsedOrders, Severity
+from .rules.orders import Header, MailCommand, Order, ParsedOrders, Severity
 from .rules.parser import format_order, parse_mail, parse_orders
 from .rules.serialize import state_to_dict
 from .rules.state import GameState
@@ -62,6 +62,26 @@ PROCESSED = "Processed"
 REJECTED = "Rejected"
 
 
+@dataclass(frozen=True)
+class GameRow:
+    """The few game columns intake needs, read once per batch."""
+
+    id: int
+    name: str
+    turn: int
+    status: str
+    schedule: str | None
+    timezone: str
+
+
+@dataclass(frozen=True)
+class EmpireRow:
+    id: int
+    code: str
+    email: str
+    password_hash: str
+
+
 @dataclass
 class IntakeCache:
     """What one poll may reuse between mails: game states (orders never change
@@ -70,14 +90,63 @@ class IntakeCache:
 
     states: dict[tuple[int, int], GameState] = field(default_factory=dict)
     verified: set[tuple[int, str, str]] = field(default_factory=set)
+    games: dict[str, GameRow | None] = field(default_factory=dict)
+    empires: dict[tuple[int, str], EmpireRow | None] = field(default_factory=dict)
+    deadlines: dict[tuple[int, str | None, str], str | None] = field(default_factory=dict)
+    reply_counts: dict[tuple[str, str], int] = field(default_factory=dict)
 
-    def state(self, session: Session, game: m.Game) -> GameState:
+    def new_batch(self) -> None:
+        """Rows are read again in each batch's transaction: a turn may have run
+        between two batches, and orders must go to the turn current now."""
+        self.games.clear()
+        self.empires.clear()
+
+    def game(self, session: Session, name: str) -> GameRow | None:
+        key = name.lower()
+        if key not in self.games:
+            # FOR SHARE (PostgreSQL): a turn run, which locks the game row for
+            # update, waits for this batch, and this batch waits for it.
+            row = session.execute(
+                select(m.Game.id, m.Game.name, m.Game.turn, m.Game.status, m.Game.schedule, m.Game.timezone)
+                .where(func.lower(m.Game.name) == key)
+                .with_for_update(read=True)
+            ).first()
+            self.games[key] = GameRow(*row) if row is not None else None
+        return self.games[key]
+
+    def empire(self, session: Session, game: GameRow, code: str) -> EmpireRow | None:
+        key = (game.id, code.upper())
+        if key not in self.empires:
+            row = session.execute(
+                select(m.Empire.id, m.Empire.code, m.Empire.email, m.Empire.password_hash).where(
+                    m.Empire.game_id == game.id, m.Empire.code == key[1]
+                )
+            ).first()
+            self.empires[key] = EmpireRow(*row) if row is not None else None
+        return self.empires[key]
+
+    def deadline(self, game: GameRow, now: dt.datetime) -> str | None:
+        key = (game.id, game.schedule, game.timezone)
+        if key not in self.deadlines:
+            self.deadlines[key] = _deadline_text(game, now)
+        return self.deadlines[key]
+
+    def replies_sent(self, session: Session, recipient: str, kind: str, now: dt.datetime) -> int:
+        key = (recipient, kind)
+        if key not in self.reply_counts:
+            self.reply_counts[key] = _replies_last_hour(session, recipient, kind, now)
+        return self.reply_counts[key]
+
+    def count_reply(self, recipient: str, kind: str) -> None:
+        self.reply_counts[(recipient, kind)] = self.reply_counts.get((recipient, kind), 0) + 1
+
+    def state(self, session: Session, game: GameRow) -> GameState:
         key = (game.id, game.turn)
         if key not in self.states:
-            self.states[key] = load_state(session, game)
+            self.states[key] = load_state(session, session.get_one(m.Game, game.id))
         return self.states[key]
 
-    def check_password(self, empire: m.Empire, password: str) -> bool:
+    def check_password(self, empire: EmpireRow, password: str) -> bool:
         # Keyed by a digest, never the password itself, and by the stored hash,
         # so a GM's password reset invalidates the entry.
         key = (empire.id, empire.password_hash, hashlib.sha256(password.encode()).hexdigest())
@@ -101,7 +170,7 @@ class IntakeResult:
     """Message-IDs of the mails queued in answer."""
 
 
-def _deadline_text(game: m.Game, now: dt.datetime) -> str | None:
+def _deadline_text(game: m.Game | GameRow, now: dt.datetime) -> str | None:
     try:
         return deadlines.format_deadline(deadlines.next_deadline(game.schedule, game.timezone, now))
     except deadlines.DeadlineError:
@@ -132,22 +201,15 @@ def orders_on_file(session: Session, empire_id: int, turn: int) -> m.OrderSet | 
 
 def _store_orders(
     session: Session,
-    game: m.Game,
-    empire: m.Empire,
+    game: m.Game | GameRow,
+    empire: m.Empire | EmpireRow,
     parsed: ParsedOrders,
     raw_text: str,
-    message_row_id: int | None,
+    message: m.InboundMessage | None,
     now: dt.datetime,
 ) -> bool:
     """Store the valid lines as this turn's orders; True when they replaced earlier ones."""
-    replaced = (
-        session.execute(
-            update(m.OrderSet)
-            .where(m.OrderSet.empire_id == empire.id, m.OrderSet.turn == game.turn, m.OrderSet.active.is_(True))
-            .values(active=False)
-        ).rowcount
-        > 0
-    )
+    replaced = _withdraw(session, empire.id, game.turn)
     session.add(
         m.OrderSet(
             game_id=game.id,
@@ -156,7 +218,7 @@ def _store_orders(
             raw_text=raw_text,
             lines=[format_order(o) for o in parsed.orders],
             problems=[{"line": p.line, "code": p.code, "message": p.message, "severity": p.severity.value} for p in parsed.problems],
-            message_id=message_row_id,
+            message=message,
             received_at=now,
             wait=MailCommand.WAIT in parsed.commands,
         )
@@ -194,59 +256,138 @@ def intake_message(
     A mail already seen (same bytes) changes nothing: that is what makes a
     crash between commit and filing harmless.
     """
-    cache = cache if cache is not None else IntakeCache()
     digest = hashlib.sha256(raw).hexdigest()
     if session.scalar(select(m.InboundMessage.id).where(m.InboundMessage.sha256 == digest)) is not None:
         return IntakeResult("duplicate", PROCESSED, detail="already handled")
+    return _Intake(session, raw, digest, config, now, cache or IntakeCache()).run()
 
-    msg = parse_message(raw)
-    subject = str(msg.get("Subject", "") or "")
-    sender = sender_address(msg)
-    record = m.InboundMessage(
-        sha256=digest,
-        message_id=str(msg.get("Message-ID", "") or "")[:998] or None,
-        sender=sender[:254],
-        subject=subject[:998],
-        received_at=now,
-        outcome="pending",
-    )
-    session.add(record)
 
-    def finish(result: IntakeResult) -> IntakeResult:
-        record.outcome = result.outcome
-        record.detail = result.detail[:2000]
+class _Intake:
+    """One mail's way through intake: hygiene, header, password, orders, reply."""
+
+    def __init__(
+        self, session: Session, raw: bytes, digest: str, config: Config, now: dt.datetime, cache: IntakeCache
+    ) -> None:
+        self.session, self.config, self.now, self.cache = session, config, now, cache
+        self.msg = parse_message(raw)
+        self.subject = str(self.msg.get("Subject", "") or "")
+        self.message_id = str(self.msg.get("Message-ID", "") or "")
+        self.sender = sender_address(self.msg)
+        self.replies: list[str] = []
+        # Added to the session once its outcome is known: one INSERT, no UPDATEs.
+        self.record = m.InboundMessage(
+            sha256=digest,
+            message_id=self.message_id[:998] or None,
+            sender=self.sender[:254],
+            subject=self.subject[:998],
+            received_at=now,
+            outcome="pending",
+        )
+
+    def finish(self, result: IntakeResult) -> IntakeResult:
+        self.record.outcome = result.outcome
+        self.record.detail = result.detail[:2000]
+        self.session.add(self.record)
+        result.replies = self.replies
         return result
 
-    auto = automatic_reason(msg)
-    if auto:
-        return finish(IntakeResult("ignored", REJECTED, detail=auto))
-
-    text = message_text(msg)
-    too_long = len(text) > MAX_TEXT
-    parsed = parse_mail(text[:MAX_TEXT])
-    header = parsed.header
-
-    def reply(recipient: str, kind: str, context: dict[str, object], game_id: int | None) -> None:
-        if _replies_last_hour(session, recipient, kind, now) >= REPLY_CAPS_PER_HOUR[kind]:
+    def reply(self, recipient: str, kind: str, context: dict[str, object], game_id: int | None) -> None:
+        if self.cache.replies_sent(self.session, recipient, kind, self.now) >= REPLY_CAPS_PER_HOUR[kind]:
             log.warning("not answering %s: %d %s replies in the last hour", recipient, REPLY_CAPS_PER_HOUR[kind], kind)
             return
-        rendered = render("ack", {"subject": subject or "your orders", **context})
-        mid = new_message_id(config.from_address)
+        rendered = render("ack", {"subject": self.subject or "your orders", **context})
+        mid = new_message_id(self.config.from_address)
+        references = str(self.msg.get("References", "") or "") or None
         out = compose(
-            sender=config.from_address,
+            sender=self.config.from_address,
             recipient=recipient,
             subject=rendered.subject,
             text=rendered.text,
-            when=now,
+            when=self.now,
             message_id=mid,
-            in_reply_to=str(msg.get("Message-ID")) if msg.get("Message-ID") else None,
-            references=str(msg.get("References")) if msg.get("References") else None,
+            in_reply_to=self.message_id or None,
+            references=references,
         )
-        queue_mail(session, out, kind=kind, game_id=game_id)
-        result_replies.append(mid)
+        queue_mail(self.session, out, kind=kind, game_id=game_id)
+        self.cache.count_reply(recipient, kind)
+        self.replies.append(mid)
 
-    result_replies: list[str] = []
-    base_ctx: dict[str, object] = {
+    def reject(self, header: Header, reason: str, recipient: str | None, game_id: int | None = None) -> IntakeResult:
+        if recipient:
+            context = {**_empty_ack(header), "outcome": "rejected", "reason": reason}
+            self.reply(recipient, "reject", context, game_id)
+        return self.finish(IntakeResult("rejected", REJECTED, header.game, header.empire, reason))
+
+    def run(self) -> IntakeResult:
+        auto = automatic_reason(self.msg)
+        if auto:
+            return self.finish(IntakeResult("ignored", REJECTED, detail=auto))
+        text = message_text(self.msg)
+        header = parse_mail(text[:MAX_TEXT]).header
+        if len(text) > MAX_TEXT:
+            return self.reject(header, f"the mail's text is longer than {MAX_TEXT // 1024} KiB; send only the orders", self.sender)
+        if not header.game or not header.empire:
+            missing = "GAME" if not header.game else "EMPIRE"
+            return self.reject(
+                header, f"no {missing} line was found; an order mail starts with GAME <name> and EMPIRE <code> <password>", self.sender
+            )
+        game = self.cache.game(self.session, header.game)
+        if game is None:
+            return self.reject(header, f"there is no game called {header.game!r} here", self.sender)
+        self.record.game_id = game.id
+        empire = self.cache.empire(self.session, game, header.empire)
+        if empire is None:
+            return self.reject(header, f"game {game.name} has no empire {header.empire.upper()!r}", self.sender, game.id)
+        self.record.empire_id = empire.id
+        if not self.cache.check_password(empire, header.password or ""):
+            # Nothing is stored; the owner hears of it, whoever sent it.
+            note = f"a mail for your empire arrived from {self.sender or 'an unknown sender'} with a wrong password; nothing was stored"
+            return self.reject(header, note, empire.email, game.id)
+        if game.status == "finished":
+            return self.reject(header, f"game {game.name} is over", empire.email, game.id)
+        if header.turn is not None and header.turn != game.turn:
+            reason = f"these orders are for turn {header.turn}, but game {game.name} is taking orders for turn {game.turn}"
+            return self.reject(header, reason, empire.email, game.id)
+        return self.accept(game, empire, text)
+
+    def accept(self, game: GameRow, empire: EmpireRow, text: str) -> IntakeResult:
+        session = self.session
+        parsed = parse_mail(text, self.cache.state(session, game), empire.code)
+        ctx: dict[str, object] = {
+            **_empty_ack(parsed.header),
+            "game": game.name,
+            "empire": empire.code,
+            "turn": game.turn,
+            "deadline": self.cache.deadline(game, self.now),
+            "lines": _line_results(parsed),
+            "errors": parsed.errors,
+        }
+        if self.sender and self.sender.lower() != empire.email.lower():
+            ctx["notice"] = f"This mail came from {self.sender}, not from your registered address; if that was not you, tell the GM."
+        has_order_lines = bool(parsed.orders) or any(
+            p.severity is Severity.ERROR and p.code not in _HEADER_CODES for p in parsed.problems
+        )
+        on_file: list[str] | None = None
+        outcome = "commands"
+        if MailCommand.CLEAR in parsed.commands and not parsed.orders:
+            _withdraw(session, empire.id, game.turn)
+            on_file, outcome = [], "cleared"
+        elif has_order_lines or MailCommand.WAIT in parsed.commands:
+            ctx["replaced"] = _store_orders(session, game, empire, parsed, text, self.record, self.now)
+            on_file, outcome = [format_order(o) for o in parsed.orders], "accepted"
+        if on_file is None:
+            current = orders_on_file(session, empire.id, game.turn)
+            on_file = list(current.lines) if current is not None else []
+        ctx["on_file"] = on_file
+        ctx["slots"] = sum(1 for line in on_file if not line.upper().startswith(("NAME ", "MESSAGE ")))
+        self.reply(empire.email, "ack", {**ctx, "outcome": outcome}, game.id)
+        if MailCommand.REPORT in parsed.commands:
+            _resend_report(session, game, empire, self.config, self.now)
+        return self.finish(IntakeResult(outcome, PROCESSED, game.name, empire.code, f"{len(parsed.orders)} orders"))
+
+
+def _empty_ack(header: Header) -> dict[str, object]:
+    return {
         "game": header.game,
         "empire": header.empire,
         "turn": header.turn,
@@ -260,73 +401,15 @@ def intake_message(
         "notice": "",
     }
 
-    def reject(reason: str, recipient: str | None, game_id: int | None = None) -> IntakeResult:
-        if recipient:
-            reply(recipient, "reject", {**base_ctx, "outcome": "rejected", "reason": reason}, game_id)
-        return finish(IntakeResult("rejected", REJECTED, header.game, header.empire, reason, result_replies))
 
-    if too_long:
-        return reject(f"the mail's text is longer than {MAX_TEXT // 1024} KiB; send only the orders", sender)
-    if not header.game or not header.empire:
-        missing = "GAME" if not header.game else "EMPIRE"
-        return reject(f"no {missing} line was found; an order mail starts with GAME <name> and EMPIRE <code> <password>", sender)
-    game = session.scalar(select(m.Game).where(func.lower(m.Game.name) == header.game.lower()))
-    if game is None:
-        return reject(f"there is no game called {header.game!r} here", sender)
-    record.game_id = game.id
-    empire = session.scalar(
-        select(m.Empire).where(m.Empire.game_id == game.id, m.Empire.code == header.empire.upper())
+def _withdraw(session: Session, empire_id: int, turn: int) -> bool:
+    """Mark the empire's orders for ``turn`` as withdrawn; True when there were some."""
+    result = session.execute(
+        update(m.OrderSet)
+        .where(m.OrderSet.empire_id == empire_id, m.OrderSet.turn == turn, m.OrderSet.active.is_(True))
+        .values(active=False)
     )
-    if empire is None:
-        return reject(f"game {game.name} has no empire {header.empire.upper()!r}", sender, game.id)
-    record.empire_id = empire.id
-    if not cache.check_password(empire, header.password or ""):
-        # Nothing is stored; the owner hears of it, whoever sent it.
-        note = f"a mail for your empire arrived from {sender or 'an unknown sender'} with a wrong password; nothing was stored"
-        return reject(note, empire.email, game.id)
-    if game.status == "finished":
-        return reject(f"game {game.name} is over", empire.email, game.id)
-    if header.turn is not None and header.turn != game.turn:
-        return reject(
-            f"these orders are for turn {header.turn}, but game {game.name} is taking orders for turn {game.turn}",
-            empire.email,
-            game.id,
-        )
-
-    parsed = parse_mail(text, cache.state(session, game), empire.code)
-    ctx = {
-        **base_ctx,
-        "game": game.name,
-        "empire": empire.code,
-        "turn": game.turn,
-        "deadline": _deadline_text(game, now),
-        "lines": _line_results(parsed),
-        "errors": parsed.errors,
-    }
-    if sender and sender.lower() != empire.email.lower():
-        ctx["notice"] = f"This mail came from {sender}, not from your registered address; if that was not you, tell the GM."
-
-    outcome = "commands"
-    has_order_lines = bool(parsed.orders) or any(p.severity is Severity.ERROR and p.line > header.line for p in parsed.problems if p.code not in _HEADER_CODES)
-    if MailCommand.CLEAR in parsed.commands and not parsed.orders:
-        session.execute(
-            update(m.OrderSet)
-            .where(m.OrderSet.empire_id == empire.id, m.OrderSet.turn == game.turn, m.OrderSet.active.is_(True))
-            .values(active=False)
-        )
-        outcome = "cleared"
-    elif has_order_lines or MailCommand.WAIT in parsed.commands:
-        session.flush()
-        ctx["replaced"] = _store_orders(session, game, empire, parsed, text, record.id, now)
-        outcome = "accepted"
-    session.flush()
-    current = orders_on_file(session, empire.id, game.turn)
-    ctx["on_file"] = list(current.lines) if current is not None else []
-    ctx["slots"] = sum(1 for line in ctx["on_file"] if not str(line).upper().startswith(("NAME", "MESSAGE")))
-    reply(empire.email, "ack", {**ctx, "outcome": outcome}, game.id)
-    if MailCommand.REPORT in parsed.commands:
-        _resend_report(session, game, empire, config, now)
-    return finish(IntakeResult(outcome, PROCESSED, game.name, empire.code, f"{len(parsed.orders)} orders", result_replies))
+    return bool(result.rowcount)
 
 
 _HEADER_CODES = frozenset(
@@ -334,7 +417,9 @@ _HEADER_CODES = frozenset(
 )
 
 
-def _resend_report(session: Session, game: m.Game, empire: m.Empire, config: Config, now: dt.datetime) -> None:
+def _resend_report(
+    session: Session, game: m.Game | GameRow, empire: m.Empire | EmpireRow, config: Config, now: dt.datetime
+) -> None:
     latest = session.scalar(
         select(m.Report).where(m.Report.empire_id == empire.id).order_by(m.Report.turn.desc()).limit(1)
     )
@@ -346,7 +431,12 @@ def _resend_report(session: Session, game: m.Game, empire: m.Empire, config: Con
 
 
 def _queue_report_mail(
-    session: Session, game: m.Game, empire: m.Empire, report: m.Report, config: Config, now: dt.datetime
+    session: Session,
+    game: m.Game | GameRow,
+    empire: m.Empire | EmpireRow,
+    report: m.Report,
+    config: Config,
+    now: dt.datetime,
 ) -> None:
     rendered = render("report", report.data)
     out = compose(
@@ -396,6 +486,10 @@ def run_turn(session: Session, game: m.Game, config: Config, now: dt.datetime) -
     Runs inside the caller's transaction: any failure leaves the database as
     it was. A turn runs at most once: the turn record's (game, number) is unique.
     """
+    # Lock the game row (PostgreSQL; SQLite's BEGIN IMMEDIATE already holds the
+    # write lock): intake batches and a second runner wait for this turn.
+    session.execute(select(m.Game.id).where(m.Game.id == game.id).with_for_update())
+    session.refresh(game)
     if game.status == "finished":
         raise GMError(f"game {game.name} is over")
     already = session.scalar(

@@ -200,3 +200,26 @@ def test_crash_between_commit_and_filing_applies_nothing_twice(app, monkeypatch:
     with app.sessions() as session:
         assert len(session.scalars(select(m.OrderSet)).all()) == 1
     assert len(mailbox.Maildir(app.config.maildir_in, create=False)) == 0
+
+
+def test_a_mail_that_fails_is_rolled_back_alone_and_left_for_the_next_poll(app, monkeypatch: pytest.MonkeyPatch) -> None:
+    import turnproc.intake as intake
+
+    real = intake.intake_message
+
+    def flaky(session, raw, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003
+        result = real(session, raw, *args, **kwargs)
+        if b"b64-0005" in raw:
+            raise RuntimeError("database hiccup")
+        return result
+
+    _deliver(app, "thunderbird_plain.eml")
+    _deliver(app, "base64_body.eml")
+    monkeypatch.setattr(intake, "intake_message", flaky)
+    results = poll_maildir(app, NOW)
+    assert [r.outcome for r in results] == ["accepted"]
+    assert len(_outbox(app)) == 1  # the failed mail's ack was rolled back with it
+    assert len(mailbox.Maildir(app.config.maildir_in, create=False)) == 1
+    monkeypatch.undo()
+    assert [r.outcome for r in poll_maildir(app, NOW)] == ["accepted"]
+    assert len(_outbox(app)) == 2

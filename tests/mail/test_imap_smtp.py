@@ -94,17 +94,18 @@ def test_poll_twice_stores_nothing_twice(app) -> None:
 def test_killed_between_commit_and_move_applies_nothing_twice(app, monkeypatch: pytest.MonkeyPatch) -> None:
     _append(app, "thunderbird_plain.eml", "base64_body.eml")
 
-    def die(self, uid, folder):  # noqa: ANN001
+    def die(self, uids, folder):  # noqa: ANN001
         raise SystemExit("killed")
 
-    monkeypatch.setattr(ImapMailbox, "file", die)
+    monkeypatch.setattr(ImapMailbox, "file_many", die)
     with pytest.raises(SystemExit):
         poll(app, NOW)
     monkeypatch.undo()
-    # The first mail committed, was not moved and is still unseen on the server.
-    assert len(_folder(app, "INBOX")) == 2
+    # Both mails committed, neither was moved; they are still unseen on the server.
+    inbox = _folder(app, "INBOX")
+    assert len(inbox) == 2 and not any(b"\\Seen" in f for f in inbox.values())
     results = poll(app, NOW)
-    assert [r.outcome for r in results] == ["duplicate", "accepted"]
+    assert [r.outcome for r in results] == ["duplicate", "duplicate"]
     with app.sessions() as session:
         assert len(session.scalars(select(m.OrderSet)).all()) == 2
         assert len(session.scalars(select(m.OutboxMail)).all()) == 2

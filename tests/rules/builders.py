@@ -53,7 +53,7 @@ class Builder:
 
     def link(self, *codes: int) -> Builder:
         """Link consecutive codes: ``link(101, 102, 103)`` is a chain."""
-        for a, b in zip(codes, codes[1:]):
+        for a, b in zip(codes, codes[1:], strict=False):
             self.links.add(link_key(a, b))
         return self
 

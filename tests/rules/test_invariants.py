@@ -7,7 +7,8 @@ from collections.abc import Callable
 import pytest
 
 from turnproc.rules.invariants import Violation, check_invariants
-from turnproc.rules.state import GameState, SystemType as T, Tech, link_key
+from turnproc.rules.state import GameState, Tech, link_key
+from turnproc.rules.state import SystemType as T
 
 from .builders import Builder
 

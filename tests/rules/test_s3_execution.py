@@ -6,9 +6,11 @@ import random
 
 import pytest
 
-from turnproc.rules.orders import Action as A, Order
+from turnproc.rules.orders import Action as A
+from turnproc.rules.orders import Order
 from turnproc.rules.serialize import state_to_json
-from turnproc.rules.state import Stance, SystemType as T
+from turnproc.rules.state import Stance
+from turnproc.rules.state import SystemType as T
 from turnproc.rules.turn import InvariantError, resolve, turn_rng
 
 from .builders import Builder, duel, kinds, numbered, o, one, order_events, run
@@ -114,11 +116,15 @@ def test_stances_take_effect_before_slot_1_whatever_slot_they_use() -> None:
     b.systems[104].cruisers = 2
     state = b.build()
     xyz = [o(A.TAX)] * 5 + [o(A.RETREAT, 104, 105)]
-    new, events = run(state, {"ABC": [o(A.MOVE, 102, 103, 10), o(A.MOVE, 103, 104, 10)], "XYZ": xyz})
+    new, events = run(
+        state, {"ABC": [o(A.MOVE, 102, 103, 10), o(A.MOVE, 103, 104, 10)], "XYZ": xyz}
+    )
     stance = [d for d in order_events(events, "XYZ") if d["action"] == "RETREAT"][0]
     assert stance["slot"] == 6 and stance["ok"]
     # The stance order's event comes before any slot's action.
-    first_slot_event = next(i for i, e in enumerate(events) if e.kind == "order" and e.data["slot"] == 1)
+    first_slot_event = next(
+        i for i, e in enumerate(events) if e.kind == "order" and e.data["slot"] == 1
+    )
     stance_index = next(
         i for i, e in enumerate(events) if e.kind == "order" and e.data["action"] == "RETREAT"
     )
@@ -179,7 +185,9 @@ def test_name_uses_ownership_at_the_start_of_the_turn() -> None:
     b.systems[103].cruisers = 20
     b.systems[103].ever_owned = True
     state = b.build()
-    new, events = run(state, {"ABC": [o(A.NAME, 102, text="Lost soon")], "XYZ": [o(A.MOVE, 103, 102, 20)]})
+    new, events = run(
+        state, {"ABC": [o(A.NAME, 102, text="Lost soon")], "XYZ": [o(A.MOVE, 103, 102, 20)]}
+    )
     assert new.systems[102].owner == "XYZ"
     assert new.systems[102].name == "Lost soon"
 

@@ -10,7 +10,8 @@ import pytest
 from turnproc.rules.actions import tech_cost
 from turnproc.rules.events import Event
 from turnproc.rules.orders import Action as A
-from turnproc.rules.state import Stance, SystemType as T, Tech
+from turnproc.rules.state import Stance, Tech
+from turnproc.rules.state import SystemType as T
 
 from .builders import Builder, kinds, o, one, order_events, run
 
@@ -119,7 +120,8 @@ def test_movecol_two_bp_each_carries_fighters_destination_sticky() -> None:
 
 
 @pytest.mark.parametrize(
-    "action,attr,unit", [(A.NEWCRS, "cruisers", 10), (A.NEWFTR, "fighters", 3), (A.NEWCOL, "colony_ships", 20)]
+    "action,attr,unit",
+    [(A.NEWCRS, "cruisers", 10), (A.NEWFTR, "fighters", 3), (A.NEWCOL, "colony_ships", 20)],
 )
 def test_new_ships_cost_and_limit(action: A, attr: str, unit: int) -> None:
     """§4: at most min(industry, population) per action; 10 / 3 / 20 BP each."""
@@ -272,7 +274,9 @@ def test_scrap_cruisers_and_fighters_one_bp_each() -> None:
     b = base()
     b.systems[101].cruisers = 4
     b.systems[101].fighters = 4
-    new, events = run(b.build(), {"ABC": [o(A.SCRAPC, 101, None, 3), o(A.SCRAPF, 101, None, "ALL")]})
+    new, events = run(
+        b.build(), {"ABC": [o(A.SCRAPC, 101, None, 3), o(A.SCRAPF, 101, None, "ALL")]}
+    )
     d = order_events(events)
     assert [(x["done"], x["cost"]) for x in d] == [(3, 3), (4, 4)]
     assert (new.systems[101].cruisers, new.systems[101].fighters) == (1, 0)
@@ -284,8 +288,9 @@ def test_tax_stash_cash() -> None:
     b.empires["ABC"].balance = 10
     b.empires["ABC"].treasury = 5
     state = b.build()
-    from .builders import numbered
     from turnproc.rules.turn import resolve
+
+    from .builders import numbered
 
     orders = {"ABC": numbered(o(A.TAX), o(A.STASH, n=4), o(A.CASH, n=2))}
     new, events = resolve(state, orders, random.Random(1))

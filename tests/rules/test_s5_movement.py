@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from turnproc.rules.orders import Action as A
-from turnproc.rules.state import Stance, SystemType as T, Tech
+from turnproc.rules.state import Stance, Tech
+from turnproc.rules.state import SystemType as T
 from turnproc.rules.zoc import compute_supply, controlling_systems, held_by_pin, pin_strength
 
 from .builders import Builder, kinds, o, one, order_events, run
@@ -101,7 +102,9 @@ def front(modules: tuple[str, ...]) -> Builder:
 
 def test_zoc_entering_enemy_control_stops_the_mover() -> None:
     """§5.1: entering a system controlled by an enemy makes it sticky for the mover."""
-    new, events = run(front(("zoc",)).build(), {"ABC": [o(A.MOVE, 103, 104, 5), o(A.MOVE, 104, 103, 5)]})
+    new, events = run(
+        front(("zoc",)).build(), {"ABC": [o(A.MOVE, 103, 104, 5), o(A.MOVE, 104, 103, 5)]}
+    )
     assert [d["reason"] for d in order_events(events)] == [None, "sticky"]
     assert one(events, "control_stop", "ABC") == {"system": 104, "by": ["XYZ"]}
 
@@ -144,7 +147,10 @@ def test_supply_is_blocked_by_enemy_control_unless_own_ships_are_there() -> None
     b.empires["ABC"].techs[Tech.SUPPLY] = 0
     state = b.build()
     supply = compute_supply(state)
-    assert 106 not in supply["ABC"]
+    assert not supply.in_supply("ABC", 106)
+    assert supply.in_supply("ABC", 103) and supply.in_supply("ABC", 101)
+    assert supply.reach("ABC", [101, 104, 106]) == {101, 104}  # the start may be controlled
+    assert not supply.in_supply("ABC", 106)  # answered again from memory
     assert controlling_systems(state, supply, "ABC", 105) == []
     assert controlling_systems(state, None, "ABC", 105) == [106]
     new, events = run(state, {})
@@ -152,7 +158,17 @@ def test_supply_is_blocked_by_enemy_control_unless_own_ships_are_there() -> None
     assert rows[106] == {"system": 106, "cost": 2 * (60 // 3), "in_supply": False}
     # Own ships in 104 reopen the line.
     b.systems[104].fighters = 1
-    assert 106 in compute_supply(b.build())["ABC"]
+    assert compute_supply(b.build()).in_supply("ABC", 106)
+
+
+def test_a_populated_system_is_always_a_supply_source() -> None:
+    b = front(("zoc",))
+    b.systems[103].cruisers = 0
+    b.systems[104].pop = 1  # XYZ-controlled, no ABC ships, but populated
+    b.systems[106].cruisers = 6
+    supply = compute_supply(b.build())
+    assert supply.in_supply("ABC", 104)
+    assert supply.in_supply("ABC", 106)  # 106 – 104 is a line to a populated system
 
 
 def test_without_zoc_everything_is_in_supply() -> None:

@@ -12,7 +12,8 @@ from turnproc.rules.battle import (
     round_losses,
 )
 from turnproc.rules.orders import Action as A
-from turnproc.rules.state import MODULES, Empire, Stance, System, SystemType as T, Tech
+from turnproc.rules.state import MODULES, Empire, Stance, System, Tech
+from turnproc.rules.state import SystemType as T
 
 from .builders import Builder, kinds, o, one, order_events, run
 
@@ -51,7 +52,10 @@ def test_vector_battle_against_a_home_star(modules: frozenset[str]) -> None:
     new, events = run(state, {"ABC": [o(A.MOVE, 103, 104, 10)]})
     battle = one(events, "battle", "ABC")
     assert (battle["attack"], battle["defence"]) == (10, 14)
-    assert battle["losses"] == {"attacker": {"cruisers": 9}, "defender": {"fighters": 2, "cruisers": 3}}
+    assert battle["losses"] == {
+        "attacker": {"cruisers": 9},
+        "defender": {"fighters": 2, "cruisers": 3},
+    }
     assert battle["rounds"] == [
         {
             "attack": 10,
@@ -140,7 +144,14 @@ def test_strengths() -> None:
 
 @pytest.mark.parametrize(
     "attack,defence,expected",
-    [(10, 14, (9, 5)), (14, 10, (5, 9)), (8, 8, (4, 4)), (1, 1, (0, 0)), (0, 5, (4, 0)), (3, 0, (0, 2))],
+    [
+        (10, 14, (9, 5)),
+        (14, 10, (5, 9)),
+        (8, 8, (4, 4)),
+        (1, 1, (0, 0)),
+        (0, 5, (4, 0)),
+        (3, 0, (0, 2)),
+    ],
 )
 def test_round_losses(attack: int, defence: int, expected: tuple[int, int]) -> None:
     """§6.2: each side loses half the other side's strength; the weaker side
@@ -249,7 +260,10 @@ def test_ambush_defender_fires_first_and_attacker_loses_an_extra_ship() -> None:
     new, events = run(ambush_front().build(), {"ABC": [o(A.MOVE, 103, 104, 10)]})
     battle = one(events, "battle", "ABC")
     assert battle["fire_order"] == "defender_first"
-    assert battle["losses"] == {"attacker": {"cruisers": 5}, "defender": {"fighters": 0, "cruisers": 3}}
+    assert battle["losses"] == {
+        "attacker": {"cruisers": 5},
+        "defender": {"fighters": 0, "cruisers": 3},
+    }
     assert not battle["captured"]
     assert new.systems[103].cruisers == 5
     assert new.systems[104].cruisers == 1

@@ -7,10 +7,15 @@ from __future__ import annotations
 from turnproc.rules.orders import Action as A
 from turnproc.rules.state import Stance, Tech
 
-from .builders import Builder, kinds, o, one, order_events, run, run_with
+from .builders import Builder, kinds, o, one, order_events, run_with
 
 
-def arena(modules: tuple[str, ...], stance: Stance = Stance.DEFEND, target: int | None = None, parts: int = 1) -> Builder:
+def arena(
+    modules: tuple[str, ...],
+    stance: Stance = Stance.DEFEND,
+    target: int | None = None,
+    parts: int = 1,
+) -> Builder:
     """ABC 101 – ABC 103 (20 cruisers) – XYZ 104 (pop 2, 6 cruisers) – XYZ 105
     (pop 5) – XYZ 106 (pop 5). Attack 20 > defence 8."""
     b = Builder(modules=modules)
@@ -18,7 +23,17 @@ def arena(modules: tuple[str, ...], stance: Stance = Stance.DEFEND, target: int 
     b.empire("XYZ", supply=1000)
     b.star(101, 0, 0, owner="ABC", pop=5)
     b.star(103, 0, 1, owner="ABC", pop=5, cruisers=20)
-    b.star(104, 0, 2, owner="XYZ", pop=2, cruisers=6, stance=stance, stance_target=target, retreat_parts=parts)
+    b.star(
+        104,
+        0,
+        2,
+        owner="XYZ",
+        pop=2,
+        cruisers=6,
+        stance=stance,
+        stance_target=target,
+        retreat_parts=parts,
+    )
     b.star(105, 0, 3, owner="XYZ", pop=5)
     b.star(106, 1, 3, owner="XYZ", pop=5)
     b.link(101, 103, 104, 105, 106)

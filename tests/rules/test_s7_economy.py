@@ -5,7 +5,8 @@ from __future__ import annotations
 import random
 
 from turnproc.rules.economy import income, is_blockaded, supply_cost
-from turnproc.rules.state import Stance, SystemType as T, Tech
+from turnproc.rules.state import Stance, Tech
+from turnproc.rules.state import SystemType as T
 
 from .builders import Builder, kinds, one, run
 
@@ -100,10 +101,7 @@ def test_research_one_free_level_weighted_by_level_plus_one() -> None:
     r.shuffle(["ABC"])
     weights = [e.tech(t) + 1 for t in Tech]
     draw = r.randrange(sum(weights))
-    for tech, w in zip(Tech, weights):
-        if draw < w:
-            break
-        draw -= w
+    tech = next(t for i, t in enumerate(Tech) if draw < sum(weights[: i + 1]))
     d = one(events, "research", "ABC")
     assert d == {"tech": tech.value, "level": e.tech(tech) + 1}
     assert new.empires["ABC"].tech(tech) == e.tech(tech) + 1

@@ -9,7 +9,8 @@ import pytest
 from turnproc.rules.context import TurnContext
 from turnproc.rules.exploration import explore
 from turnproc.rules.orders import Action as A
-from turnproc.rules.state import GameState, SystemType as T, Tech
+from turnproc.rules.state import GameState, Tech
+from turnproc.rules.state import SystemType as T
 
 from .builders import Builder, Dice, kinds, o, one, run, run_with
 
@@ -27,7 +28,9 @@ def world(expo: int = 3, target: T = T.YD) -> GameState:
     return b.build()
 
 
-def dig(state: GameState, code: int, rolls: list[int], choices: tuple[Any, ...] = ()) -> dict[str, Any]:
+def dig(
+    state: GameState, code: int, rolls: list[int], choices: tuple[Any, ...] = ()
+) -> dict[str, Any]:
     """Explore ``code`` for ABC with scripted dice; returns the event data."""
     ctx = TurnContext(state, Dice(rolls, choices=choices))
     state.systems[code].owner = "ABC"

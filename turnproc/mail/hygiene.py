@@ -12,32 +12,43 @@ __all__ = ["automatic_reason", "sender_address", "OUR_ID_MARK"]
 OUR_ID_MARK = "turnproc."
 
 
-def sender_address(msg: EmailMessage) -> str:
-    reply_to = parseaddr(str(msg.get("Reply-To", "")))[1]
-    return (reply_to or parseaddr(str(msg.get("From", "")))[1]).strip()
+def _raw(msg: EmailMessage) -> dict[str, str]:
+    # The raw header text, first occurrence of each name: policy.default parses
+    # a header afresh on every access, which is most of intake's time otherwise.
+    headers: dict[str, str] = {}
+    for name, value in msg.raw_items():
+        headers.setdefault(name.lower(), str(value).strip())
+    return headers
+
+
+def sender_address(msg: EmailMessage, raw: dict[str, str] | None = None) -> str:
+    raw = raw if raw is not None else _raw(msg)
+    reply_to = parseaddr(raw.get("reply-to", ""))[1]
+    return (reply_to or parseaddr(raw.get("from", ""))[1]).strip()
 
 
 def automatic_reason(msg: EmailMessage) -> str | None:
     """Why ``msg`` is machine-made and gets no reply, or None for a person's mail."""
-    auto = str(msg.get("Auto-Submitted", "no")).strip().lower()
+    raw = _raw(msg)
+    auto = raw.get("auto-submitted", "no").lower()
     if auto and not auto.startswith("no"):
         return f"Auto-Submitted: {auto}"
-    precedence = str(msg.get("Precedence", "")).strip().lower()
+    precedence = raw.get("precedence", "").lower()
     if precedence in ("bulk", "junk", "list", "auto_reply"):
         return f"Precedence: {precedence}"
-    if msg.get("List-Id") or msg.get("List-Unsubscribe"):
+    if raw.get("list-id") or raw.get("list-unsubscribe"):
         return "mailing-list mail"
-    if msg.get("X-Autoreply") or msg.get("X-Autorespond") or msg.get("X-Auto-Response-Suppress", "").lower() in ("all", "oof"):
+    if raw.get("x-autoreply") or raw.get("x-autorespond") or raw.get("x-auto-response-suppress", "").lower() in ("all", "oof"):
         return "auto-reply header"
-    return_path = msg.get("Return-Path")
-    if return_path is not None and parseaddr(str(return_path))[1] in ("", "<>"):
+    return_path = raw.get("return-path")
+    if return_path is not None and parseaddr(return_path)[1] in ("", "<>"):
         return "empty return path (a bounce)"
-    sender = sender_address(msg).lower()
+    sender = sender_address(msg, raw).lower()
     local = sender.partition("@")[0]
     if not sender or local in ("mailer-daemon", "postmaster", "noreply", "no-reply", "donotreply"):
         return f"sender {sender or '(none)'} does not take replies"
     if msg.get_content_type() == "multipart/report":
         return "delivery status report"
-    if OUR_ID_MARK in str(msg.get("Message-ID", "")):
+    if OUR_ID_MARK in raw.get("message-id", ""):
         return "our own mail came back"
     return None

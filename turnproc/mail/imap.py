@@ -44,26 +44,32 @@ class ImapMailbox:
                 log.debug("IMAP logout failed", exc_info=True)
             self.client = None
 
-    def pending(self, batch: int = 100) -> Iterator[tuple[int, bytes]]:
+    def pending_batches(self, batch: int = 100) -> Iterator[list[tuple[int, bytes]]]:
+        """The waiting mails, oldest first, ``batch`` at a time, without marking them seen."""
         assert self.client is not None
         uids = sorted(self.client.search(["NOT", "DELETED"]))
         for i in range(0, len(uids), batch):
             chunk = uids[i : i + batch]
             data = self.client.fetch(chunk, ["BODY.PEEK[]"])
+            out: list[tuple[int, bytes]] = []
             for uid in chunk:
-                item = data.get(uid)
-                if item is None:
-                    continue
-                raw = item.get(b"BODY[]")
+                raw = data.get(uid, {}).get(b"BODY[]")
                 if isinstance(raw, bytes):
-                    yield uid, raw
+                    out.append((uid, raw))
+            yield out
 
-    def file(self, uid: int, folder: str) -> None:
+    def file_many(self, uids: list[int], folder: str) -> None:
+        """Mark handled mails seen and move them out of the inbox."""
         assert self.client is not None
-        self.client.add_flags([uid], [SEEN])
+        if not uids:
+            return
+        self.client.add_flags(uids, [SEEN])
         if self._can_move:
-            self.client.move([uid], folder)
+            self.client.move(uids, folder)
         else:
-            self.client.copy([uid], folder)
-            self.client.delete_messages([uid])
-            self.client.uid_expunge([uid]) if b"UIDPLUS" in self.client.capabilities() else self.client.expunge()
+            self.client.copy(uids, folder)
+            self.client.delete_messages(uids)
+            if b"UIDPLUS" in self.client.capabilities():
+                self.client.uid_expunge(uids)
+            else:
+                self.client.expunge()

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
-from email.message import EmailMessage
+from email.header import decode_header, make_header
+from email.message import Message
 from typing import Protocol
 
 from sqlalchemy import or_, select
@@ -29,14 +30,18 @@ class Transport(Protocol):
     def deliver(self, raw: bytes, recipient: str) -> None: ...
 
 
-def queue_mail(session: Session, msg: EmailMessage, *, kind: str, game_id: int | None) -> m.OutboxMail:
+def _plain(value: object) -> str:
+    return str(make_header(decode_header(str(value))))
+
+
+def queue_mail(session: Session, msg: Message, *, kind: str, game_id: int | None) -> m.OutboxMail:
     row = m.OutboxMail(
         game_id=game_id,
         kind=kind,
-        recipient=str(msg["To"]),
-        subject=str(msg["Subject"]),
+        recipient=_plain(msg["To"]),
+        subject=_plain(msg["Subject"]),
         message_id=str(msg["Message-ID"]),
-        body=bytes(msg),
+        body=msg.as_bytes(),
     )
     session.add(row)
     return row

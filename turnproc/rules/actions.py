@@ -417,7 +417,7 @@ def run_order(
     mark = len(ctx.events)
     if forced_reason is not None:
         outcome = fail(forced_reason)
-    elif order.action is not Action.MESSAGE and not ctx.state.owned_by(empire):
+    elif order.action is not Action.MESSAGE and not ctx.owns_anything(empire):
         outcome = fail(Reason.NO_EMPIRE)
     else:
         outcome = HANDLERS[order.action](ctx, empire, order)

@@ -15,8 +15,9 @@ order:
 4. Winning (3.9) and capture (3.10).
 
 Random numbers, in order: the attacker's two d6, then the defender's two d6
-(``randint(1, 6)`` each), drawn only when the roll can change the outcome
-(see :func:`_needs_roll`).
+(``randint(1, 6)`` each), drawn only when the roll can change the outcome:
+an out-matched RETREAT with a valid destination, a STANDOFF, or an AMBUSH
+against a MOVE from its FROM; never for statics or a pursued withdrawer.
 """
 
 from __future__ import annotations
@@ -124,9 +125,7 @@ def _is_static(sys: System) -> bool:
     return sys.cruisers + sys.fighters + sys.colony_ships == 0
 
 
-def _withdraw(
-    ctx: TurnContext, attacker: str, sys: System, count: int, caught: int
-) -> None:
+def _withdraw(ctx: TurnContext, attacker: str, sys: System, count: int, caught: int) -> None:
     """Move ``count`` cruisers of ``sys`` to its RETREAT destination (§6.3)."""
     state = ctx.state
     defender = sys.owner
@@ -137,6 +136,8 @@ def _withdraw(
         # Retreat losses: one in five, rounded up (§5.1).
         lost = -(-count // 5)
     sys.cruisers -= count
+    # Pinned cruisers may be among those that fled; keep the held count within
+    # what is left.
     ctx.cruisers_destroyed(defender, sys, 0)
     target.cruisers += count - lost
     ctx.emit(
@@ -253,11 +254,7 @@ def encounter(
             )
             return EncounterResult("held_off", n)
         weapons_bonus = False
-    elif (
-        stance is Stance.AMBUSH
-        and action is Action.MOVE
-        and dst.stance_target == src.code
-    ):
+    elif stance is Stance.AMBUSH and action is Action.MOVE and dst.stance_target == src.code:
         if ctx.engage:
             ambush, engage_info = _roll_both(ctx, att_emp, def_emp, dst, 0, "EE")
         else:
@@ -381,6 +378,7 @@ def capture(ctx: TurnContext, attacker: str, dst: System, survivors: int, how: s
 
 
 def _change_hands(ctx: TurnContext, sys: System, new_owner: str) -> None:
+    ctx.ownership_changed(sys.owner, new_owner)
     sys.owner = new_owner
     sys.stance = Stance.DEFEND
     sys.stance_target = None

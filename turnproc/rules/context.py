@@ -15,10 +15,20 @@ from typing import Any
 from .events import Event
 from .orders import Order
 from .state import GameState, System
-from .vocabulary import EventKind
 from .zoc import Supply, compute_supply, is_enemy_controlled
 
-__all__ = ["TurnContext", "Outcome", "ok", "fail", "order_text"]
+__all__ = ["TurnContext", "Outcome", "ok", "fail", "order_text", "holdings"]
+
+
+def holdings(state: GameState) -> dict[str, list[System]]:
+    """Every empire's systems in code order, in one pass over the galaxy
+    (``state.owned_by`` per empire would walk a big galaxy once per empire)."""
+    result: dict[str, list[System]] = {code: [] for code in state.empires}
+    for code in sorted(state.systems):
+        sys = state.systems[code]
+        if sys.owner is not None:
+            result.setdefault(sys.owner, []).append(sys)
+    return result
 
 
 @dataclass
@@ -80,9 +90,21 @@ class TurnContext:
     supply: Supply = None
     """Supply at the start of the turn (None: zoc off, all in supply)."""
 
+    owned_count: dict[str, int] = field(default_factory=dict)
+    """Systems each empire owns right now (kept up to date by every capture)."""
+
     def __post_init__(self) -> None:
         if self.state.has_module("zoc"):
             self.supply = compute_supply(self.state)
+        self.owned_count = {code: len(s) for code, s in holdings(self.state).items()}
+
+    def owns_anything(self, empire: str) -> bool:
+        return self.owned_count.get(empire, 0) > 0
+
+    def ownership_changed(self, old: str | None, new: str) -> None:
+        if old is not None:
+            self.owned_count[old] = self.owned_count.get(old, 0) - 1
+        self.owned_count[new] = self.owned_count.get(new, 0) + 1
 
     # -- events ---------------------------------------------------------------
 
@@ -111,9 +133,7 @@ class TurnContext:
         return self.zoc or self.pinning
 
     def enemy_controlled(self, empire: str, system: int) -> bool:
-        return self.control_matters and is_enemy_controlled(
-            self.state, self.supply, empire, system
-        )
+        return self.control_matters and is_enemy_controlled(self.state, self.supply, empire, system)
 
     # -- mobility ---------------------------------------------------------------
 

@@ -11,21 +11,21 @@ that owns a system, in empire-code order.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
 
+from .context import TurnContext, holdings
 from .galaxy import population_limit
-from .state import GameState, System, Tech
+from .state import TECH_START, GameState, System, Tech
 from .vocabulary import EventKind
-from .zoc import compute_supply
-
-if TYPE_CHECKING:
-    from .context import TurnContext
+from .zoc import SupplyMap, compute_supply
 
 __all__ = [
     "is_blockaded",
     "system_income",
     EventKind.INCOME,
     "supply_cost",
+    "research_weight",
+    "research_pick",
     "end_of_turn",
     "CRUISER_COST",
     "FIGHTER_COST",
@@ -109,17 +109,21 @@ def _leftovers(ctx: TurnContext, code: str) -> None:
     emp.balance = 0
 
 
-def _income(ctx: TurnContext, code: str) -> None:
+def _income(ctx: TurnContext, code: str, systems: list[System]) -> None:
     state = ctx.state
     emp = state.empires[code]
     per_system = []
     blockaded = []
-    for sys in state.owned_by(code):
+    for sys in systems:
         if is_blockaded(state, sys):
             blockaded.append(sys.code)
             assert sys.star is not None
             ctx.emit(
-                EventKind.BLOCKADE, code, planet=sys.code, star=sys.star, by=state.systems[sys.star].owner
+                EventKind.BLOCKADE,
+                code,
+                planet=sys.code,
+                star=sys.star,
+                by=state.systems[sys.star].owner,
             )
             continue
         per_system.append({"system": sys.code, "income": system_income(state, sys)})
@@ -127,17 +131,22 @@ def _income(ctx: TurnContext, code: str) -> None:
     total = sum(p["income"] for p in per_system) + bonus
     emp.balance = total
     ctx.emit(
-        EventKind.INCOME, code, systems=per_system, blockaded=blockaded, bp_income=bonus, total=total
+        EventKind.INCOME,
+        code,
+        systems=per_system,
+        blockaded=blockaded,
+        bp_income=bonus,
+        total=total,
     )
 
 
-def _supply(ctx: TurnContext, code: str, supply: dict[str, frozenset[int]] | None) -> None:
+def _supply(ctx: TurnContext, code: str, systems: list[System], supply: SupplyMap | None) -> None:
     state = ctx.state
     emp = state.empires[code]
     costs: list[tuple[int, System]] = []
     rows = []
-    for sys in state.owned_by(code):
-        in_supply = supply is None or sys.code in supply.get(code, frozenset())
+    for sys in systems:
+        in_supply = supply is None or supply.in_supply(code, sys.code)
         cost = supply_cost(state, sys, in_supply)
         rows.append({"system": sys.code, "cost": cost, "in_supply": in_supply})
         costs.append((cost, sys))
@@ -177,50 +186,65 @@ def _interest(ctx: TurnContext, code: str) -> None:
     ctx.emit(EventKind.INTEREST, code, rate=rate, amount=amount, treasury=emp.treasury)
 
 
+def research_weight(techs: Mapping[Tech, int]) -> int:
+    """Sum of (level + 1) over every tech: the range of the research draw."""
+    return sum(techs.get(t, TECH_START[t]) + 1 for t in Tech)
+
+
+def research_pick(techs: Mapping[Tech, int], draw: int) -> Tech:
+    """The tech a research draw in ``range(research_weight(techs))`` lands on,
+    walking the techs in :class:`Tech` order, each (level + 1) wide."""
+    for tech in Tech:
+        width = techs.get(tech, TECH_START[tech]) + 1
+        if draw < width:
+            return tech
+        draw -= width
+    raise ValueError("research draw beyond the total weight")
+
+
 def _research(ctx: TurnContext, code: str) -> None:
     emp = ctx.state.empires[code]
-    techs = list(Tech)
-    weights = [emp.tech(t) + 1 for t in techs]
-    draw = ctx.rng.randrange(sum(weights))
-    for tech, weight in zip(techs, weights):
-        if draw < weight:
-            break
-        draw -= weight
+    tech = research_pick(emp.techs, ctx.rng.randrange(research_weight(emp.techs)))
     emp.techs[tech] = emp.tech(tech) + 1
     ctx.emit(EventKind.RESEARCH, code, tech=tech.value, level=emp.techs[tech])
 
 
-def _victory_points(ctx: TurnContext, code: str) -> None:
-    state = ctx.state
-    emp = state.empires[code]
-    industry_vp = sum(s.industry for s in state.owned_by(code)) // 10
+def _victory_points(ctx: TurnContext, code: str, systems: list[System]) -> None:
+    emp = ctx.state.empires[code]
+    industry_vp = sum(s.industry for s in systems) // 10
     cultural_vp = emp.tech(Tech.CULTURAL) // 2
     gained = industry_vp + cultural_vp
     emp.vp += gained
     ctx.emit(
-        "vp", code, industry_vp=industry_vp, cultural_vp=cultural_vp, gained=gained, vp=emp.vp
+        EventKind.VP,
+        code,
+        industry_vp=industry_vp,
+        cultural_vp=cultural_vp,
+        gained=gained,
+        vp=emp.vp,
     )
 
 
 def end_of_turn(ctx: TurnContext) -> None:
     """§7 in order; exploration (step 2) already happened at capture time."""
     state = ctx.state
-    playing = [code for code in sorted(state.empires) if state.owned_by(code)]
+    # Ownership does not change during the economy, so one index serves all steps.
+    held = holdings(state)
+    playing = [code for code in sorted(state.empires) if held.get(code)]
     for code in sorted(state.empires):
         if code in playing:
             _leftovers(ctx, code)
         else:
             state.empires[code].balance = 0
     for code in playing:
-        _income(ctx, code)
+        _income(ctx, code, held[code])
     # Supply is worked out again for §7, from where the ships are now (§5.1).
     supply = compute_supply(state) if state.has_module("zoc") else None
     for code in playing:
-        _supply(ctx, code, supply)
+        _supply(ctx, code, held[code], supply)
     for code in playing:
         _interest(ctx, code)
     for code in playing:
         _research(ctx, code)
     for code in playing:
-        _victory_points(ctx, code)
-
+        _victory_points(ctx, code, held[code])

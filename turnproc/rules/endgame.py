@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .context import TurnContext
+from .context import TurnContext, holdings
 from .state import GameState
 from .vocabulary import EventKind
 
@@ -20,8 +20,9 @@ __all__ = ["ranking", "check_end"]
 
 def ranking(state: GameState) -> list[dict[str, Any]]:
     """Empires by VP, then industry, then code."""
+    held = holdings(state)
     keyed = sorted(
-        (-emp.vp, -sum(s.industry for s in state.owned_by(code)), code)
+        (-emp.vp, -sum(s.industry for s in held.get(code, [])), code)
         for code, emp in state.empires.items()
     )
     return [{"empire": code, "vp": -vp, "industry": -industry} for vp, industry, code in keyed]
@@ -30,7 +31,7 @@ def ranking(state: GameState) -> list[dict[str, Any]]:
 def check_end(ctx: TurnContext) -> None:
     state = ctx.state
     settings = state.settings
-    playing = [code for code in sorted(state.empires) if state.owned_by(code)]
+    playing = [code for code in sorted(state.empires) if ctx.owns_anything(code)]
     reason: str | None = None
     if len(state.empires) >= 2 and len(playing) <= 1:
         reason = "last_empire"

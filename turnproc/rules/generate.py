@@ -8,11 +8,13 @@ How a map is made:
 
 1. Stars are scattered over a square grid (about 40 % of the squares hold a star)
    and get up to three planets or belts; one planet per player is held back.
-   Every star left without planets or belts is a *home candidate*: the one
-   chosen becomes a yellow dwarf and gets a held-back planet.
+   Every star left without planets or belts is a *home candidate*: those
+   chosen become yellow dwarfs and get a held-back planet each.
 2. Links start from the Gabriel graph of the stars (a planar proximity graph: no
    two links cross, every link joins near neighbours), restricted to short
-   distances. A minimum spanning tree of it makes every system reachable; extra
+   distances. A minimum spanning tree of it makes every system reachable (on
+   the rare map where short links leave a star cut off, its nearest reachable
+   star is linked to it, however far); extra
    short links are added until stars have about 3 links on average (counting
    their planets and belts, as the 7-link limit does). No star goes over 7;
    home candidates keep a link free for their planet.

@@ -57,7 +57,9 @@ def _systems_part(state: GameState, out: list[Violation]) -> None:
             value = getattr(s, attr)
             if value < 0:
                 out.append(
-                    Violation("negative", f"system {s.code} has negative {attr} ({value})", (s.code,))
+                    Violation(
+                        "negative", f"system {s.code} has negative {attr} ({value})", (s.code,)
+                    )
                 )
         if s.owner is None:
             if s.cruisers or s.fighters or s.colony_ships:
@@ -101,7 +103,9 @@ def _systems_part(state: GameState, out: list[Violation]) -> None:
             if s.star is not None:
                 out.append(
                     Violation(
-                        "star_of_star", f"star {s.code} names a star of its own ({s.star})", (s.code,)
+                        "star_of_star",
+                        f"star {s.code} names a star of its own ({s.star})",
+                        (s.code,),
                     )
                 )
             square = (s.row, s.col)
@@ -135,12 +139,15 @@ def _links_part(state: GameState, out: list[Violation]) -> None:
             out.append(Violation("link_unknown", f"link {a}–{b} names an unknown system", (a, b)))
             continue
         if a >= b:
-            out.append(Violation("link_key", f"link {a}–{b} is not stored as (smaller, larger)", (a, b)))
+            out.append(
+                Violation("link_key", f"link {a}–{b} is not stored as (smaller, larger)", (a, b))
+            )
         if not link_allowed(state.systems[a], state.systems[b]):
             out.append(
                 Violation(
                     "link_illegal",
-                    f"link {a}–{b} is not allowed (star–star or a planet/belt to its own star only)",
+                    f"link {a}–{b} is not allowed "
+                    "(star–star, or a planet/belt to its own star only)",
                     (a, b),
                 )
             )
@@ -167,16 +174,22 @@ def _links_part(state: GameState, out: list[Violation]) -> None:
 def _empires_part(state: GameState, out: list[Violation]) -> None:
     for key, e in sorted(state.empires.items()):
         if key != e.code:
-            out.append(Violation("empire_key", f"empire {e.code} is filed under {key}", (), (key, e.code)))
+            out.append(
+                Violation("empire_key", f"empire {e.code} is filed under {key}", (), (key, e.code))
+            )
         if not _EMPIRE_CODE.fullmatch(e.code):
             out.append(
-                Violation("empire_code", f"empire code {e.code!r} is not 3 letters A–Z", (), (e.code,))
+                Violation(
+                    "empire_code", f"empire code {e.code!r} is not 3 letters A–Z", (), (e.code,)
+                )
             )
         for attr in ("balance", "treasury", "vp", "lost_in_space", "missed_turns"):
             value = getattr(e, attr)
             if value < 0:
                 out.append(
-                    Violation("negative", f"empire {e.code} has negative {attr} ({value})", (), (e.code,))
+                    Violation(
+                        "negative", f"empire {e.code} has negative {attr} ({value})", (), (e.code,)
+                    )
                 )
         for tech, level in sorted(e.techs.items()):
             if level < 0:

@@ -238,10 +238,12 @@ class GameState:
     # -- ownership -----------------------------------------------------------
 
     def owned_by(self, empire: str) -> list[System]:
-        return [s for code, s in sorted(self.systems.items()) if s.owner == empire]
+        """The empire's systems in code order (filter first: sorting a whole
+        30,000-system galaxy per call is what made big games slow)."""
+        return sorted((s for s in self.systems.values() if s.owner == empire), key=lambda s: s.code)
 
     def planets_of(self, star: int) -> list[System]:
-        return [s for code, s in sorted(self.systems.items()) if s.star == star]
+        return sorted((s for s in self.systems.values() if s.star == star), key=lambda s: s.code)
 
     def has_module(self, name: str) -> bool:
         return name in self.settings.modules

@@ -74,9 +74,11 @@ M8  A system captured from nobody (MOVE, ASSAULT, DEEP or COLONISE throw) is
 M9  Held-off, repelled and hyperspace-lost moves still cost their BP; a
     failed order never does.
 Z1  Supply is traced against the control of every cruiser; control is then
-    exerted only by forces in supply. Start-of-turn supply is a set of system
-    codes per empire, so ships that move on keep exerting control from wherever
-    their start-of-turn supply reached.
+    exerted only by forces in supply. A system is in supply when a path leads
+    from it to a populated system of the empire through systems that are not
+    enemy-controlled or hold the empire's ships (the start itself need not
+    be; populated systems always are). The start-of-turn answer is kept for
+    the whole turn, also for systems captured during it.
 Z2  Without ``zoc`` all forces are in supply; control still exists for
     ``pinning`` (pins hold cruisers) but nothing stops in control.
 Z3  The ZOC movement limit (from enemy control straight into enemy control)
@@ -146,14 +148,14 @@ import random
 from collections.abc import Mapping, Sequence
 
 from .actions import run_order
-from .context import TurnContext
+from .context import TurnContext, holdings
 from .economy import end_of_turn
 from .endgame import check_end
 from .events import Event
 from .invariants import Violation, check_invariants
 from .orders import MAX_NAMES, MAX_SLOTS, STANCE_ACTIONS, Action, Order
-from .state import GameState
-from .visibility import visible_systems
+from .state import GameState, Tech
+from .visibility import visible_from
 from .vocabulary import EventKind, Reason
 
 __all__ = ["InvariantError", "resolve", "turn_rng"]
@@ -172,6 +174,14 @@ def turn_rng(secret_seed: str, turn: int) -> random.Random:
     """The turn's random generator: seeded from sha256 of ``"{seed}:{turn}"``."""
     digest = hashlib.sha256(f"{secret_seed}:{turn}".encode()).digest()
     return random.Random(int.from_bytes(digest, "big"))
+
+
+def _visible(state: GameState) -> dict[str, set[int]]:
+    held = holdings(state)
+    return {
+        code: visible_from(state, [s.code for s in held.get(code, [])], emp.tech(Tech.SCANNER))
+        for code, emp in sorted(state.empires.items())
+    }
 
 
 def _plan(
@@ -214,8 +224,8 @@ def resolve(
     slot_order = sorted(new.empires)
     rng.shuffle(slot_order)
     ctx.emit(EventKind.TURN, None, turn=new.turn, slot_order=list(slot_order))
-    start_visible = {code: visible_systems(new, code) for code in sorted(new.empires)}
-    start_playing = {code for code in new.empires if new.owned_by(code)}
+    start_visible = _visible(new)
+    start_playing = {code for code in new.empires if ctx.owns_anything(code)}
     plans = {code: _plan(orders.get(code, ())) for code in sorted(new.empires)}
 
     for code, (free, _, _) in plans.items():
@@ -248,12 +258,13 @@ def resolve(
 
     end_of_turn(ctx)
     for code in sorted(start_playing):
-        if not new.owned_by(code):
+        if not ctx.owns_anything(code):
             ctx.emit(EventKind.ELIMINATED, code)
+    end_visible = _visible(new)
     for code in sorted(new.empires):
         seen = new.seen.setdefault(code, set())
         seen |= start_visible.get(code, set())
-        seen |= visible_systems(new, code)
+        seen |= end_visible.get(code, set())
         seen |= ctx.touched.get(code, set())
     check_end(ctx)
     new.turn += 1

@@ -9,9 +9,11 @@ moved, attacked or jumped into and its DISTSQ targets that turn.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from .state import GameState, Tech
 
-__all__ = ["visible_systems"]
+__all__ = ["visible_systems", "visible_from"]
 
 
 def visible_systems(state: GameState, empire: str) -> set[int]:
@@ -19,9 +21,14 @@ def visible_systems(state: GameState, empire: str) -> set[int]:
     emp = state.empires.get(empire)
     if emp is None:
         return set()
-    frontier = [s.code for s in state.owned_by(empire)]
+    return visible_from(state, [s.code for s in state.owned_by(empire)], emp.tech(Tech.SCANNER))
+
+
+def visible_from(state: GameState, owned: Iterable[int], scanner: int) -> set[int]:
+    """Codes within ``scanner`` links of the ``owned`` codes (those included)."""
+    frontier = list(owned)
     seen = set(frontier)
-    for _ in range(max(0, emp.tech(Tech.SCANNER))):
+    for _ in range(max(0, scanner)):
         nxt: list[int] = []
         for code in frontier:
             for n in state.neighbours(code):

@@ -308,6 +308,8 @@ class OrderSet(Base):
     """False once replaced by a later submission or withdrawn with CLEAR."""
     wait: Mapped[bool] = mapped_column(Boolean, default=False)
 
+    message: Mapped[InboundMessage | None] = relationship()
+
 
 class TurnRecord(Base):
     """One resolved turn: enough to replay it (state before, orders, seed) and
