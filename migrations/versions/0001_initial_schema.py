@@ -2,7 +2,7 @@
 
 Revision ID: 0001
 Revises: 
-Create Date: 2026-11-29 15:08:20.656912
+Create Date: 2026-11-29 15:32:35.607073
 """
 from __future__ import annotations
 
@@ -30,8 +30,18 @@ def upgrade() -> None:
     sa.Column('schedule', sa.String(length=64), nullable=True),
     sa.Column('timezone', sa.String(length=64), nullable=False),
     sa.Column('early_run', sa.Boolean(), nullable=False),
+    sa.Column('early_run_delay', sa.Integer(), nullable=False),
+    sa.Column('reminder_hours', sa.Integer(), nullable=False),
+    sa.Column('inactive_after', sa.Integer(), nullable=False),
+    sa.Column('nmr_limit', sa.Integer(), nullable=False),
+    sa.Column('hold', sa.Boolean(), nullable=False),
+    sa.Column('last_deadline_at', sa.DateTime(timezone=True), nullable=True),
     sa.Column('created_at', sa.DateTime(timezone=True), nullable=False),
     sa.CheckConstraint("status IN ('active', 'paused', 'finished')", name=op.f('ck_games_status_valid')),
+    sa.CheckConstraint('early_run_delay >= 0', name=op.f('ck_games_early_run_delay_not_negative')),
+    sa.CheckConstraint('inactive_after >= 1', name=op.f('ck_games_inactive_after_positive')),
+    sa.CheckConstraint('nmr_limit BETWEEN 0 AND 100', name=op.f('ck_games_nmr_limit_percentage')),
+    sa.CheckConstraint('reminder_hours >= 0', name=op.f('ck_games_reminder_hours_not_negative')),
     sa.CheckConstraint('turn >= 1', name=op.f('ck_games_turn_positive')),
     sa.CheckConstraint('turn_limit >= 1', name=op.f('ck_games_turn_limit_positive')),
     sa.CheckConstraint('vp_target >= 1', name=op.f('ck_games_vp_target_positive')),

@@ -126,6 +126,10 @@ class Game(Base):
         CheckConstraint(_in("status", GAME_STATUSES), "status_valid"),
         CheckConstraint("turn_limit >= 1", "turn_limit_positive"),
         CheckConstraint("vp_target >= 1", "vp_target_positive"),
+        CheckConstraint("early_run_delay >= 0", "early_run_delay_not_negative"),
+        CheckConstraint("reminder_hours >= 0", "reminder_hours_not_negative"),
+        CheckConstraint("inactive_after >= 1", "inactive_after_positive"),
+        CheckConstraint("nmr_limit BETWEEN 0 AND 100", "nmr_limit_percentage"),
     )
 
     id: Mapped[intpk]
@@ -142,6 +146,19 @@ class Game(Base):
     """Cron expression of the turn deadline, in ``timezone``."""
     timezone: Mapped[str] = mapped_column(String(64), default="UTC")
     early_run: Mapped[bool] = mapped_column(Boolean, default=False)
+    """Run as soon as every active empire has orders in (after a delay), unless one sent WAIT."""
+    early_run_delay: Mapped[int] = mapped_column(default=30)
+    """Minutes to wait after the last empire's orders before an early run."""
+    reminder_hours: Mapped[int] = mapped_column(default=24)
+    """Remind empires with no orders this many hours before the deadline (0: never)."""
+    inactive_after: Mapped[int] = mapped_column(default=5)
+    """Missed turns in a row after which an empire is marked inactive."""
+    nmr_limit: Mapped[int] = mapped_column(default=50)
+    """Hold the turn when more than this percentage of active empires have no orders."""
+    hold: Mapped[bool] = mapped_column(Boolean, default=False)
+    """Stage each resolved turn for the GM to release instead of sending it at once."""
+    last_deadline_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime)
+    """The last deadline the worker acted on (catch-up after downtime runs it once)."""
     created_at: Mapped[timestamp]
 
     empires: Mapped[list[Empire]] = relationship(
