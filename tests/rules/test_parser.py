@@ -7,7 +7,7 @@ import string
 from dataclasses import replace
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import assume, HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from turnproc.rules.orders import (
@@ -861,7 +861,8 @@ counts = st.integers(1, 999_999_999)
 quantities = st.one_of(
     st.just(Q()), counts.map(lambda n: Q(count=n)), counts.map(lambda n: Q(all_but=n))
 )
-empire_codes = st.text(alphabet=string.ascii_uppercase, min_size=3, max_size=3)
+# "ALL" is the public recipient of MESSAGE, never an empire code (the parser stores it as None).
+empire_codes = st.text(alphabet=string.ascii_uppercase, min_size=3, max_size=3).filter(lambda c: c != "ALL")
 _text_chars = st.characters(exclude_categories=("Cc", "Cs", "Zl", "Zp"))
 
 
@@ -933,6 +934,8 @@ def test_format_parse_round_trip(order: Order) -> None:
 @settings(max_examples=200)
 @given(st.lists(any_order, min_size=1, max_size=12))
 def test_round_trip_many_lines(orders: list[Order]) -> None:
+    # A third NAME is refused by design (too_many_names): keep to valid sets.
+    assume(sum(o.action is Action.NAME for o in orders) <= 2)
     result = parse_orders("\n".join(format_order(o) for o in orders))
     assert [o.line for o in result.orders] == list(range(1, len(result.orders) + 1))
     for parsed, order in zip(result.orders, orders):
