@@ -15,6 +15,7 @@ import datetime as dt
 import hashlib
 import logging
 from dataclasses import dataclass, field
+from typing import Any
 
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
@@ -28,7 +29,7 @@ from .mail.mime import message_text, parse_message
 from .mail.outbox import queue_mail
 from .passwords import verify_password
 from .reports.context import report_context
-from .reports.render import render
+from .reports.render import render, render_report_documents
 from .rules.events import Event, events_to_json
 from .rules.orders import Header, MailCommand, Order, ParsedOrders, Severity
 from .rules.parser import format_order, parse_mail, parse_orders
@@ -438,15 +439,22 @@ def _queue_report_mail(
     config: Config,
     now: dt.datetime,
 ) -> None:
-    rendered = render("report", report.data)
+    """The report as a mail: text and HTML alternatives, the map as SVG and the
+    machine-readable JSON attached."""
+    docs = render_report_documents(report.data)
+    stem = f"{game.name}-turn{report.turn}-{empire.code}"
     out = compose(
         sender=config.from_address,
         recipient=empire.email,
-        subject=rendered.subject,
-        text=report.text,
-        html=rendered.html,
+        subject=docs.subject,
+        text=docs.text,
+        html=docs.html,
         when=now,
         message_id=new_message_id(config.from_address),
+        attachments=[
+            (f"{stem}-map.svg", "image/svg+xml", docs.svg.encode("utf-8")),
+            (f"{stem}.json", "application/json", docs.json.encode("utf-8")),
+        ],
     )
     queue_mail(session, out, kind="report", game_id=game.id)
 
@@ -534,10 +542,19 @@ def run_turn(session: Session, game: m.Game, config: Config, now: dt.datetime) -
 
 
 def render_report(
-    state: GameState, events: list[Event], empire: str, game_name: str, turn: int, deadline: str | None
-) -> tuple[str, dict[str, object]]:
-    context = report_context(state, events, empire, game_name=game_name, turn=turn, deadline=deadline)
-    return render("report", context).text, context
+    state: GameState,
+    events: list[Event],
+    empire: str,
+    game_name: str,
+    turn: int,
+    deadline: str | None,
+    corrected: bool = False,
+) -> tuple[str, dict[str, Any]]:
+    """The report's text and its context (the JSON report) for one empire."""
+    context = report_context(
+        state, events, empire, game_name=game_name, turn=turn, deadline=deadline, corrected=corrected
+    )
+    return render_report_documents(context).text, context
 
 
 def events_digest(events: list[Event]) -> str:

@@ -11,9 +11,9 @@ from __future__ import annotations
 import datetime as dt
 import quopri
 import secrets
+from email import encoders
 from email.header import Header
 from email.message import Message
-from email.mime.application import MIMEApplication
 from email.mime.base import MIMEBase
 from email.mime.multipart import MIMEMultipart
 from email.mime.text import MIMEText
@@ -73,7 +73,9 @@ def compose(
             if maintype == "text":
                 part: MIMEBase = _text(data.decode("utf-8"), subtype)
             else:
-                part = MIMEApplication(data, subtype)
+                part = MIMEBase(maintype, subtype)
+                part.set_payload(data)
+                encoders.encode_base64(part)
             part.add_header("Content-Disposition", "attachment", filename=filename)
             mixed.attach(part)
         body = mixed

@@ -1,8 +1,9 @@
 """Report contexts: pure functions from (state, events, empire) to a dict that
-the templates render and the JSON report serialises.
+the templates render and the JSON report is.
 
-Only what the empire may see (RULES.md §9) goes into a context; templates never
-reach into the state themselves, so fog of war is enforced here, in one place.
+Only what the empire may see (RULES.md §9) goes into a context; templates and
+the map never reach into the state themselves, so fog of war is enforced here,
+in one place. The dict is JSON-safe and follows ``report.schema.json``.
 """
 
 from __future__ import annotations
@@ -14,9 +15,11 @@ from ..rules.events import Event
 from ..rules.galaxy import population_limit
 from ..rules.state import GameState, System, Tech
 from ..rules.visibility import visible_systems
-from .narrative import describe
+from .narrative import describe, involves
 
-__all__ = ["report_context", "roundup", "order_form"]
+__all__ = ["SCHEMA_ID", "report_context", "roundup", "order_form"]
+
+SCHEMA_ID = "https://turnproc.example/schemas/report-1.json"
 
 
 def roundup(state: GameState) -> list[dict[str, Any]]:
@@ -32,9 +35,13 @@ def roundup(state: GameState) -> list[dict[str, Any]]:
     return rows
 
 
-def _system_row(state: GameState, s: System, own: bool, known: set[int]) -> dict[str, Any]:
+def order_form(game: str, empire: str, turn: int) -> str:
+    return f"GAME {game}\nEMPIRE {empire} <password>\nTURN {turn}\n\nEND\n"
+
+
+def _system_row(state: GameState, s: System, known: set[int]) -> dict[str, Any]:
     owner = state.empires.get(s.owner) if s.owner else None
-    row: dict[str, Any] = {
+    return {
         "code": s.code,
         "name": s.name,
         "type": s.type.value,
@@ -53,26 +60,13 @@ def _system_row(state: GameState, s: System, own: bool, known: set[int]) -> dict
         # would reveal that it exists.
         "links": [n for n in state.neighbours(s.code) if n in known],
     }
-    if own:
-        row["stance_target"] = s.stance_target
-        row["income"] = system_income(state, s)
-        row["blockaded"] = is_blockaded(state, s)
-    return row
 
 
-def order_form(game: str, empire: str, turn: int) -> str:
-    return f"GAME {game}\nEMPIRE {empire} <password>\nTURN {turn}\n\nEND\n"
-
-
-def _visible_to(event: Event, empire: str) -> bool:
-    if event.empire == empire:
-        return True
-    involved = event.data.get("empires")
-    if isinstance(involved, list) and empire in involved:
-        return True
-    if event.kind == "message":
-        return event.data.get("to") in (None, "ALL", empire)
-    return event.kind in ("game_over",)
+def _latest(events: list[Event], kind: str, empire: str) -> dict[str, Any]:
+    for e in reversed(events):
+        if e.kind == kind and e.empire == empire:
+            return e.data
+    return {}
 
 
 def report_context(
@@ -83,71 +77,129 @@ def report_context(
     game_name: str,
     turn: int,
     deadline: str | None = None,
+    corrected: bool = False,
 ) -> dict[str, Any]:
     """Everything one empire's report shows for ``turn`` (the turn just resolved).
 
-    ``state`` is the state after the turn; ``events`` are that turn's events.
+    ``state`` is the state after the turn; ``events`` are that turn's events
+    (any empire's: this function keeps only those the empire may read).
     """
     empire = state.empires[empire_code]
     owned = state.owned_by(empire_code)
     owned_codes = {s.code for s in owned}
-    visible = visible_systems(state, empire_code)
-    mine = [e for e in events if _visible_to(e, empire_code)]
+    visible = visible_systems(state, empire_code) | owned_codes
+    known = {c for c in state.seen.get(empire_code, set()) | visible if c in state.systems}
+    mine = [e for e in events if involves(e, empire_code)]
+
+    supply = _latest(mine, "supply", empire_code)
+    in_supply = {row["system"]: row.get("in_supply", True) for row in supply.get("systems") or []}
+    supply_cost = {row["system"]: row.get("cost", 0) for row in supply.get("systems") or []}
+    sticky: set[int] = set()
+    for e in mine:
+        if e.empire == empire_code and e.kind == "move" and e.data.get("sticky"):
+            sticky.add(int(e.data["to"]))
+        if e.empire == empire_code and e.kind == "capture":
+            sticky.add(int(e.data["system"]))
+
+    systems = []
+    for s in owned:
+        row = _system_row(state, s, known)
+        row.update(
+            income=system_income(state, s),
+            supply_cost=supply_cost.get(s.code, 0),
+            in_supply=in_supply.get(s.code, True),
+            blockaded=is_blockaded(state, s),
+            sticky=s.code in sticky,
+            stance_target=s.stance_target,
+            retreat_parts=s.retreat_parts,
+            base=s.code == empire.base,
+            home=s.code == empire.home,
+        )
+        systems.append(row)
+
     orders = [
         {
             "line": e.data.get("line"),
             "text": e.data.get("text", ""),
             "ok": bool(e.data.get("ok")),
             "reason": e.data.get("reason"),
-            "cost": e.data.get("cost", 0),
+            "cost": int(e.data.get("cost") or 0) + int(e.data.get("treasury_cost") or 0),
             "outcome": describe(e, empire_code),
         }
         for e in mine
         if e.kind == "order" and e.empire == empire_code
     ]
-    happenings = [describe(e, empire_code) for e in mine if e.kind not in ("order", "message")]
+    happenings = [
+        {"kind": e.kind, "text": describe(e, empire_code), "data": e.data}
+        for e in mine
+        if e.kind not in ("order", "message", "stance", "name")
+    ]
     press = [
         {
-            "from": e.empire,
+            "from": e.empire or e.data.get("from") or "",
             "to": e.data.get("to") or "ALL",
-            "private": (e.data.get("to") or "ALL") != "ALL",
-            "text": e.data.get("text", ""),
+            "private": e.data.get("to") is not None,
+            "text": str(e.data.get("text", "")),
         }
         for e in mine
         if e.kind == "message"
     ]
-    known_set = {c for c in state.seen.get(empire_code, set()) | owned_codes | visible if c in state.systems}
-    known = sorted(known_set)
+    income_now = _latest(mine, "income", empire_code)
+    ranks = roundup(state)
+    rank = next(r["rank"] for r in ranks if r["code"] == empire_code)
     return {
+        "schema": SCHEMA_ID,
         "game": game_name,
         "turn": turn,
         "next_turn": state.turn,
         "deadline": deadline,
         "finished": state.finished,
+        "corrected": corrected,
         "empire": {
             "code": empire.code,
             "name": empire.name,
             "balance": empire.balance,
             "treasury": empire.treasury,
             "vp": empire.vp,
+            "rank": rank,
             "income": income(state, empire_code),
+            "income_by_system": income_now.get("systems") or [],
+            "bp_income": income_now.get("bp_income", 2 * empire.tech(Tech.BP_INCOME)),
+            "supply_cost": supply.get("total", 0),
+            "supply_shortfall": supply.get("shortfall", 0),
             "base": empire.base,
             "home": empire.home,
             "lost_in_space": empire.lost_in_space,
+            "active": empire.active,
             "techs": {t.value: empire.tech(t) for t in Tech},
         },
         "orders": orders,
-        "happenings": [h for h in happenings if h],
-        "systems": [_system_row(state, s, own=True, known=known_set) for s in owned],
-        "scouting": [
-            _system_row(state, state.systems[c], own=False, known=known_set)
-            for c in sorted(visible - owned_codes)
-        ],
-        "map": [
-            {"code": c, "row": state.systems[c].row, "col": state.systems[c].col, "type": state.systems[c].type.value}
-            for c in known
-        ],
-        "roundup": roundup(state),
+        "happenings": happenings,
+        "systems": systems,
+        "scouting": [_system_row(state, state.systems[c], known) for c in sorted(visible - owned_codes)],
+        "map": {
+            "systems": [
+                {
+                    "code": c,
+                    "row": state.systems[c].row,
+                    "col": state.systems[c].col,
+                    "type": state.systems[c].type.value,
+                    "star": state.systems[c].star,
+                    # Owner only where the empire can see it now; a remembered
+                    # position says nothing about who holds it today.
+                    "owner": state.systems[c].owner if c in visible else None,
+                    "visible": c in visible,
+                }
+                for c in sorted(known)
+            ],
+            "links": sorted(
+                [a, b]
+                for a in known
+                for b in state.neighbours(a)
+                if a < b and b in known and (a in visible or b in visible)
+            ),
+        },
+        "roundup": ranks,
         "press": press,
         "order_form": order_form(game_name, empire_code, state.turn),
     }

@@ -1,7 +1,10 @@
 """Events told as sentences, for the text and HTML reports.
 
-Each kind has one phrasing function; an unknown kind still reads sensibly
-(its data as ``key value`` pairs), so a new event never breaks a report.
+Each kind has one phrasing function that speaks to the reader ("you",
+"your cruisers") when the reader is involved. An unknown kind still reads
+sensibly (its data as ``key value`` pairs), so a new event never breaks a
+report. Which events a reader may see at all is decided in
+``reports.context``, not here.
 """
 
 from __future__ import annotations
@@ -11,10 +14,64 @@ from typing import Any
 
 from ..rules.events import Event
 
-__all__ = ["describe", "REASONS"]
+__all__ = ["describe", "REASONS", "involves"]
 
-#: Player-facing words for the engine's failure reason codes.
-REASONS: dict[str, str] = {}
+#: Player-facing words for the engine's failure reason codes (rules.vocabulary.Reason).
+REASONS: dict[str, str] = {
+    "no_system": "no such system",
+    "same_system": "FROM and TO are the same system",
+    "not_owned": "you do not own that system (any more)",
+    "dest_not_owned": "you do not own the destination",
+    "not_linked": "the systems are not linked",
+    "not_star": "the target is a planet or asteroid belt",
+    "too_far": "the jump is longer than your Jump tech allows",
+    "sticky": "your ships there may not leave this turn",
+    "pinned": "every cruiser there is held by an enemy pin",
+    "zoc": "you cannot move from enemy control straight into enemy control",
+    "no_ships": "no ships there that could act",
+    "no_money": "not enough BP in your balance",
+    "no_treasury": "not enough BP in your treasury",
+    "own_system": "you cannot assault your own system",
+    "blockaded": "the planet is blockaded",
+    "no_capacity": "no industry or population there to build with",
+    "at_limit": "already at the population limit",
+    "has_population": "the system already has population",
+    "not_unowned": "the target is owned",
+    "unknown_empire": "no such empire",
+    "self": "you cannot do that to yourself",
+    "no_base": "no BASE you own",
+    "missing_field": "a field is missing",
+    "nothing": "the number asks for none",
+    "too_long": "the name is longer than 24 characters",
+    "no_text": "there is no text",
+    "too_many_names": "only 2 NAME orders are carried out",
+    "too_many_actions": "only 16 actions are carried out",
+    "bad_parts": "RETREAT parts must be 1 to 3",
+    "no_empire": "your empire owns no system",
+}
+
+FINDS = {
+    "nothing": "nothing of use",
+    "cruisers": "{amount} cruiser(s)",
+    "fighters": "{amount} fighter(s)",
+    "colony_ship": "a colony ship",
+    "industry": "{amount} industry",
+    "vp": "{amount} VP",
+    "bp": "{amount} BP",
+    "treasury": "{amount} BP for the treasury",
+    "tech": "{amount} level(s) of {tech}",
+    "population": "{amount} population",
+}
+
+
+def _who(code: str | None, viewer: str) -> str:
+    if code is None:
+        return "nobody"
+    return "you" if code == viewer else code
+
+
+def _whose(code: str | None, viewer: str) -> str:
+    return "your" if code == viewer else f"{code}'s"
 
 
 def _reason(code: str | None) -> str:
@@ -27,12 +84,208 @@ def _order(e: Event, viewer: str) -> str:
     d = e.data
     if not d.get("ok"):
         return f"failed: {_reason(d.get('reason'))}"
-    parts = []
-    if d.get("cost"):
-        parts.append(f"cost {d['cost']} BP")
-    if "answer" in d:
-        parts.append(f"distance squared {d['answer']}")
+    parts: list[str] = []
+    outcome = d.get("outcome")
+    if outcome:
+        parts.append(str(outcome).replace("_", " "))
+    if "distsq" in d:
+        parts.append(f"distance squared {d['distsq']}")
+    asked, done = d.get("asked"), d.get("done", d.get("moved"))
+    if asked is not None and done is not None and done != asked:
+        parts.append(f"{done} of {asked}")
+    if d.get("gained"):
+        parts.append(f"+{d['gained']} BP")
+    if d.get("tech") and d.get("level") is not None:
+        parts.append(f"{d['tech']} now {d['level']}")
+    cost = d.get("cost") or 0
+    treasury = d.get("treasury_cost") or 0
+    if cost:
+        parts.append(f"cost {cost} BP")
+    if treasury:
+        parts.append(f"cost {treasury} treasury BP")
     return ", ".join(parts) or "done"
+
+
+def _battle(e: Event, viewer: str) -> str:
+    d = e.data
+    attacker, defender = d.get("attacker"), d.get("defender")
+    head = (
+        f"Battle at {d.get('system')}: {_who(attacker, viewer)} attacked {_who(defender, viewer)} from {d.get('from')} "
+        f"({d.get('action', 'MOVE')}), attack {d.get('attack')} against defence {d.get('defence')}"
+    )
+    parts = [head]
+    engage = d.get("engage")
+    if isinstance(engage, dict) and engage:
+        first = attacker if engage.get("winner") == "attacker" else defender
+        if engage.get("attacker_value") is None:
+            parts.append("the defenders were static and could not manoeuvre")
+        else:
+            parts.append(
+                f"engage values {engage.get('attacker_value')} against {engage.get('defender_value')} "
+                f"({engage.get('defender_order')}): {_who(first, viewer)} out-manoeuvred the other side"
+            )
+    if d.get("fire_order") == "defender_first":
+        parts.append("the defender fired first")
+    rounds = d.get("rounds")
+    if isinstance(rounds, list) and len(rounds) > 1:
+        parts.append(f"{len(rounds)} rounds")
+    losses = d.get("losses")
+    if isinstance(losses, dict):
+        for side in ("attacker", "defender"):
+            lost = losses.get(side)
+            if isinstance(lost, dict) and any(lost.values()):
+                what = ", ".join(f"{n} {kind.replace('_', ' ')}" for kind, n in sorted(lost.items()) if n)
+                parts.append(f"{_who(attacker if side == 'attacker' else defender, viewer)} lost {what}")
+    if d.get("captured"):
+        parts.append(f"{_who(attacker, viewer)} captured the system")
+    else:
+        parts.append(f"the attack failed (defence level {d.get('defence_level')}) and the survivors went home")
+    return "; ".join(parts) + "."
+
+
+def _capture(e: Event, viewer: str) -> str:
+    d = e.data
+    taker = _who(e.empire, viewer).capitalize()
+    source = f" from {_who(d.get('from_empire'), viewer)}" if d.get("from_empire") else ""
+    lost = " (1 VP lost)" if d.get("from_empire") == viewer and d.get("vp_lost") else ""
+    return f"{taker} took {d.get('system')}{source} by {d.get('how', 'MOVE')}; {d.get('cruisers', 0)} cruiser(s) moved in{lost}."
+
+
+def _exploration(e: Event, viewer: str) -> str:
+    d = e.data
+    found = FINDS.get(str(d.get("find")), "{find}").format(amount=d.get("amount"), tech=d.get("tech"), find=d.get("find"))
+    return f"Digging in the ruins of {d.get('system')} (roll {d.get('roll')}) found {found}."
+
+
+def _distsq(e: Event, viewer: str) -> str:
+    d = e.data
+    return f"The distance squared from {d.get('from')} to {d.get('to')} is {d.get('distsq')}."
+
+
+def _move(e: Event, viewer: str) -> str:
+    d = e.data
+    ships = [f"{d[k]} {k.replace('_', ' ')}" for k in ("cruisers", "fighters", "colony_ships") if d.get(k)]
+    sticky = " They may not leave again this turn." if d.get("sticky") else ""
+    return f"{', '.join(ships) or 'No ships'} moved from {d.get('from')} to {d.get('to')}.{sticky}"
+
+
+def _hyperspace(e: Event, viewer: str) -> str:
+    d = e.data
+    return (
+        f"Deep jump {d.get('from')} to {d.get('to')} (distance squared {d.get('distsq')}, Jump {d.get('jump')}): "
+        f"{d.get('lost')} of {d.get('ships')} ship(s) were lost in hyperspace."
+    )
+
+
+def _standoff(e: Event, viewer: str) -> str:
+    d = e.data
+    return f"At {d.get('system')} {_who(d.get('defender'), viewer)} held off the attack of {_who(d.get('attacker'), viewer)} (standoff)."
+
+
+def _withdraw(e: Event, viewer: str) -> str:
+    d = e.data
+    text = f"{d.get('cruisers')} of {_whose(e.empire, viewer)} cruisers withdrew from {d.get('system')} to {d.get('to')}"
+    if d.get("caught"):
+        text += f"; {d['caught']} were caught and fought"
+    if d.get("lost"):
+        text += f"; {d['lost']} were lost retreating through enemy control"
+    return text + "."
+
+
+def _pursuit(e: Event, viewer: str) -> str:
+    d = e.data
+    if d.get("forced"):
+        return f"{_who(e.empire, viewer).capitalize()} ran down {_whose(d.get('withdrawer'), viewer)} withdrawing fleet at {d.get('system')}."
+    return f"{_who(e.empire, viewer).capitalize()} may pursue {_whose(d.get('withdrawer'), viewer)} fleet into {d.get('system')} this turn."
+
+
+def _pin(e: Event, viewer: str) -> str:
+    d = e.data
+    by = ", ".join(_who(x, viewer) for x in d.get("by") or [])
+    return f"At {d.get('system')} {by} pinned {_whose(e.empire, viewer)} cruisers: {d.get('held')} held, {d.get('ran')} ran the pin."
+
+
+def _control_stop(e: Event, viewer: str) -> str:
+    d = e.data
+    by = ", ".join(_who(x, viewer) for x in d.get("by") or [])
+    return f"{_whose(e.empire, viewer).capitalize()} ships entering {d.get('system')} were stopped by the control of {by}."
+
+
+def _blockade(e: Event, viewer: str) -> str:
+    d = e.data
+    return f"Planet {d.get('planet')} is blockaded by {_who(d.get('by'), viewer)} from {d.get('star')} and earns nothing."
+
+
+def _leftovers(e: Event, viewer: str) -> str:
+    d = e.data
+    parts = []
+    if d.get("cruisers"):
+        parts.append(f"{d['cruisers']} cruiser(s) at {d.get('base')}")
+    if d.get("fighters"):
+        parts.append(f"{d['fighters']} fighter(s) at {d.get('home')}")
+    bought = " bought " + " and ".join(parts) if parts else " bought nothing"
+    lost = f"; {d['lost']} BP were lost" if d.get("lost") else ""
+    return f"Your {d.get('balance')} leftover BP{bought}{lost}."
+
+
+def _income(e: Event, viewer: str) -> str:
+    d = e.data
+    blockaded = f" ({len(d['blockaded'])} blockaded planet(s) earned nothing)" if d.get("blockaded") else ""
+    extra = f", {d['bp_income']} from BP Income tech" if d.get("bp_income") else ""
+    return f"Income for next turn: {d.get('total')} BP{extra}{blockaded}."
+
+
+def _supply(e: Event, viewer: str) -> str:
+    d = e.data
+    text = f"Supply cost {d.get('total')} BP, paid {d.get('paid')}"
+    if d.get("shortfall"):
+        scrapped = sum(int(s.get("cruisers", 0)) for s in d.get("scrapped") or [])
+        text += f"; {d['shortfall']} BP short, {scrapped} cruiser(s) scrapped"
+    out = [s.get("system") for s in d.get("systems") or [] if not s.get("in_supply", True)]
+    if out:
+        text += f"; out of supply: {', '.join(str(x) for x in out)}"
+    return text + "."
+
+
+def _interest(e: Event, viewer: str) -> str:
+    d = e.data
+    return f"The treasury earned {d.get('amount')} BP interest ({d.get('rate')}%)."
+
+
+def _research(e: Event, viewer: str) -> str:
+    d = e.data
+    return f"Research raised {d.get('tech')} to {d.get('level')}."
+
+
+def _vp(e: Event, viewer: str) -> str:
+    d = e.data
+    return f"You gained {d.get('gained')} VP ({d.get('industry_vp')} for industry, {d.get('cultural_vp')} for culture); you have {d.get('vp')}."
+
+
+def _name(e: Event, viewer: str) -> str:
+    return f"System {e.data.get('system')} is now called {e.data.get('name')}."
+
+
+def _stance(e: Event, viewer: str) -> str:
+    d = e.data
+    if "base" in d:
+        return f"BASE is now {d['base']}."
+    if "home" in d:
+        return f"HOME is now {d['home']}."
+    target = f" (to {d['target']})" if d.get("target") else ""
+    return f"{d.get('system')} now stands on {d.get('stance')}{target}."
+
+
+def _eliminated(e: Event, viewer: str) -> str:
+    return f"{_who(e.empire, viewer).capitalize()} no longer own{'s' if e.empire != viewer else ''} any system."
+
+
+def _end(e: Event, viewer: str) -> str:
+    d = e.data
+    why = {"turn_limit": "the turn limit was reached", "vp_target": "an empire reached the VP target", "last_empire": "one empire is left"}
+    winner = d.get("winner")
+    who = f"{_who(winner, viewer)} won" if winner else "it ended in a tie"
+    return f"The game is over: {why.get(str(d.get('reason')), d.get('reason'))}, and {who}."
 
 
 def _generic(e: Event, viewer: str) -> str:
@@ -51,7 +304,57 @@ def _fmt(v: Any) -> str:
 
 _PHRASES: dict[str, Callable[[Event, str], str]] = {
     "order": _order,
+    "battle": _battle,
+    "capture": _capture,
+    "exploration": _exploration,
+    "distsq": _distsq,
+    "move": _move,
+    "hyperspace_loss": _hyperspace,
+    "standoff": _standoff,
+    "withdraw": _withdraw,
+    "pursuit": _pursuit,
+    "pin": _pin,
+    "control_stop": _control_stop,
+    "blockade": _blockade,
+    "leftovers": _leftovers,
+    "income": _income,
+    "supply": _supply,
+    "interest": _interest,
+    "research": _research,
+    "vp": _vp,
+    "name": _name,
+    "stance": _stance,
+    "eliminated": _eliminated,
+    "end": _end,
 }
+
+#: Kinds every empire sees.
+PUBLIC_KINDS = frozenset({"end"})
+
+
+def involves(event: Event, viewer: str) -> bool:
+    """Whether ``viewer`` may read ``event`` (RULES.md §9): its own doings, what
+    was done to it, press addressed to it or to all, and the end of the game."""
+    if event.kind == "turn":
+        return False
+    if event.kind in PUBLIC_KINDS or event.empire == viewer:
+        return True
+    d = event.data
+    if event.kind == "message":
+        return d.get("to") in (None, viewer)
+    if event.kind in ("battle", "standoff"):
+        return viewer in (d.get("attacker"), d.get("defender"))
+    if event.kind == "capture":
+        return d.get("from_empire") == viewer
+    if event.kind == "withdraw":
+        return d.get("attacker") == viewer
+    if event.kind == "pursuit":
+        return d.get("withdrawer") == viewer
+    if event.kind in ("pin", "control_stop"):
+        return viewer in (d.get("by") or [])
+    if event.kind == "blockade":
+        return d.get("by") == viewer
+    return False
 
 
 def describe(event: Event, viewer: str) -> str:

@@ -7,6 +7,8 @@ player's text can never break a template or inject markup.
 
 from __future__ import annotations
 
+import json
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -16,7 +18,7 @@ import jinja2
 
 from ..resources import templates_dir
 
-__all__ = ["Rendered", "render", "environment"]
+__all__ = ["Rendered", "render", "environment", "ReportDocuments", "render_report_documents", "clip", "marks"]
 
 
 @dataclass(frozen=True)
@@ -37,7 +39,40 @@ def environment(path: Path | None = None) -> jinja2.Environment:
         keep_trailing_newline=True,
     )
     env.filters["signed"] = lambda n: f"{n:+d}"
+    env.filters["clip"] = clip
+    env.filters["marks"] = marks
     return env
+
+
+_RTL = re.compile("[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufeff]")
+
+
+def clip(value: object, width: int) -> str:
+    """Player text for a plain-text column: cut to ``width`` characters, and
+    isolated when it holds right-to-left script, so a Hebrew or Arabic name
+    cannot reorder the rest of the line."""
+    text = " ".join(str(value).split())
+    if len(text) > width:
+        text = text[: width - 1] + "\u2026"
+    if _RTL.search(text):
+        text = "\u2068" + text + "\u2069"
+    return text
+
+
+def marks(system: dict[str, Any]) -> str:
+    """Short flags for a system row: BASE, HOME, blockaded, sticky, no-supply."""
+    out = []
+    if system.get("base"):
+        out.append("BASE")
+    if system.get("home"):
+        out.append("HOME")
+    if system.get("blockaded"):
+        out.append("blockaded")
+    if system.get("sticky"):
+        out.append("sticky")
+    if not system.get("in_supply", True):
+        out.append("no-supply")
+    return " ".join(out)
 
 
 def render(kind: str, context: dict[str, Any]) -> Rendered:
@@ -51,3 +86,24 @@ def render(kind: str, context: dict[str, Any]) -> Rendered:
     else:
         html = html_template.render(context)
     return Rendered(subject=" ".join(subject.split()), text=text, html=html)
+
+
+@dataclass(frozen=True)
+class ReportDocuments:
+    """One empire's report in every format the mail carries."""
+
+    subject: str
+    text: str
+    html: str
+    svg: str
+    json: str
+
+
+def render_report_documents(context: dict[str, Any]) -> ReportDocuments:
+    from .svgmap import ascii_map, svg_map
+
+    svg = svg_map(context)
+    rendered = render("report", {**context, "ascii_map": ascii_map(context), "svg_map": svg})
+    data = json.dumps(context, indent=1, sort_keys=True, ensure_ascii=False)
+    assert rendered.html is not None
+    return ReportDocuments(rendered.subject, rendered.text, rendered.html, svg, data)

@@ -1,0 +1,104 @@
+"""Every report format: the JSON validates against the published schema, the
+HTML escapes whatever players write, the text layout survives it, and each
+report mail carries text, HTML, the map and the JSON."""
+
+from __future__ import annotations
+
+import json
+import mailbox
+import re
+from email import message_from_bytes, policy
+from importlib import resources
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from tests.reports.test_fog import CODES, play
+from turnproc.demo import run_demo
+from turnproc.reports.context import report_context
+from turnproc.reports.render import render_report_documents
+from turnproc.rules.events import Event
+
+SCHEMA = json.loads(resources.files("turnproc.reports").joinpath("report.schema.json").read_text(encoding="utf-8"))
+
+
+def validate(data: dict) -> None:
+    jsonschema.validate(data, SCHEMA, cls=jsonschema.Draft202012Validator)
+
+
+def test_the_schema_is_a_valid_json_schema() -> None:
+    jsonschema.Draft202012Validator.check_schema(SCHEMA)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 4])
+def test_reports_of_random_games_validate(seed: int) -> None:
+    state, events = play(seed, 3, frozenset({"zoc", "pinning", "engage"}))
+    for viewer in CODES:
+        docs = render_report_documents(report_context(state, events, viewer, game_name="g", turn=state.turn - 1))
+        validate(json.loads(docs.json))
+
+
+def test_demo_report_mails_carry_every_format(tmp_path: Path) -> None:
+    run_demo(tmp_path / "d", turns=2)
+    out = mailbox.Maildir(tmp_path / "d" / "mail" / "out", create=False)
+    reports = []
+    for key in out.keys():
+        msg = message_from_bytes(out.get_bytes(key), policy=policy.default)
+        if "report for" in str(msg["Subject"]):
+            reports.append(msg)
+    assert len(reports) == 8
+    for msg in reports:
+        assert msg.get_body(preferencelist=("plain",)).get_content().startswith("STAR CHASE")
+        html = msg.get_body(preferencelist=("html",)).get_content()
+        assert html.lstrip().startswith("<!DOCTYPE html>") and "<svg" in html
+        attachments = {part.get_filename(): part for part in msg.iter_attachments()}
+        svg = next(p for name, p in attachments.items() if name.endswith("-map.svg"))
+        assert svg.get_content_type() == "image/svg+xml"
+        data = next(p for name, p in attachments.items() if name.endswith(".json"))
+        validate(json.loads(data.get_content() if isinstance(data.get_content(), str) else data.get_content().decode()))
+
+
+HOSTILE = {
+    "name": "<script>x</script>",
+    "message": "\"quotes\" & <b>tags</b> <img src=x onerror=alert(1)> " + "W" * 300,
+    "rtl": "\u05e9\u05dc\u05d5\u05dd \u0645\u0631\u062d\u0628\u0627",
+    "emoji": "\U0001f680\U0001f31f\U0001f47e",
+}
+
+
+def hostile_context() -> dict:
+    state, events = play(5, 1, frozenset())
+    viewer = CODES[0]
+    own = state.owned_by(viewer)
+    own[0].name = HOSTILE["name"]
+    own[1].name = HOSTILE["rtl"][:24]
+    state.empires[viewer].name = HOSTILE["emoji"] + " League"
+    events = [
+        *events,
+        Event("message", CODES[1], {"from": CODES[1], "to": None, "text": HOSTILE["message"]}),
+        Event("message", CODES[2], {"from": CODES[2], "to": viewer, "text": HOSTILE["rtl"] + " " + HOSTILE["emoji"]}),
+    ]
+    return report_context(state, events, viewer, game_name="g", turn=1)
+
+
+def test_hostile_player_text_is_escaped_in_html() -> None:
+    docs = render_report_documents(hostile_context())
+    assert "<script>" not in docs.html and "&lt;script&gt;" in docs.html
+    assert "<img" not in docs.html and "&lt;img" in docs.html
+    assert "onerror" not in docs.svg
+    assert HOSTILE["emoji"] in docs.html and HOSTILE["rtl"][:10] in docs.html
+    validate(json.loads(docs.json))
+
+
+def test_hostile_player_text_keeps_the_text_layout() -> None:
+    text = render_report_documents(hostile_context()).text
+    section = text.split("== Your systems ==\n")[1].split("\n\n")[0].splitlines()
+    header, rows = section[0], section[1:]
+    # Every row keeps its columns: the name is clipped to its 24 characters
+    # (plus the two invisible isolates around right-to-left script).
+    for row in rows:
+        assert re.match(r"^\d{3,5} +[A-Z]{2} ", row), row
+        assert len(row.replace("\u2068", "").replace("\u2069", "")) <= len(header) + 12, row
+    assert "\u2068" in text  # right-to-left names are isolated
+    assert max(len(line) for line in text.splitlines() if not line.startswith("From ")) < 200
