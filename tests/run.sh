@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Sets up and runs the whole test suite on a fresh Debian machine:
 #   bash tests/run.sh [pytest args...]
-# As root it installs the servers the tests talk to (Dovecot, PostgreSQL);
+# As root it installs what the tests talk to (Dovecot, PostgreSQL, Chromium);
 # it makes a venv in .venv, installs turnproc with its test extras, starts a
 # private PostgreSQL on loopback for the run, and stops it afterwards.
 set -euo pipefail
@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
-  apt-get install -y -qq --no-install-recommends dovecot-imapd postgresql >/dev/null
+  apt-get install -y -qq --no-install-recommends dovecot-imapd postgresql chromium fonts-dejavu-core >/dev/null
 fi
 
 PY=${PYTHON:-python3}

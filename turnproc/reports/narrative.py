@@ -83,7 +83,7 @@ def _reason(code: str | None) -> str:
 def _order(e: Event, viewer: str) -> str:
     d = e.data
     if not d.get("ok"):
-        return f"failed: {_reason(d.get('reason'))}"
+        return _reason(d.get("reason"))
     parts: list[str] = []
     outcome = d.get("outcome")
     if outcome:
