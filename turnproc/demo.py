@@ -109,28 +109,41 @@ def order_mail(player: Player, text: str, when: dt.datetime, turn: int) -> bytes
 
 
 def scripted_orders(report: dict[str, Any]) -> list[str]:
-    """A simple, plausible player: expand into unowned neighbours, keep a guard at
-    home, ask a distance, and spend what is left on cruisers at BASE."""
+    """A simple, plausible player that reads only its own JSON report: expand into
+    unowned neighbours, attack a weaker visible neighbour, build cruisers at
+    BASE with spare BP, grow the home planet, ask a distance, chat now and then."""
     lines: list[str] = []
     owned = {s["code"]: s for s in report["systems"]}
     scouted = {s["code"]: s for s in report["scouting"]}
-    targets_taken: set[int] = set()
-    for s in sorted(owned.values(), key=lambda s: -s["cruisers"]):
-        spare = s["cruisers"] - 2
+    balance = report["empire"]["balance"]
+    taken: set[int] = set()
+    for s in sorted(owned.values(), key=lambda s: (-s["cruisers"], s["code"])):
+        spare = s["cruisers"] - (2 if s["pop"] else 0)
         for n in s["links"]:
-            if spare < 2 or len(lines) >= 10:
-                break
             target = scouted.get(n)
-            if target is None or target["owner"] is not None or n in targets_taken:
+            if spare < 1 or len(lines) >= 10 or target is None or n in taken:
                 continue
-            send = min(spare, 3)
+            if target["owner"] is None:
+                send = min(spare, 2)
+            elif target["cruisers"] + target["fighters"] + target["pop"] * 2 + 3 < spare:
+                send = spare  # a weak enemy system: go in with everything spare
+            else:
+                continue
             lines.append(f"MOVE {s['code']} {n} {send}")
-            targets_taken.add(n)
+            taken.add(n)
             spare -= send
-    stars = [c for c, s in scouted.items() if s["type"] not in ("PL", "AB")]
-    if owned and stars:
-        lines.append(f"DISTSQ {min(owned)} {max(stars)}")
-    if report["turn"] % 3 == 0:
+            balance -= 1
+    home = report["empire"]["home"]
+    if home in owned and owned[home]["pop"] < owned[home]["limit"] and balance >= 8:
+        lines.append(f"GROW {home} 2")
+        balance -= 8
+    base = report["empire"]["base"]
+    if base in owned and balance >= 10:
+        lines.append(f"NEWCRS {base} {min(balance // 10, max(1, min(owned[base]['industry'], owned[base]['pop'])))}")
+    stars = sorted(c for c, s in scouted.items() if s["type"] not in ("PL", "AB"))
+    if owned and stars and report["turn"] % 2 == 0:
+        lines.append(f"DISTSQ {min(owned)} {stars[-1]}")
+    if report["turn"] % 3 == 1:
         lines.append("MESSAGE ALL Greetings from the " + report["empire"]["name"])
     return lines
 

@@ -52,16 +52,27 @@ REASONS: dict[str, str] = {
 
 FINDS = {
     "nothing": "nothing of use",
-    "cruisers": "{amount} cruiser(s)",
-    "fighters": "{amount} fighter(s)",
+    "cruisers": "{amount} cruiser{s}",
+    "fighters": "{amount} fighter{s}",
     "colony_ship": "a colony ship",
     "industry": "{amount} industry",
     "vp": "{amount} VP",
     "bp": "{amount} BP",
     "treasury": "{amount} BP for the treasury",
-    "tech": "{amount} level(s) of {tech}",
+    "tech": "{amount} level{s} of {tech}",
     "population": "{amount} population",
 }
+
+
+def _n(count: object, word: str) -> str:
+    """``3 cruisers``, ``1 cruiser``; ``colony ship`` → ``colony ships``."""
+    return f"{count} {word}" if count == 1 else f"{count} {word}s"
+
+
+def _cap(text: str) -> str:
+    """Capitalise a sentence start without touching the rest (``str.capitalize``
+    would turn an empire code RIG into Rig)."""
+    return text[:1].upper() + text[1:]
 
 
 def _who(code: str | None, viewer: str) -> str:
@@ -134,7 +145,7 @@ def _battle(e: Event, viewer: str) -> str:
         for side in ("attacker", "defender"):
             lost = losses.get(side)
             if isinstance(lost, dict) and any(lost.values()):
-                what = ", ".join(f"{n} {kind.replace('_', ' ')}" for kind, n in sorted(lost.items()) if n)
+                what = ", ".join(_n(n, kind[:-1].replace("_", " ")) for kind, n in sorted(lost.items()) if n)
                 parts.append(f"{_who(attacker if side == 'attacker' else defender, viewer)} lost {what}")
     if d.get("captured"):
         parts.append(f"{_who(attacker, viewer)} captured the system")
@@ -145,15 +156,17 @@ def _battle(e: Event, viewer: str) -> str:
 
 def _capture(e: Event, viewer: str) -> str:
     d = e.data
-    taker = _who(e.empire, viewer).capitalize()
+    taker = _cap(_who(e.empire, viewer))
     source = f" from {_who(d.get('from_empire'), viewer)}" if d.get("from_empire") else ""
     lost = " (1 VP lost)" if d.get("from_empire") == viewer and d.get("vp_lost") else ""
-    return f"{taker} took {d.get('system')}{source} by {d.get('how', 'MOVE')}; {d.get('cruisers', 0)} cruiser(s) moved in{lost}."
+    return f"{taker} took {d.get('system')}{source} by {d.get('how', 'MOVE')}; {_n(d.get('cruisers', 0), 'cruiser')} moved in{lost}."
 
 
 def _exploration(e: Event, viewer: str) -> str:
     d = e.data
-    found = FINDS.get(str(d.get("find")), "{find}").format(amount=d.get("amount"), tech=d.get("tech"), find=d.get("find"))
+    found = FINDS.get(str(d.get("find")), "{find}").format(
+        amount=d.get("amount"), tech=d.get("tech"), find=d.get("find"), s="" if d.get("amount") == 1 else "s"
+    )
     return f"Digging in the ruins of {d.get('system')} (roll {d.get('roll')}) found {found}."
 
 
@@ -164,7 +177,7 @@ def _distsq(e: Event, viewer: str) -> str:
 
 def _move(e: Event, viewer: str) -> str:
     d = e.data
-    ships = [f"{d[k]} {k.replace('_', ' ')}" for k in ("cruisers", "fighters", "colony_ships") if d.get(k)]
+    ships = [_n(d[k], k[:-1].replace("_", " ")) for k in ("cruisers", "fighters", "colony_ships") if d.get(k)]
     sticky = " They may not leave again this turn." if d.get("sticky") else ""
     return f"{', '.join(ships) or 'No ships'} moved from {d.get('from')} to {d.get('to')}.{sticky}"
 
@@ -173,7 +186,7 @@ def _hyperspace(e: Event, viewer: str) -> str:
     d = e.data
     return (
         f"Deep jump {d.get('from')} to {d.get('to')} (distance squared {d.get('distsq')}, Jump {d.get('jump')}): "
-        f"{d.get('lost')} of {d.get('ships')} ship(s) were lost in hyperspace."
+        f"{d.get('lost')} of {_n(d.get('ships'), 'ship')} lost in hyperspace."
     )
 
 
@@ -195,20 +208,22 @@ def _withdraw(e: Event, viewer: str) -> str:
 def _pursuit(e: Event, viewer: str) -> str:
     d = e.data
     if d.get("forced"):
-        return f"{_who(e.empire, viewer).capitalize()} ran down {_whose(d.get('withdrawer'), viewer)} withdrawing fleet at {d.get('system')}."
-    return f"{_who(e.empire, viewer).capitalize()} may pursue {_whose(d.get('withdrawer'), viewer)} fleet into {d.get('system')} this turn."
+        return f"{_cap(_who(e.empire, viewer))} ran down {_whose(d.get('withdrawer'), viewer)} withdrawing fleet at {d.get('system')}."
+    return f"{_cap(_who(e.empire, viewer))} may pursue {_whose(d.get('withdrawer'), viewer)} fleet into {d.get('system')} this turn."
 
 
 def _pin(e: Event, viewer: str) -> str:
     d = e.data
     by = ", ".join(_who(x, viewer) for x in d.get("by") or [])
+    if not by or not d.get("strength"):
+        return f"{_cap(_whose(e.empire, viewer))} cruisers entered enemy control at {d.get('system')} but nothing pinned them."
     return f"At {d.get('system')} {by} pinned {_whose(e.empire, viewer)} cruisers: {d.get('held')} held, {d.get('ran')} ran the pin."
 
 
 def _control_stop(e: Event, viewer: str) -> str:
     d = e.data
     by = ", ".join(_who(x, viewer) for x in d.get("by") or [])
-    return f"{_whose(e.empire, viewer).capitalize()} ships entering {d.get('system')} were stopped by the control of {by}."
+    return f"{_cap(_whose(e.empire, viewer))} ships entering {d.get('system')} were stopped by the control of {by}."
 
 
 def _blockade(e: Event, viewer: str) -> str:
@@ -220,9 +235,9 @@ def _leftovers(e: Event, viewer: str) -> str:
     d = e.data
     parts = []
     if d.get("cruisers"):
-        parts.append(f"{d['cruisers']} cruiser(s) at {d.get('base')}")
+        parts.append(f"{_n(d['cruisers'], 'cruiser')} at {d.get('base')}")
     if d.get("fighters"):
-        parts.append(f"{d['fighters']} fighter(s) at {d.get('home')}")
+        parts.append(f"{_n(d['fighters'], 'fighter')} at {d.get('home')}")
     bought = " bought " + " and ".join(parts) if parts else " bought nothing"
     lost = f"; {d['lost']} BP were lost" if d.get("lost") else ""
     return f"Your {d.get('balance')} leftover BP{bought}{lost}."
@@ -230,7 +245,7 @@ def _leftovers(e: Event, viewer: str) -> str:
 
 def _income(e: Event, viewer: str) -> str:
     d = e.data
-    blockaded = f" ({len(d['blockaded'])} blockaded planet(s) earned nothing)" if d.get("blockaded") else ""
+    blockaded = f" ({_n(len(d['blockaded']), 'blockaded planet')} earned nothing)" if d.get("blockaded") else ""
     extra = f", {d['bp_income']} from BP Income tech" if d.get("bp_income") else ""
     return f"Income for next turn: {d.get('total')} BP{extra}{blockaded}."
 
@@ -240,7 +255,7 @@ def _supply(e: Event, viewer: str) -> str:
     text = f"Supply cost {d.get('total')} BP, paid {d.get('paid')}"
     if d.get("shortfall"):
         scrapped = sum(int(s.get("cruisers", 0)) for s in d.get("scrapped") or [])
-        text += f"; {d['shortfall']} BP short, {scrapped} cruiser(s) scrapped"
+        text += f"; {d['shortfall']} BP short, {_n(scrapped, 'cruiser')} scrapped"
     out = [s.get("system") for s in d.get("systems") or [] if not s.get("in_supply", True)]
     if out:
         text += f"; out of supply: {', '.join(str(x) for x in out)}"
@@ -277,7 +292,7 @@ def _stance(e: Event, viewer: str) -> str:
 
 
 def _eliminated(e: Event, viewer: str) -> str:
-    return f"{_who(e.empire, viewer).capitalize()} no longer own{'s' if e.empire != viewer else ''} any system."
+    return f"{_cap(_who(e.empire, viewer))} no longer own{'s' if e.empire != viewer else ''} any system."
 
 
 def _end(e: Event, viewer: str) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+import textwrap
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -40,6 +41,7 @@ def environment(path: Path | None = None) -> jinja2.Environment:
     )
     env.filters["signed"] = lambda n: f"{n:+d}"
     env.filters["clip"] = clip
+    env.filters["wrap"] = wrap
     env.filters["marks"] = marks
     return env
 
@@ -57,6 +59,14 @@ def clip(value: object, width: int) -> str:
     if _RTL.search(text):
         text = "\u2068" + text + "\u2069"
     return text
+
+
+def wrap(value: object, width: int = 96, indent: str = "  ") -> str:
+    """A long sentence or press message folded for a plain-text mail; very long
+    words are broken so no line runs off the screen."""
+    return textwrap.fill(
+        clip(value, 10_000), width=width, subsequent_indent=indent, break_long_words=True, break_on_hyphens=False
+    )
 
 
 def marks(system: dict[str, Any]) -> str:

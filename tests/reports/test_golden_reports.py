@@ -1,0 +1,52 @@
+"""Golden reports: for every golden turn (tests/rules/golden/), each empire's
+text and JSON report, compared with files under tests/reports/golden/.
+Rewrite them after a deliberate change with ``pytest --update-golden``."""
+
+from __future__ import annotations
+
+import difflib
+from pathlib import Path
+
+import pytest
+
+from tests.rules.test_golden import CASES, SEED, parse_case
+from turnproc.reports.context import report_context
+from turnproc.reports.render import render_report_documents
+from turnproc.rules.turn import resolve, turn_rng
+from turnproc.scenario import load_scenario_file
+
+GOLDEN = Path(__file__).parent / "golden"
+
+
+def reports_for(case: Path) -> dict[str, str]:
+    state = load_scenario_file(case / "scenario.toml").state
+    orders, _ = parse_case(case, state)
+    new, events = resolve(state, orders, turn_rng(SEED, state.turn))
+    files: dict[str, str] = {}
+    for code in sorted(new.empires):
+        docs = render_report_documents(
+            report_context(new, events, code, game_name=case.name, turn=state.turn, deadline="Friday 09 January 2026, 20:00 GMT")
+        )
+        files[f"{code}.txt"] = docs.text
+        files[f"{code}.json"] = docs.json + "\n"
+    return files
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda p: p.name)
+def test_golden_reports(case: Path, update_golden: bool) -> None:
+    folder = GOLDEN / case.name
+    produced = reports_for(case)
+    if update_golden:
+        folder.mkdir(parents=True, exist_ok=True)
+        for old in folder.iterdir():
+            old.unlink()
+        for name, text in produced.items():
+            (folder / name).write_text(text, encoding="utf-8")
+        return
+    assert folder.is_dir(), f"no golden reports for {case.name}: run pytest --update-golden"
+    expected = {p.name: p.read_text(encoding="utf-8") for p in folder.iterdir()}
+    assert sorted(expected) == sorted(produced)
+    for name, text in produced.items():
+        if text != expected[name]:
+            diff = "".join(difflib.unified_diff(expected[name].splitlines(True), text.splitlines(True), f"golden/{name}", "now"))
+            pytest.fail(f"{case.name}/{name} differs from its golden file:\n{diff[:4000]}")
