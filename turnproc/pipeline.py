@@ -16,6 +16,7 @@ import hashlib
 import logging
 from dataclasses import dataclass, field
 from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
@@ -32,7 +33,7 @@ from .reports.context import report_context
 from .reports.render import render, render_report_documents
 from .rules.events import Event, events_to_json
 from .rules.orders import Header, MailCommand, Order, ParsedOrders, Severity
-from .rules.parser import format_order, parse_mail, parse_orders
+from .rules.parser import Knowledge, format_order, knowledge, parse_mail, parse_orders
 from .rules.serialize import state_to_dict
 from .rules.state import GameState
 from .rules.turn import resolve, turn_rng
@@ -73,6 +74,7 @@ class GameRow:
     status: str
     schedule: str | None
     timezone: str
+    deadline_override: dt.datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -93,8 +95,9 @@ class IntakeCache:
     verified: set[tuple[int, str, str]] = field(default_factory=set)
     games: dict[str, GameRow | None] = field(default_factory=dict)
     empires: dict[tuple[int, str], EmpireRow | None] = field(default_factory=dict)
-    deadlines: dict[tuple[int, str | None, str], str | None] = field(default_factory=dict)
+    deadlines: dict[tuple[int, str | None, str, dt.datetime | None], str | None] = field(default_factory=dict)
     reply_counts: dict[tuple[str, str], int] = field(default_factory=dict)
+    known: dict[tuple[int, int, str], Knowledge | None] = field(default_factory=dict)
 
     def new_batch(self) -> None:
         """Rows are read again in each batch's transaction: a turn may have run
@@ -108,7 +111,7 @@ class IntakeCache:
             # FOR SHARE (PostgreSQL): a turn run, which locks the game row for
             # update, waits for this batch, and this batch waits for it.
             row = session.execute(
-                select(m.Game.id, m.Game.name, m.Game.turn, m.Game.status, m.Game.schedule, m.Game.timezone)
+                select(m.Game.id, m.Game.name, m.Game.turn, m.Game.status, m.Game.schedule, m.Game.timezone, m.Game.deadline_override)
                 .where(func.lower(m.Game.name) == key)
                 .with_for_update(read=True)
             ).first()
@@ -127,7 +130,7 @@ class IntakeCache:
         return self.empires[key]
 
     def deadline(self, game: GameRow, now: dt.datetime) -> str | None:
-        key = (game.id, game.schedule, game.timezone)
+        key = (game.id, game.schedule, game.timezone, game.deadline_override)
         if key not in self.deadlines:
             self.deadlines[key] = _deadline_text(game, now)
         return self.deadlines[key]
@@ -140,6 +143,12 @@ class IntakeCache:
 
     def count_reply(self, recipient: str, kind: str) -> None:
         self.reply_counts[(recipient, kind)] = self.reply_counts.get((recipient, kind), 0) + 1
+
+    def knowledge(self, session: Session, game: GameRow, empire: str) -> Knowledge | None:
+        key = (game.id, game.turn, empire)
+        if key not in self.known:
+            self.known[key] = knowledge(self.state(session, game), empire)
+        return self.known[key]
 
     def state(self, session: Session, game: GameRow) -> GameState:
         key = (game.id, game.turn)
@@ -172,6 +181,13 @@ class IntakeResult:
 
 
 def _deadline_text(game: m.Game | GameRow, now: dt.datetime) -> str | None:
+    if game.deadline_override is not None:
+        # The GM moved this turn's deadline by hand; the schedule resumes after the turn.
+        try:
+            zone: dt.tzinfo = ZoneInfo(game.timezone)
+        except (ZoneInfoNotFoundError, ValueError):
+            zone = dt.timezone.utc
+        return deadlines.format_deadline(game.deadline_override.astimezone(zone))
     try:
         return deadlines.format_deadline(deadlines.next_deadline(game.schedule, game.timezone, now))
     except deadlines.DeadlineError:
@@ -353,7 +369,8 @@ class _Intake:
 
     def accept(self, game: GameRow, empire: EmpireRow, text: str) -> IntakeResult:
         session = self.session
-        parsed = parse_mail(text, self.cache.state(session, game), empire.code)
+        state = self.cache.state(session, game)
+        parsed = parse_mail(text, state, empire.code, self.cache.knowledge(session, game, empire.code))
         ctx: dict[str, object] = {
             **_empty_ack(parsed.header),
             "game": game.name,
@@ -438,15 +455,22 @@ def _queue_report_mail(
     report: m.Report,
     config: Config,
     now: dt.datetime,
+    *,
+    held: bool = False,
 ) -> None:
     """The report as a mail: text and HTML alternatives, the map as SVG and the
-    machine-readable JSON attached."""
+    machine-readable JSON attached. ``held`` keeps it back for a staged turn."""
     docs = render_report_documents(report.data)
     stem = f"{game.name}-turn{report.turn}-{empire.code}"
+    subject = docs.subject
+    if report.data.get("corrected") and "corrected" not in subject.lower():
+        # A re-run turn's report replaces one the player already has: say so
+        # where it shows before the mail is opened.
+        subject = f"{subject} (corrected)"
     out = compose(
         sender=config.from_address,
         recipient=empire.email,
-        subject=docs.subject,
+        subject=subject,
         text=docs.text,
         html=docs.html,
         when=now,
@@ -456,7 +480,7 @@ def _queue_report_mail(
             (f"{stem}.json", "application/json", docs.json.encode("utf-8")),
         ],
     )
-    queue_mail(session, out, kind="report", game_id=game.id)
+    queue_mail(session, out, kind="report", game_id=game.id, turn=report.turn, held=held)
 
 
 # -- the turn ---------------------------------------------------------------------
@@ -470,6 +494,12 @@ class TurnResult:
     reports: dict[str, str]
     """Empire code → text of its report."""
     finished: bool
+    missed: list[str] = field(default_factory=list)
+    """Empires with no orders on file for the turn."""
+    inactive: list[str] = field(default_factory=list)
+    """Empires this turn made inactive (``Game.inactive_after`` misses in a row)."""
+    staged: bool = False
+    """Held for the GM: saved, but its mails wait for ``turnproc turn release``."""
 
 
 def _orders_for_turn(session: Session, game: m.Game, state: GameState) -> tuple[dict[str, list[Order]], dict[str, list[str]]]:
@@ -488,11 +518,24 @@ def _orders_for_turn(session: Session, game: m.Game, state: GameState) -> tuple[
     return orders, lines
 
 
-def run_turn(session: Session, game: m.Game, config: Config, now: dt.datetime) -> TurnResult:
+def run_turn(
+    session: Session,
+    game: m.Game,
+    config: Config,
+    now: dt.datetime,
+    *,
+    stage: bool | None = None,
+    corrected: bool = False,
+) -> TurnResult:
     """Resolve the game's current turn, save everything and queue the reports.
 
     Runs inside the caller's transaction: any failure leaves the database as
     it was. A turn runs at most once: the turn record's (game, number) is unique.
+
+    ``stage`` (default: the game's ``hold`` setting) saves the turn as staged
+    and holds its mails until the GM releases it (:mod:`turnproc.turnctl`);
+    no further turn runs while one is staged. ``corrected`` marks the reports
+    as replacing earlier ones (a GM's rerun).
     """
     # Lock the game row (PostgreSQL; SQLite's BEGIN IMMEDIATE already holds the
     # write lock): intake batches and a second runner wait for this turn.
@@ -505,6 +548,16 @@ def run_turn(session: Session, game: m.Game, config: Config, now: dt.datetime) -
     )
     if already is not None:
         raise GMError(f"turn {game.turn} of game {game.name} has already been run")
+    staged = session.scalar(
+        select(m.TurnRecord.number).where(m.TurnRecord.game_id == game.id, m.TurnRecord.staged.is_(True))
+    )
+    if staged is not None:
+        raise GMError(
+            f"turn {staged} of game {game.name} is staged for the GM: "
+            f"turnproc turn release {game.name} (or turn discard) first"
+        )
+    if stage is None:
+        stage = game.hold
     state = load_state(session, game)
     if not state.empires:
         raise GMError(f"game {game.name} has no empires yet: turnproc empire add {game.name} ...")
@@ -512,9 +565,7 @@ def run_turn(session: Session, game: m.Game, config: Config, now: dt.datetime) -
     number = state.turn
     rng_seed = f"{game.seed}:{number}"
     new_state, events = resolve(state, orders, turn_rng(game.seed, number))
-    for code, empire in new_state.empires.items():
-        # Bookkeeping for the missed-orders rule, not a game rule.
-        empire.missed_turns = 0 if code in lines else empire.missed_turns + 1
+    missed, inactive = _count_missed_turns(new_state, lines, game.inactive_after)
     save_state(session, game, new_state)
     session.add(
         m.TurnRecord(
@@ -525,20 +576,43 @@ def run_turn(session: Session, game: m.Game, config: Config, now: dt.datetime) -
             orders=lines,
             events=[e.to_dict() for e in events],
             ran_at=now,
+            staged=stage,
         )
     )
+    game.deadline_override = None  # a hand-set deadline is for the turn just run
     deadline = _deadline_text(game, now)
     reports: dict[str, str] = {}
     empire_rows = {e.code: e for e in session.scalars(select(m.Empire).where(m.Empire.game_id == game.id))}
     for code in sorted(new_state.empires):
-        text, context = render_report(new_state, events, code, game.name, number, deadline)
+        text, context = render_report(new_state, events, code, game.name, number, deadline, corrected)
         report = m.Report(game_id=game.id, empire_id=empire_rows[code].id, turn=number, text=text, data=context, created_at=now)
         session.add(report)
-        _queue_report_mail(session, game, empire_rows[code], report, config, now)
+        _queue_report_mail(session, game, empire_rows[code], report, config, now, held=stage)
         reports[code] = text
     session.flush()
     log.info("game %s: turn %d resolved, %d events, %d reports", game.name, number, len(events), len(reports))
-    return TurnResult(game.name, number, len(events), reports, new_state.finished)
+    return TurnResult(game.name, number, len(events), reports, new_state.finished, missed, inactive, staged=stage)
+
+
+def _count_missed_turns(state: GameState, lines: dict[str, list[str]], inactive_after: int) -> tuple[list[str], list[str]]:
+    """Bookkeeping for the missed-orders rule, not a game rule: an empire with
+    no orders keeps its systems' stances (they are state); after ``inactive_after``
+    misses in a row it becomes inactive (left out of the NMR guard and of the
+    early run's "everyone is in"); orders make it active again.
+    Returns (empires that missed this turn, empires that just became inactive)."""
+    missed: list[str] = []
+    inactive: list[str] = []
+    for code, empire in sorted(state.empires.items()):
+        if code in lines:
+            empire.missed_turns = 0
+            empire.active = True
+            continue
+        empire.missed_turns += 1
+        missed.append(code)
+        if empire.active and empire.missed_turns >= inactive_after:
+            empire.active = False
+            inactive.append(code)
+    return missed, inactive
 
 
 def render_report(

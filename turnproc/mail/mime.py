@@ -110,6 +110,9 @@ def html_to_text(markup: str) -> str:
 
 def message_text(msg: EmailMessage) -> str:
     """The orders text of ``msg``: plain body, else HTML as text, else a .txt attachment."""
+    if not msg.is_multipart() and msg.get_content_type() == "text/plain":
+        # Most order mails are a single text part: skip the MIME-tree walk.
+        return _decode(msg)
     try:
         body = msg.get_body(preferencelist=("plain",))
         if body is not None:

@@ -81,6 +81,7 @@ import enum
 import re
 import unicodedata
 from dataclasses import dataclass, field
+from collections.abc import Set
 from typing import NamedTuple
 
 from .orders import (
@@ -99,6 +100,8 @@ from .orders import (
 from .state import GameState, Tech
 
 __all__ = [
+    "Knowledge",
+    "knowledge",
     "parse_mail",
     "parse_orders",
     "format_order",
@@ -772,21 +775,45 @@ def _check_text(
 # -- checks on the whole set of orders ----------------------------------------
 
 
+@dataclass(frozen=True)
+class Knowledge:
+    """What an empire owns and knows at the start of the turn.
+
+    Working it out walks every system; an intake that parses many mails from
+    one empire against one state computes it once (:func:`knowledge`) and
+    passes it to each parse.
+    """
+
+    state: GameState
+    empire: str
+    owned: frozenset[int]
+    known: frozenset[int]
+
+
+def knowledge(state: GameState, empire: str) -> Knowledge | None:
+    if empire not in state.empires:
+        return None
+    owned = frozenset(c for c, s in state.systems.items() if s.owner == empire)
+    seen = {c for c in state.seen.get(empire, set()) if c in state.systems}
+    return Knowledge(state, empire, owned, owned | seen)
+
+
 @dataclass
 class _Context:
     state: GameState | None
     empire: str | None
-    owned: set[int] = field(default_factory=set)
-    known: set[int] = field(default_factory=set)
+    owned: Set[int] = field(default_factory=frozenset)
+    known: Set[int] = field(default_factory=frozenset)
     captured: set[int] = field(default_factory=set)
 
 
-def _context(state: GameState | None, empire: str | None) -> _Context:
+def _context(state: GameState | None, empire: str | None, known: Knowledge | None = None) -> _Context:
     if state is None or empire is None or empire not in state.empires:
         return _Context(None, empire)
-    owned = {c for c, s in state.systems.items() if s.owner == empire}
-    seen = {c for c in state.seen.get(empire, set()) if c in state.systems}
-    return _Context(state, empire, owned, owned | seen)
+    if known is None or known.state is not state or known.empire != empire:
+        known = knowledge(state, empire)
+    assert known is not None
+    return _Context(state, empire, known.owned, known.known)
 
 
 def _codes_hint(code: int, pool: set[int]) -> str:
@@ -890,7 +917,9 @@ def _finish(run: _Run, ctx: _Context) -> None:
             ctx.captured.add(o.to)
 
 
-def _parse(text: str, state: GameState | None, empire: str | None, mail: bool) -> ParsedOrders:
+def _parse(
+    text: str, state: GameState | None, empire: str | None, mail: bool, known: Knowledge | None = None
+) -> ParsedOrders:
     run = _Run(mail=mail)
     lines = _split_lines(text)
     start = _mail_start(lines) if mail else 0
@@ -909,7 +938,7 @@ def _parse(text: str, state: GameState | None, empire: str | None, mail: bool) -
         line, shown = run.header_lines["TURN"]
         run.problem(line, "wrong_turn", shown, value=header.turn, turn=state.turn)
     code = empire.upper() if empire is not None else header.empire
-    _finish(run, _context(state, code))
+    _finish(run, _context(state, code, known))
     run.result.problems.sort(key=lambda p: p.line)
     return run.result
 
@@ -918,20 +947,22 @@ def _parse(text: str, state: GameState | None, empire: str | None, mail: bool) -
 
 
 def parse_mail(
-    text: str, state: GameState | None = None, empire: str | None = None
+    text: str, state: GameState | None = None, empire: str | None = None, known: Knowledge | None = None
 ) -> ParsedOrders:
     """Parse a whole order mail: header, orders and mail commands.
 
     Without ``empire`` the EMPIRE header's code is used for the state checks.
+    ``known`` (from :func:`knowledge`) saves working out the empire's
+    knowledge again when many mails are parsed against one state.
     """
-    return _parse(text, state, empire, mail=True)
+    return _parse(text, state, empire, mail=True, known=known)
 
 
 def parse_orders(
-    lines_text: str, state: GameState | None = None, empire: str | None = None
+    lines_text: str, state: GameState | None = None, empire: str | None = None, known: Knowledge | None = None
 ) -> ParsedOrders:
     """Parse order lines (no header needed; header lines are accepted too)."""
-    return _parse(lines_text, state, empire, mail=False)
+    return _parse(lines_text, state, empire, mail=False, known=known)
 
 
 def format_order(order: Order) -> str:
