@@ -47,7 +47,8 @@ def next_deadline(schedule: str | None, timezone: str, now: dt.datetime) -> dt.d
     if not schedule:
         return None
     trigger = cron_trigger(schedule, timezone)
-    return trigger.get_next_fire_time(None, now.astimezone(ZoneInfo(timezone)))
+    fire: dt.datetime | None = trigger.get_next_fire_time(None, now.astimezone(ZoneInfo(timezone)))
+    return fire
 
 
 def format_deadline(when: dt.datetime | None) -> str | None:

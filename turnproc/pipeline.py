@@ -427,7 +427,7 @@ def _withdraw(session: Session, empire_id: int, turn: int) -> bool:
         .where(m.OrderSet.empire_id == empire_id, m.OrderSet.turn == turn, m.OrderSet.active.is_(True))
         .values(active=False)
     )
-    return bool(result.rowcount)
+    return bool(getattr(result, "rowcount", 0))
 
 
 _HEADER_CODES = frozenset(

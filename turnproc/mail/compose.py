@@ -82,7 +82,7 @@ def compose(
     msg = body
     msg["From"] = _address(sender)
     msg["To"] = _address(recipient)
-    msg["Subject"] = Header(subject, "utf-8") if not subject.isascii() else subject
+    msg["Subject"] = Header(subject, "utf-8").encode() if not subject.isascii() else subject
     msg["Date"] = format_datetime(when)
     msg["Message-ID"] = message_id
     # Tell vacation responders and list servers not to answer us.

@@ -34,11 +34,17 @@ class MaildirInbox:
             except KeyError:  # taken by another process meanwhile
                 continue
 
-    def _mtime(self, key: str) -> tuple[float, str]:
-        try:
-            return (Path(self.path, self.box._lookup(key)).stat().st_mtime, key)  # noqa: SLF001
-        except (KeyError, OSError):
-            return (0.0, key)
+    @staticmethod
+    def _mtime(key: str) -> tuple[int, int, str]:
+        # Maildir keys are "SECONDS.M<microseconds>P<pid>Q<n>.host": delivery
+        # order, so a player's later mail is handled later (and replaces).
+        parts = key.split(".")
+        seconds = int(parts[0]) if parts[0].isdigit() else 0
+        micro = 0
+        if len(parts) > 1 and parts[1].startswith("M"):
+            digits = parts[1][1:].split("P", 1)[0]
+            micro = int(digits) if digits.isdigit() else 0
+        return (seconds, micro, key)
 
     def file(self, key: str, folder: str) -> None:
         """Move a handled message out of the inbox (after its transaction committed)."""

@@ -34,9 +34,15 @@ def _plain(value: object) -> str:
     return str(make_header(decode_header(str(value))))
 
 
-def queue_mail(session: Session, msg: Message, *, kind: str, game_id: int | None) -> m.OutboxMail:
+def queue_mail(
+    session: Session, msg: Message, *, kind: str, game_id: int | None, turn: int | None = None, held: bool = False
+) -> m.OutboxMail:
+    """Queue ``msg``; ``turn`` names the turn a report mail reports, ``held``
+    keeps it back until the GM releases a staged turn."""
     row = m.OutboxMail(
         game_id=game_id,
+        turn=turn,
+        held=held,
         kind=kind,
         recipient=_plain(msg["To"]),
         subject=_plain(msg["Subject"]),
@@ -58,6 +64,7 @@ def flush_outbox(factory: sessionmaker[Session], transport: Transport, now: dt.d
             select(m.OutboxMail.id)
             .where(
                 m.OutboxMail.sent_at.is_(None),
+                m.OutboxMail.held.is_(False),
                 m.OutboxMail.attempts < MAX_ATTEMPTS,
                 or_(m.OutboxMail.next_attempt_at.is_(None), m.OutboxMail.next_attempt_at <= now),
             )
@@ -67,7 +74,8 @@ def flush_outbox(factory: sessionmaker[Session], transport: Transport, now: dt.d
     for mail_id in due:
         with factory() as session, session.begin():
             row = session.get(m.OutboxMail, mail_id)
-            if row is None or row.sent_at is not None:
+            if row is None or row.sent_at is not None or row.held:
+                # Sent meanwhile, or held back again by a GM since the query.
                 continue
             try:
                 transport.deliver(row.body, row.recipient)

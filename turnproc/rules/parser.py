@@ -816,7 +816,7 @@ def _context(state: GameState | None, empire: str | None, known: Knowledge | Non
     return _Context(state, empire, known.owned, known.known)
 
 
-def _codes_hint(code: int, pool: set[int]) -> str:
+def _codes_hint(code: int, pool: Set[int]) -> str:
     return _hint(str(code), [str(c) for c in sorted(pool)], cutoff=0.6)
 
 

@@ -69,8 +69,8 @@ def load_state(session: Session, game: m.Game) -> GameState:
     systems: dict[int, System] = {}
     code_of_system: dict[int, int] = {}
     columns = [getattr(m.System, f) for f in ("id", "code", "owner_id", *_SYSTEM_FIELDS)]
-    for row in session.execute(select(*columns).where(m.System.game_id == game.id)):
-        values = dict(zip(("id", "code", "owner_id", *_SYSTEM_FIELDS), row))
+    for system_row in session.execute(select(*columns).where(m.System.game_id == game.id)):
+        values = dict(zip(("id", "code", "owner_id", *_SYSTEM_FIELDS), system_row))
         sid = values.pop("id")
         owner_id = values.pop("owner_id")
         cruisers, fighters, colony = forces.get(sid, (0, 0, 0))
