@@ -8,7 +8,6 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-import pytest
 
 from tests.servers import unavailable
 from turnproc.demo import run_demo

@@ -5,6 +5,7 @@ Rewrite them after a deliberate change with ``pytest --update-golden``."""
 from __future__ import annotations
 
 import difflib
+import json
 from pathlib import Path
 
 import pytest
@@ -28,7 +29,8 @@ def reports_for(case: Path) -> dict[str, str]:
             report_context(new, events, code, game_name=case.name, turn=state.turn, deadline="Friday 09 January 2026, 20:00 GMT")
         )
         files[f"{code}.txt"] = docs.text
-        files[f"{code}.json"] = docs.json + "\n"
+        # Pretty-printed here so a change reads as a small diff.
+        files[f"{code}.json"] = json.dumps(json.loads(docs.json), indent=1, sort_keys=True, ensure_ascii=False) + "\n"
     return files
 
 

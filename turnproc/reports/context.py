@@ -8,16 +8,17 @@ in one place. The dict is JSON-safe and follows ``report.schema.json``.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from ..rules.economy import income, is_blockaded, system_income
 from ..rules.events import Event
 from ..rules.galaxy import population_limit
 from ..rules.state import GameState, System, Tech
-from ..rules.visibility import visible_systems
-from .narrative import describe, involves
+from ..rules.visibility import visible_from
+from .narrative import audience, describe
 
-__all__ = ["SCHEMA_ID", "report_context", "roundup", "order_form"]
+__all__ = ["SCHEMA_ID", "TurnView", "report_context", "roundup", "order_form"]
 
 SCHEMA_ID = "https://turnproc.example/schemas/report-1.json"
 
@@ -33,6 +34,33 @@ def roundup(state: GameState) -> list[dict[str, Any]]:
             rank, last_vp = i, e.vp
         rows.append({"code": e.code, "name": e.name, "vp": e.vp, "rank": rank, "active": e.active})
     return rows
+
+
+@dataclass
+class TurnView:
+    """What every report of one turn shares, worked out once for all of them:
+    who owns what, the roundup, and which events each empire may read. A
+    thousand-empire turn would otherwise walk the galaxy and the event list a
+    thousand times."""
+
+    owned: dict[str, list[System]]
+    roundup: list[dict[str, Any]]
+    events: dict[str, list[Event]]
+
+    @classmethod
+    def build(cls, state: GameState, events: list[Event]) -> TurnView:
+        owned: dict[str, list[System]] = {code: [] for code in state.empires}
+        for code in sorted(state.systems):
+            s = state.systems[code]
+            if s.owner in owned:
+                owned[s.owner].append(s)
+        readable: dict[str, list[Event]] = {code: [] for code in state.empires}
+        for e in events:
+            readers = audience(e)
+            for code in state.empires if readers is None else sorted(readers):
+                if code in readable:
+                    readable[code].append(e)
+        return cls(owned=owned, roundup=roundup(state), events=readable)
 
 
 def order_form(game: str, empire: str, turn: int) -> str:
@@ -78,18 +106,20 @@ def report_context(
     turn: int,
     deadline: str | None = None,
     corrected: bool = False,
+    view: TurnView | None = None,
 ) -> dict[str, Any]:
     """Everything one empire's report shows for ``turn`` (the turn just resolved).
 
     ``state`` is the state after the turn; ``events`` are that turn's events
     (any empire's: this function keeps only those the empire may read).
     """
+    view = view or TurnView.build(state, events)
     empire = state.empires[empire_code]
-    owned = state.owned_by(empire_code)
+    owned = view.owned.get(empire_code, [])
     owned_codes = {s.code for s in owned}
-    visible = visible_systems(state, empire_code) | owned_codes
+    visible = visible_from(state, owned_codes, empire.tech(Tech.SCANNER)) | owned_codes
     known = {c for c in state.seen.get(empire_code, set()) | visible if c in state.systems}
-    mine = [e for e in events if involves(e, empire_code)]
+    mine = view.events.get(empire_code, [])
 
     supply = _latest(mine, "supply", empire_code)
     in_supply = {row["system"]: row.get("in_supply", True) for row in supply.get("systems") or []}
@@ -145,7 +175,7 @@ def report_context(
         if e.kind == "message"
     ]
     income_now = _latest(mine, "income", empire_code)
-    ranks = roundup(state)
+    ranks = view.roundup
     rank = next(r["rank"] for r in ranks if r["code"] == empire_code)
     return {
         "schema": SCHEMA_ID,
@@ -162,7 +192,7 @@ def report_context(
             "treasury": empire.treasury,
             "vp": empire.vp,
             "rank": rank,
-            "income": income(state, empire_code),
+            "income": income(state, empire_code, owned),
             "income_by_system": income_now.get("systems") or [],
             "bp_income": income_now.get("bp_income", 2 * empire.tech(Tech.BP_INCOME)),
             "supply_cost": supply.get("total", 0),

@@ -14,7 +14,7 @@ from typing import Any
 
 from ..rules.events import Event
 
-__all__ = ["describe", "REASONS", "involves"]
+__all__ = ["describe", "REASONS", "involves", "audience"]
 
 #: Player-facing words for the engine's failure reason codes (rules.vocabulary.Reason).
 REASONS: dict[str, str] = {
@@ -347,29 +347,39 @@ _PHRASES: dict[str, Callable[[Event, str], str]] = {
 PUBLIC_KINDS = frozenset({"end"})
 
 
-def involves(event: Event, viewer: str) -> bool:
-    """Whether ``viewer`` may read ``event`` (RULES.md §9): its own doings, what
-    was done to it, press addressed to it or to all, and the end of the game."""
+def audience(event: Event) -> frozenset[str] | None:
+    """Who may read ``event`` (RULES.md §9): None for everyone (public press,
+    the end of the game), else the empires involved — the actor, and whoever
+    it was done to."""
+    if event.kind in PUBLIC_KINDS:
+        return None
     if event.kind == "turn":
-        return False
-    if event.kind in PUBLIC_KINDS or event.empire == viewer:
-        return True
+        return frozenset()
     d = event.data
+    who = {event.empire} if event.empire else set()
     if event.kind == "message":
-        return d.get("to") in (None, viewer)
-    if event.kind in ("battle", "standoff"):
-        return viewer in (d.get("attacker"), d.get("defender"))
-    if event.kind == "capture":
-        return d.get("from_empire") == viewer
-    if event.kind == "withdraw":
-        return d.get("attacker") == viewer
-    if event.kind == "pursuit":
-        return d.get("withdrawer") == viewer
-    if event.kind in ("pin", "control_stop"):
-        return viewer in (d.get("by") or [])
-    if event.kind == "blockade":
-        return d.get("by") == viewer
-    return False
+        if d.get("to") is None:
+            return None
+        who.add(d["to"])
+    elif event.kind in ("battle", "standoff"):
+        who.update((d.get("attacker"), d.get("defender")))
+    elif event.kind == "capture":
+        who.add(d.get("from_empire"))
+    elif event.kind == "withdraw":
+        who.add(d.get("attacker"))
+    elif event.kind == "pursuit":
+        who.add(d.get("withdrawer"))
+    elif event.kind in ("pin", "control_stop"):
+        who.update(d.get("by") or [])
+    elif event.kind == "blockade":
+        who.add(d.get("by"))
+    return frozenset(x for x in who if isinstance(x, str))
+
+
+def involves(event: Event, viewer: str) -> bool:
+    """Whether ``viewer`` may read ``event``."""
+    readers = audience(event)
+    return readers is None or viewer in readers
 
 
 def describe(event: Event, viewer: str) -> str:

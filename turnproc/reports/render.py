@@ -16,10 +16,21 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
+from markupsafe import Markup
 
 from ..resources import templates_dir
 
-__all__ = ["Rendered", "render", "environment", "ReportDocuments", "render_report_documents", "clip", "marks"]
+__all__ = [
+    "Rendered",
+    "render",
+    "environment",
+    "ReportDocuments",
+    "SharedParts",
+    "render_report_documents",
+    "clip",
+    "marks",
+    "wrap",
+]
 
 
 @dataclass(frozen=True)
@@ -109,11 +120,39 @@ class ReportDocuments:
     json: str
 
 
-def render_report_documents(context: dict[str, Any]) -> ReportDocuments:
+class SharedParts:
+    """Report parts that are the same for every empire of a turn (the roundup),
+    rendered once: in a thousand-empire game the roundup is most of each report."""
+
+    def __init__(self) -> None:
+        self._roundups: dict[str, tuple[str, Markup]] = {}
+        self._last: tuple[list[dict[str, Any]], tuple[str, Markup]] | None = None
+
+    def roundup(self, rows: list[dict[str, Any]]) -> tuple[str, Markup]:
+        # The contexts of one turn share one roundup list object (TurnView):
+        # recognise it without serialising a thousand rows again.
+        if self._last is not None and self._last[0] is rows:
+            return self._last[1]
+        key = json.dumps(rows, sort_keys=True)
+        if key not in self._roundups:
+            env = environment()
+            text = env.get_template("report/roundup.txt").render(roundup=rows)
+            html = Markup(env.get_template("report/roundup.html").render(roundup=rows))
+            self._roundups[key] = (text, html)
+        self._last = (rows, self._roundups[key])
+        return self._roundups[key]
+
+
+def render_report_documents(context: dict[str, Any], shared: SharedParts | None = None) -> ReportDocuments:
     from .svgmap import ascii_map, svg_map
 
+    roundup_text, roundup_html = (shared or SharedParts()).roundup(context["roundup"])
     svg = svg_map(context)
-    rendered = render("report", {**context, "ascii_map": ascii_map(context), "svg_map": svg})
-    data = json.dumps(context, indent=1, sort_keys=True, ensure_ascii=False)
+    rendered = render(
+        "report",
+        {**context, "ascii_map": ascii_map(context), "svg_map": svg, "roundup_text": roundup_text, "roundup_html": roundup_html},
+    )
+    # Compact: the JSON is for programs, and in a big game every byte is mailed a thousand times.
+    data = json.dumps(context, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     assert rendered.html is not None
     return ReportDocuments(rendered.subject, rendered.text, rendered.html, svg, data)

@@ -11,6 +11,8 @@ that owns a system, in empire-code order.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from collections.abc import Mapping
 
 from .context import TurnContext, holdings
@@ -58,9 +60,13 @@ def system_income(state: GameState, system: System) -> int:
     return min(system.pop, limit) + min(system.pop, system.industry)
 
 
-def income(state: GameState, empire: str) -> int:
-    """Next turn's balance for ``empire``: its systems' income plus 2 × BP Income."""
-    total = sum(system_income(state, s) for s in state.owned_by(empire))
+def income(state: GameState, empire: str, owned: Iterable[System] | None = None) -> int:
+    """Next turn's balance for ``empire``: its systems' income plus 2 × BP Income.
+
+    ``owned`` (the empire's systems) may be passed by a caller that already
+    has them, to save a walk over the whole galaxy."""
+    systems = state.owned_by(empire) if owned is None else owned
+    total = sum(system_income(state, s) for s in systems)
     return total + 2 * state.empires[empire].tech(Tech.BP_INCOME)
 
 
