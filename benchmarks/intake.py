@@ -94,7 +94,7 @@ def main() -> None:
             msg["Subject"] = f"orders {i}"
             msg["Date"] = format_datetime(when + dt.timedelta(seconds=i))
             msg["Message-ID"] = make_msgid(domain="example.org")
-            body = [f"GAME bench", f"EMPIRE {code} {passwords[code]}", "TURN 1", *order_lines(state, code, rng), "END"]
+            body = ["GAME bench", f"EMPIRE {code} {passwords[code]}", "TURN 1", *order_lines(state, code, rng), "END"]
             msg.set_content("\n".join(body) + "\n")
             raws.append(bytes(msg))
         client = IMAPClient("127.0.0.1", port=server.port, ssl=False)

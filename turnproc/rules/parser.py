@@ -89,7 +89,6 @@ from .orders import (
     MAX_SLOTS,
     STANCE_ACTIONS,
     Action,
-    Header,
     MailCommand,
     Order,
     ParsedOrders,
