@@ -223,3 +223,28 @@ def test_a_mail_that_fails_is_rolled_back_alone_and_left_for_the_next_poll(app, 
     monkeypatch.undo()
     assert [r.outcome for r in poll_maildir(app, NOW)] == ["accepted"]
     assert len(_outbox(app)) == 2
+
+
+def test_mail_we_cannot_place_gets_one_answer_an_hour(app) -> None:
+    raw = (CORPUS / "unknown_game.eml").read_bytes()
+    box = mailbox.Maildir(app.config.maildir_in, create=True)
+    for i in range(4):
+        box.add(raw.replace(b"unknown-0014", f"unknown-{i}".encode()))
+    results = poll_maildir(app, NOW)
+    assert [r.outcome for r in results] == ["rejected"] * 4
+    assert len(_outbox(app)) == 1
+
+
+def test_oversized_mail_is_answered_and_stores_nothing(app) -> None:
+    from email.message import EmailMessage
+
+    msg = EmailMessage()
+    msg["From"] = "ann@example.org"
+    msg["Subject"] = "huge"
+    msg["Message-ID"] = "<huge@example.org>"
+    msg.set_content("GAME corpus\nEMPIRE RIG sesame\n" + "TAX\n" * 70_000)
+    mailbox.Maildir(app.config.maildir_in, create=True).add(bytes(msg))
+    [result] = poll_maildir(app, NOW)
+    assert result.outcome == "rejected"
+    assert _orders(app) is None
+    assert "longer than 256 KiB" in _body(_outbox(app)[0])
