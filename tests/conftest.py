@@ -122,3 +122,20 @@ def smtp_server() -> Iterator[SmtpSink]:
     yield sink
     sink.controller.stop()
 
+
+# -- golden files -------------------------------------------------------------------
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--update-golden",
+        action="store_true",
+        default=False,
+        help="rewrite golden files (tests/rules/golden/*/expected.txt) instead of comparing",
+    )
+
+
+@pytest.fixture
+def update_golden(request: pytest.FixtureRequest) -> bool:
+    """True when pytest runs with --update-golden: golden tests write, not compare."""
+    return bool(request.config.getoption("--update-golden"))

@@ -167,7 +167,10 @@ def cmd_turn_run(args: argparse.Namespace) -> int:
     _out(f"game {result.game}: turn {result.turn} resolved ({result.events} events), {len(result.reports)} reports queued")
     if result.finished:
         _out("the game is over")
-    _out("send them with: turnproc send")
+    if result.staged:
+        _out(f"the game is on hold: the turn is staged; turnproc turn release {result.game} sends it, turn discard drops it")
+    else:
+        _out("send them with: turnproc send")
     return 0
 
 
@@ -191,6 +194,136 @@ def cmd_report(args: argparse.Namespace) -> int:
             # No turn has run yet: the start-of-game position.
             text, data = render_report(load_state(session, game), [], empire.code, game.name, game.turn - 1, None)
     _out(json.dumps(data, indent=2, sort_keys=True) if args.format == "json" else text)
+    return 0
+
+
+# -- GM tools: checked SQL, checks, turn control ------------------------------------------
+
+
+def cmd_sql(args: argparse.Namespace) -> int:
+    from .admin import result_lines, run_script
+
+    try:
+        script = Path(args.file).read_text(encoding="utf-8-sig") if args.file != "-" else sys.stdin.read()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CLIError(f"cannot read {args.file}: {getattr(exc, 'strerror', None) or exc}") from None
+    app = _open(args)
+    result = run_script(app.engine, args.game, script, now=_now(), dry_run=args.dry_run)
+    for line in result_lines(result):
+        _out(line)
+    if not result.ok:
+        raise CLIError(f"script {args.file} not applied to {args.game} ({result.outcome}); see above")
+    return 0
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from .admin import check_game, describe_rows, format_violation
+
+    app = _open(args)
+    with app.sessions() as session:
+        game = get_game(session, args.game)
+        problems = check_game(session, game.id)
+        rows = describe_rows(session, game.id, problems)
+    if not problems:
+        _out(f"game {args.game}: every invariant holds")
+        return 0
+    for v in problems:
+        _out(format_violation(v))
+    for row in rows:
+        _out(f"  {row}")
+    raise CLIError(f"game {args.game}: {len(problems)} problem(s)")
+
+
+def cmd_audit(args: argparse.Namespace) -> int:
+    from .admin import audit
+
+    app = _open(args)
+    with app.sessions() as session:
+        entries = audit.recent(session, args.game, args.limit)
+        for e in entries:
+            _out(f"#{e.id} {e.at:%Y-%m-%d %H:%M:%S}Z {e.os_user} {e.action} {e.game_name} {e.outcome} sha256 {e.sha256[:12]}")
+            if args.verbose_entries:
+                for line in (e.detail or "").splitlines():
+                    _out(f"    {line}")
+                for line in (e.script or "").splitlines():
+                    _out(f"    | {line}")
+    if not entries:
+        _out("no audit entries")
+    return 0
+
+
+def cmd_turn_preview(args: argparse.Namespace) -> int:
+    from .turnctl import preview_turn
+
+    app = _open(args)
+    preview = preview_turn(app.engine, args.game, app.config, _now(), empire=args.empire)
+    for line in preview.summary():
+        _out(line)
+    if preview.report is not None:
+        _out("")
+        _out(preview.report)
+    _out("(preview only: nothing was saved or sent)")
+    return 0
+
+
+def cmd_turn_hold(args: argparse.Namespace) -> int:
+    from .turnctl import set_hold
+
+    app = _open(args)
+    with transaction(app.sessions) as session:
+        set_hold(session, get_game(session, args.game), not args.off, _now())
+    _out(f"game {args.game}: " + ("turns are run as usual again" if args.off else
+         f"each turn is staged for you; turnproc turn release {args.game} sends it"))
+    return 0
+
+
+def cmd_turn_release(args: argparse.Namespace) -> int:
+    from .turnctl import release_turn
+
+    app = _open(args)
+    with transaction(app.sessions) as session:
+        released = release_turn(session, get_game(session, args.game), _now())
+    _out(f"game {released.game}: turn {released.turn} released, {released.mails} mails ready")
+    if args.no_send:
+        _out("send them with: turnproc send")
+        return 0
+    return cmd_send(args)
+
+
+def cmd_turn_discard(args: argparse.Namespace) -> int:
+    from .turnctl import discard_turn
+
+    app = _open(args)
+    with transaction(app.sessions) as session:
+        result = discard_turn(session, get_game(session, args.game), _now())
+    _out(result.describe())
+    return 0
+
+
+def cmd_turn_rollback(args: argparse.Namespace) -> int:
+    from .turnctl import rollback
+
+    app = _open(args)
+    with transaction(app.sessions) as session:
+        result = rollback(session, get_game(session, args.game), args.to, _now())
+    _out(result.describe())
+    _out(f"fix orders if needed (turnproc orders submit), then: turnproc turn rerun {args.game} {args.to}")
+    return 0
+
+
+def cmd_turn_rerun(args: argparse.Namespace) -> int:
+    from .turnctl import rerun_turn
+
+    app = _open(args)
+    with transaction(app.sessions) as session:
+        rolled, result = rerun_turn(session, get_game(session, args.game), args.turn, app.config, _now())
+    if rolled is not None:
+        _out(rolled.describe())
+    _out(f"game {result.game}: turn {result.turn} re-run ({result.events} events), {len(result.reports)} corrected reports queued")
+    if result.staged:
+        _out(f"the game is on hold: turnproc turn release {result.game} sends them")
+    else:
+        _out("send them with: turnproc send")
     return 0
 
 
@@ -228,6 +361,81 @@ def cmd_demo(args: argparse.Namespace) -> int:
         raise CLIError(str(exc)) from None
     _out(summary)
     return 0
+
+
+# -- schedule and the worker ------------------------------------------------------------------
+
+
+def _print_schedule(s: Any) -> None:
+    from .deadlines import format_deadline
+
+    _out(f"game {s.name}: {s.status}")
+    _out(f"schedule: {s.schedule or 'none (run turns by hand)'} ({s.timezone})")
+    if s.schedule or s.next_deadline:
+        _out(f"next deadline: {format_deadline(s.next_deadline) or ('none while paused' if s.status == 'paused' else 'none')}")
+    _out(f"early run: {'on, ' + str(s.early_run_delay) + ' minutes after the last orders' if s.early_run else 'off'}")
+    _out(f"reminders: {str(s.reminder_hours) + ' hours before the deadline' if s.reminder_hours else 'off'}")
+    _out(f"inactive after {s.inactive_after} missed turns; turn held when more than {s.nmr_limit}% send no orders")
+
+
+def cmd_game_schedule(args: argparse.Namespace) -> int:
+    from .gm import set_schedule
+
+    app = _open(args)
+    with transaction(app.sessions) as session:
+        schedule = set_schedule(
+            session,
+            get_game(session, args.game),
+            _now(),
+            cron=args.cron,
+            timezone=args.tz,
+            early_run=None if args.early_run is None else args.early_run == "on",
+            early_run_delay=args.early_run_delay,
+            reminder_hours=args.reminder_hours,
+            inactive_after=args.inactive_after,
+            nmr_limit=args.nmr_limit,
+        )
+    _print_schedule(schedule)
+    return 0
+
+
+def cmd_game_pause(args: argparse.Namespace) -> int:
+    from .gm import pause_game
+
+    app = _open(args)
+    with transaction(app.sessions) as session:
+        pause_game(session, get_game(session, args.game))
+    _out(f"game {args.game} paused: no deadlines, early runs or reminders until `turnproc game resume {args.game}`")
+    return 0
+
+
+def cmd_game_resume(args: argparse.Namespace) -> int:
+    from .gm import resume_game
+
+    app = _open(args)
+    with transaction(app.sessions) as session:
+        schedule = resume_game(session, get_game(session, args.game), _now())
+    _print_schedule(schedule)
+    return 0
+
+
+def cmd_worker(args: argparse.Namespace) -> int:
+    from .worker import WorkerSettings, configure_logging, run_once, run_worker
+
+    configure_logging(args.log_format, logging.DEBUG if args.verbose > 1 else logging.INFO)
+    config = load_config(args.config)
+    for name in ("tick", "poll", "flush", "max_backoff"):
+        if getattr(args, name) <= 0:
+            raise CLIError(f"--{name.replace('_', '-')} must be more than 0 seconds")
+    if args.once:
+        app = open_app(config)
+        try:
+            run_once(app)
+        finally:
+            app.close()
+        return 0
+    settings = WorkerSettings(tick=args.tick, poll=args.poll, flush=args.flush, idle=args.idle, max_backoff=args.max_backoff)
+    return run_worker(config, settings)
 
 
 # -- the parser ----------------------------------------------------------------------------
@@ -276,6 +484,23 @@ def build_parser() -> argparse.ArgumentParser:
     _add(gsub, "list", cmd_game_list, "List the games.", "turnproc game list")
     p = _add(gsub, "show", cmd_game_show, "Show a game: turn, schedule, empires and who has orders in.", "turnproc game show spring26")
     p.add_argument("game")
+    p = _add(gsub, "schedule", cmd_game_schedule,
+             "Show or set a game's deadlines, early run, reminders and missed-orders rules (the worker picks changes up).",
+             'turnproc game schedule spring26 --cron "0 3 * * *" --tz Europe/London --early-run on')
+    p.add_argument("game")
+    p.add_argument("--cron", metavar="EXPR", help='deadline as standard cron "min hour day month weekday" (Sunday = 0), or off')
+    p.add_argument("--tz", metavar="ZONE", help="IANA time zone of the cron expression, e.g. Europe/London (default UTC)")
+    p.add_argument("--early-run", choices=("on", "off"), help="run as soon as every active empire has orders in, after a delay, unless one sent WAIT")
+    p.add_argument("--early-run-delay", type=int, metavar="MINUTES", help="minutes after the last orders before an early run (default 30)")
+    p.add_argument("--reminder-hours", type=int, metavar="HOURS", help="remind empires without orders this long before the deadline; 0: never (default 24)")
+    p.add_argument("--inactive-after", type=int, metavar="TURNS", help="missed turns in a row that make an empire inactive (default 5)")
+    p.add_argument("--nmr-limit", type=int, metavar="PERCENT", help="hold the turn when more than this %% of active empires sent no orders (default 50)")
+    p = _add(gsub, "pause", cmd_game_pause, "Pause a game: no deadlines, early runs or reminders; mail is still answered.",
+             "turnproc game pause spring26")
+    p.add_argument("game")
+    p = _add(gsub, "resume", cmd_game_resume, "Resume a paused game; deadlines missed while paused are not run.",
+             "turnproc game resume spring26")
+    p.add_argument("game")
 
     emp = _add(sub, "empire", lambda a: 2, "Manage a game's empires.", "turnproc empire add spring26 --code RIG --name 'Rigel League' --email ann@example.org")
     esub = emp.add_subparsers(dest="empire_command", metavar="SUBCOMMAND", required=True)
@@ -298,6 +523,42 @@ def build_parser() -> argparse.ArgumentParser:
     tsub = turn.add_subparsers(dest="turn_command", metavar="SUBCOMMAND", required=True)
     p = _add(tsub, "run", cmd_turn_run, "Resolve the current turn and queue every report.", "turnproc turn run spring26")
     p.add_argument("game")
+    p = _add(tsub, "preview", cmd_turn_preview, "Resolve the current turn without saving anything; print what would happen.",
+             "turnproc turn preview spring26 --empire RIG")
+    p.add_argument("game")
+    p.add_argument("--empire", metavar="CODE", help="also print this empire's report as it would be sent")
+    p = _add(tsub, "hold", cmd_turn_hold, "Stage each turn for the GM to release (or --off to run as usual).",
+             "turnproc turn hold spring26")
+    p.add_argument("game")
+    p.add_argument("--off", action="store_true", help="stop holding; a turn already staged stays staged")
+    p = _add(tsub, "release", cmd_turn_release, "Make the staged turn final and send its reports.",
+             "turnproc turn release spring26")
+    p.add_argument("game")
+    p.add_argument("--no-send", action="store_true", help="only release; leave delivery to `turnproc send`")
+    p = _add(tsub, "discard", cmd_turn_discard, "Drop the staged turn; the game collects that turn's orders again.",
+             "turnproc turn discard spring26")
+    p.add_argument("game")
+    p = _add(tsub, "rollback", cmd_turn_rollback, "Go back to collecting orders for turn N; later turns are archived.",
+             "turnproc turn rollback spring26 --to 4")
+    p.add_argument("game")
+    p.add_argument("--to", type=int, required=True, metavar="N", help="the turn to collect orders for again")
+    p = _add(tsub, "rerun", cmd_turn_rerun, "Run turn N again with its seed and the orders on file; reports go out as corrected.",
+             "turnproc turn rerun spring26 4")
+    p.add_argument("game")
+    p.add_argument("turn", type=int, metavar="N")
+
+    p = _add(sub, "sql", cmd_sql, "Run a GM's SQL script on one game in one transaction; commit only if every check passes.",
+             "turnproc sql spring26 deploy/admin/give_bp.sql --dry-run")
+    p.add_argument("game")
+    p.add_argument("file", help="the script (- for stdin)")
+    p.add_argument("--dry-run", action="store_true", help="run and check, then roll back (still audited)")
+    p = _add(sub, "check", cmd_check, "Check a game's invariants and rows; list every problem.", "turnproc check spring26")
+    p.add_argument("game")
+    p = _add(sub, "audit", cmd_audit, "List the latest GM actions (SQL scripts, rollbacks, releases).",
+             "turnproc audit spring26 --full")
+    p.add_argument("game", nargs="?", help="only this game")
+    p.add_argument("--limit", type=int, default=20, help="entries to list (default 20)")
+    p.add_argument("--full", dest="verbose_entries", action="store_true", help="also print each entry's detail and script")
 
     p = _add(sub, "report", cmd_report, "Print an empire's latest (or a given turn's) report.",
              "turnproc report spring26 RIG --format json")
@@ -308,6 +569,19 @@ def build_parser() -> argparse.ArgumentParser:
 
     _add(sub, "poll", cmd_poll, "Fetch and handle waiting order mails once (IMAP or the local Maildir).", "turnproc poll")
     _add(sub, "send", cmd_send, "Deliver queued mails (SMTP or the local Maildir).", "turnproc send")
+
+    p = _add(sub, "worker", cmd_worker,
+             "Run the service: inbox polling, outbox sending, deadlines, early runs and reminders for every game, until SIGTERM.",
+             "turnproc --config /etc/turnproc/turnproc.toml worker --tick 30 --poll 60")
+    p.add_argument("--tick", type=float, default=30.0, metavar="SECONDS", help="how often deadlines are checked (default 30)")
+    p.add_argument("--poll", type=float, default=60.0, metavar="SECONDS", help="how often the inbox is read (default 60)")
+    p.add_argument("--flush", type=float, default=30.0, metavar="SECONDS", help="how often queued mail is retried (default 30)")
+    p.add_argument("--idle", action="store_true", help="also hold an IMAP IDLE connection and read new mail at once")
+    p.add_argument("--max-backoff", type=float, default=300.0, metavar="SECONDS",
+                   help="longest pause between retries when a server or a game keeps failing (default 300)")
+    p.add_argument("--log-format", choices=("auto", "journal", "text", "json"), default="auto",
+                   help="stderr log lines: journal (no timestamps, syslog priorities), text, json; auto: journal under systemd")
+    p.add_argument("--once", action="store_true", help="one poll, one pass over the games and one flush, then exit")
 
     p = _add(sub, "demo", cmd_demo, "Play a short demo game in a directory: SQLite and local Maildir, no servers.",
              "turnproc demo --turns 3")

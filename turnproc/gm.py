@@ -7,11 +7,13 @@ anything is written.
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 import re
 import secrets
 from dataclasses import dataclass
 from pathlib import Path
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
@@ -35,6 +37,11 @@ __all__ = [
     "get_empire",
     "list_games",
     "game_summary",
+    "Schedule",
+    "schedule_of",
+    "set_schedule",
+    "pause_game",
+    "resume_game",
 ]
 
 _GAME_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
@@ -233,3 +240,123 @@ def game_summary(session: Session, game: m.Game) -> GameSummary:
 
 def count_games(session: Session) -> int:
     return session.scalar(select(func.count()).select_from(m.Game)) or 0
+
+
+# -- schedule, pause, resume (read by the worker on its next pass) ---------------------------
+
+
+@dataclass(frozen=True)
+class Schedule:
+    name: str
+    status: str
+    schedule: str | None
+    timezone: str
+    early_run: bool
+    early_run_delay: int
+    reminder_hours: int
+    inactive_after: int
+    nmr_limit: int
+    next_deadline: dt.datetime | None
+    """In the game's time zone; None without a schedule or while paused."""
+
+
+def schedule_of(game: m.Game, now: dt.datetime) -> Schedule:
+    from .service import next_deadline_after
+
+    override = getattr(game, "deadline_override", None)
+    coming: dt.datetime | None = None
+    if game.status == "active":
+        if override is not None and override > now:
+            coming = override.astimezone(ZoneInfo(game.timezone))
+        else:
+            coming = next_deadline_after(game.schedule, game.timezone, max(now, game.last_deadline_at or now))
+    return Schedule(
+        name=game.name,
+        status=game.status,
+        schedule=game.schedule,
+        timezone=game.timezone,
+        early_run=bool(game.early_run),
+        early_run_delay=game.early_run_delay,
+        reminder_hours=game.reminder_hours,
+        inactive_after=game.inactive_after,
+        nmr_limit=game.nmr_limit,
+        next_deadline=coming,
+    )
+
+
+_NO_SCHEDULE = ("", "off", "none")
+
+
+def set_schedule(
+    session: Session,
+    game: m.Game,
+    now: dt.datetime,
+    *,
+    cron: str | None = None,
+    timezone: str | None = None,
+    early_run: bool | None = None,
+    early_run_delay: int | None = None,
+    reminder_hours: int | None = None,
+    inactive_after: int | None = None,
+    nmr_limit: int | None = None,
+) -> Schedule:
+    """Change what is given, after checking all of it. A new cron expression
+    or time zone counts deadlines from ``now``: none before the change runs."""
+    from . import deadlines
+
+    new_cron = game.schedule if cron is None else (None if cron.strip().lower() in _NO_SCHEDULE else " ".join(cron.split()))
+    new_zone = game.timezone if timezone is None else timezone.strip()
+    try:
+        ZoneInfo(new_zone)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise GMError(f"unknown time zone {new_zone!r} (use an IANA name like Europe/London)") from None
+    if new_cron is not None:
+        try:
+            deadlines.cron_trigger(new_cron, new_zone)
+        except deadlines.DeadlineError as exc:
+            raise GMError(str(exc)) from None
+    for option, value, low, high in (
+        ("--early-run-delay", early_run_delay, 0, 7 * 24 * 60),
+        ("--reminder-hours", reminder_hours, 0, 24 * 31),
+        ("--inactive-after", inactive_after, 1, 1000),
+        ("--nmr-limit", nmr_limit, 0, 100),
+    ):
+        if value is not None and not low <= value <= high:
+            raise GMError(f"{option} {value}: must be from {low} to {high}")
+    if (new_cron, new_zone) != (game.schedule, game.timezone):
+        game.schedule, game.timezone = new_cron, new_zone
+        game.last_deadline_at = now
+        log.info("game %s: schedule %r in %s from %s", game.name, new_cron, new_zone, now.isoformat(timespec="seconds"))
+    if early_run is not None:
+        game.early_run = early_run
+    if early_run_delay is not None:
+        game.early_run_delay = early_run_delay
+    if reminder_hours is not None:
+        game.reminder_hours = reminder_hours
+    if inactive_after is not None:
+        game.inactive_after = inactive_after
+    if nmr_limit is not None:
+        game.nmr_limit = nmr_limit
+    session.flush()
+    return schedule_of(game, now)
+
+
+def pause_game(session: Session, game: m.Game) -> None:
+    """No deadlines, early runs or reminders until resumed; mail is still read and answered."""
+    if game.status == "finished":
+        raise GMError(f"game {game.name} is over")
+    if game.status == "paused":
+        raise GMError(f"game {game.name} is already paused")
+    game.status = "paused"
+    session.flush()
+
+
+def resume_game(session: Session, game: m.Game, now: dt.datetime) -> Schedule:
+    """Deadlines that passed during the pause are not caught up: the next one
+    after ``now`` is the turn's deadline."""
+    if game.status != "paused":
+        raise GMError(f"game {game.name} is not paused (it is {game.status})")
+    game.status = "active"
+    game.last_deadline_at = now
+    session.flush()
+    return schedule_of(game, now)

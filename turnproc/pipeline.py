@@ -29,11 +29,11 @@ from .mail.hygiene import automatic_reason, sender_address
 from .mail.mime import message_text, parse_message
 from .mail.outbox import queue_mail
 from .passwords import verify_password
-from .reports.context import report_context
-from .reports.render import render, render_report_documents
-from .rules.events import Event, events_to_json
+from .reports.context import TurnView, report_context
+from .reports.render import ReportDocuments, SharedParts, render, render_report_documents
+from .rules.events import Event
 from .rules.orders import Header, MailCommand, Order, ParsedOrders, Severity
-from .rules.parser import Knowledge, format_order, knowledge, parse_mail, parse_orders
+from .rules.parser import Knowledge, format_order, knowledge, knowledge_all, parse_mail, parse_orders
 from .rules.serialize import state_to_dict
 from .rules.state import GameState
 from .rules.turn import resolve, turn_rng
@@ -56,7 +56,9 @@ __all__ = [
 #: Replies of one kind to one address per hour, at most (mail-cannon guard).
 #: Acknowledgements get room for a player revising orders all evening; answers
 #: to unknown or wrong-password mail are what an attacker would try to multiply.
-REPLY_CAPS_PER_HOUR = {"ack": 30, "reject": 5, "report": 5}
+#: Mail we cannot place (no header, unknown game or empire) gets one answer an
+#: hour at most: it is where forged senders and mail loops show up.
+REPLY_CAPS_PER_HOUR = {"ack": 30, "reject": 5, "report": 5, "unknown": 1}
 MAX_TEXT = 256 * 1024
 
 # Folders an intake result files the mail into.
@@ -329,10 +331,12 @@ class _Intake:
         self.cache.count_reply(recipient, kind)
         self.replies.append(mid)
 
-    def reject(self, header: Header, reason: str, recipient: str | None, game_id: int | None = None) -> IntakeResult:
+    def reject(
+        self, header: Header, reason: str, recipient: str | None, game_id: int | None = None, kind: str = "reject"
+    ) -> IntakeResult:
         if recipient:
             context = {**_empty_ack(header), "outcome": "rejected", "reason": reason}
-            self.reply(recipient, "reject", context, game_id)
+            self.reply(recipient, kind, context, game_id)
         return self.finish(IntakeResult("rejected", REJECTED, header.game, header.empire, reason))
 
     def run(self) -> IntakeResult:
@@ -342,19 +346,20 @@ class _Intake:
         text = message_text(self.msg)
         header = parse_mail(text[:MAX_TEXT]).header
         if len(text) > MAX_TEXT:
-            return self.reject(header, f"the mail's text is longer than {MAX_TEXT // 1024} KiB; send only the orders", self.sender)
+            reason = f"the mail's text is longer than {MAX_TEXT // 1024} KiB; send only the orders"
+            return self.reject(header, reason, self.sender, kind="unknown")
         if not header.game or not header.empire:
             missing = "GAME" if not header.game else "EMPIRE"
-            return self.reject(
-                header, f"no {missing} line was found; an order mail starts with GAME <name> and EMPIRE <code> <password>", self.sender
-            )
+            reason = f"no {missing} line was found; an order mail starts with GAME <name> and EMPIRE <code> <password>"
+            return self.reject(header, reason, self.sender, kind="unknown")
         game = self.cache.game(self.session, header.game)
         if game is None:
-            return self.reject(header, f"there is no game called {header.game!r} here", self.sender)
+            return self.reject(header, f"there is no game called {header.game!r} here", self.sender, kind="unknown")
         self.record.game_id = game.id
         empire = self.cache.empire(self.session, game, header.empire)
         if empire is None:
-            return self.reject(header, f"game {game.name} has no empire {header.empire.upper()!r}", self.sender, game.id)
+            reason = f"game {game.name} has no empire {header.empire.upper()!r}"
+            return self.reject(header, reason, self.sender, game.id, kind="unknown")
         self.record.empire_id = empire.id
         if not self.cache.check_password(empire, header.password or ""):
             # Nothing is stored; the owner hears of it, whoever sent it.
@@ -438,8 +443,15 @@ _HEADER_CODES = frozenset(
 def _resend_report(
     session: Session, game: m.Game | GameRow, empire: m.Empire | EmpireRow, config: Config, now: dt.datetime
 ) -> None:
+    # A staged turn's report is the GM's until released: the player gets the one before.
+    staged = select(m.TurnRecord.id).where(
+        m.TurnRecord.game_id == m.Report.game_id, m.TurnRecord.number == m.Report.turn, m.TurnRecord.staged.is_(True)
+    )
     latest = session.scalar(
-        select(m.Report).where(m.Report.empire_id == empire.id).order_by(m.Report.turn.desc()).limit(1)
+        select(m.Report)
+        .where(m.Report.empire_id == empire.id, ~staged.exists())
+        .order_by(m.Report.turn.desc())
+        .limit(1)
     )
     if latest is None:
         return
@@ -457,10 +469,12 @@ def _queue_report_mail(
     now: dt.datetime,
     *,
     held: bool = False,
+    docs: ReportDocuments | None = None,
 ) -> None:
     """The report as a mail: text and HTML alternatives, the map as SVG and the
-    machine-readable JSON attached. ``held`` keeps it back for a staged turn."""
-    docs = render_report_documents(report.data)
+    machine-readable JSON attached. ``held`` keeps it back for a staged turn;
+    ``docs`` are the report already rendered (else rendered from its data)."""
+    docs = docs or render_report_documents(report.data)
     stem = f"{game.name}-turn{report.turn}-{empire.code}"
     subject = docs.subject
     if report.data.get("corrected") and "corrected" not in subject.lower():
@@ -512,8 +526,10 @@ def _orders_for_turn(session: Session, game: m.Game, state: GameState) -> tuple[
     lines: dict[str, list[str]] = {}
     for code, stored, _ in rows:  # later rows replace earlier ones
         lines[code] = list(stored)
+    known = knowledge_all(state)  # one walk over the galaxy for all empires
     orders = {
-        code: parse_orders("\n".join(text), state, code).orders for code, text in sorted(lines.items())
+        code: parse_orders("\n".join(text), state, code, known.get(code)).orders
+        for code, text in sorted(lines.items())
     }
     return orders, lines
 
@@ -583,12 +599,16 @@ def run_turn(
     deadline = _deadline_text(game, now)
     reports: dict[str, str] = {}
     empire_rows = {e.code: e for e in session.scalars(select(m.Empire).where(m.Empire.game_id == game.id))}
+    view, shared = TurnView.build(new_state, events), SharedParts()
     for code in sorted(new_state.empires):
-        text, context = render_report(new_state, events, code, game.name, number, deadline, corrected)
-        report = m.Report(game_id=game.id, empire_id=empire_rows[code].id, turn=number, text=text, data=context, created_at=now)
+        context = report_context(
+            new_state, events, code, game_name=game.name, turn=number, deadline=deadline, corrected=corrected, view=view
+        )
+        docs = render_report_documents(context, shared)
+        report = m.Report(game_id=game.id, empire_id=empire_rows[code].id, turn=number, text=docs.text, data=context, created_at=now)
         session.add(report)
-        _queue_report_mail(session, game, empire_rows[code], report, config, now, held=stage)
-        reports[code] = text
+        _queue_report_mail(session, game, empire_rows[code], report, config, now, held=stage, docs=docs)
+        reports[code] = docs.text
     session.flush()
     log.info("game %s: turn %d resolved, %d events, %d reports", game.name, number, len(events), len(reports))
     return TurnResult(game.name, number, len(events), reports, new_state.finished, missed, inactive, staged=stage)
@@ -629,7 +649,3 @@ def render_report(
         state, events, empire, game_name=game_name, turn=turn, deadline=deadline, corrected=corrected
     )
     return render_report_documents(context).text, context
-
-
-def events_digest(events: list[Event]) -> str:
-    return hashlib.sha256(events_to_json(events).encode()).hexdigest()

@@ -13,7 +13,9 @@ lower Life Support; supply cost charges for it), industry may not (§1:
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
+from itertools import chain
 
 from .galaxy import MAX_LINKS, code_width, link_allowed, population_limit, unreachable_systems
 from .state import GameState
@@ -39,7 +41,8 @@ def _systems_part(state: GameState, out: list[Violation]) -> None:
     width = code_width(len(state.systems))
     low, high = 10 ** (width - 1), 10**width
     squares: dict[tuple[int, int], int] = {}
-    for key, s in sorted(state.systems.items()):
+    for key in sorted(state.systems):
+        s = state.systems[key]
         if key != s.code:
             out.append(
                 Violation("system_key", f"system {s.code} is filed under code {key}", (key, s.code))
@@ -53,14 +56,16 @@ def _systems_part(state: GameState, out: list[Violation]) -> None:
                     (s.code,),
                 )
             )
-        for attr in ("pop", "industry", "cruisers", "fighters", "colony_ships"):
-            value = getattr(s, attr)
-            if value < 0:
-                out.append(
-                    Violation(
-                        "negative", f"system {s.code} has negative {attr} ({value})", (s.code,)
+        # One comparison for the common case; the loop names the culprit.
+        if min(s.pop, s.industry, s.cruisers, s.fighters, s.colony_ships) < 0:
+            for attr in ("pop", "industry", "cruisers", "fighters", "colony_ships"):
+                value = getattr(s, attr)
+                if value < 0:
+                    out.append(
+                        Violation(
+                            "negative", f"system {s.code} has negative {attr} ({value})", (s.code,)
+                        )
                     )
-                )
         if s.owner is None:
             if s.cruisers or s.fighters or s.colony_ships:
                 out.append(
@@ -133,16 +138,26 @@ def _systems_part(state: GameState, out: list[Violation]) -> None:
 
 
 def _links_part(state: GameState, out: list[Violation]) -> None:
-    count: dict[int, int] = {}
-    for a, b in sorted(state.links):
-        if a not in state.systems or b not in state.systems:
+    systems = state.systems
+    # Only a link touching a planet or belt (or a system filed under the wrong
+    # code, or an unknown one) can break a rule below; the rest, most links of
+    # a big galaxy, are counted without a look each.
+    odd = {code for code, s in systems.items() if not s.is_star or s.code != code}
+    suspects = [
+        (a, b)
+        for a, b in state.links
+        if a >= b or a in odd or b in odd or a not in systems or b not in systems
+    ]
+    for a, b in sorted(suspects):
+        sa, sb = systems.get(a), systems.get(b)
+        if sa is None or sb is None:
             out.append(Violation("link_unknown", f"link {a}–{b} names an unknown system", (a, b)))
             continue
         if a >= b:
             out.append(
                 Violation("link_key", f"link {a}–{b} is not stored as (smaller, larger)", (a, b))
             )
-        if not link_allowed(state.systems[a], state.systems[b]):
+        if not link_allowed(sa, sb):
             out.append(
                 Violation(
                     "link_illegal",
@@ -151,10 +166,13 @@ def _links_part(state: GameState, out: list[Violation]) -> None:
                     (a, b),
                 )
             )
-        count[a] = count.get(a, 0) + 1
-        count[b] = count.get(b, 0) + 1
-    for code, n in sorted(count.items()):
-        if n > MAX_LINKS and code in state.systems and state.systems[code].is_star:
+    count = Counter(
+        chain.from_iterable((a, b) for a, b in state.links if a in systems and b in systems)
+    )
+    crowded = [code for code, n in count.items() if n > MAX_LINKS]
+    for code in sorted(crowded):
+        n = count[code]
+        if code in state.systems and state.systems[code].is_star:
             out.append(
                 Violation(
                     "too_many_links", f"star {code} has {n} links, more than {MAX_LINKS}", (code,)

@@ -7,10 +7,9 @@ place that maps them to rows); nothing in this module knows they exist.
 
 from __future__ import annotations
 
-import copy
 import enum
 from dataclasses import dataclass, field
-from typing import Iterable
+from typing import Iterable, TypeVar
 
 __all__ = [
     "SystemType",
@@ -24,6 +23,8 @@ __all__ = [
     "GameState",
     "link_key",
 ]
+
+_T = TypeVar("_T")
 
 
 class SystemType(enum.StrEnum):
@@ -40,13 +41,18 @@ class SystemType(enum.StrEnum):
 
     @property
     def is_star(self) -> bool:
-        return self not in (SystemType.PL, SystemType.AB)
+        return self not in _SATELLITES
 
     @property
     def is_dwarf(self) -> bool:
         """Dwarfs are the star types a cruiser can pass without sticking (§5)."""
-        return self in (SystemType.YD, SystemType.WD, SystemType.RD, SystemType.BD)
+        return self in _DWARFS
 
+
+# Sets, not tuples: is_star is asked hundreds of thousands of times a turn in a
+# big galaxy, and a set lookup beats comparing enum members one by one.
+_SATELLITES = frozenset({SystemType.PL, SystemType.AB})
+_DWARFS = frozenset({SystemType.YD, SystemType.WD, SystemType.RD, SystemType.BD})
 
 STAR_TYPES: tuple[SystemType, ...] = tuple(t for t in SystemType if t.is_star)
 
@@ -140,7 +146,7 @@ class System:
 
     @property
     def is_star(self) -> bool:
-        return self.type.is_star
+        return self.type not in _SATELLITES
 
     @property
     def position_star(self) -> int:
@@ -211,8 +217,21 @@ class GameState:
     )
 
     def copy(self) -> GameState:
-        new = copy.deepcopy(self)
-        new._adj_cache = None
+        """A deep copy: nothing the copy's holder changes shows in ``self``.
+
+        Written out by hand, because ``copy.deepcopy`` of a 30,000-system game
+        costs more than the rest of a turn's rules. Systems hold only immutable
+        values, so a shallow copy of each is a deep one; an empire's ``techs``
+        and the ``seen`` sets are the mutable parts, and get copies of their
+        own. Links and settings are immutable and shared, and so is the
+        adjacency cache, which belongs to the links object (see
+        :meth:`_adjacency`). ``tests/rules/test_state_copy.py`` fails when a
+        field is added, so that this is looked at again.
+        """
+        new = _shallow(self)
+        new.systems = {code: _shallow(s) for code, s in self.systems.items()}
+        new.empires = {code: _copy_empire(e) for code, e in self.empires.items()}
+        new.seen = {code: set(codes) for code, codes in self.seen.items()}
         return new
 
     # -- links ---------------------------------------------------------------
@@ -247,6 +266,19 @@ class GameState:
 
     def has_module(self, name: str) -> bool:
         return name in self.settings.modules
+
+
+def _shallow(obj: _T) -> _T:
+    """A new object of the same class with the same attribute values."""
+    new = object.__new__(type(obj))
+    new.__dict__.update(obj.__dict__)
+    return new
+
+
+def _copy_empire(e: Empire) -> Empire:
+    new = _shallow(e)
+    new.techs = dict(e.techs)
+    return new
 
 
 def sorted_codes(codes: Iterable[int]) -> list[int]:

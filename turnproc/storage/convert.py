@@ -28,6 +28,10 @@ _SYSTEM_FIELDS = (
     "type", "row", "col", "star", "name", "pop", "industry",
     "stance", "stance_target", "retreat_parts", "ever_owned", "home_slot",
 )  # fmt: skip
+# Enum members by stored value: a dict lookup is much cheaper than calling
+# the enum, which counts when loading tens of thousands of systems.
+_TYPES = {t.value: t for t in SystemType}
+_STANCES = {t.value: t for t in Stance}
 _EMPIRE_FIELDS = ("name", "balance", "treasury", "vp", "base", "home", "lost_in_space", "active", "missed_turns")
 
 
@@ -74,8 +78,8 @@ def load_state(session: Session, game: m.Game) -> GameState:
         sid = values.pop("id")
         owner_id = values.pop("owner_id")
         cruisers, fighters, colony = forces.get(sid, (0, 0, 0))
-        values["type"] = SystemType(values["type"])
-        values["stance"] = Stance(values["stance"])
+        values["type"] = _TYPES[values["type"]]
+        values["stance"] = _STANCES[values["stance"]]
         system = System(
             owner=code_of.get(owner_id) if owner_id is not None else None,
             cruisers=cruisers,
@@ -151,22 +155,33 @@ def _save_empires(session: Session, state: GameState, empire_ids: dict[str, int]
         session.connection().execute(stmt, changes)
 
 
-def _system_values(s: System, empire_ids: dict[str, int]) -> dict[str, Any]:
-    values: dict[str, Any] = {f: getattr(s, f) for f in _SYSTEM_FIELDS}
-    values["type"] = s.type.value
-    values["stance"] = s.stance.value
-    values["owner_id"] = empire_ids[s.owner] if s.owner is not None else None
-    return values
+#: System columns written from a System, in this order (``code`` and ``game_id`` aside).
+_SYSTEM_COLUMNS = ("owner_id", *_SYSTEM_FIELDS)
+_ENUM_COLUMNS = tuple(_SYSTEM_COLUMNS.index(f) for f in ("type", "stance"))
+
+
+def _system_row(s: System, empire_ids: dict[str, int]) -> tuple[Any, ...]:
+    """The values of :data:`_SYSTEM_COLUMNS` for ``s``, as the database holds them.
+
+    A tuple, so comparing it with the stored row is one C-level comparison:
+    a big game has tens of thousands of systems and most do not change.
+    """
+    row = [empire_ids[s.owner] if s.owner is not None else None]
+    row += [getattr(s, f) for f in _SYSTEM_FIELDS]
+    for i in _ENUM_COLUMNS:
+        row[i] = row[i].value
+    return tuple(row)
 
 
 def _save_systems(
     session: Session, game: m.Game, state: GameState, empire_ids: dict[str, int]
 ) -> dict[int, int]:
-    names = ("id", "code", "owner_id", *_SYSTEM_FIELDS)
-    existing: dict[int, dict[str, Any]] = {}
-    for row in session.execute(select(*[getattr(m.System, f) for f in names]).where(m.System.game_id == game.id)):
-        values = dict(zip(names, row))
-        existing[values["code"]] = values
+    names = ("id", "code", *_SYSTEM_COLUMNS)
+    existing: dict[int, tuple[int, tuple[Any, ...]]] = {}
+    for sid, code, *values in session.execute(
+        select(*[getattr(m.System, f) for f in names]).where(m.System.game_id == game.id)
+    ):
+        existing[code] = (sid, tuple(values))
     stale = set(existing) - set(state.systems)
     if stale:
         raise ValueError(f"game {game.name!r}: the rules dropped systems {sorted(stale)}; systems are never deleted")
@@ -174,23 +189,26 @@ def _save_systems(
     new_rows = []
     changed = []
     for code, s in sorted(state.systems.items()):
-        values = _system_values(s, empire_ids)
+        values = _system_row(s, empire_ids)
         old = existing.get(code)
         if old is None:
-            new_rows.append({"game_id": game.id, "code": code, **values})
-        elif any(old[k] != v for k, v in values.items()):
-            changed.append({"_id": old["id"], **values})
+            new_rows.append({"game_id": game.id, "code": code, **dict(zip(_SYSTEM_COLUMNS, values))})
+        elif old[1] != values:
+            changed.append({"_id": old[0], **dict(zip(_SYSTEM_COLUMNS, values))})
     conn = session.connection()
     if new_rows:
         # Stars first: a planet's row refers to its star's (game, code).
         new_rows.sort(key=lambda r: (r["star"] is not None, r["code"]))
         conn.execute(insert(m.System), new_rows)
     if changed:
-        cols = [k for k in changed[0] if k != "_id"]
         conn.execute(
-            update(m.System).where(m.System.id == bindparam("_id")).values({c: bindparam(c) for c in cols}),
+            update(m.System)
+            .where(m.System.id == bindparam("_id"))
+            .values({c: bindparam(c) for c in _SYSTEM_COLUMNS}),
             changed,
         )
+    if not new_rows:
+        return {code: sid for code, (sid, _) in existing.items()}
     return {
         code: sid
         for code, sid in session.execute(select(m.System.code, m.System.id).where(m.System.game_id == game.id))

@@ -16,6 +16,7 @@ from typing import Annotated, Any
 
 from sqlalchemy import (
     JSON,
+    false,
     Boolean,
     CheckConstraint,
     DateTime,
@@ -45,6 +46,8 @@ __all__ = [
     "Report",
     "InboundMessage",
     "OutboxMail",
+    "AuditEntry",
+    "ArchivedTurn",
     "TECH_COLUMNS",
     "utcnow",
 ]
@@ -159,6 +162,9 @@ class Game(Base):
     """Stage each resolved turn for the GM to release instead of sending it at once."""
     last_deadline_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime)
     """The last deadline the worker acted on (catch-up after downtime runs it once)."""
+    deadline_override: Mapped[dt.datetime | None] = mapped_column(UTCDateTime)
+    """A deadline the GM set by hand for the current turn (deploy/admin/extend_deadline.sql);
+    it replaces the schedule's next deadline until the turn runs, which clears it."""
     created_at: Mapped[timestamp]
 
     empires: Mapped[list[Empire]] = relationship(
@@ -343,6 +349,9 @@ class TurnRecord(Base):
     orders: Mapped[dict[str, Any]] = mapped_column(JSON)
     events: Mapped[list[Any]] = mapped_column(JSON)
     ran_at: Mapped[timestamp]
+    staged: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    """Resolved for a game on hold and not yet released by the GM: its state is
+    saved, its report mails wait in the outbox as held (``turnproc turn release``)."""
 
 
 class Report(Base):
@@ -398,3 +407,60 @@ class OutboxMail(Base):
     next_attempt_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime)
     sent_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime)
     last_error: Mapped[str] = mapped_column(Text, default="")
+    held: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    """Part of a staged turn: not delivered until the GM releases the turn."""
+    turn: Mapped[int | None]
+    """For a report mail, the turn it reports: a rollback cancels the unsent ones."""
+
+
+class AuditEntry(Base):
+    """One GM action on a game's data: a SQL script (whatever its outcome) or a
+    turn rollback, rerun, release or discard. Never edited, never deleted by
+    turnproc; a GM script that touches it is refused."""
+
+    __tablename__ = "audit_log"
+    __table_args__ = (Index("ix_audit_log_game_at", "game_name", "at"),)
+
+    id: Mapped[intpk]
+    at: Mapped[timestamp]
+    os_user: Mapped[str] = mapped_column(String(64))
+    """The operating-system account that ran the command."""
+    action: Mapped[str] = mapped_column(String(16))
+    """``sql``, ``rollback``, ``rerun``, ``release``, ``discard`` or ``hold``."""
+    game_id: Mapped[int | None] = mapped_column(ForeignKey("games.id", ondelete="SET NULL"))
+    game_name: Mapped[str] = mapped_column(String(64))
+    """Kept as text so the entry outlives the game."""
+    script: Mapped[str] = mapped_column(Text, default="")
+    """The SQL script as given, or the command line of a turn action."""
+    sha256: Mapped[str] = mapped_column(String(64), default="")
+    """sha256 of ``script``'s UTF-8 bytes."""
+    outcome: Mapped[str] = mapped_column(String(16))
+    """``committed``, ``dry-run``, ``rejected`` (checks failed), ``failed`` (a
+    statement failed) or ``refused`` (not run at all)."""
+    detail: Mapped[str] = mapped_column(Text, default="")
+    """What was wrong, statement by statement or invariant by invariant."""
+
+
+class ArchivedTurn(Base):
+    """A turn record taken out of play by a rollback, rerun or discard, kept
+    with the reports it produced and the state it led to."""
+
+    __tablename__ = "turn_archive"
+    __table_args__ = (Index("ix_turn_archive_game_number", "game_id", "number"),)
+
+    id: Mapped[intpk]
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"))
+    number: Mapped[int]
+    rng_seed: Mapped[str] = mapped_column(String(160))
+    state_before: Mapped[dict[str, Any]] = mapped_column(JSON)
+    orders: Mapped[dict[str, Any]] = mapped_column(JSON)
+    events: Mapped[list[Any]] = mapped_column(JSON)
+    ran_at: Mapped[dt.datetime] = mapped_column(UTCDateTime)
+    state_after: Mapped[dict[str, Any]] = mapped_column(JSON)
+    """The state this turn led to as the game held it when archived (GM edits
+    included): the next turn's state before, or the game's state at the time."""
+    reports: Mapped[dict[str, Any]] = mapped_column(JSON)
+    """Empire code → text of the report this turn produced."""
+    archived_at: Mapped[timestamp]
+    reason: Mapped[str] = mapped_column(String(64))
+    """e.g. ``rollback to 4``, ``rerun of 4``, ``discarded``."""

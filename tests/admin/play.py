@@ -1,0 +1,75 @@
+"""A few turns of a generated game with scripted players, for the turn tools."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session, sessionmaker
+
+from turnproc.config import Config
+from turnproc.demo import scripted_orders
+from turnproc.gm import add_empire, get_game, new_game
+from turnproc.pipeline import TurnResult, render_report, run_turn, submit_orders
+from turnproc.rules.events import Event, events_to_json
+from turnproc.rules.serialize import state_to_json
+from turnproc.storage import models as m
+from turnproc.storage.convert import load_state
+from turnproc.storage.db import transaction
+
+CONFIG = Config(from_address="host@example.org")
+CODES = ("RIG", "VEG", "ORI")
+T0 = dt.datetime(2026, 12, 1, 20, 0, tzinfo=dt.timezone.utc)
+
+
+def when(turn: int) -> dt.datetime:
+    return T0 + dt.timedelta(days=7 * turn)
+
+
+def new_played_game(sessions: sessionmaker[Session], name: str = "war") -> None:
+    with transaction(sessions) as session:
+        game, _ = new_game(session, name, players=3, seed=f"{name}-galaxy", systems_per_player=8)
+        for i, code in enumerate(CODES):
+            add_empire(session, game, code, f"Empire {code}", f"p{i}@example.org")
+
+
+def submit_scripted(session: Session, name: str) -> None:
+    """Every empire's orders for the current turn, from its latest report."""
+    game = get_game(session, name)
+    state = load_state(session, game)
+    for code in CODES:
+        empire = session.scalar(select(m.Empire).where(m.Empire.game_id == game.id, m.Empire.code == code))
+        assert empire is not None
+        report = session.scalar(
+            select(m.Report).where(m.Report.empire_id == empire.id).order_by(m.Report.turn.desc()).limit(1)
+        )
+        data = report.data if report is not None else render_report(state, [], code, name, game.turn - 1, None)[1]
+        orders = scripted_orders(data)
+        if orders:
+            submit_orders(session, game, empire, "\n".join(orders), when(game.turn))
+
+
+def play(sessions: sessionmaker[Session], name: str, turns: int) -> list[TurnResult]:
+    results = []
+    for _ in range(turns):
+        with transaction(sessions) as session:
+            submit_scripted(session, name)
+        with transaction(sessions) as session:
+            game = get_game(session, name)
+            results.append(run_turn(session, game, CONFIG, when(game.turn)))
+    return results
+
+
+def state_json(sessions: sessionmaker[Session], name: str) -> str:
+    with sessions() as session:
+        return state_to_json(load_state(session, get_game(session, name)))
+
+
+def turn_events(sessions: sessionmaker[Session], name: str, number: int) -> str:
+    with sessions() as session:
+        game = get_game(session, name)
+        record = session.scalar(
+            select(m.TurnRecord).where(m.TurnRecord.game_id == game.id, m.TurnRecord.number == number)
+        )
+        assert record is not None, f"no record of turn {number}"
+        return events_to_json([Event.from_dict(d) for d in record.events])

@@ -1,0 +1,75 @@
+"""What players see of the GM tools: a staged turn's report is not mailed before
+release, and a hand-set deadline shows in acknowledgements until the turn runs."""
+
+from __future__ import annotations
+
+from email import message_from_bytes, policy
+from email.message import EmailMessage
+
+from sqlalchemy import func, select
+
+from turnproc.admin import run_script
+from turnproc.config import Config
+from turnproc.gm import get_game
+from turnproc.pipeline import intake_message, run_turn
+from turnproc.storage import models as m
+from turnproc.storage.db import transaction
+from turnproc.turnctl import release_turn, set_hold
+
+from .conftest import Games
+from .game import NOW
+from .test_admin_scripts import ADMIN
+
+CONFIG = Config(from_address="Host <turns@turnproc.example>")
+
+
+def _mail(body: str, n: int) -> bytes:
+    msg = EmailMessage()
+    msg["From"] = "ann@example.org"
+    msg["To"] = "turns@turnproc.example"
+    msg["Subject"] = f"orders {n}"
+    msg["Message-ID"] = f"<gm-{n}@example.org>"
+    msg.set_content(f"GAME spring26\nEMPIRE RIG sesame\n{body}\n")
+    return bytes(msg)
+
+
+def _send(games: Games, body: str, n: int) -> list[m.OutboxMail]:
+    """Mail ``body`` as RIG; the mails queued in answer."""
+    with games.sessions() as session:
+        last = session.scalar(select(func.max(m.OutboxMail.id))) or 0
+    with transaction(games.sessions) as session:
+        intake_message(session, _mail(body, n), CONFIG, NOW)
+    with games.sessions() as session:
+        return list(session.scalars(select(m.OutboxMail).where(m.OutboxMail.id > last).order_by(m.OutboxMail.id)))
+
+
+def _text(row: m.OutboxMail) -> str:
+    return message_from_bytes(row.body, policy=policy.default).get_body(preferencelist=("plain",)).get_content()
+
+
+def test_a_staged_report_is_not_sent_on_request_before_release(games: Games) -> None:
+    with transaction(games.sessions) as session:
+        set_hold(session, get_game(session, "spring26"), True, NOW)
+        run_turn(session, get_game(session, "spring26"), CONFIG, NOW)
+    assert [row.kind for row in _send(games, "REPORT", 1)] == ["ack"]
+    with transaction(games.sessions) as session:
+        release_turn(session, get_game(session, "spring26"), NOW)
+    sent = _send(games, "REPORT", 2)
+    assert sorted(row.kind for row in sent) == ["ack", "report"]
+    report = next(row for row in sent if row.kind == "report")
+    assert "Turn 1 report" in report.subject and not report.held
+
+
+def test_an_extended_deadline_shows_in_acks_until_the_turn_runs(games: Games) -> None:
+    (ack,) = _send(games, "DISTSQ 101 104", 1)
+    assert "Friday" in _text(ack)
+    result = run_script(games.engine, "spring26", (ADMIN / "extend_deadline.sql").read_text(), now=NOW)
+    assert result.outcome == "committed", result.detail()
+    (ack,) = _send(games, "DISTSQ 101 104", 2)
+    assert "Saturday 05 December 2026, 20:00 GMT" in _text(ack)
+    with transaction(games.sessions) as session:
+        run_turn(session, get_game(session, "spring26"), CONFIG, NOW)
+    with games.sessions() as session:
+        assert get_game(session, "spring26").deadline_override is None
+    (ack,) = _send(games, "DISTSQ 101 104", 3)
+    assert "Saturday 05 December" not in _text(ack) and "Friday" in _text(ack)

@@ -1,0 +1,51 @@
+"""The APScheduler wiring in-process: a stop request lets the turn in hand finish."""
+
+from __future__ import annotations
+
+import datetime as dt
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from sqlalchemy import select
+
+import turnproc.pipeline
+from turnproc.app import open_app
+from turnproc.config import Config
+from turnproc.storage import models as m
+from turnproc.storage.db import transaction
+from turnproc.worker import WorkerSettings, run_worker
+from tests.mail.game import make_corpus_game
+
+UTC = dt.timezone.utc
+
+
+def test_stop_lets_the_turn_in_hand_finish(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    config = Config(database_url=f"sqlite:///{tmp_path / 'g.db'}", maildir_in=tmp_path / "in", maildir_out=tmp_path / "out")
+    app = open_app(config)
+    with transaction(app.sessions) as session:
+        game = make_corpus_game(session)
+        game.schedule, game.nmr_limit = "0 3 1 1 *", 100
+        game.last_deadline_at = dt.datetime.now(UTC) - dt.timedelta(days=400)  # a deadline is due
+    real = turnproc.pipeline.run_turn
+    running = threading.Event()
+
+    def slow_run_turn(*args: object, **kw: object) -> object:
+        running.set()
+        time.sleep(1.0)  # a big game's turn
+        return real(*args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(turnproc.pipeline, "run_turn", slow_run_turn)
+    stop = threading.Event()
+    codes: list[int] = []
+    thread = threading.Thread(target=lambda: codes.append(run_worker(config, WorkerSettings(tick=0.1, poll=0.1, flush=0.1), stop)))
+    thread.start()
+    assert running.wait(20), "the turn never started"
+    stop.set()  # what SIGTERM does
+    thread.join(30)
+    assert not thread.is_alive() and codes == [0]
+    with app.sessions() as session:
+        assert session.scalars(select(m.TurnRecord.number)).all() == [1]
+        assert session.scalar(select(m.Game.turn)) == 2
+    app.close()

@@ -1,0 +1,246 @@
+"""Run a GM's SQL script against one game: one transaction, checked, audited.
+
+The script's statements run in order inside a single transaction. Then the
+game is checked exactly as the engine would check it (plus the row checks of
+:mod:`.checks`), and every row outside the game is compared with how it was
+before. Only when nothing is wrong — and this is not a dry run — is the
+transaction committed, together with its audit entry. Anything else rolls
+back and is audited on its own, with the reason.
+
+On PostgreSQL the transaction is REPEATABLE READ, so the before/after
+comparison of other games sees one snapshot (intake may be writing other
+games' rows meanwhile) and a conflicting concurrent edit fails the commit
+rather than being overwritten; SQLite's BEGIN IMMEDIATE already excludes
+other writers.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import Connection, Engine, select
+from sqlalchemy.exc import DBAPIError, IntegrityError
+from sqlalchemy.orm import Session
+
+from ..rules.invariants import Violation
+from ..storage import models as m
+from . import audit
+from .checks import Fingerprint, check_game, describe_rows, format_violation
+from .sqlsplit import ScriptSyntaxError, Statement, refusal, split_statements
+
+log = logging.getLogger(__name__)
+
+__all__ = ["MAX_ROWS_SHOWN", "ScriptResult", "StatementResult", "result_lines", "run_script"]
+
+#: Rows of a SELECT kept for the GM to read; the rest are counted, not shown.
+MAX_ROWS_SHOWN = 100
+
+
+@dataclass
+class StatementResult:
+    statement: Statement
+    rowcount: int
+    """Rows changed (INSERT/UPDATE/DELETE) or returned (SELECT); -1 when unknown."""
+    columns: list[str] = field(default_factory=list)
+    rows: list[tuple[Any, ...]] = field(default_factory=list)
+    """Up to :data:`MAX_ROWS_SHOWN` rows of a statement that returns rows."""
+    more: bool = False
+    """True when the statement returned more rows than are kept."""
+
+
+@dataclass
+class ScriptResult:
+    game: str
+    outcome: str
+    """``committed``, ``dry-run``, ``rejected`` (checks failed), ``failed`` (a
+    statement failed) or ``refused`` (nothing was run)."""
+    sha256: str
+    statements: list[StatementResult] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    """Why the script was refused or failed: each says which statement and line."""
+    violations: list[Violation] = field(default_factory=list)
+    rows: list[str] = field(default_factory=list)
+    """The rows the violations name, as the script left them."""
+    audit_id: int | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.outcome in ("committed", "dry-run")
+
+    def detail(self) -> str:
+        """Everything that went wrong, for the audit log and the GM."""
+        return "\n".join([*self.errors, *(format_violation(v) for v in self.violations), *self.rows])
+
+
+def _database_message(exc: DBAPIError, statement: Statement) -> str:
+    """The database's own words, one line, with the line of the script they point at."""
+    orig: Any = exc.orig
+    diag = getattr(orig, "diag", None)
+    primary = getattr(diag, "message_primary", None) if diag is not None else None
+    text = primary or (str(orig).strip().splitlines()[0] if orig is not None and str(orig).strip() else str(exc))
+    line = statement.line
+    position = getattr(diag, "statement_position", None) if diag is not None else None
+    if position:
+        # PostgreSQL says which character; turn it into a line of the script.
+        line += statement.text[: int(position) - 1].count("\n")
+    constraint = getattr(diag, "constraint_name", None) if diag is not None else None
+    if constraint and constraint not in text:
+        text += f" (constraint {constraint})"
+    kind = "breaks a database constraint" if isinstance(exc, IntegrityError) else "was refused by the database"
+    where = statement.where() if line == statement.line else f"{statement.where()}, at line {line}"
+    return f"{where} {kind}: {text}"
+
+
+def _execute(conn: Connection, statement: Statement) -> StatementResult:
+    # no_parameters: the text goes to the driver as written, so a '%' or ':x'
+    # inside the GM's SQL is never taken for a bind parameter.
+    result = conn.exec_driver_sql(statement.text, execution_options={"no_parameters": True})
+    if result.returns_rows:
+        columns = list(result.keys())
+        fetched = [tuple(r) for r in result.fetchmany(MAX_ROWS_SHOWN + 1)]
+        more = len(fetched) > MAX_ROWS_SHOWN
+        count = len(fetched) if not more else len(fetched) + len(result.fetchall())
+        return StatementResult(statement, count, columns, fetched[:MAX_ROWS_SHOWN], more)
+    return StatementResult(statement, result.rowcount)
+
+
+def run_script(
+    engine: Engine,
+    game_name: str,
+    script: str,
+    *,
+    now: dt.datetime,
+    dry_run: bool = False,
+    user: str | None = None,
+) -> ScriptResult:
+    """Run ``script`` for game ``game_name``; commit only when every check passes.
+
+    Never raises for a bad script: the outcome, the messages and the audit
+    entry's id are on the result.
+    """
+    result = ScriptResult(game_name, "refused", audit.digest(script))
+    game_id: int | None = None
+
+    def finish_apart() -> ScriptResult:
+        result.audit_id = audit.record_apart(
+            engine, action="sql", game_id=game_id, game_name=game_name, script=script,
+            outcome=result.outcome, detail=result.detail() or _summary(result), now=now, user=user,
+        )  # fmt: skip
+        return result
+
+    try:
+        statements = split_statements(script, dialect=engine.dialect.name)
+    except ScriptSyntaxError as exc:
+        result.errors.append(f"the script cannot be split into statements: {exc}")
+        return finish_apart()
+    result.errors.extend(r for r in map(refusal, statements) if r)
+    if not statements:
+        result.errors.append("the script holds no SQL statement")
+    if result.errors:
+        return finish_apart()
+
+    with engine.connect() as conn:
+        if conn.dialect.name == "postgresql":
+            conn = conn.execution_options(isolation_level="REPEATABLE READ")
+        trans = conn.begin()
+        try:
+            with Session(bind=conn) as session:
+                # Lock the game row first: a turn run or an intake batch for this
+                # game waits until the script is done, and the script for them.
+                game_id = session.scalar(select(m.Game.id).where(m.Game.name == game_name).with_for_update())
+                if game_id is None:
+                    known = ", ".join(session.scalars(select(m.Game.name).order_by(m.Game.name))) or "none"
+                    result.errors.append(f"no game named {game_name!r} (games: {known})")
+                    trans.rollback()
+                    return finish_apart()
+                before = Fingerprint.take(conn, game_id)
+                for statement in statements:
+                    try:
+                        result.statements.append(_execute(conn, statement))
+                    except DBAPIError as exc:
+                        result.outcome = "failed"
+                        result.errors.append(_database_message(exc, statement))
+                        break
+                if result.outcome != "failed":
+                    # The script changed rows behind the session's back.
+                    session.expire_all()
+                    result.violations = before.changes(Fingerprint.take(conn, game_id))
+                    result.violations += check_game(session, game_id)
+                    result.rows = describe_rows(session, game_id, result.violations)
+                    if result.violations:
+                        result.outcome = "rejected"
+                    elif dry_run:
+                        result.outcome = "dry-run"
+                    else:
+                        result.outcome = "committed"
+                        entry = audit.record(
+                            session, action="sql", game_id=game_id, game_name=game_name, script=script,
+                            outcome="committed", detail=_summary(result), now=now, user=user,
+                        )  # fmt: skip
+                        result.audit_id = entry.id
+            if result.outcome == "committed":
+                try:
+                    trans.commit()
+                except DBAPIError as exc:
+                    # A concurrent change to the same rows (PostgreSQL serialization failure).
+                    result.outcome, result.audit_id = "failed", None
+                    reason = str(exc.orig).strip().splitlines()[0] if exc.orig else str(exc)
+                    result.errors.append(f"the commit failed, nothing was changed: {reason}; run the script again")
+            else:
+                trans.rollback()
+        except BaseException:
+            if trans.is_active:
+                trans.rollback()
+            raise
+    if result.outcome != "committed":
+        return finish_apart()
+    log.info("game %s: GM script %s committed (audit %s)", game_name, result.sha256[:12], result.audit_id)
+    return result
+
+
+def _summary(result: ScriptResult) -> str:
+    return "\n".join(
+        f"{r.statement.where()}: {r.rowcount} row(s)" for r in result.statements
+    )
+
+
+def _cell(value: Any) -> str:
+    text = "NULL" if value is None else str(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def result_lines(result: ScriptResult) -> list[str]:
+    """The result as the GM reads it: each statement's effect and rows, then
+    what was wrong, then the outcome."""
+    lines: list[str] = []
+    for r in result.statements:
+        if r.columns:
+            lines.append(f"{r.statement.where()}: {r.rowcount} row(s)")
+            widths = [max([len(c), *(len(_cell(row[i])) for row in r.rows)]) for i, c in enumerate(r.columns)]
+            lines.append("  " + "  ".join(c.ljust(w) for c, w in zip(r.columns, widths)))
+            lines.extend("  " + "  ".join(_cell(v).ljust(w) for v, w in zip(row, widths)) for row in r.rows)
+            if r.more:
+                lines.append(f"  ... {r.rowcount - len(r.rows)} more row(s) not shown")
+        else:
+            lines.append(f"{r.statement.where()}: {r.rowcount} row(s) changed")
+    lines.extend(result.errors)
+    if result.violations:
+        lines.append(f"{len(result.violations)} problem(s) found after the script ran:")
+        lines.extend(f"  {format_violation(v)}" for v in result.violations)
+    if result.rows:
+        lines.append("rows involved, as the script left them:")
+        lines.extend(f"  {row}" for row in result.rows)
+    audit_note = f" (audit entry {result.audit_id})" if result.audit_id is not None else ""
+    lines.append(
+        {
+            "committed": f"committed: game {result.game} passes every check{audit_note}",
+            "dry-run": f"dry run: game {result.game} would pass every check; nothing was changed{audit_note}",
+            "rejected": f"rolled back: the script breaks the game; nothing was changed{audit_note}",
+            "failed": f"rolled back: a statement failed; nothing was changed{audit_note}",
+            "refused": f"refused: nothing was run{audit_note}",
+        }[result.outcome]
+    )
+    return lines
