@@ -476,15 +476,10 @@ def _queue_report_mail(
     ``docs`` are the report already rendered (else rendered from its data)."""
     docs = docs or render_report_documents(report.data)
     stem = f"{game.name}-turn{report.turn}-{empire.code}"
-    subject = docs.subject
-    if report.data.get("corrected") and "corrected" not in subject.lower():
-        # A re-run turn's report replaces one the player already has: say so
-        # where it shows before the mail is opened.
-        subject = f"{subject} (corrected)"
     out = compose(
         sender=config.from_address,
         recipient=empire.email,
-        subject=subject,
+        subject=docs.subject,
         text=docs.text,
         html=docs.html,
         when=now,
