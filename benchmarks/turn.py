@@ -2,6 +2,7 @@
 synthetic games of N empires (30 systems and 16 actions each) on SQLite.
 
     /tmp/venv/bin/python benchmarks/turn.py                  # N = 12, 100, 1000
+    /tmp/venv/bin/python benchmarks/turn.py --repeat 2       # keep each phase's best run
     /tmp/venv/bin/python benchmarks/turn.py --sizes 100 --profile turn
 
 What is timed (each phase in a fresh Python process, so one phase's garbage
@@ -23,8 +24,13 @@ floor
     and writes exactly the game rows the turn reads and writes, and nothing
     else: no order parsing, no rules, no turn record, no reports, no mail.
 
-Peak memory is the process's peak resident set (``ru_maxrss``); ``base`` is
-what the interpreter and imports already hold before the phase starts.
+Times are wall clock, with the process's CPU time beside them (CPU time
+hardly moves when other work shares the machine; the load average is printed
+too). ``turn run`` is also split by step (exclusive times of the pipeline's
+helpers, SQL flushes, the commit, garbage collection), so the share of the
+reports is visible. Peak memory is the process's peak resident set
+(``ru_maxrss``); in brackets what the interpreter and imports already hold
+before the phase starts.
 Targets (N = 1,000 on SQLite, 2 cores): turn <= 30 s, turn <= 5 x floor, and
 turn(1000) / turn(100) <= 11.
 """
@@ -33,8 +39,8 @@ from __future__ import annotations
 
 import argparse
 import cProfile
-import gc
 import datetime as dt
+import gc
 import io
 import json
 import os
@@ -214,7 +220,7 @@ def _run_child(phase: str, db: Path, profile: bool) -> dict[str, Any]:
     cmd = [sys.executable, __file__, "--child", phase, "--db", str(db)]
     if profile:
         cmd += ["--profile", phase]
-    done = subprocess.run(cmd, capture_output=True, text=True)
+    done = subprocess.run(cmd, capture_output=True, text=True, check=False)
     if profile or done.returncode:
         sys.stderr.write(done.stderr)
     if done.returncode:

@@ -5,7 +5,6 @@ on SQLite and on PostgreSQL."""
 from __future__ import annotations
 
 import datetime as dt
-import json
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -142,9 +141,8 @@ def _ready_game(factory: sessionmaker[Session]) -> None:
 
 
 def _crash_in_run_turn(factory: sessionmaker[Session]) -> None:
-    with pytest.raises(RuntimeError, match="crash"):
-        with transaction(factory) as session:
-            run_turn(session, get_game(session, GAME), CONFIG, START + dt.timedelta(hours=1))
+    with pytest.raises(RuntimeError, match="crash"), transaction(factory) as session:
+        run_turn(session, get_game(session, GAME), CONFIG, START + dt.timedelta(hours=1))
 
 
 def _after_turn_runs_cleanly(factory: sessionmaker[Session]) -> None:

@@ -124,12 +124,7 @@ def report_context(
     supply = _latest(mine, "supply", empire_code)
     in_supply = {row["system"]: row.get("in_supply", True) for row in supply.get("systems") or []}
     supply_cost = {row["system"]: row.get("cost", 0) for row in supply.get("systems") or []}
-    sticky: set[int] = set()
-    for e in mine:
-        if e.empire == empire_code and e.kind == "move" and e.data.get("sticky"):
-            sticky.add(int(e.data["to"]))
-        if e.empire == empire_code and e.kind == "capture":
-            sticky.add(int(e.data["system"]))
+    sticky = {int(c) for c in _latest(mine, "sticky", empire_code).get("systems") or []}
 
     systems = []
     for s in owned:
@@ -162,7 +157,7 @@ def report_context(
     happenings = [
         {"kind": e.kind, "text": describe(e, empire_code), "data": e.data}
         for e in mine
-        if e.kind not in ("order", "message", "stance", "name")
+        if e.kind not in ("order", "message", "stance", "name", "sticky")
     ]
     press = [
         {

@@ -8,8 +8,9 @@ place that maps them to rows); nothing in this module knows they exist.
 from __future__ import annotations
 
 import enum
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Iterable, TypeVar
+from typing import TypeVar
 
 __all__ = [
     "SystemType",

@@ -256,6 +256,15 @@ def resolve(
         for order in overflow:
             run_order(ctx, code, order, None, Reason.TOO_MANY_ACTIONS)
 
+    # Which systems ended the movement phase sticky, told once per empire so
+    # reports need not work the rules of §5 out again.
+    sticky_by_empire: dict[str, list[int]] = {}
+    for empire, system in ctx.sticky:
+        if new.systems[system].owner == empire:
+            sticky_by_empire.setdefault(empire, []).append(system)
+    for code in sorted(sticky_by_empire):
+        ctx.emit(EventKind.STICKY, code, systems=sorted(sticky_by_empire[code]))
+
     end_of_turn(ctx)
     for code in sorted(start_playing):
         if not ctx.owns_anything(code):

@@ -32,6 +32,9 @@ Event kinds (``Event.kind``; ``Event.empire`` is the actor, data as listed)
 ``move``
     Ships arrived in an own system: ``from``, ``to``, ``cruisers``, ``fighters``,
     ``colony_ships``, ``sticky``.
+``sticky``
+    After the last slot, once per empire that has any: ``systems``, the
+    codes of its systems its ships could not leave this turn (§5).
 ``hyperspace_loss``
     DEEP: ``from``, ``to``, ``distsq``, ``jump``, ``ships``, ``lost``.
 ``capture``
@@ -104,6 +107,7 @@ class EventKind:
     STANCE: Final = "stance"
     DISTSQ: Final = "distsq"
     MOVE: Final = "move"
+    STICKY: Final = "sticky"
     HYPERSPACE_LOSS: Final = "hyperspace_loss"
     CAPTURE: Final = "capture"
     EXPLORATION: Final = "exploration"
