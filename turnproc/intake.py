@@ -36,8 +36,8 @@ def _handle_batch(
     app: App, batch: Sequence[tuple[K, bytes]], now: dt.datetime, cache: IntakeCache
 ) -> list[tuple[K, IntakeResult]]:
     done: list[tuple[K, IntakeResult]] = []
-    cache.new_batch()
     with transaction(app.sessions) as session:
+        cache.new_batch(session, [raw for _, raw in batch])
         for key, raw in batch:
             try:
                 with session.begin_nested():

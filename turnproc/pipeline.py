@@ -14,6 +14,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -33,7 +34,7 @@ from .reports.context import TurnView, report_context
 from .reports.render import ReportDocuments, SharedParts, render, render_report_documents
 from .rules.events import Event
 from .rules.orders import Header, MailCommand, Order, ParsedOrders, Severity
-from .rules.parser import Knowledge, format_order, knowledge, knowledge_all, parse_mail, parse_orders
+from .rules.parser import Knowledge, format_order, knowledge, knowledge_all, parse_header, parse_mail, parse_orders
 from .rules.serialize import state_to_dict
 from .rules.state import GameState
 from .rules.turn import resolve, turn_rng
@@ -99,13 +100,32 @@ class IntakeCache:
     empires: dict[tuple[int, str], EmpireRow | None] = field(default_factory=dict)
     deadlines: dict[tuple[int, str | None, str, dt.datetime | None], str | None] = field(default_factory=dict)
     reply_counts: dict[tuple[str, str], int] = field(default_factory=dict)
+    asked: set[str] = field(default_factory=set)
+    """Digests of this batch's mails, looked up together."""
+    handled: set[str] = field(default_factory=set)
+    """Of those (and of any handled since), the ones already in the log."""
     known: dict[tuple[int, int, str], Knowledge | None] = field(default_factory=dict)
 
-    def new_batch(self) -> None:
+    def new_batch(self, session: Session | None = None, raws: Sequence[bytes] = ()) -> None:
         """Rows are read again in each batch's transaction: a turn may have run
-        between two batches, and orders must go to the turn current now."""
+        between two batches, and orders must go to the turn current now. With
+        the batch's mails, which of them were handled before is asked once."""
         self.games.clear()
         self.empires.clear()
+        self.asked = set()
+        self.handled = set()
+        if session is not None and raws:
+            self.asked = {hashlib.sha256(raw).hexdigest() for raw in raws}
+            self.handled = set(
+                session.scalars(select(m.InboundMessage.sha256).where(m.InboundMessage.sha256.in_(sorted(self.asked))))
+            )
+
+    def already_handled(self, session: Session, digest: str) -> bool:
+        if digest in self.handled:
+            return True
+        if digest in self.asked:
+            return False
+        return session.scalar(select(m.InboundMessage.id).where(m.InboundMessage.sha256 == digest)) is not None
 
     def game(self, session: Session, name: str) -> GameRow | None:
         key = name.lower()
@@ -275,10 +295,13 @@ def intake_message(
     A mail already seen (same bytes) changes nothing: that is what makes a
     crash between commit and filing harmless.
     """
+    cache = cache or IntakeCache()
     digest = hashlib.sha256(raw).hexdigest()
-    if session.scalar(select(m.InboundMessage.id).where(m.InboundMessage.sha256 == digest)) is not None:
+    if cache.already_handled(session, digest):
         return IntakeResult("duplicate", PROCESSED, detail="already handled")
-    return _Intake(session, raw, digest, config, now, cache or IntakeCache()).run()
+    result = _Intake(session, raw, digest, config, now, cache).run()
+    cache.handled.add(digest)
+    return result
 
 
 class _Intake:
@@ -344,7 +367,7 @@ class _Intake:
         if auto:
             return self.finish(IntakeResult("ignored", REJECTED, detail=auto))
         text = message_text(self.msg)
-        header = parse_mail(text[:MAX_TEXT]).header
+        header = parse_header(text[:MAX_TEXT])
         if len(text) > MAX_TEXT:
             reason = f"the mail's text is longer than {MAX_TEXT // 1024} KiB; send only the orders"
             return self.reject(header, reason, self.sender, kind="unknown")

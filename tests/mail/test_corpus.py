@@ -248,3 +248,11 @@ def test_oversized_mail_is_answered_and_stores_nothing(app) -> None:
     assert result.outcome == "rejected"
     assert _orders(app) is None
     assert "longer than 256 KiB" in _body(_outbox(app)[0])
+
+
+def test_the_same_mail_twice_in_one_poll_is_applied_once(app) -> None:
+    _deliver(app, "thunderbird_plain.eml")
+    _deliver(app, "thunderbird_plain.eml")
+    results = poll_maildir(app, NOW)
+    assert sorted(r.outcome for r in results) == ["accepted", "duplicate"]
+    assert len(_outbox(app)) == 1

@@ -1011,3 +1011,12 @@ def test_never_raises_on_nasty_text(text: str) -> None:
     for parse in (parse_mail, parse_orders):
         for state in (None, STATE):
             _assert_well_formed(parse(text, state, "ABC"), text)
+
+
+@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from(["GAME x", "EMPIRE ABC pw", "TURN 2", "TURN x", "MOVE 101 102 3", "> quoted", "", "# c", "TAX", "junk", "EMPIRE DEF other", "GAME y", "END", "-- "]), max_size=30))
+def test_parse_header_agrees_with_parse_mail(lines: list[str]) -> None:
+    from turnproc.rules.parser import parse_header
+
+    text = "\n".join(lines)
+    assert parse_header(text) == parse_mail(text).header

@@ -89,6 +89,7 @@ from .orders import (
     MAX_SLOTS,
     STANCE_ACTIONS,
     Action,
+    Header,
     MailCommand,
     Order,
     ParsedOrders,
@@ -103,6 +104,7 @@ __all__ = [
     "knowledge",
     "knowledge_all",
     "parse_mail",
+    "parse_header",
     "parse_orders",
     "format_order",
     "PROBLEMS",
@@ -977,6 +979,27 @@ def parse_orders(
 ) -> ParsedOrders:
     """Parse order lines (no header needed; header lines are accepted too)."""
     return _parse(lines_text, state, empire, mail=False, known=known)
+
+
+def parse_header(text: str) -> Header:
+    """Just the mail's header (GAME, EMPIRE, TURN): what intake needs to find
+    the game and check the password before the orders are read against the
+    game. Gives the same header as :func:`parse_mail`."""
+    lines = _split_lines(text)
+    start = _mail_start(lines)
+    if start is None:
+        return Header()
+    stop = start
+    while stop < len(lines):
+        stripped = lines[stop].strip()
+        if stripped and not stripped.startswith(("#", ">")) and _first_word(lines[stop]) not in _HEADER_WORDS:
+            break
+        stop += 1
+    if any(_first_word(line) in _HEADER_WORDS for line in lines[stop:]):
+        # A header line after the first order still counts (late_header), and
+        # END or a signature may hide it again: only the whole parse knows.
+        return _parse(text, None, None, mail=True).header
+    return _parse("\n".join(lines[:stop]), None, None, mail=True).header
 
 
 def format_order(order: Order) -> str:
