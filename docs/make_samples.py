@@ -68,7 +68,7 @@ TEXT_SAMPLES = (
 #: a copy of docs/samples/NAME.
 EMBED = re.compile(
     r"(<!-- sample: (?P<name>[\w.-]+) -->\n```(?P<info>[^\n]*)\n)(?P<body>.*?)(```\n<!-- /sample -->)",
-    re.S,
+    re.DOTALL,
 )
 
 
@@ -172,7 +172,7 @@ def make_samples(workdir: Path) -> dict[str, str]:
             data, turn = dict(report.data), game.turn
             empire.password_hash = hash_password(SAMPLE_PASSWORD)
             game.schedule, game.timezone = SCHEDULE
-        when = dt.datetime(2026, 1, 5, 18, 0, tzinfo=dt.timezone.utc) + dt.timedelta(days=TURNS, hours=2)
+        when = dt.datetime(2026, 1, 5, 18, 0, tzinfo=dt.UTC) + dt.timedelta(days=TURNS, hours=2)
         for number, mail in enumerate(_mails(data, turn), start=1):
             if mail.name == "ack.txt":
                 out["order-mail.txt"] = mail.text

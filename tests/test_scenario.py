@@ -84,7 +84,7 @@ def test_example_file_loads() -> None:
     assert check_galaxy(state) == []
     assert state.settings == GameSettings()
     assert state.systems[100].stance is Stance.AMBUSH and state.systems[100].stance_target == 102
-    assert state.systems[109].pop == 3 and state.systems[109].owner is None
+    assert state.systems[109].pop == 0 and state.systems[109].owner is None
     assert state.empires["BET"].tech(Tech.DRIVE) == 2
     assert state.empires["ALF"].techs == TECH_START
 
@@ -108,7 +108,7 @@ def test_generated_game_with_empires_round_trips() -> None:
     star.stance, star.stance_target, star.retreat_parts = Stance.RETREAT, state.neighbours(base)[0], 3
     star.name = 'Q " b\\s \t tab é ✶ \x7f'
     some_unowned = next(s for s in state.systems.values() if s.owner is None)
-    some_unowned.ever_owned, some_unowned.pop = True, 4
+    some_unowned.ever_owned, some_unowned.industry = True, 4
     state.empires["BBB"].techs[Tech.WEAPONS] = 3
     state.empires["BBB"].active, state.empires["BBB"].missed_turns = False, 2
     state.empires["CCC"].vp, state.empires["CCC"].lost_in_space = -1, 7
@@ -295,3 +295,13 @@ def test_file_errors_name_the_file(tmp_path: Path) -> None:
 
 def test_scenario_error_is_a_value_error() -> None:
     assert issubclass(ScenarioError, ValueError)
+
+
+def test_population_without_an_owner_is_refused() -> None:
+    from turnproc.scenario import ScenarioError, load_scenario
+
+    text = (
+        "[[systems]]\ncode = 100\ntype = \"YD\"\nrow = 0\ncol = 0\npop = 3\n"
+    )
+    with pytest.raises(ScenarioError, match=r"systems\[0\]\.pop: system 100 has population but no owner"):
+        load_scenario(text, "natives.toml")

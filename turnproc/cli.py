@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
 
 from . import __version__
 from .app import App, open_app
@@ -604,6 +605,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.handler(args))
     except _ERRORS as exc:
         sys.stderr.write(f"turnproc: error: {exc}\n")
+        return 1
+    except IntegrityError as exc:
+        # The database's own constraints caught what no check above did: say
+        # which rule, in one line, instead of a traceback.
+        reason = str(exc.orig).strip().splitlines()[0] if exc.orig else str(exc)
+        sys.stderr.write(f"turnproc: error: the database refused the change, nothing was written: {reason}\n")
         return 1
     except KeyboardInterrupt:
         sys.stderr.write("turnproc: interrupted\n")

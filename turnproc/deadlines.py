@@ -1,14 +1,25 @@
-"""Turn deadlines from a game's cron schedule and time zone."""
+"""Turn deadlines from a game's cron schedule and time zone.
+
+Deadlines follow the zone's wall clock. On a daylight-saving fall-back a
+schedule naming its hours fires once, at the first of the two repeated times
+(a wildcard hour fires by elapsed time, so in both); in a spring-forward gap
+the deadline comes at the same offset past the gap. None is skipped or doubled.
+"""
 
 from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Iterator
+from functools import lru_cache
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from apscheduler.triggers.cron import CronTrigger
+from apscheduler.util import datetime_utc_add
 
-__all__ = ["DeadlineError", "cron_trigger", "next_deadline", "format_deadline"]
+__all__ = ["DeadlineError", "cron_trigger", "deadlines_after", "next_deadline", "format_deadline"]
+
+_UTC = dt.timezone.utc
 
 
 class DeadlineError(ValueError):
@@ -42,13 +53,44 @@ def cron_trigger(schedule: str, timezone: str) -> CronTrigger:
         raise DeadlineError(f"bad cron expression {schedule!r}: {exc}") from None
 
 
+@lru_cache(maxsize=256)
+def _trigger(schedule: str, timezone: str) -> tuple[CronTrigger, ZoneInfo, bool]:
+    trigger = cron_trigger(schedule, timezone)
+    # A schedule naming its hours fires by the wall clock: once per local time.
+    # One with a wildcard hour fires by elapsed time: a repeated hour runs again.
+    wall_clock = schedule.split()[1] not in ("*", "*/1")
+    return trigger, ZoneInfo(timezone), wall_clock
+
+
+def deadlines_after(schedule: str, timezone: str, after: dt.datetime) -> Iterator[dt.datetime]:
+    """The schedule's deadlines strictly after ``after``, in order, in the game's zone."""
+    trigger, zone, wall_clock = _trigger(schedule, timezone)
+    cursor = after.astimezone(zone)
+    while True:
+        # Passing the cursor as the previous fire time makes APScheduler search
+        # from cursor + 1 µs in UTC; with previous=None it can step backwards
+        # inside a repeated hour and never get out.
+        fire: dt.datetime | None = trigger.get_next_fire_time(cursor, cursor)
+        if fire is None:
+            return
+        # Compare in UTC: two datetimes of one zone compare by wall clock,
+        # blind to the fold, so 01:00 (second time) would look before 01:30.
+        if fire.astimezone(_UTC) <= cursor.astimezone(_UTC):  # a defence against an endless loop
+            cursor = datetime_utc_add(cursor, dt.timedelta(seconds=1))
+            continue
+        cursor = fire
+        local = fire.astimezone(zone)
+        if wall_clock and local.fold == 1:
+            continue  # the second 01:30 of a fall-back night: already fired at the first
+        yield local
+
+
 def next_deadline(schedule: str | None, timezone: str, now: dt.datetime) -> dt.datetime | None:
-    """The first deadline strictly after ``now``, in the game's zone."""
+    """The first deadline strictly after ``now``, in the game's zone: the one
+    the worker acts on, so acknowledgements and reports name that one."""
     if not schedule:
         return None
-    trigger = cron_trigger(schedule, timezone)
-    fire: dt.datetime | None = trigger.get_next_fire_time(None, now.astimezone(ZoneInfo(timezone)))
-    return fire
+    return next(deadlines_after(schedule, timezone, now), None)
 
 
 def format_deadline(when: dt.datetime | None) -> str | None:

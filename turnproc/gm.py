@@ -263,7 +263,7 @@ class Schedule:
 def schedule_of(game: m.Game, now: dt.datetime) -> Schedule:
     from .service import next_deadline_after
 
-    override = getattr(game, "deadline_override", None)
+    override = game.deadline_override
     coming: dt.datetime | None = None
     if game.status == "active":
         if override is not None and override > now:

@@ -350,7 +350,7 @@ class _Intake:
             in_reply_to=self.message_id or None,
             references=references,
         )
-        queue_mail(self.session, out, kind=kind, game_id=game_id)
+        queue_mail(self.session, out, kind=kind, game_id=game_id, now=self.now)
         self.cache.count_reply(recipient, kind)
         self.replies.append(mid)
 
@@ -418,9 +418,15 @@ class _Intake:
         if MailCommand.CLEAR in parsed.commands and not parsed.orders:
             _withdraw(session, empire.id, game.turn)
             on_file, outcome = [], "cleared"
-        elif has_order_lines or MailCommand.WAIT in parsed.commands:
+        elif has_order_lines:
             ctx["replaced"] = _store_orders(session, game, empire, parsed, text, self.record, self.now)
             on_file, outcome = [format_order(o) for o in parsed.orders], "accepted"
+        elif MailCommand.WAIT in parsed.commands:
+            # WAIT alone keeps the orders on file and only holds off an early
+            # run; with nothing on file there is no early run to hold off.
+            current = orders_on_file(session, empire.id, game.turn)
+            if current is not None:
+                current.wait = True
         if on_file is None:
             current = orders_on_file(session, empire.id, game.turn)
             on_file = list(current.lines) if current is not None else []
@@ -512,7 +518,7 @@ def _queue_report_mail(
             (f"{stem}.json", "application/json", docs.json.encode("utf-8")),
         ],
     )
-    queue_mail(session, out, kind="report", game_id=game.id, turn=report.turn, held=held)
+    queue_mail(session, out, kind="report", game_id=game.id, turn=report.turn, held=held, now=now)
 
 
 # -- the turn ---------------------------------------------------------------------

@@ -391,6 +391,13 @@ class _Reader:
                     path + (ships[0],),
                     f"system {code} has ships but no owner (ships stand only in their empire's systems)",
                 )
+            if owner is None and system.pop:
+                # RULES.md §1: unowned systems start empty; the database
+                # refuses an unowned system with population, so say it here.
+                raise self.fail(
+                    path + ("pop",),
+                    f"system {code} has population but no owner (unowned systems are empty; give it an owner)",
+                )
             if system.home_slot and not stype.is_star:
                 raise self.fail(
                     path + ("home_slot",), f"only a star can be a home slot, not a {stype}"

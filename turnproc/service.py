@@ -26,18 +26,14 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import logging
-import re
 import socket
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from email.utils import parseaddr
-from functools import lru_cache
 from typing import Any, Literal
 from zoneinfo import ZoneInfo
 
-from apscheduler.triggers.cron import CronTrigger
-from apscheduler.util import datetime_utc_add
 from sqlalchemy import func, select
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
@@ -53,7 +49,6 @@ from .storage.db import transaction
 log = logging.getLogger(__name__)
 
 __all__ = [
-    "deadlines_after",
     "next_deadline_after",
     "due_deadline",
     "nmr_guard",
@@ -77,46 +72,12 @@ OUTAGE_NOTICE_AFTER = dt.timedelta(minutes=30)
 # -- deadline maths -------------------------------------------------------------------
 
 
-@lru_cache(maxsize=256)
-def _trigger(schedule: str, timezone: str) -> tuple[CronTrigger, ZoneInfo, bool]:
-    trigger = deadlines.cron_trigger(schedule, timezone)
-    # A schedule naming its hours fires by the wall clock: once per local time.
-    # One with a wildcard hour fires by elapsed time: a repeated hour runs again.
-    wall_clock = schedule.split()[1] not in ("*", "*/1")
-    return trigger, ZoneInfo(timezone), wall_clock
-
-
-def deadlines_after(schedule: str, timezone: str, after: dt.datetime) -> Iterator[dt.datetime]:
-    """The schedule's deadlines strictly after ``after``, in order, in the game's zone.
+def next_deadline_after(schedule: str | None, timezone: str, after: dt.datetime) -> dt.datetime | None:
+    """The first deadline strictly after ``after`` (None without a schedule).
 
     Raises :class:`turnproc.deadlines.DeadlineError` for a bad schedule or zone.
     """
-    trigger, zone, wall_clock = _trigger(schedule, timezone)
-    cursor = after.astimezone(zone)
-    while True:
-        # Passing the cursor as the previous fire time makes APScheduler search
-        # from cursor + 1 µs in UTC; with previous=None it can step backwards
-        # inside a repeated hour and never get out.
-        fire = trigger.get_next_fire_time(cursor, cursor)
-        if fire is None:
-            return
-        # Compare in UTC: two datetimes of one zone compare by wall clock,
-        # blind to the fold, so 01:00 (second time) would look before 01:30.
-        if fire.astimezone(UTC) <= cursor.astimezone(UTC):  # a defence against an endless loop
-            cursor = datetime_utc_add(cursor, dt.timedelta(seconds=1))
-            continue
-        cursor = fire
-        local = fire.astimezone(zone)
-        if wall_clock and local.fold == 1:
-            continue  # the second 01:30 of a fall-back night: already fired at the first
-        yield local
-
-
-def next_deadline_after(schedule: str | None, timezone: str, after: dt.datetime) -> dt.datetime | None:
-    """The first deadline strictly after ``after`` (None without a schedule)."""
-    if not schedule:
-        return None
-    return next(deadlines_after(schedule, timezone, after), None)
+    return deadlines.next_deadline(schedule, timezone, after)
 
 
 _WINDOWS = (dt.timedelta(days=1), dt.timedelta(days=8), dt.timedelta(days=32), dt.timedelta(days=367), dt.timedelta(days=1462))
@@ -139,7 +100,7 @@ def due_deadline(schedule: str | None, timezone: str, last: dt.datetime | None, 
     for window in (*_WINDOWS, None):
         start = last if window is None else max(last, now - window)
         latest: dt.datetime | None = None
-        for when in deadlines_after(schedule, timezone, start):
+        for when in deadlines.deadlines_after(schedule, timezone, start):
             if when > now:
                 break
             latest = when
@@ -246,16 +207,16 @@ def current_deadline(view: GameView, after: dt.datetime) -> dt.datetime | None:
     return next_deadline_after(view.schedule, view.timezone, after)
 
 
-Action = Literal["idle", "run", "hold", "skip", "blocked", "early", "remind"]
+Action = Literal["idle", "run", "guard", "skip", "blocked", "early", "remind"]
 
 
 @dataclass(frozen=True)
 class Decision:
     action: Action
     deadline: dt.datetime | None = None
-    """run/hold/skip: the deadline acted on; remind: the one coming."""
+    """run/guard/skip/blocked: the deadline acted on; remind: the one coming."""
     empires: tuple[str, ...] = ()
-    """hold/run: the active empires without orders; remind: who to remind."""
+    """run/guard/blocked: the active empires without orders; remind: who to remind."""
 
 
 IDLE = Decision("idle")
@@ -279,7 +240,7 @@ def decide(view: GameView, now: dt.datetime) -> Decision:
             # the next deadline after the release.
             return Decision("blocked", due, missing)
         if nmr_guard(len(view.active_empires), len(missing), view.nmr_limit):
-            return Decision("hold", due, missing)
+            return Decision("guard", due, missing)  # not "hold": that is the GM's staging
         return Decision("run", due, missing)
     if view.staged_turn is not None:
         return IDLE
@@ -410,11 +371,9 @@ def load_view(session: Session, game_id: int, from_address: str, *, lock: bool =
         )
     } if wanted else set()
     last_run = session.scalar(select(func.max(m.TurnRecord.ran_at)).where(m.TurnRecord.game_id == game.id))
-    staged_turn = None
-    if hasattr(m.TurnRecord, "staged"):  # the GM tools' staged turns (game on hold)
-        staged_turn = session.scalar(
-            select(func.max(m.TurnRecord.number)).where(m.TurnRecord.game_id == game.id, m.TurnRecord.staged.is_(True))
-        )
+    staged_turn = session.scalar(
+        select(func.max(m.TurnRecord.number)).where(m.TurnRecord.game_id == game.id, m.TurnRecord.staged.is_(True))
+    )
     empires = tuple(
         EmpireView(
             code=code,
@@ -441,9 +400,7 @@ def load_view(session: Session, game_id: int, from_address: str, *, lock: bool =
         early_run_delay=game.early_run_delay,
         reminder_hours=game.reminder_hours,
         nmr_limit=game.nmr_limit,
-        # The GM tools' hand-set deadline; read softly so the worker runs on a
-        # schema without it too.
-        deadline_override=getattr(game, "deadline_override", None),
+        deadline_override=game.deadline_override,
         staged_turn=staged_turn,
     )
     return game, view
@@ -556,6 +513,10 @@ class Service:
         self.clock = clock
         self._transport = transport
         self.on_mail_queued = on_mail_queued or (lambda: None)
+        # Set when new work arrives while the job is running (the scheduler
+        # skips a wake-up for a job already running): the job goes round again.
+        self.poll_requested = threading.Event()
+        self.flush_requested = threading.Event()
         self.stopping = threading.Event()
         self._base, self._cap = base_backoff, max_backoff
         self.tick_backoff = Backoff(base_backoff, max_backoff)
@@ -563,14 +524,15 @@ class Service:
         self.flush_backoff = Backoff(base_backoff, max_backoff)
         self.game_backoff: dict[int, Backoff] = {}
         self.seen: dict[int, tuple[tuple[Any, ...], dt.datetime]] = {}
+        self.names: dict[int, str] = {}
+        """Game names by id, for log lines about a game that failed before it was read."""
 
     @property
     def transport(self) -> Transport:
         if self._transport is None:
             from .intake import transport_for
 
-            transport = transport_for(self.app)
-            self._transport = _CrlfTransport(transport) if _is_smtp(transport) else transport
+            self._transport = transport_for(self.app)
         return self._transport
 
     # -- deadlines, early runs, reminders --
@@ -601,7 +563,7 @@ class Service:
             try:
                 name, action = self._tick_game(game_id, now)
             except Exception as exc:  # one game's failure never stops the others
-                report.errors[str(game_id)] = describe(exc)
+                report.errors[self.names.get(game_id, f"#{game_id}")] = describe(exc)
                 self._game_failed(game_id, exc, backoff, now)
                 continue
             backoff.succeeded()
@@ -618,9 +580,9 @@ class Service:
         if loaded is None:
             return "", "gone"
         view = loaded[1]
+        self.names[game_id] = view.name
         anchor = anchor_time(view, seen, now)
-        probe = replace(view, last_deadline_at=anchor) if anchor else view
-        if anchor is None and decide(probe, now).action == "idle":
+        if anchor is None and decide(view, now).action == "idle":
             self.seen[game_id] = (view.signature, now)
             return view.name, "idle"
         # Then again under the game row's lock: a second worker, a GM's `turn
@@ -643,7 +605,7 @@ class Service:
             signature = _signature(game)
         self.seen[game_id] = (signature, now)
         if queued:
-            self.on_mail_queued()
+            self._mail_queued()
         return view.name, decision.action
 
     def _apply(self, session: Session, game: m.Game, view: GameView, decision: Decision, now: dt.datetime) -> bool:
@@ -656,10 +618,10 @@ class Service:
             log.info("game %s: deadline %s passed with no empires; nothing to run", game.name, deadline_text)
             self._consume_deadline(game, decision.deadline)
             return False
-        if decision.action == "hold":
+        if decision.action == "guard":
             self._consume_deadline(game, decision.deadline)
             log.warning(
-                "game %s: turn %d held at the deadline %s: %d of %d active empires sent no orders (limit %d%%)",
+                "game %s: turn %d not run at the deadline %s: %d of %d active empires sent no orders (limit %d%%)",
                 game.name, game.turn, deadline_text, len(decision.empires), len(view.active_empires), view.nmr_limit,
             )
             queue_notice(
@@ -732,7 +694,7 @@ class Service:
             return
         if game.last_deadline_at is None or deadline > game.last_deadline_at:
             game.last_deadline_at = deadline
-        if getattr(game, "deadline_override", None) is not None:
+        if game.deadline_override is not None:
             game.deadline_override = None  # acted on: the schedule takes over again
 
     def _run(self, session: Session, game: m.Game, view: GameView, decision: Decision, now: dt.datetime) -> bool:
@@ -742,7 +704,7 @@ class Service:
         result = run_turn(session, game, self.app.config, now)
         if decision.action == "run":
             self._consume_deadline(game, decision.deadline)
-        elif getattr(game, "deadline_override", None) is not None:
+        elif game.deadline_override is not None:
             game.deadline_override = None  # the hand-set deadline was for the turn that just ran
         how = "early (every active empire had orders in)" if decision.action == "early" else "at the deadline"
         log.info(
@@ -768,7 +730,7 @@ class Service:
                 "missed": list(result.missed),
                 "inactive": list(result.inactive),
                 "finished": result.finished,
-                "staged": bool(getattr(result, "staged", False)),
+                "staged": result.staged,
                 "active": len(view.active_empires),
             },
             now,
@@ -779,13 +741,14 @@ class Service:
     def _game_failed(self, game_id: int, exc: Exception, backoff: Backoff, now: dt.datetime) -> None:
         first = backoff.failures == 0
         delay = backoff.failed(now)
+        name = self.names.get(game_id, f"#{game_id}")
         if _is_database_error(exc):
-            log.warning("game %d: database error (%s); retrying in %.0fs", game_id, describe(exc), delay)
+            log.warning("game %s: database error (%s); retrying in %.0fs", name, describe(exc), delay)
             return
         if first:
-            log.exception("game %d: failed; retrying in %.0fs", game_id, delay)
+            log.exception("game %s: failed; retrying in %.0fs", name, delay)
         else:
-            log.error("game %d: failed again (%s); retrying in %.0fs", game_id, describe(exc), delay)
+            log.error("game %s: failed again (%s); retrying in %.0fs", name, describe(exc), delay)
         try:
             with transaction(self.app.sessions) as session:
                 game = session.get(m.Game, game_id)
@@ -802,14 +765,27 @@ class Service:
                     message_id=mid,
                 )
             if queued:
-                self.on_mail_queued()
+                self._mail_queued()
         except Exception:  # telling the GM must not hide the first error
-            log.warning("game %d: could not queue the error notice", game_id, exc_info=True)
+            log.warning("game %s: could not queue the error notice", name, exc_info=True)
 
     # -- mail in and out --
 
+    def _mail_queued(self) -> None:
+        self.flush_requested.set()
+        self.on_mail_queued()
+
     def poll(self) -> int:
-        """Read the inbox once; the number of mails handled (0 while backing off)."""
+        """Read the inbox, again if new mail was announced meanwhile (IMAP
+        IDLE); the number of mails handled (0 while backing off)."""
+        handled = 0
+        while True:
+            self.poll_requested.clear()
+            handled += self._poll_once()
+            if not self.poll_requested.is_set() or self.stopping.is_set() or self.poll_backoff.failures:
+                return handled
+
+    def _poll_once(self) -> int:
         from .intake import poll
 
         now = self.clock()
@@ -825,11 +801,20 @@ class Service:
         if self.poll_backoff.succeeded():
             log.info("inbox: reachable again")
         if any(r.replies for r in results):
-            self.on_mail_queued()
+            self._mail_queued()
         return len(results)
 
     def flush(self) -> tuple[int, int]:
-        """Deliver due mail once: (sent, failed)."""
+        """Deliver due mail, again if more was queued meanwhile: (sent, failed)."""
+        sent = failed = 0
+        while True:
+            self.flush_requested.clear()
+            s, f = self._flush_once()
+            sent, failed = sent + s, failed + f
+            if not self.flush_requested.is_set() or self.stopping.is_set() or self.flush_backoff.failures:
+                return sent, failed
+
+    def _flush_once(self) -> tuple[int, int]:
         from .mail.outbox import flush_outbox
 
         now = self.clock()
@@ -881,27 +866,10 @@ class Service:
 
 def _signature(game: m.Game) -> tuple[Any, ...]:
     """GameView.signature of the row as this pass left it."""
-    return (game.schedule or None, game.timezone, game.status, getattr(game, "deadline_override", None))
+    return (game.schedule or None, game.timezone, game.status, game.deadline_override)
 
 
 def _is_smtp(transport: Transport) -> bool:
     from .mail.smtp import SmtpTransport
 
-    return isinstance(transport, (SmtpTransport, _CrlfTransport))
-
-
-_BARE_LF = re.compile(rb"(?<!\r)\n")
-
-
-class _CrlfTransport:
-    """SMTP wants CRLF line ends (RFC 5321 2.3.8); the outbox stores what
-    ``Message.as_bytes()`` gives, bare LF, and smtplib passes bytes through
-    unchanged. Strict servers (aiosmtpd, and many since the 2023 "SMTP
-    smuggling" fixes) refuse such a mail once it is longer than one line limit."""
-
-    def __init__(self, inner: Transport) -> None:
-        self.inner = inner
-
-    def deliver(self, raw: bytes, recipient: str) -> None:
-        self.inner.deliver(_BARE_LF.sub(b"\r\n", raw), recipient)
-
+    return isinstance(transport, SmtpTransport)

@@ -230,11 +230,18 @@ def run_worker(config: Config, settings: WorkerSettings, stop: threading.Event |
     )
 
     def run_soon(job_id: str) -> Callable[[], None]:
-        def wake() -> None:
+        def modify() -> None:
             try:
                 scheduler.modify_job(job_id, next_run_time=dt.datetime.now(UTC))
             except Exception:  # shutting down: the job is gone
                 log.debug("could not wake %s", job_id, exc_info=True)
+
+        def wake() -> None:
+            # Not in the caller's thread: a job calling modify_job while
+            # shutdown(wait=True) holds the scheduler's lock and waits for that
+            # very job would deadlock (APScheduler 3).
+            if not stop.is_set():
+                threading.Thread(target=modify, name=f"wake-{job_id}", daemon=True).start()
 
         return wake
 
@@ -245,7 +252,13 @@ def run_worker(config: Config, settings: WorkerSettings, stop: threading.Event |
     scheduler.add_job(service.flush, IntervalTrigger(seconds=settings.flush), id="flush", name="outbox", next_run_time=now)
     watcher: IdleWatcher | None = None
     if settings.idle and config.transport == "imap":
-        watcher = IdleWatcher(config.imap, run_soon("poll"), stop, max_backoff=settings.max_backoff)
+        wake_poll = run_soon("poll")
+
+        def new_mail() -> None:
+            service.poll_requested.set()
+            wake_poll()
+
+        watcher = IdleWatcher(config.imap, new_mail, stop, max_backoff=settings.max_backoff)
     scheduler.start()
     if watcher is not None:
         watcher.start()

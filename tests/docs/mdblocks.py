@@ -30,8 +30,8 @@ class Block:
     @property
     def attrs(self) -> dict[str, str]:
         """``key=value`` words of the info string after the kind."""
-        words = self.info.split()[1:]
-        return dict(w.split("=", 1) if "=" in w else (w, "") for w in words)
+        pairs = (w.partition("=") for w in self.info.split()[1:])
+        return {key: value for key, _, value in pairs}
 
     @property
     def where(self) -> str:

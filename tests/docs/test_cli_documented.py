@@ -34,27 +34,27 @@ HANDBOOK = DOCS / "gm-handbook.md"
 def commands(parser: argparse.ArgumentParser, path: tuple[str, ...] = ("turnproc",)) -> dict[str, argparse.ArgumentParser]:
     """Every command path ("turnproc game new") → its parser; groups included."""
     found = {" ".join(path): parser}
-    for action in parser._actions:  # noqa: SLF001 - argparse offers no public walk
-        if isinstance(action, argparse._SubParsersAction):  # noqa: SLF001
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
             for name, sub in action.choices.items():
                 found.update(commands(sub, path + (name,)))
     return found
 
 
 def is_group(parser: argparse.ArgumentParser) -> bool:
-    return any(isinstance(a, argparse._SubParsersAction) for a in parser._actions)  # noqa: SLF001
+    return any(isinstance(a, argparse._SubParsersAction) for a in parser._actions)
 
 
 def arguments(parser: argparse.ArgumentParser) -> list[str]:
     """Option strings and positional names (as the usage line shows them)."""
     names: list[str] = []
-    for action in parser._actions:  # noqa: SLF001
-        if isinstance(action, (argparse._HelpAction, argparse._SubParsersAction)):  # noqa: SLF001
+    for action in parser._actions:
+        if isinstance(action, (argparse._HelpAction, argparse._SubParsersAction)):
             continue
         if action.option_strings:
             names.extend(action.option_strings)
         else:
-            names.append(action.metavar or action.dest.upper())
+            names.append(str(action.metavar or action.dest.upper()))
     return names
 
 
@@ -88,7 +88,7 @@ def test_the_handbook_documents_no_command_that_does_not_exist() -> None:
 
 def _matches(expected: str, actual: str) -> bool:
     pattern = ".*?".join(re.escape(part) for part in expected.strip().split("..."))
-    return re.fullmatch(pattern, actual.strip(), re.S) is not None
+    return re.fullmatch(pattern, actual.strip(), re.DOTALL) is not None
 
 
 def _run(argv: list[str]) -> tuple[int, str, str]:

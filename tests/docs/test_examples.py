@@ -34,7 +34,7 @@ import pytest
 from tests.docs.mdblocks import DOCS, Block, blocks, doc_paths
 from turnproc.reports.narrative import REASONS
 from turnproc.rules import turn as turn_module
-from turnproc.rules.orders import Action, MailCommand, ParsedOrders
+from turnproc.rules.orders import Action, MailCommand, ParsedOrders, Problem
 from turnproc.rules.parser import PROBLEMS, parse_mail, parse_orders
 from turnproc.rules.state import GameState
 from turnproc.rules.vocabulary import Reason
@@ -76,9 +76,9 @@ def parse_block(block: Block) -> ParsedOrders:
     return parse_orders(block.text, state, empire)
 
 
-def reply_line(problem: object) -> str:
+def reply_line(problem: Problem) -> str:
     """How the acknowledgement words a problem (pipeline._line_results)."""
-    return f"{problem.severity.value.upper()} [{problem.code}] {problem.message}"  # type: ignore[attr-defined]
+    return f"{problem.severity.value.upper()} [{problem.code}] {problem.message}"
 
 
 def test_the_docs_have_order_examples() -> None:
@@ -156,7 +156,7 @@ def test_every_engine_decision_is_in_the_rulebook() -> None:
     """turn.py lists the choices made where RULES.md is silent (O1, S1, ...): the
     rulebook's list of rulings must name each one."""
     doc = turn_module.__doc__ or ""
-    decisions = re.findall(r"^([A-Z]\d+)\s{2,}", doc.split("Rule decisions", 1)[1], re.M)
+    decisions = re.findall(r"^([A-Z]\d+)\s{2,}", doc.split("Rule decisions", 1)[1], re.MULTILINE)
     assert len(decisions) > 30
     text = (DOCS / "rules.md").read_text(encoding="utf-8")
     missing = [d for d in decisions if not re.search(rf"\*\*{d}\*\*", text)]

@@ -7,21 +7,20 @@ engine changes a rule, the rulebook's example must change with it. (The RULES.md
 
 from __future__ import annotations
 
+from tests.docs.mdblocks import DOCS
+from tests.rules.builders import Builder, o, one, order_events, run
 from turnproc.rules.actions import tech_cost
 from turnproc.rules.economy import income, is_blockaded, supply_cost
 from turnproc.rules.galaxy import distance_sq
 from turnproc.rules.orders import Action as A
-from turnproc.rules.state import Stance, SystemType
+from turnproc.rules.state import GameState, Stance, SystemType
 from turnproc.rules.zoc import held_by_pin
 from turnproc.scenario import load_scenario_file
-
-from tests.docs.mdblocks import DOCS
-from tests.rules.builders import Builder, one, o, order_events, run
 
 T = SystemType
 
 
-def example_galaxy():  # type: ignore[no-untyped-def]
+def example_galaxy() -> GameState:
     return load_scenario_file(DOCS / "examples" / "two-empires.toml").state
 
 

@@ -75,6 +75,14 @@ def test_clear_withdraws_this_turns_orders(app) -> None:
     assert "withdrawn" in text_of(outbox(app)[-1])
 
 
+def test_wait_alone_keeps_the_orders_on_file(app) -> None:
+    send(app, "DISTSQ 101 104\nTAX", 1)
+    assert send(app, "WAIT", 2).outcome == "commands"
+    assert on_file(app) == ["DISTSQ 101 104", "TAX"]
+    with app.sessions() as session:
+        assert session.scalars(select(m.OrderSet).where(m.OrderSet.active.is_(True))).one().wait
+
+
 def test_wait_is_stored_with_the_orders(app) -> None:
     send(app, "WAIT\nDISTSQ 101 104", 1)
     with app.sessions() as session:

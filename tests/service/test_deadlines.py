@@ -8,8 +8,8 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from turnproc.deadlines import DeadlineError
-from turnproc.service import deadlines_after, due_deadline, next_deadline_after
+from turnproc.deadlines import DeadlineError, deadlines_after, next_deadline
+from turnproc.service import due_deadline, next_deadline_after
 
 UTC = dt.timezone.utc
 LONDON = ZoneInfo("Europe/London")
@@ -115,3 +115,13 @@ def test_no_schedule_or_no_anchor_is_never_due() -> None:
 def test_bad_schedules_are_errors(schedule: str, zone: str) -> None:
     with pytest.raises(DeadlineError):
         next_deadline_after(schedule, zone, utc(2026, 1, 1))
+
+
+def test_the_deadline_players_are_told_is_the_one_the_worker_runs() -> None:
+    """Acknowledgements and reports name ``next_deadline``: in the hour between
+    the two 01:30s of a fall-back night it must not name the second one."""
+    after_first = utc(2026, 10, 25, 0, 45)  # 01:45 BST, the 01:30 deadline has just run
+    assert next_deadline("30 1 * * *", "Europe/London", after_first) == utc(2026, 10, 26, 1, 30)
+    assert due_deadline("30 1 * * *", "Europe/London", utc(2026, 10, 25, 0, 30), utc(2026, 10, 26, 0)) is None
+    # Strictly after: at the deadline itself, the next one.
+    assert next_deadline("0 3 * * *", "UTC", utc(2026, 1, 5, 3)) == utc(2026, 1, 6, 3)

@@ -59,7 +59,7 @@ def test_deadline_runs_or_holds() -> None:
     d = decide(view(empire("AAA", MON), empire("BBB")), at)
     assert (d.action, d.deadline, d.empires) == ("run", FRI_DEADLINE, ("BBB",))
     d = decide(view(empire("AAA", MON), empire("BBB"), empire("CCC")), at)
-    assert (d.action, d.empires) == ("hold", ("BBB", "CCC"))
+    assert (d.action, d.empires) == ("guard", ("BBB", "CCC"))
     # Inactive empires are left out of the percentage.
     d = decide(view(empire("AAA", MON), empire("BBB", active=False), empire("CCC", active=False)), at)
     assert d.action == "run"

@@ -61,7 +61,7 @@ def test_catch_up_after_downtime_runs_once(service: Service, clock: FakeClock, g
 
 def test_nmr_guard_holds_the_turn_and_mails_the_gm_once(service: Service, clock: FakeClock, game: Game, outbox: Outbox) -> None:
     clock.set(FRIDAY + dt.timedelta(seconds=10))
-    assert service.tick().actions == {"corpus": "hold"}
+    assert service.tick().actions == {"corpus": "guard"}
     assert game.turns() == [] and game.row().turn == 1
     assert game.row().last_deadline_at == FRIDAY
     [notice] = outbox.rows("notice")
@@ -351,3 +351,33 @@ def test_a_staged_turn_blocks_the_next_deadline_until_released(service: Service,
     clock.set(FRIDAY + dt.timedelta(days=14, seconds=5))
     assert service.tick().actions == {"corpus": "run"}
     assert game.turns() == [1, 2]
+
+
+def test_mail_servers_down_cost_no_attempts_and_the_gm_hears_after_half_an_hour(
+    app: App, clock: FakeClock, outbox: Outbox
+) -> None:
+    from dataclasses import replace
+
+    from tests.servers import free_port
+    from turnproc.config import ImapConfig, SmtpConfig
+
+    app.config = replace(
+        app.config,
+        transport="imap",
+        imap=ImapConfig(host="127.0.0.1", port=free_port(), security="plain", timeout=2),
+        smtp=SmtpConfig(host="127.0.0.1", port=free_port(), security="plain", timeout=2),
+    )
+    service = Service(app, clock=clock, base_backoff=60)
+    start = clock.now
+    for _ in range(12):  # an hour
+        assert service.poll() == 0
+        assert service.flush() == (0, 0)
+        clock.advance(minutes=5)
+    # Neither failure cost a queued mail one of its limited attempts ...
+    assert [(r.attempts, r.sent_at) for r in outbox.rows()] == [(0, None), (0, None)]
+    # ... and each outage was told once (the mails wait in the outbox like everything else).
+    assert sorted(outbox.subjects("notice")) == [
+        f"turnproc: the inbox has failed since {start.isoformat(timespec='minutes')}",
+        f"turnproc: the outbox has failed since {start.isoformat(timespec='minutes')}",
+    ]
+    assert outbox.rows()[0].recipient == GM

@@ -11,12 +11,12 @@ import pytest
 from sqlalchemy import select
 
 import turnproc.pipeline
+from tests.mail.game import make_corpus_game
 from turnproc.app import open_app
 from turnproc.config import Config
 from turnproc.storage import models as m
 from turnproc.storage.db import transaction
 from turnproc.worker import WorkerSettings, run_worker
-from tests.mail.game import make_corpus_game
 
 UTC = dt.timezone.utc
 

@@ -35,11 +35,20 @@ def _plain(value: object) -> str:
 
 
 def queue_mail(
-    session: Session, msg: Message, *, kind: str, game_id: int | None, turn: int | None = None, held: bool = False
+    session: Session,
+    msg: Message,
+    *,
+    kind: str,
+    game_id: int | None,
+    turn: int | None = None,
+    held: bool = False,
+    now: dt.datetime | None = None,
 ) -> m.OutboxMail:
     """Queue ``msg``; ``turn`` names the turn a report mail reports, ``held``
-    keeps it back until the GM releases a staged turn."""
+    keeps it back until the GM releases a staged turn. ``now`` is the caller's
+    clock (the reply caps count against it)."""
     row = m.OutboxMail(
+        created_at=now or m.utcnow(),
         game_id=game_id,
         turn=turn,
         held=held,

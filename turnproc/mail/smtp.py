@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import smtplib
 import ssl
 from email.utils import parseaddr
@@ -30,5 +31,8 @@ class SmtpTransport:
 
     def deliver(self, raw: bytes, recipient: str) -> None:
         to = parseaddr(recipient)[1] or recipient
+        # SMTP lines end in CRLF; smtplib fixes line ends of str messages but
+        # not of bytes, and a strict server reads a bare-LF mail as one long line.
+        wire = re.sub(rb"\r?\n", b"\r\n", raw)
         with self._connect() as client:
-            client.sendmail(self.sender, [to], raw)
+            client.sendmail(self.sender, [to], wire)

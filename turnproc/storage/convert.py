@@ -166,7 +166,7 @@ def _system_row(s: System, empire_ids: dict[str, int]) -> tuple[Any, ...]:
     A tuple, so comparing it with the stored row is one C-level comparison:
     a big game has tens of thousands of systems and most do not change.
     """
-    row = [empire_ids[s.owner] if s.owner is not None else None]
+    row: list[Any] = [empire_ids[s.owner] if s.owner is not None else None]
     row += [getattr(s, f) for f in _SYSTEM_FIELDS]
     for i in _ENUM_COLUMNS:
         row[i] = row[i].value
@@ -178,10 +178,10 @@ def _save_systems(
 ) -> dict[int, int]:
     names = ("id", "code", *_SYSTEM_COLUMNS)
     existing: dict[int, tuple[int, tuple[Any, ...]]] = {}
-    for sid, code, *values in session.execute(
+    for sid, code, *stored in session.execute(
         select(*[getattr(m.System, f) for f in names]).where(m.System.game_id == game.id)
     ):
-        existing[code] = (sid, tuple(values))
+        existing[code] = (sid, tuple(stored))
     stale = set(existing) - set(state.systems)
     if stale:
         raise ValueError(f"game {game.name!r}: the rules dropped systems {sorted(stale)}; systems are never deleted")
