@@ -139,3 +139,24 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def update_golden(request: pytest.FixtureRequest) -> bool:
     """True when pytest runs with --update-golden: golden tests write, not compare."""
     return bool(request.config.getoption("--update-golden"))
+
+
+# -- the command line ---------------------------------------------------------------
+
+
+@pytest.fixture
+def run_cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]):
+    """Run ``turnproc ARGS`` in-process in an empty directory (the embedded
+    default); returns (exit status, stdout, stderr)."""
+    from turnproc.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("TURNPROC_CONFIG", raising=False)
+    monkeypatch.delenv("TURNPROC_DATABASE_URL", raising=False)
+
+    def _run(*args: str) -> tuple[int, str, str]:
+        code = main(list(args))
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    return _run

@@ -17,18 +17,8 @@ from turnproc.storage import models as m
 
 
 @pytest.fixture
-def run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]):
-    """Run ``turnproc ARGS`` in-process in an empty directory (the embedded default)."""
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.delenv("TURNPROC_CONFIG", raising=False)
-    monkeypatch.delenv("TURNPROC_DATABASE_URL", raising=False)
-
-    def _run(*args: str) -> tuple[int, str, str]:
-        code = main(list(args))
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    return _run
+def run(run_cli):
+    return run_cli
 
 
 def _password(out: str) -> str:

@@ -10,23 +10,13 @@ from pathlib import Path
 import pytest
 from sqlalchemy import create_engine, text
 
-from turnproc.cli import main
 
 ADMIN = Path(__file__).resolve().parents[2] / "deploy" / "admin"
 
 
 @pytest.fixture
-def run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]):
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.delenv("TURNPROC_CONFIG", raising=False)
-    monkeypatch.delenv("TURNPROC_DATABASE_URL", raising=False)
-
-    def _run(*args: str) -> tuple[int, str, str]:
-        code = main(list(args))
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    return _run
+def run(run_cli):
+    return run_cli
 
 
 @pytest.fixture

@@ -14,23 +14,14 @@ from pathlib import Path
 import pytest
 from sqlalchemy import create_engine, select, update
 
-from turnproc.cli import main
 from turnproc.storage import models as m
 from turnproc.worker import JournalFormatter, JsonFormatter
 
 
 @pytest.fixture
-def run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]):
-    """``turnproc ARGS`` in-process in an empty directory (the embedded default)."""
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.delenv("TURNPROC_CONFIG", raising=False)
-    monkeypatch.delenv("TURNPROC_DATABASE_URL", raising=False)
-
-    def _run(*args: str) -> tuple[int, str, str]:
-        code = main(list(args))
-        out, err = capsys.readouterr()
-        return code, out, err
-
+def run(run_cli):
+    """A two-empire game made through the CLI, then the CLI itself."""
+    _run = run_cli
     _run("game", "new", "alpha", "--players", "2", "--seed", "svc")
     _run("empire", "add", "alpha", "--code", "RIG", "--name", "Rigel", "--email", "ann@example.org")
     _run("empire", "add", "alpha", "--code", "VEG", "--name", "Vega", "--email", "bo@example.org")
