@@ -26,11 +26,22 @@ def parse_message(raw: bytes) -> EmailMessage:
     return msg
 
 
+def _content_params(part: Message) -> dict[str, str]:
+    """The Content-Type parameters, parsed once (each ``get_param`` call would
+    parse the header again)."""
+    header = part.get("Content-Type")
+    params = getattr(header, "params", None)
+    if params is not None:
+        return {str(k).lower(): str(v) for k, v in params.items()}
+    return {str(k).lower(): str(v) for k, v in (part.get_params() or [])[1:]}
+
+
 def _decode(part: Message) -> str:
     payload = part.get_payload(decode=True)
     if not isinstance(payload, bytes):
         return ""
-    charset = part.get_content_charset() or "utf-8"
+    params = _content_params(part)
+    charset = params.get("charset", "").strip().lower() or "utf-8"
     for candidate in (charset, "utf-8", "windows-1252", "latin-1"):
         try:
             text = payload.decode(candidate)
@@ -39,8 +50,8 @@ def _decode(part: Message) -> str:
             continue
     else:  # latin-1 decodes every byte, so this is unreachable
         text = payload.decode("latin-1", errors="replace")
-    if part.get_param("format", header="content-type") == "flowed":
-        text = _unflow(text, delsp=str(part.get_param("delsp", header="content-type") or "").lower() == "yes")
+    if params.get("format", "").lower() == "flowed":
+        text = _unflow(text, delsp=params.get("delsp", "").lower() == "yes")
     return text.lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
 
 
