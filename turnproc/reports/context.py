@@ -50,16 +50,16 @@ class TurnView:
     @classmethod
     def build(cls, state: GameState, events: list[Event]) -> TurnView:
         owned: dict[str, list[System]] = {code: [] for code in state.empires}
-        for code in sorted(state.systems):
-            s = state.systems[code]
+        for system_code in sorted(state.systems):
+            s = state.systems[system_code]
             if s.owner in owned:
                 owned[s.owner].append(s)
         readable: dict[str, list[Event]] = {code: [] for code in state.empires}
         for e in events:
             readers = audience(e)
-            for code in state.empires if readers is None else sorted(readers):
-                if code in readable:
-                    readable[code].append(e)
+            for empire in state.empires if readers is None else sorted(readers):
+                if empire in readable:
+                    readable[empire].append(e)
         return cls(owned=owned, roundup=roundup(state), events=readable)
 
 

@@ -356,7 +356,7 @@ def audience(event: Event) -> frozenset[str] | None:
     if event.kind == "turn":
         return frozenset()
     d = event.data
-    who = {event.empire} if event.empire else set()
+    who: set[object] = {event.empire} if event.empire else set()
     if event.kind == "message":
         if d.get("to") is None:
             return None

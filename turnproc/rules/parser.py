@@ -82,7 +82,7 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 from collections.abc import Set
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from .orders import (
     MAX_NAMES,
@@ -290,7 +290,7 @@ _NUMBER = FieldSpec("NUMBER", _K.QUANTITY, "number")
 
 def _specs() -> dict[Action, ActionSpec]:
     a = Action
-    move = dict(owned=True, distinct=True, linked=True, captures=True)
+    move: dict[str, Any] = dict(owned=True, distinct=True, linked=True, captures=True)
     build = (FieldSpec("WHERE", _K.SYSTEM, "where", optional=True), _NUMBER)
     specs = [
         ActionSpec(a.MOVE, (_FROM, _TO, _NUMBER), **move),
