@@ -104,3 +104,15 @@ def test_migrations_create_everything_and_check_clean(db_url: str) -> None:
     assert migrate.current_revision(engine) == migrate.head_revision()
     migrate.check(engine)  # raises MigrationDrift on any difference
     engine.dispose()
+
+
+def test_db_check_fails_when_the_database_drifts_from_the_models(sqlite_url: str) -> None:
+    from sqlalchemy import text as sql
+
+    engine = make_engine(sqlite_url)
+    migrate.upgrade(engine)
+    with engine.begin() as conn:  # a hand-made change no migration knows
+        conn.execute(sql("CREATE TABLE stray (id INTEGER PRIMARY KEY)"))
+    with pytest.raises(migrate.MigrationDrift):
+        migrate.check(engine)
+    engine.dispose()
