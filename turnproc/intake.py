@@ -35,10 +35,28 @@ K = TypeVar("K")
 def _handle_batch(
     app: App, batch: Sequence[tuple[K, bytes]], now: dt.datetime, cache: IntakeCache
 ) -> list[tuple[K, IntakeResult]]:
+    """The batch in one transaction; if any mail fails, the whole batch again,
+    each mail in a savepoint of its own so only the failing one is left out.
+    (A savepoint per mail on the common path costs a fifth of intake's time.)"""
+    counts = dict(cache.reply_counts)
+    try:
+        return _attempt(app, batch, now, cache, isolate=False)
+    except Exception:
+        log.warning("a mail in this batch failed; handling the batch again mail by mail", exc_info=True)
+        cache.reply_counts = counts  # replies of the rolled-back attempt were never sent
+        return _attempt(app, batch, now, cache, isolate=True)
+
+
+def _attempt(
+    app: App, batch: Sequence[tuple[K, bytes]], now: dt.datetime, cache: IntakeCache, *, isolate: bool
+) -> list[tuple[K, IntakeResult]]:
     done: list[tuple[K, IntakeResult]] = []
     with transaction(app.sessions) as session:
         cache.new_batch(session, [raw for _, raw in batch])
         for key, raw in batch:
+            if not isolate:
+                done.append((key, intake_message(session, raw, app.config, now, cache)))
+                continue
             try:
                 with session.begin_nested():
                     result = intake_message(session, raw, app.config, now, cache)
