@@ -29,7 +29,7 @@ from turnproc.rules.orders import Severity  # noqa: E402
 from turnproc.rules.parser import format_order, parse_orders  # noqa: E402
 from turnproc.rules.state import MODULES, GameSettings, GameState, SystemType  # noqa: E402
 from turnproc.storage import models as m  # noqa: E402
-from turnproc.storage.convert import modules_text, save_state  # noqa: E402
+from turnproc.storage.convert import new_game_row, save_state  # noqa: E402
 from turnproc.storage.db import make_engine, make_sessionmaker, transaction  # noqa: E402
 from turnproc.storage.migrate import ensure_schema  # noqa: E402
 
@@ -102,14 +102,7 @@ def write_game(url: str, state: GameState, seed: str = "bench") -> dict[str, str
     now = dt.datetime(2026, 1, 5, 18, 0, tzinfo=dt.timezone.utc)
     try:
         with transaction(sessions) as session:
-            game = m.Game(
-                name=GAME,
-                seed=seed,
-                modules=modules_text(state.settings.modules),
-                turn=state.turn,
-                turn_limit=state.settings.turn_limit,
-                vp_target=state.settings.vp_target,
-            )
+            game = new_game_row(GAME, seed, state)
             session.add(game)
             session.flush()
             # One scrypt hash for all: gm.add_empire's hash per empire is setup cost.

@@ -23,7 +23,7 @@ from .rules.generate import GalaxyError, generate_galaxy, place_empire
 from .rules.state import MODULES, GameSettings, GameState
 from .scenario import Scenario, ScenarioError, load_scenario_file
 from .storage import models as m
-from .storage.convert import load_state, modules_text, save_state
+from .storage.convert import load_state, new_game_row, save_state
 
 log = logging.getLogger(__name__)
 
@@ -126,14 +126,7 @@ def new_game(
         state = generate_galaxy(seed, players, systems_per_player, settings)
         loaded = None
 
-    game = m.Game(
-        name=name,
-        seed=seed,
-        modules=modules_text(state.settings.modules),
-        turn=state.turn,
-        turn_limit=state.settings.turn_limit,
-        vp_target=state.settings.vp_target,
-    )
+    game = new_game_row(name, seed, state)
     session.add(game)
     session.flush()
     passwords: dict[str, str] = {}

@@ -22,7 +22,7 @@ from . import models as m
 
 log = logging.getLogger(__name__)
 
-__all__ = ["load_state", "save_state", "settings_of", "modules_text"]
+__all__ = ["load_state", "save_state", "settings_of", "modules_text", "new_game_row"]
 
 _SYSTEM_FIELDS = (
     "type", "row", "col", "star", "name", "pop", "industry",
@@ -42,6 +42,19 @@ def modules_text(modules: frozenset[str]) -> str:
 def settings_of(game: m.Game) -> GameSettings:
     modules = frozenset(x.strip() for x in game.modules.split(",") if x.strip())
     return GameSettings(modules=modules, turn_limit=game.turn_limit, vp_target=game.vp_target)
+
+
+def new_game_row(name: str, seed: str, state: GameState) -> m.Game:
+    """A games row for a new game whose start is ``state`` (its rows follow
+    with :func:`save_state` once the empires have theirs)."""
+    return m.Game(
+        name=name,
+        seed=seed,
+        modules=modules_text(state.settings.modules),
+        turn=state.turn,
+        turn_limit=state.settings.turn_limit,
+        vp_target=state.settings.vp_target,
+    )
 
 
 def _empire_ids(session: Session, game_id: int) -> dict[str, int]:
