@@ -26,8 +26,8 @@ from imapclient import IMAPClient  # noqa: E402
 from tests.servers import DovecotServer  # noqa: E402
 from turnproc.app import open_app  # noqa: E402
 from turnproc.config import Config, ImapConfig  # noqa: E402
-from turnproc.gm import add_empire, new_game  # noqa: E402
-from turnproc.intake import poll  # noqa: E402
+from turnproc.games import add_empire, new_game# noqa: E402
+from turnproc.intake import poll# noqa: E402
 from turnproc.storage.convert import load_state  # noqa: E402
 from turnproc.storage.db import transaction  # noqa: E402
 

@@ -59,8 +59,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from benchmarks.synthetic import GAME, synthetic_state, write_game  # noqa: E402
 
 from turnproc.config import Config  # noqa: E402
-from turnproc.gm import get_game  # noqa: E402
-from turnproc.pipeline import _orders_for_turn, run_turn  # noqa: E402
+from turnproc.storage.queries import get_game# noqa: E402
+from turnproc.storage.convert import orders_for_turn# noqa: E402
+from turnproc.turns import run_turn# noqa: E402
 from turnproc.rules.turn import resolve, turn_rng  # noqa: E402
 from turnproc.storage.convert import load_state, save_state  # noqa: E402
 from turnproc.storage.db import make_engine, make_sessionmaker, transaction  # noqa: E402
@@ -91,7 +92,7 @@ def _load(sessions: Any) -> tuple[Any, Any, str]:
     with sessions() as session:
         game = get_game(session, GAME)
         state = load_state(session, game)
-        orders, _ = _orders_for_turn(session, game, state)
+        orders, _ = orders_for_turn(session, game, state)
         return state, orders, game.seed
 
 

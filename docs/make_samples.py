@@ -147,9 +147,9 @@ def make_samples(workdir: Path) -> dict[str, str]:
 
     from turnproc.app import open_app
     from turnproc.demo import GAME, demo_config, run_demo
-    from turnproc.gm import get_empire, get_game
+    from turnproc.storage.queries import get_empire, get_game
     from turnproc.passwords import hash_password
-    from turnproc.pipeline import intake_message
+    from turnproc.intake import handle_mail
     from turnproc.reports.render import render_report_documents
     from turnproc.storage import models as m
     from turnproc.storage.db import transaction
@@ -178,7 +178,7 @@ def make_samples(workdir: Path) -> dict[str, str]:
                 out["order-mail.txt"] = mail.text
             raw = _message(mail, f"Orders {GAME} turn {turn}", when, number)
             with transaction(app.sessions) as session:
-                result = intake_message(session, raw, app.config, when + dt.timedelta(minutes=number))
+                result = handle_mail(session, raw, app.config, when + dt.timedelta(minutes=number))
                 assert len(result.replies) == 1, (mail.name, result)
                 body = session.scalar(select(m.OutboxMail.body).where(m.OutboxMail.message_id == result.replies[0]))
                 assert body is not None

@@ -35,6 +35,9 @@ if [ -z "${TURNPROC_TEST_PG_URL:-}" ] && [ -n "$PGBIN" ] && [ -x "$PGBIN/initdb"
   export TURNPROC_TEST_PG_URL="postgresql+psycopg://postgres@127.0.0.1:$PGPORT/postgres"
 fi
 
+# Type checking is part of the suite: strict, over the whole package.
+.venv/bin/python -m mypy turnproc
+
 set +e
 .venv/bin/python -m pytest -p no:cacheprovider "$@"
 status=$?

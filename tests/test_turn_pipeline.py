@@ -15,8 +15,10 @@ from sqlalchemy import event, select, text
 from sqlalchemy.orm import Session, sessionmaker
 
 from turnproc.config import Config
-from turnproc.gm import add_empire, get_empire, get_game, new_game
-from turnproc.pipeline import run_turn, submit_orders
+from turnproc.games import add_empire, new_game
+from turnproc.storage.queries import get_empire, get_game
+from turnproc.intake import submit_orders
+from turnproc.turns import run_turn
 from turnproc.rules.events import Event, events_to_json
 from turnproc.rules.serialize import state_to_json
 from turnproc.rules.state import GameState

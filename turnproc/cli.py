@@ -15,16 +15,26 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
 from . import __version__
+from .admin import audit, check_game, describe_rows, format_violation, result_lines, run_script
 from .app import App, open_app
 from .config import ConfigError, load_config
-from .gm import GMError, add_empire, game_summary, get_empire, get_game, list_games, new_game, parse_modules
-from .storage import models as m
+from .deadlines import format_deadline
+from .demo import run_demo
+from .errors import GMError
+from .games import GameSummary, add_empire, game_summary, new_game, parse_modules, pause_game, resume_game, set_schedule
+from .intake import poll, submit_orders
+from .logs import configure_logging
+from .mail.outbox import flush_outbox
+from .mail.transport import outbound
+from .storage import migrate
 from .storage.db import DatabaseError, make_engine, transaction
 from .storage.migrate import MigrationDrift, SchemaOutdated
+from .storage.queries import get_empire, get_game, list_games
+from .turns import discard_turn, preview_turn, release_turn, report_for, rerun_turn, rollback, run_turn, set_hold
+from .worker import WorkerSettings, run_once, run_worker
 
 log = logging.getLogger("turnproc")
 
@@ -52,8 +62,6 @@ def _out(text: str = "") -> None:
 
 
 def cmd_db_upgrade(args: argparse.Namespace) -> int:
-    from .storage import migrate
-
     config = load_config(args.config)
     engine = make_engine(config.database_url)
     migrate.upgrade(engine, args.revision)
@@ -62,7 +70,6 @@ def cmd_db_upgrade(args: argparse.Namespace) -> int:
 
 
 def cmd_db_check(args: argparse.Namespace) -> int:
-    from .storage import migrate
 
     config = load_config(args.config)
     engine = make_engine(config.database_url)
@@ -90,12 +97,13 @@ def cmd_game_new(args: argparse.Namespace) -> int:
             modules=modules,
             systems_per_player=args.systems_per_player,
         )
-        summary = game_summary(session, game)
-    _out(f"game {summary.name}: {summary.systems} systems, {summary.free_homes} free homes, rules: {summary.modules}")
+        summary = game_summary(session, game, _now())
+    name = summary.view.name
+    _out(f"game {name}: {summary.systems} systems, {summary.free_homes} free homes, rules: {summary.view.modules or 'none'}")
     for code, password in sorted(passwords.items()):
         _out(f"  empire {code} password: {password}")
     if not passwords:
-        _out(f"add players with: turnproc empire add {summary.name} --code ABC --name NAME --email ADDRESS")
+        _out(f"add players with: turnproc empire add {name} --code ABC --name NAME --email ADDRESS")
     return 0
 
 
@@ -114,13 +122,14 @@ def cmd_game_list(args: argparse.Namespace) -> int:
 def cmd_game_show(args: argparse.Namespace) -> int:
     app = _open(args)
     with app.sessions() as session:
-        s = game_summary(session, get_game(session, args.game))
-    _out(f"game {s.name}: turn {s.turn}, {s.status}, rules: {s.modules}")
-    _out(f"schedule: {s.schedule or 'none (run turns by hand)'} ({s.timezone})")
+        s = game_summary(session, get_game(session, args.game), _now())
+    v = s.view
+    _out(f"game {v.name}: turn {v.turn}, {v.status}, rules: {v.modules or 'none'}")
+    _out(f"schedule: {v.schedule or 'none (run turns by hand)'} ({v.timezone})")
     _out(f"{s.systems} systems, {s.free_homes} free homes")
-    for code, name, email, vp, active, has_orders in s.empires:
-        flags = ("orders in" if has_orders else "no orders") + ("" if active else ", inactive")
-        _out(f"  {code} {name:<24} {email:<32} {vp:>4} VP  {flags}")
+    for e in v.empires:
+        flags = ("orders in" if e.orders_at is not None else "no orders") + ("" if e.active else ", inactive")
+        _out(f"  {e.code} {e.name:<24} {e.email:<32} {e.vp:>4} VP  {flags}")
     return 0
 
 
@@ -140,7 +149,6 @@ def cmd_empire_add(args: argparse.Namespace) -> int:
 
 
 def cmd_orders_submit(args: argparse.Namespace) -> int:
-    from .pipeline import submit_orders
 
     try:
         text = Path(args.file).read_text(encoding="utf-8-sig") if args.file != "-" else sys.stdin.read()
@@ -160,7 +168,6 @@ def cmd_orders_submit(args: argparse.Namespace) -> int:
 
 
 def cmd_turn_run(args: argparse.Namespace) -> int:
-    from .pipeline import run_turn
 
     app = _open(args)
     with transaction(app.sessions) as session:
@@ -176,24 +183,10 @@ def cmd_turn_run(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from .pipeline import render_report
-    from .storage.convert import load_state
-
     app = _open(args)
     with app.sessions() as session:
         game = get_game(session, args.game)
-        empire = get_empire(session, game, args.empire)
-        query = select(m.Report).where(m.Report.empire_id == empire.id)
-        if args.turn is not None:
-            query = query.where(m.Report.turn == args.turn)
-        report = session.scalar(query.order_by(m.Report.turn.desc()).limit(1))
-        if report is not None:
-            text, data = report.text, report.data
-        elif args.turn not in (None, 0):
-            raise CLIError(f"{empire.code} has no report for turn {args.turn} of {game.name}")
-        else:
-            # No turn has run yet: the start-of-game position.
-            text, data = render_report(load_state(session, game), [], empire.code, game.name, game.turn - 1, None)
+        text, data = report_for(session, game, get_empire(session, game, args.empire), args.turn)
     _out(json.dumps(data, indent=2, sort_keys=True) if args.format == "json" else text)
     return 0
 
@@ -202,7 +195,6 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def cmd_sql(args: argparse.Namespace) -> int:
-    from .admin import result_lines, run_script
 
     try:
         script = Path(args.file).read_text(encoding="utf-8-sig") if args.file != "-" else sys.stdin.read()
@@ -218,7 +210,6 @@ def cmd_sql(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from .admin import check_game, describe_rows, format_violation
 
     app = _open(args)
     with app.sessions() as session:
@@ -236,7 +227,6 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
-    from .admin import audit
 
     app = _open(args)
     with app.sessions() as session:
@@ -254,7 +244,6 @@ def cmd_audit(args: argparse.Namespace) -> int:
 
 
 def cmd_turn_preview(args: argparse.Namespace) -> int:
-    from .turnctl import preview_turn
 
     app = _open(args)
     preview = preview_turn(app.engine, args.game, app.config, _now(), empire=args.empire)
@@ -268,7 +257,6 @@ def cmd_turn_preview(args: argparse.Namespace) -> int:
 
 
 def cmd_turn_hold(args: argparse.Namespace) -> int:
-    from .turnctl import set_hold
 
     app = _open(args)
     with transaction(app.sessions) as session:
@@ -279,7 +267,6 @@ def cmd_turn_hold(args: argparse.Namespace) -> int:
 
 
 def cmd_turn_release(args: argparse.Namespace) -> int:
-    from .turnctl import release_turn
 
     app = _open(args)
     with transaction(app.sessions) as session:
@@ -292,34 +279,31 @@ def cmd_turn_release(args: argparse.Namespace) -> int:
 
 
 def cmd_turn_discard(args: argparse.Namespace) -> int:
-    from .turnctl import discard_turn
 
     app = _open(args)
     with transaction(app.sessions) as session:
         result = discard_turn(session, get_game(session, args.game), _now())
-    _out(result.describe())
+    _out(result.summary())
     return 0
 
 
 def cmd_turn_rollback(args: argparse.Namespace) -> int:
-    from .turnctl import rollback
 
     app = _open(args)
     with transaction(app.sessions) as session:
         result = rollback(session, get_game(session, args.game), args.to, _now())
-    _out(result.describe())
+    _out(result.summary())
     _out(f"fix orders if needed (turnproc orders submit), then: turnproc turn rerun {args.game} {args.to}")
     return 0
 
 
 def cmd_turn_rerun(args: argparse.Namespace) -> int:
-    from .turnctl import rerun_turn
 
     app = _open(args)
     with transaction(app.sessions) as session:
         rolled, result = rerun_turn(session, get_game(session, args.game), args.turn, app.config, _now())
     if rolled is not None:
-        _out(rolled.describe())
+        _out(rolled.summary())
     _out(f"game {result.game}: turn {result.turn} re-run ({result.events} events), {len(result.reports)} corrected reports queued")
     if result.staged:
         _out(f"the game is on hold: turnproc turn release {result.game} sends them")
@@ -332,7 +316,6 @@ def cmd_turn_rerun(args: argparse.Namespace) -> int:
 
 
 def cmd_poll(args: argparse.Namespace) -> int:
-    from .intake import poll
 
     app = _open(args)
     results = poll(app, _now())
@@ -344,17 +327,13 @@ def cmd_poll(args: argparse.Namespace) -> int:
 
 
 def cmd_send(args: argparse.Namespace) -> int:
-    from .intake import transport_for
-    from .mail.outbox import flush_outbox
-
     app = _open(args)
-    sent, failed = flush_outbox(app.sessions, transport_for(app), _now())
+    sent, failed = flush_outbox(app.sessions, outbound(app.config), _now())
     _out(f"{sent} mails sent, {failed} failed (they will be retried)")
     return 0 if not failed else 1
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    from .demo import run_demo
 
     try:
         summary = run_demo(Path(args.dir), turns=args.turns, players=args.players, seed=args.seed)
@@ -367,20 +346,18 @@ def cmd_demo(args: argparse.Namespace) -> int:
 # -- schedule and the worker ------------------------------------------------------------------
 
 
-def _print_schedule(s: Any) -> None:
-    from .deadlines import format_deadline
-
+def _print_schedule(summary: GameSummary) -> None:
+    s = summary.view
     _out(f"game {s.name}: {s.status}")
     _out(f"schedule: {s.schedule or 'none (run turns by hand)'} ({s.timezone})")
-    if s.schedule or s.next_deadline:
-        _out(f"next deadline: {format_deadline(s.next_deadline) or ('none while paused' if s.status == 'paused' else 'none')}")
+    if s.schedule or summary.next_deadline:
+        _out(f"next deadline: {format_deadline(summary.next_deadline) or ('none while paused' if s.status == 'paused' else 'none')}")
     _out(f"early run: {'on, ' + str(s.early_run_delay) + ' minutes after the last orders' if s.early_run else 'off'}")
     _out(f"reminders: {str(s.reminder_hours) + ' hours before the deadline' if s.reminder_hours else 'off'}")
-    _out(f"inactive after {s.inactive_after} missed turns; turn held when more than {s.nmr_limit}% send no orders")
+    _out(f"inactive after {s.inactive_after} missed turns; the missed-orders guard stops a turn when more than {s.nmr_limit}% send no orders")
 
 
 def cmd_game_schedule(args: argparse.Namespace) -> int:
-    from .gm import set_schedule
 
     app = _open(args)
     with transaction(app.sessions) as session:
@@ -401,7 +378,6 @@ def cmd_game_schedule(args: argparse.Namespace) -> int:
 
 
 def cmd_game_pause(args: argparse.Namespace) -> int:
-    from .gm import pause_game
 
     app = _open(args)
     with transaction(app.sessions) as session:
@@ -411,7 +387,6 @@ def cmd_game_pause(args: argparse.Namespace) -> int:
 
 
 def cmd_game_resume(args: argparse.Namespace) -> int:
-    from .gm import resume_game
 
     app = _open(args)
     with transaction(app.sessions) as session:
@@ -421,7 +396,6 @@ def cmd_game_resume(args: argparse.Namespace) -> int:
 
 
 def cmd_worker(args: argparse.Namespace) -> int:
-    from .worker import WorkerSettings, configure_logging, run_once, run_worker
 
     configure_logging(args.log_format, logging.DEBUG if args.verbose > 1 else logging.INFO)
     config = load_config(args.config)

@@ -17,7 +17,15 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from apscheduler.triggers.cron import CronTrigger
 from apscheduler.util import datetime_utc_add
 
-__all__ = ["DeadlineError", "cron_trigger", "deadlines_after", "next_deadline", "format_deadline"]
+__all__ = [
+    "DeadlineError",
+    "cron_trigger",
+    "deadlines_after",
+    "next_deadline",
+    "due_deadline",
+    "format_deadline",
+    "local_text",
+]
 
 _UTC = dt.timezone.utc
 
@@ -93,7 +101,47 @@ def next_deadline(schedule: str | None, timezone: str, now: dt.datetime) -> dt.d
     return next(deadlines_after(schedule, timezone, now), None)
 
 
+_WINDOWS = (dt.timedelta(days=1), dt.timedelta(days=8), dt.timedelta(days=32), dt.timedelta(days=367), dt.timedelta(days=1462))
+
+
+def due_deadline(schedule: str | None, timezone: str, last: dt.datetime | None, now: dt.datetime) -> dt.datetime | None:
+    """The latest deadline in ``(last, now]``, or None when none has passed.
+
+    All deadlines missed since ``last`` collapse into this one: acting on it and
+    recording it as ``last`` runs the turn once after any outage.
+    """
+    if not schedule or last is None:
+        return None
+    first = next_deadline(schedule, timezone, last)
+    if first is None or first > now:
+        return None
+    # Walk only the recent past: an every-minute schedule after a month's
+    # outage must not cost 40,000 steps. Some window holds a deadline, since
+    # ``first`` is one; the widest starts at ``last`` itself.
+    for window in (*_WINDOWS, None):
+        start = last if window is None else max(last, now - window)
+        latest: dt.datetime | None = None
+        for when in deadlines_after(schedule, timezone, start):
+            if when > now:
+                break
+            latest = when
+        if latest is not None:
+            return latest
+    return first  # unreachable: the last window starts at ``last``
+
+
 def format_deadline(when: dt.datetime | None) -> str | None:
     if when is None:
         return None
     return when.strftime("%A %d %B %Y, %H:%M %Z")
+
+
+def local_text(when: dt.datetime | None, timezone: str) -> str | None:
+    """``when`` as players read it: in the game's zone (UTC if the zone is unknown)."""
+    if when is None:
+        return None
+    try:
+        zone: dt.tzinfo = ZoneInfo(timezone)
+    except (ZoneInfoNotFoundError, ValueError):
+        zone = _UTC
+    return format_deadline(when.astimezone(zone))

@@ -20,14 +20,14 @@ from typing import Any
 
 from .app import App, open_app
 from .config import Config
-from .gm import add_empire, get_empire, get_game, new_game
-from .intake import poll, transport_for
+from .games import add_empire, new_game
+from .intake import poll
 from .mail.maildir import MaildirInbox
 from .mail.outbox import flush_outbox
-from .pipeline import render_report, run_turn
-from .storage import models as m
-from .storage.convert import load_state
+from .mail.transport import outbound
 from .storage.db import transaction
+from .storage.queries import get_empire, get_game
+from .turns import report_for, run_turn
 
 log = logging.getLogger(__name__)
 
@@ -154,14 +154,8 @@ def scripted_orders(report: dict[str, Any]) -> list[str]:
 def _player_report(app: App, player: Player) -> dict[str, Any]:
     with app.sessions() as session:
         game = get_game(session, GAME)
-        empire = get_empire(session, game, player.code)
-        latest = (
-            session.query(m.Report).filter(m.Report.empire_id == empire.id).order_by(m.Report.turn.desc()).first()
-        )
-        if latest is not None:
-            return dict(latest.data)
-        _, data = render_report(load_state(session, game), [], player.code, game.name, game.turn - 1, None)
-        return data
+        _, data = report_for(session, game, get_empire(session, game, player.code), None)
+        return dict(data)
 
 
 def run_demo(directory: Path, *, turns: int = 1, players: int = 4, seed: str = "demo") -> str:
@@ -199,7 +193,7 @@ def run_demo(directory: Path, *, turns: int = 1, players: int = 4, seed: str = "
         results = poll(app, clock + dt.timedelta(hours=1))
         with transaction(app.sessions) as session:
             result = run_turn(session, get_game(session, GAME), app.config, clock + dt.timedelta(hours=2))
-        sent, failed = flush_outbox(app.sessions, transport_for(app), clock + dt.timedelta(hours=2))
+        sent, failed = flush_outbox(app.sessions, outbound(app.config), clock + dt.timedelta(hours=2))
         accepted = sum(1 for r in results if r.outcome == "accepted")
         lines_out.append(
             f"turn {result.turn}: {accepted}/{len(roster)} order mails accepted, "

@@ -1,38 +1,59 @@
-"""``turnproc worker``: the long-running service, as APScheduler wiring only.
+"""``turnproc worker``: the long-running service, and the one pass that acts.
 
-Three interval jobs call :class:`turnproc.service.Service`: ``tick`` (deadlines,
-early runs, reminders, for every game, re-read from the database each time,
-so a GM's change needs no restart), ``poll`` (the inbox) and ``flush`` (the
-outbox). Optionally a thread holds an IMAP IDLE connection and starts a poll
-as soon as mail arrives. SIGTERM lets the job in hand finish, then exits 0.
+:class:`Service` holds one worker's state between passes (back-offs, what it
+last saw of each game) and does three jobs: ``tick`` (for every game: read its
+view, ask :mod:`turnproc.schedule` what is due, and carry it out under the
+game row's lock), ``poll`` (the inbox) and ``flush`` (the outbox).
+:func:`run_worker` calls them on APScheduler timers; optionally a thread holds
+an IMAP IDLE connection and starts a poll as soon as mail arrives. SIGTERM
+lets the job in hand finish, then exits 0.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import json
 import logging
 import os
 import signal
-import sys
+import socket
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from apscheduler.executors.pool import ThreadPoolExecutor
 from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.triggers.interval import IntervalTrigger
+from sqlalchemy import select
+from sqlalchemy.exc import DBAPIError
+from sqlalchemy.orm import Session
 
+from . import mails
 from .app import App
 from .config import Config, ImapConfig
-from .service import UTC, Backoff, Service, describe
-from .storage.db import make_engine, make_sessionmaker
+from .deadlines import local_text
+from .errors import one_line
+from .intake import poll
+from .mail import imap
+from .mail.outbox import Transport, flush_outbox
+from .mail.smtp import SmtpTransport
+from .mail.transport import outbound
+from .retry import Backoff
+from .schedule import Decision, anchor_time, decide
+from .storage import models as m
+from .storage.db import make_engine, make_sessionmaker, transaction
 from .storage.migrate import SchemaOutdated, ensure_schema
+from .storage.queries import GameView, current_deadline, load_game_view, view_of
+from .turns import run_turn
 
 log = logging.getLogger(__name__)
 
-__all__ = ["WorkerSettings", "configure_logging", "run_worker", "run_once", "IdleWatcher"]
+__all__ = ["WorkerSettings", "Service", "TickReport", "run_worker", "run_once", "IdleWatcher"]
+
+UTC = dt.timezone.utc
+
+#: How long the inbox or the outbox may fail before the GM gets a mail about it.
+OUTAGE_NOTICE_AFTER = dt.timedelta(minutes=30)
 
 
 @dataclass(frozen=True)
@@ -49,62 +70,330 @@ class WorkerSettings:
     """Longest pause between retries of a server or a game that keeps failing."""
 
 
-# -- logging ------------------------------------------------------------------------------
 
-# syslog priorities, which journald reads from a "<N>" line prefix.
-_PRIORITY = {logging.DEBUG: 7, logging.INFO: 6, logging.WARNING: 4, logging.ERROR: 3, logging.CRITICAL: 2}
+# -- one pass ---------------------------------------------------------------------------------
 
 
-class JournalFormatter(logging.Formatter):
-    """``<6>INFO turnproc.service: message``, no timestamp (journald adds its
-    own). Every line of a traceback carries the priority too, so the whole
-    error is filed at its level."""
-
-    def format(self, record: logging.LogRecord) -> str:
-        text = f"{record.levelname} {record.name}: {record.getMessage()}"
-        if record.exc_info:
-            text += "\n" + self.formatException(record.exc_info)
-        prio = _PRIORITY.get(record.levelno, 6)
-        return "\n".join(f"<{prio}>{line}" for line in text.splitlines())
+Clock = Callable[[], dt.datetime]
 
 
-class JsonFormatter(logging.Formatter):
-    """One JSON object per line, for log shippers."""
-
-    def format(self, record: logging.LogRecord) -> str:
-        entry: dict[str, Any] = {
-            "time": dt.datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
-            "level": record.levelname,
-            "logger": record.name,
-            "message": record.getMessage(),
-        }
-        if record.exc_info:
-            entry["exception"] = self.formatException(record.exc_info)
-        return json.dumps(entry, ensure_ascii=False)
+def utcnow() -> dt.datetime:
+    return dt.datetime.now(UTC)
 
 
-def configure_logging(fmt: str = "auto", level: int = logging.INFO) -> None:
-    """Log to stderr. ``auto`` is ``journal`` under systemd (it sets
-    $JOURNAL_STREAM for a service's stderr) and ``text`` elsewhere."""
-    if fmt == "auto":
-        fmt = "journal" if os.environ.get("JOURNAL_STREAM") else "text"
-    handler = logging.StreamHandler(sys.stderr)
-    if fmt == "journal":
-        handler.setFormatter(JournalFormatter())
-    elif fmt == "json":
-        handler.setFormatter(JsonFormatter())
-    else:
-        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-    root = logging.getLogger()
-    for old in list(root.handlers):
-        root.removeHandler(old)
-    root.addHandler(handler)
-    root.setLevel(level)
-    # APScheduler logs every job run at INFO, and "maximum number of running
-    # instances reached" whenever a turn takes longer than the tick: expected,
-    # not worth a warning. Its job errors (ERROR) still show.
-    logging.getLogger("apscheduler").setLevel(logging.ERROR if level > logging.DEBUG else logging.DEBUG)
-    logging.getLogger("alembic").setLevel(logging.WARNING)  # "Context impl ..." on every start
+@dataclass
+class TickReport:
+    """What one pass did, by game name (for tests and the debug log)."""
+
+    actions: dict[str, str] = field(default_factory=dict)
+    errors: dict[str, str] = field(default_factory=dict)
+
+
+class Service:
+    """One worker's state between passes: back-offs and what it last saw of
+    each game. Safe to call from the scheduler's threads: each of tick, poll
+    and flush runs at most once at a time (the scheduler's max_instances=1)."""
+
+    def __init__(
+        self,
+        app: App,
+        *,
+        clock: Clock = utcnow,
+        transport: Transport | None = None,
+        base_backoff: float = 5.0,
+        max_backoff: float = 300.0,
+        on_mail_queued: Callable[[], None] | None = None,
+    ) -> None:
+        self.app = app
+        self.clock = clock
+        self._transport = transport
+        self.on_mail_queued = on_mail_queued or (lambda: None)
+        # Set when new work arrives while the job is running (the scheduler
+        # skips a wake-up for a job already running): the job goes round again.
+        self.poll_requested = threading.Event()
+        self.flush_requested = threading.Event()
+        self.stopping = threading.Event()
+        self._base, self._cap = base_backoff, max_backoff
+        self.tick_backoff = Backoff(base_backoff, max_backoff)
+        self.poll_backoff = Backoff(base_backoff, max_backoff)
+        self.flush_backoff = Backoff(base_backoff, max_backoff)
+        self.game_backoff: dict[int, Backoff] = {}
+        self.seen: dict[int, tuple[tuple[Any, ...], dt.datetime]] = {}
+        self.names: dict[int, str] = {}
+        """Game names by id, for log lines about a game that failed before it was read."""
+
+    @property
+    def transport(self) -> Transport:
+        if self._transport is None:
+            self._transport = outbound(self.app.config)
+        return self._transport
+
+    # -- deadlines, early runs, reminders --
+
+    def tick(self) -> TickReport:
+        """One pass over every game. A game that fails is logged, told to the
+        GM, retried later with back-off; the other games go on."""
+        now = self.clock()
+        report = TickReport()
+        if not self.tick_backoff.ready(now):
+            return report
+        try:
+            with self.app.sessions() as session:
+                # Paused games too: a resume must be seen as a change (see anchor_time).
+                game_ids = list(session.scalars(select(m.Game.id).where(m.Game.status != "finished").order_by(m.Game.id)))
+        except Exception as exc:  # the database is away: nothing to decide without it
+            delay = self.tick_backoff.failed(now)
+            log.warning("deadlines: database unavailable (%s); retrying in %.0fs", one_line(exc), delay)
+            return report
+        if self.tick_backoff.succeeded():
+            log.info("deadlines: database reachable again")
+        for game_id in game_ids:
+            if self.stopping.is_set():
+                break  # SIGTERM: the game in hand was finished; leave the rest
+            backoff = self.game_backoff.setdefault(game_id, Backoff(self._base, self._cap))
+            if not backoff.ready(now):
+                continue
+            try:
+                name, action = self._tick_game(game_id, now)
+            except Exception as exc:  # one game's failure never stops the others
+                report.errors[self.names.get(game_id, f"#{game_id}")] = one_line(exc)
+                self._game_failed(game_id, exc, backoff, now)
+                continue
+            backoff.succeeded()
+            if name:
+                report.actions[name] = action
+        return report
+
+    def _tick_game(self, game_id: int, now: dt.datetime) -> tuple[str, str]:
+        seen = self.seen.get(game_id)
+        # A cheap look without the lock first: most passes find nothing to do.
+        with self.app.sessions() as session:
+            loaded = load_game_view(session, game_id=game_id)
+        if loaded is None:
+            return "", "gone"
+        view = loaded[1]
+        self.names[game_id] = view.name
+        anchor = anchor_time(view, seen, now)
+        if anchor is None and decide(view, now).action == "idle":
+            self.seen[game_id] = (view.signature, now)
+            return view.name, "idle"
+        # Then again under the game row's lock: a second worker, a GM's `turn
+        # run` or an intake batch may have changed the game meanwhile, and
+        # whatever this pass does must rest on what is true now.
+        queued = False
+        with transaction(self.app.sessions) as session:
+            loaded = load_game_view(session, game_id=game_id, lock="update")
+            if loaded is None:
+                return "", "gone"
+            game, view = loaded
+            anchor = anchor_time(view, seen, now)
+            if anchor is not None:
+                log.info("game %s: deadlines count from %s", game.name, anchor.isoformat(timespec="seconds"))
+                game.last_deadline_at = anchor
+                session.flush()  # run_turn refreshes the game row
+                view = replace(view, last_deadline_at=anchor)
+            decision = decide(view, now)
+            queued = self._apply(session, game, view, decision, now)
+            signature = _signature(game)
+        self.seen[game_id] = (signature, now)
+        if queued:
+            self._mail_queued()
+        return view.name, decision.action
+
+    def _apply(self, session: Session, game: m.Game, view: GameView, decision: Decision, now: dt.datetime) -> bool:
+        """Carry out ``decision``; True when mail was queued."""
+        config = self.app.config
+        deadline_text = local_text(decision.deadline, view.timezone)
+        if decision.action == "idle":
+            return False
+        if decision.action == "skip":
+            log.info("game %s: deadline %s passed with no empires; nothing to run", game.name, deadline_text)
+            self._consume_deadline(game, decision.deadline)
+            return False
+        # What the schedule says once the deadline acted on is used up.
+        next_text = local_text(current_deadline(replace(view, deadline_override=None), now), view.timezone)
+        if decision.action == "guard":
+            self._consume_deadline(game, decision.deadline)
+            log.warning(
+                "game %s: turn %d not run at the deadline %s: %d of %d active empires sent no orders (limit %d%%)",
+                game.name, game.turn, deadline_text, len(decision.empires), len(view.active_empires), view.nmr_limit,
+            )
+            return mails.queue_turn_guarded(
+                session, config, game.id, now,
+                game=game.name, turn=game.turn, deadline=deadline_text, next_deadline=next_text,
+                active=len(view.active_empires), missing=list(decision.empires), limit=view.nmr_limit,
+                opened=local_text(view.opened_at, view.timezone),
+            )  # fmt: skip
+        if decision.action == "blocked":
+            self._consume_deadline(game, decision.deadline)
+            log.warning("game %s: turn %d not run at the deadline %s: turn %s is staged, waiting for release",
+                        game.name, game.turn, deadline_text, view.staged_turn)
+            return mails.queue_turn_blocked(
+                session, config, game.id, now,
+                game=game.name, turn=game.turn, staged_turn=view.staged_turn, deadline=deadline_text, next_deadline=next_text,
+            )  # fmt: skip
+        if decision.action in ("run", "early"):
+            return self._run(session, game, view, decision, now)
+        if decision.action == "remind":
+            hours_left = max(1, round((decision.deadline - now).total_seconds() / 3600)) if decision.deadline else 0
+            for e in view.empires:
+                if e.code in decision.empires:
+                    mails.queue_reminder(
+                        session, config, game, now, empire=e.code, empire_name=e.name, recipient=e.email,
+                        deadline=deadline_text, hours_left=hours_left,
+                    )  # fmt: skip
+            log.info("game %s: reminded %s of the deadline %s", game.name, ", ".join(decision.empires), deadline_text)
+            return True
+        raise AssertionError(f"unknown decision {decision!r}")
+
+    def _consume_deadline(self, game: m.Game, deadline: dt.datetime | None) -> None:
+        if deadline is None:
+            return
+        if game.last_deadline_at is None or deadline > game.last_deadline_at:
+            game.last_deadline_at = deadline
+        if game.deadline_override is not None:
+            game.deadline_override = None  # acted on: the schedule takes over again
+
+    def _run(self, session: Session, game: m.Game, view: GameView, decision: Decision, now: dt.datetime) -> bool:
+        number = game.turn
+        result = run_turn(session, game, self.app.config, now)
+        if decision.action == "run":
+            self._consume_deadline(game, decision.deadline)
+        elif game.deadline_override is not None:
+            game.deadline_override = None  # the hand-set deadline was for the turn that just ran
+        how = "early (every active empire had orders in)" if decision.action == "early" else "at the deadline"
+        log.info(
+            "game %s: turn %d ran %s: %d events, %d reports%s",
+            game.name, number, how, result.events, len(result.reports),
+            f"; now inactive: {', '.join(result.inactive)}" if result.inactive else "",
+        )
+        after = replace(view, last_deadline_at=game.last_deadline_at, deadline_override=None)
+        return mails.queue_turn_ran(
+            session, self.app.config, game.id, now,
+            game=game.name, turn=number, early=decision.action == "early",
+            deadline=local_text(decision.deadline, view.timezone),
+            next_deadline=None if result.finished else local_text(current_deadline(after, now), view.timezone),
+            events=result.events, reports=len(result.reports), missed=list(result.missed),
+            inactive=list(result.inactive), finished=result.finished, staged=result.staged,
+        )  # fmt: skip
+
+    def _game_failed(self, game_id: int, exc: Exception, backoff: Backoff, now: dt.datetime) -> None:
+        first = backoff.failures == 0
+        delay = backoff.failed(now)
+        name = self.names.get(game_id, f"#{game_id}")
+        if isinstance(exc, DBAPIError):
+            log.warning("game %s: database error (%s); retrying in %.0fs", name, one_line(exc), delay)
+            return
+        if first:
+            log.exception("game %s: failed; retrying in %.0fs", name, delay)
+        else:
+            log.error("game %s: failed again (%s); retrying in %.0fs", name, one_line(exc), delay)
+        try:
+            with transaction(self.app.sessions) as session:
+                game = session.get(m.Game, game_id)
+                if game is None:
+                    return
+                queued = mails.queue_worker_error(
+                    session, self.app.config, now,
+                    summary=one_line(exc), detail=f"{exc}", game=game, error_kind=type(exc).__name__,
+                )  # fmt: skip
+            if queued:
+                self._mail_queued()
+        except Exception:  # telling the GM must not hide the first error
+            log.warning("game %s: could not queue the error notice", name, exc_info=True)
+
+    # -- mail in and out --
+
+    def _mail_queued(self) -> None:
+        self.flush_requested.set()
+        self.on_mail_queued()
+
+    def poll(self) -> int:
+        """Read the inbox, again if new mail was announced meanwhile (IMAP
+        IDLE); the number of mails handled (0 while backing off)."""
+        handled = 0
+        while True:
+            self.poll_requested.clear()
+            handled += self._poll_once()
+            if not self.poll_requested.is_set() or self.stopping.is_set() or self.poll_backoff.failures:
+                return handled
+
+    def _poll_once(self) -> int:
+        now = self.clock()
+        if not self.poll_backoff.ready(now):
+            return 0
+        try:
+            results = poll(self.app, now)
+        except Exception as exc:  # IMAP or database away: nothing was filed, nothing is lost
+            delay = self.poll_backoff.failed(now)
+            log.warning("inbox: %s; retrying in %.0fs", one_line(exc), delay)
+            self._outage_notice("inbox", self.poll_backoff, exc, now)
+            return 0
+        if self.poll_backoff.succeeded():
+            log.info("inbox: reachable again")
+        if any(r.replies for r in results):
+            self._mail_queued()
+        return len(results)
+
+    def flush(self) -> tuple[int, int]:
+        """Deliver due mail, again if more was queued meanwhile: (sent, failed)."""
+        sent = failed = 0
+        while True:
+            self.flush_requested.clear()
+            s, f = self._flush_once()
+            sent, failed = sent + s, failed + f
+            if not self.flush_requested.is_set() or self.stopping.is_set() or self.flush_backoff.failures:
+                return sent, failed
+
+    def _flush_once(self) -> tuple[int, int]:
+        now = self.clock()
+        if not self.flush_backoff.ready(now):
+            return 0, 0
+        try:
+            # An unreachable server would cost each waiting mail one of its
+            # limited attempts; find out once, before touching any of them.
+            self._probe_smtp()
+            sent, failed = flush_outbox(self.app.sessions, self.transport, now)
+        except Exception as exc:
+            delay = self.flush_backoff.failed(now)
+            log.warning("outbox: %s; retrying in %.0fs", one_line(exc), delay)
+            self._outage_notice("outbox", self.flush_backoff, exc, now)
+            return 0, 0
+        if failed and not sent:
+            self.flush_backoff.failed(now)
+        elif self.flush_backoff.succeeded():
+            log.info("outbox: delivering again")
+        return sent, failed
+
+    def _probe_smtp(self) -> None:
+        if not _is_smtp(self.transport):
+            return
+        smtp = self.app.config.smtp
+        with socket.create_connection((smtp.host, smtp.port), timeout=min(smtp.timeout, 10.0)):
+            pass
+
+    def _outage_notice(self, what: str, backoff: Backoff, exc: Exception, now: dt.datetime) -> None:
+        if backoff.noticed or backoff.since is None or now - backoff.since < OUTAGE_NOTICE_AFTER:
+            return
+        backoff.noticed = True
+        try:
+            with transaction(self.app.sessions) as session:
+                mails.queue_worker_error(
+                    session, self.app.config, now,
+                    summary=f"the {what} has failed since {backoff.since.isoformat(timespec='minutes')}",
+                    detail=one_line(exc),
+                )  # fmt: skip
+        except Exception:  # the database may be what is down
+            log.warning("could not queue the %s outage notice", what, exc_info=True)
+
+
+def _signature(game: m.Game) -> tuple[Any, ...]:
+    """The view's signature of the row as this pass left it."""
+    return view_of(game).signature
+
+
+def _is_smtp(transport: Transport) -> bool:
+    return isinstance(transport, SmtpTransport)
 
 
 # -- start-up -------------------------------------------------------------------------------
@@ -124,7 +413,7 @@ def connect(config: Config, stop: threading.Event, backoff: Backoff) -> App | No
             raise
         except Exception as exc:  # the database is not reachable yet
             delay = backoff.failed(now)
-            log.warning("database: %s; retrying in %.0fs", describe(exc), delay)
+            log.warning("database: %s; retrying in %.0fs", one_line(exc), delay)
             stop.wait(delay)
             continue
         backoff.succeeded()
@@ -155,20 +444,13 @@ class IdleWatcher(threading.Thread):
                 self._watch()
             except Exception as exc:  # server away or connection dropped
                 delay = self.backoff.failed(dt.datetime.now(UTC))
-                log.warning("IMAP IDLE: %s; reconnecting in %.0fs", describe(exc), delay)
+                log.warning("IMAP IDLE: %s; reconnecting in %.0fs", one_line(exc), delay)
                 self.stop.wait(delay)
 
     def _watch(self) -> None:
-        import ssl
-
-        from imapclient import IMAPClient
-
         c = self.config
-        client = IMAPClient(c.host, port=c.port, ssl=c.security == "tls", timeout=max(c.timeout, self.check + 5))
+        client = imap.connect(c, timeout=max(c.timeout, self.check + 5))
         try:
-            if c.security == "starttls":
-                client.starttls(ssl.create_default_context())
-            client.login(c.user, c.password)
             if b"IDLE" not in client.capabilities():
                 log.warning("IMAP IDLE: the server does not support IDLE; polling only")
                 self.stop.wait()

@@ -9,8 +9,10 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from turnproc.config import Config
 from turnproc.demo import scripted_orders
-from turnproc.gm import add_empire, get_game, new_game
-from turnproc.pipeline import TurnResult, render_report, run_turn, submit_orders
+from turnproc.games import add_empire, new_game
+from turnproc.storage.queries import get_game
+from turnproc.intake import submit_orders
+from turnproc.turns import TurnResult, report_for, run_turn
 from turnproc.rules.events import Event, events_to_json
 from turnproc.rules.serialize import state_to_json
 from turnproc.storage import models as m
@@ -36,14 +38,10 @@ def new_played_game(sessions: sessionmaker[Session], name: str = "war") -> None:
 def submit_scripted(session: Session, name: str) -> None:
     """Every empire's orders for the current turn, from its latest report."""
     game = get_game(session, name)
-    state = load_state(session, game)
     for code in CODES:
         empire = session.scalar(select(m.Empire).where(m.Empire.game_id == game.id, m.Empire.code == code))
         assert empire is not None
-        report = session.scalar(
-            select(m.Report).where(m.Report.empire_id == empire.id).order_by(m.Report.turn.desc()).limit(1)
-        )
-        data = report.data if report is not None else render_report(state, [], code, name, game.turn - 1, None)[1]
+        _, data = report_for(session, game, empire, None)
         orders = scripted_orders(data)
         if orders:
             submit_orders(session, game, empire, "\n".join(orders), when(game.turn))

@@ -10,11 +10,12 @@ from sqlalchemy import func, select
 
 from turnproc.admin import run_script
 from turnproc.config import Config
-from turnproc.gm import get_game
-from turnproc.pipeline import intake_message, run_turn
+from turnproc.storage.queries import get_game
+from turnproc.intake import handle_mail
+from turnproc.turns import run_turn
 from turnproc.storage import models as m
 from turnproc.storage.db import transaction
-from turnproc.turnctl import release_turn, set_hold
+from turnproc.turns import release_turn, set_hold
 
 from .conftest import Games
 from .game import NOW
@@ -38,7 +39,7 @@ def _send(games: Games, body: str, n: int) -> list[m.OutboxMail]:
     with games.sessions() as session:
         last = session.scalar(select(func.max(m.OutboxMail.id))) or 0
     with transaction(games.sessions) as session:
-        intake_message(session, _mail(body, n), CONFIG, NOW)
+        handle_mail(session, _mail(body, n), CONFIG, NOW)
     with games.sessions() as session:
         return list(session.scalars(select(m.OutboxMail).where(m.OutboxMail.id > last).order_by(m.OutboxMail.id)))
 

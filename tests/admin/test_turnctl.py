@@ -9,21 +9,15 @@ import pytest
 from sqlalchemy import Engine, func, select
 from sqlalchemy.orm import Session, sessionmaker
 
-from turnproc.gm import GMError, get_game
+from turnproc.errors import GMError
+from turnproc.storage.queries import get_game
 from turnproc.mail.outbox import flush_outbox
-from turnproc.pipeline import run_turn
+from turnproc.turns import run_turn
 from turnproc.rules.serialize import state_from_dict, state_to_json
 from turnproc.storage import migrate
 from turnproc.storage import models as m
 from turnproc.storage.db import make_engine, make_sessionmaker, transaction
-from turnproc.turnctl import (
-    discard_turn,
-    preview_turn,
-    release_turn,
-    rerun_turn,
-    rollback,
-    set_hold,
-)
+from turnproc.turns import discard_turn, preview_turn, release_turn, rerun_turn, rollback, set_hold
 
 from .game import dump
 from .play import (
@@ -126,7 +120,7 @@ def test_rerun_of_an_earlier_turn_rolls_back_and_marks_reports_corrected(db) -> 
 
 
 def test_rerun_with_orders_fixed_by_the_gm(db) -> None:
-    from turnproc.pipeline import submit_orders
+    from turnproc.intake import submit_orders
 
     _, sessions = db
     play(sessions, "war", 2)

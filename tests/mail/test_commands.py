@@ -13,7 +13,8 @@ from sqlalchemy import select
 from tests.mail.game import PASSWORD, make_corpus_game
 from turnproc.app import open_app
 from turnproc.config import Config
-from turnproc.pipeline import intake_message, run_turn
+from turnproc.intake import handle_mail
+from turnproc.turns import run_turn
 from turnproc.storage import models as m
 from turnproc.storage.db import transaction
 
@@ -41,7 +42,7 @@ def mail(body: str, n: int) -> bytes:
 
 def send(app, body: str, n: int):
     with transaction(app.sessions) as session:
-        return intake_message(session, mail(body, n), app.config, NOW)
+        return handle_mail(session, mail(body, n), app.config, NOW)
 
 
 def outbox(app) -> list[m.OutboxMail]:

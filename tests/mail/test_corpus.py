@@ -203,9 +203,9 @@ def test_crash_between_commit_and_filing_applies_nothing_twice(app, monkeypatch:
 
 
 def test_a_mail_that_fails_is_rolled_back_alone_and_left_for_the_next_poll(app, monkeypatch: pytest.MonkeyPatch) -> None:
-    import turnproc.intake as intake
+    import turnproc.intake.inbox as intake
 
-    real = intake.intake_message
+    real = intake.handle_mail
 
     def flaky(session, raw, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003
         result = real(session, raw, *args, **kwargs)
@@ -215,7 +215,7 @@ def test_a_mail_that_fails_is_rolled_back_alone_and_left_for_the_next_poll(app, 
 
     _deliver(app, "thunderbird_plain.eml")
     _deliver(app, "base64_body.eml")
-    monkeypatch.setattr(intake, "intake_message", flaky)
+    monkeypatch.setattr(intake, "handle_mail", flaky)
     results = poll_maildir(app, NOW)
     assert [r.outcome for r in results] == ["accepted"]
     assert len(_outbox(app)) == 1  # the failed mail's ack was rolled back with it

@@ -12,7 +12,8 @@ from sqlalchemy import select
 
 from turnproc.app import open_app
 from turnproc.config import Config, ImapConfig, SmtpConfig
-from turnproc.intake import poll, transport_for
+from turnproc.intake import poll
+from turnproc.mail.transport import outbound
 from turnproc.mail.imap import ImapMailbox
 from turnproc.mail.outbox import flush_outbox
 from turnproc.storage import models as m
@@ -73,12 +74,12 @@ def test_poll_files_mail_after_commit_and_acks_go_out_over_smtp(app, smtp_server
     processed = _folder(app, "Processed")
     assert len(processed) == 2 and all(b"\\Seen" in f for f in processed.values())
     assert len(_folder(app, "Rejected")) == 2
-    sent, failed = flush_outbox(app.sessions, transport_for(app), NOW)
+    sent, failed = flush_outbox(app.sessions, outbound(app.config), NOW)
     assert (sent, failed) == (3, 0)
     recipients = sorted(r for _, rcpts, _ in smtp_server.messages for r in rcpts)
     assert recipients == ["ann@example.org", "ann@example.org", "newbie@example.net"]
     # Sent once: a second flush sends nothing.
-    assert flush_outbox(app.sessions, transport_for(app), NOW) == (0, 0)
+    assert flush_outbox(app.sessions, outbound(app.config), NOW) == (0, 0)
     assert len(smtp_server.messages) == 3
 
 
@@ -116,11 +117,11 @@ def test_smtp_failure_is_retried_later_and_sent_once(app, smtp_server) -> None:
     _append(app, "thunderbird_plain.eml")
     poll(app, NOW)
     smtp_server.fail_next = 1
-    assert flush_outbox(app.sessions, transport_for(app), NOW) == (0, 1)
+    assert flush_outbox(app.sessions, outbound(app.config), NOW) == (0, 1)
     # Not due yet: back-off.
-    assert flush_outbox(app.sessions, transport_for(app), NOW) == (0, 0)
+    assert flush_outbox(app.sessions, outbound(app.config), NOW) == (0, 0)
     later = NOW + dt.timedelta(minutes=5)
-    assert flush_outbox(app.sessions, transport_for(app), later) == (1, 0)
+    assert flush_outbox(app.sessions, outbound(app.config), later) == (1, 0)
     assert len(smtp_server.messages) == 1
 
 

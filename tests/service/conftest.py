@@ -13,8 +13,8 @@ from sqlalchemy import select
 from tests.mail.game import make_corpus_game
 from turnproc.app import App, open_app
 from turnproc.config import Config
-from turnproc.pipeline import submit_orders
-from turnproc.service import Service
+from turnproc.intake import submit_orders
+from turnproc.worker import Service
 from turnproc.storage import models as m
 from turnproc.storage.db import transaction
 

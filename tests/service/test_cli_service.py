@@ -15,7 +15,7 @@ import pytest
 from sqlalchemy import create_engine, select, update
 
 from turnproc.storage import models as m
-from turnproc.worker import JournalFormatter, JsonFormatter
+from turnproc.logs import JournalFormatter, JsonFormatter
 
 
 @pytest.fixture
@@ -46,7 +46,7 @@ def test_schedule_sets_and_shows(run, tmp_path: Path) -> None:
     assert "schedule: 0 3 * * 1 (Europe/London)" in out
     assert "next deadline: Monday" in out and ("03:00 GMT" in out or "03:00 BST" in out)
     assert "early run: on, 45 minutes after the last orders" in out and "reminders: 12 hours before the deadline" in out
-    assert "inactive after 3 missed turns; turn held when more than 40% send no orders" in out
+    assert "inactive after 3 missed turns; the missed-orders guard stops a turn when more than 40% send no orders" in out
     game = _game(tmp_path)
     assert (game.schedule, game.timezone, game.early_run, game.early_run_delay) == ("0 3 * * 1", "Europe/London", True, 45)
     assert (game.reminder_hours, game.inactive_after, game.nmr_limit) == (12, 3, 40)
@@ -103,7 +103,7 @@ def test_worker_once_runs_a_due_deadline_and_sends_the_mail(run, tmp_path: Path)
     done = subprocess.run([sys.executable, "-m", "turnproc", "worker", "--once", "--log-format", "journal"],
                           cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
-    assert "<6>INFO turnproc.service: game alpha: turn 1 ran at the deadline" in done.stderr
+    assert "<6>INFO turnproc.worker: game alpha: turn 1 ran at the deadline" in done.stderr
     assert "<4>WARNING" not in done.stderr
     sent = list((tmp_path / "mail" / "out" / "new").iterdir())
     assert len(sent) == 3  # two reports, one notice to the GM

@@ -9,7 +9,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from turnproc.deadlines import DeadlineError, deadlines_after, next_deadline
-from turnproc.service import due_deadline, next_deadline_after
+from turnproc.deadlines import due_deadline
 
 UTC = dt.timezone.utc
 LONDON = ZoneInfo("Europe/London")
@@ -31,8 +31,8 @@ def test_weekday_numbers_are_standard_cron_and_times_are_local() -> None:
 
 
 def test_strictly_after() -> None:
-    assert next_deadline_after("0 3 * * *", "UTC", utc(2026, 1, 5, 3)) == utc(2026, 1, 6, 3)
-    assert next_deadline_after(None, "UTC", utc(2026, 1, 5)) is None
+    assert next_deadline("0 3 * * *", "UTC", utc(2026, 1, 5, 3)) == utc(2026, 1, 6, 3)
+    assert next_deadline(None, "UTC", utc(2026, 1, 5)) is None
 
 
 @pytest.mark.parametrize(
@@ -114,7 +114,7 @@ def test_no_schedule_or_no_anchor_is_never_due() -> None:
 @pytest.mark.parametrize("schedule, zone", [("0 3 * *", "UTC"), ("0 25 * * *", "UTC"), ("0 3 * * *", "Mars/Olympus")])
 def test_bad_schedules_are_errors(schedule: str, zone: str) -> None:
     with pytest.raises(DeadlineError):
-        next_deadline_after(schedule, zone, utc(2026, 1, 1))
+        next_deadline(schedule, zone, utc(2026, 1, 1))
 
 
 def test_the_deadline_players_are_told_is_the_one_the_worker_runs() -> None:

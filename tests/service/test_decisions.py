@@ -6,16 +6,9 @@ import datetime as dt
 
 import pytest
 
-from turnproc.service import (
-    Backoff,
-    EmpireView,
-    GameView,
-    anchor_time,
-    decide,
-    early_run_at,
-    nmr_guard,
-    reminder_start,
-)
+from turnproc.retry import Backoff
+from turnproc.schedule import anchor_time, decide, early_run_at, nmr_guard, reminder_start
+from turnproc.storage.queries import EmpireView, GameView
 
 UTC = dt.timezone.utc
 MON = dt.datetime(2026, 1, 5, 12, tzinfo=UTC)
@@ -23,7 +16,10 @@ FRI_DEADLINE = dt.datetime(2026, 1, 9, 20, tzinfo=UTC)  # "0 20 * * 5" in London
 
 
 def empire(code: str, orders_at: dt.datetime | None = None, *, active: bool = True, wait: bool = False, reminded: bool = False) -> EmpireView:
-    return EmpireView(code, code.title(), f"{code.lower()}@example.org", active, orders_at, wait, reminded)
+    return EmpireView(
+        id=0, code=code, name=code.title(), email=f"{code.lower()}@example.org", active=active,
+        orders_at=orders_at, wait=wait, reminded=reminded,
+    )  # fmt: skip
 
 
 def view(*empires: EmpireView, **kw: object) -> GameView:

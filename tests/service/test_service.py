@@ -13,8 +13,9 @@ from sqlalchemy import create_engine, select, text
 
 from tests.service.conftest import GM, FakeClock, Game, Outbox, new_game
 from turnproc.app import App
-from turnproc.gm import get_game, pause_game, resume_game, set_schedule
-from turnproc.service import Service
+from turnproc.games import pause_game, resume_game, set_schedule
+from turnproc.storage.queries import get_game
+from turnproc.worker import Service
 from turnproc.storage import models as m
 from turnproc.storage.db import make_sessionmaker, transaction
 
@@ -250,7 +251,7 @@ def test_one_game_failing_never_stops_the_others(service: Service, clock: FakeCl
 def test_a_failing_turn_is_retried_and_told_once(
     service: Service, clock: FakeClock, game: Game, outbox: Outbox, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import turnproc.pipeline as pipeline
+    import turnproc.turns as pipeline
 
     game.orders("RIG", clock.now)
     game.orders("VEG", clock.now)
@@ -333,7 +334,7 @@ def test_an_unreachable_database_is_logged_and_retried(tmp_path, clock: FakeCloc
 
 
 def test_a_staged_turn_blocks_the_next_deadline_until_released(service: Service, clock: FakeClock, game: Game, outbox: Outbox) -> None:
-    from turnproc.turnctl import release_turn
+    from turnproc.turns import release_turn
 
     game.update(hold=True, nmr_limit=100, reminder_hours=0)  # the GM reviews every turn before it goes out
     clock.set(FRIDAY + dt.timedelta(seconds=5))

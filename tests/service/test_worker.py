@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
-import turnproc.pipeline
+import turnproc.worker
 from tests.mail.game import make_corpus_game
 from turnproc.app import open_app
 from turnproc.config import Config
@@ -28,7 +28,7 @@ def test_stop_lets_the_turn_in_hand_finish(tmp_path: Path, monkeypatch: pytest.M
         game = make_corpus_game(session)
         game.schedule, game.nmr_limit = "0 3 1 1 *", 100
         game.last_deadline_at = dt.datetime.now(UTC) - dt.timedelta(days=400)  # a deadline is due
-    real = turnproc.pipeline.run_turn
+    real = turnproc.worker.run_turn
     running = threading.Event()
 
     def slow_run_turn(*args: object, **kw: object) -> object:
@@ -36,7 +36,7 @@ def test_stop_lets_the_turn_in_hand_finish(tmp_path: Path, monkeypatch: pytest.M
         time.sleep(1.0)  # a big game's turn
         return real(*args, **kw)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(turnproc.pipeline, "run_turn", slow_run_turn)
+    monkeypatch.setattr(turnproc.worker, "run_turn", slow_run_turn)
     stop = threading.Event()
     codes: list[int] = []
     thread = threading.Thread(target=lambda: codes.append(run_worker(config, WorkerSettings(tick=0.1, poll=0.1, flush=0.1), stop)))

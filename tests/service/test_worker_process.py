@@ -31,7 +31,7 @@ from tests.servers import DovecotServer, wait_for_port
 from tests.service.conftest import GM, ORDERS
 from turnproc.app import open_app
 from turnproc.config import Config
-from turnproc.pipeline import submit_orders
+from turnproc.intake import submit_orders
 from turnproc.storage import models as m
 from turnproc.storage.db import transaction
 
@@ -201,7 +201,7 @@ def test_full_cycle_mail_in_acks_deadline_turn_reports(
     log = worker.log()
     assert code == 0, log
     assert "worker started" in log and "worker stopped" in log and "Traceback" not in log
-    assert "INFO turnproc.service: game corpus: turn 1 ran at the deadline" in log
+    assert "INFO turnproc.worker: game corpus: turn 1 ran at the deadline" in log
 
 
 @pytest.mark.slow

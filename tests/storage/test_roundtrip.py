@@ -7,7 +7,7 @@ import pytest
 from sqlalchemy import text
 from sqlalchemy.exc import IntegrityError
 
-from turnproc.gm import add_empire, new_game
+from turnproc.games import add_empire, new_game
 from turnproc.rules.state import Stance, Tech
 from turnproc.storage import migrate
 from turnproc.storage import models as m

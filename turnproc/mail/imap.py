@@ -14,7 +14,20 @@ from ..config import ImapConfig
 
 log = logging.getLogger(__name__)
 
-__all__ = ["ImapMailbox"]
+__all__ = ["ImapMailbox", "connect"]
+
+
+def connect(config: ImapConfig, *, timeout: float | None = None) -> IMAPClient:
+    """A logged-in client: TLS, STARTTLS or plain as configured."""
+    client = IMAPClient(config.host, port=config.port, ssl=config.security == "tls", timeout=timeout or config.timeout)
+    try:
+        if config.security == "starttls":
+            client.starttls(ssl.create_default_context())
+        client.login(config.user, config.password)
+    except BaseException:
+        client.shutdown()  # no logout without a login; just close the socket
+        raise
+    return client
 
 
 class ImapMailbox:
@@ -24,10 +37,7 @@ class ImapMailbox:
 
     def __enter__(self) -> ImapMailbox:
         c = self.config
-        client = IMAPClient(c.host, port=c.port, ssl=c.security == "tls", timeout=c.timeout)
-        if c.security == "starttls":
-            client.starttls(ssl.create_default_context())
-        client.login(c.user, c.password)
+        client = connect(c)
         for folder in (c.processed_folder, c.rejected_folder):
             if not client.folder_exists(folder):
                 client.create_folder(folder)

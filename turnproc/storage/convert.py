@@ -11,18 +11,30 @@ row, because a 1,000-empire game has 30,000 systems.
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 from typing import Any
 
 from sqlalchemy import delete, insert, select, update, bindparam
 from sqlalchemy.orm import Session
 
+from ..rules.orders import MailCommand, Order, ParsedOrders
+from ..rules.parser import format_order, knowledge_all, parse_orders
 from ..rules.state import Empire, GameSettings, GameState, Stance, System, SystemType, Tech
 from . import models as m
+from .queries import withdraw_orders
 
 log = logging.getLogger(__name__)
 
-__all__ = ["load_state", "save_state", "settings_of", "modules_text", "new_game_row"]
+__all__ = [
+    "load_state",
+    "save_state",
+    "settings_of",
+    "modules_text",
+    "new_game_row",
+    "store_orders",
+    "orders_for_turn",
+]
 
 _SYSTEM_FIELDS = (
     "type", "row", "col", "star", "name", "pop", "industry",
@@ -307,3 +319,60 @@ def _save_seen(
 def _chunks(ids: list[int], size: int = 500) -> list[list[int]]:
     # Bounded IN lists: SQLite caps bound parameters per statement.
     return [ids[i : i + size] for i in range(0, len(ids), size)] or [[]]
+
+
+# -- orders on file ------------------------------------------------------------------
+
+
+def store_orders(
+    session: Session,
+    game_id: int,
+    empire_id: int,
+    turn: int,
+    parsed: ParsedOrders,
+    raw_text: str,
+    message: m.InboundMessage | None,
+    now: dt.datetime,
+) -> bool:
+    """Store the valid lines as the empire's orders for ``turn``; True when
+    they replaced earlier ones."""
+    replaced = withdraw_orders(session, empire_id, turn)
+    session.add(
+        m.OrderSet(
+            game_id=game_id,
+            empire_id=empire_id,
+            turn=turn,
+            raw_text=raw_text,
+            lines=[format_order(o) for o in parsed.orders],
+            problems=[
+                {"line": p.line, "code": p.code, "message": p.message, "severity": p.severity.value}
+                for p in parsed.problems
+            ],
+            message=message,
+            received_at=now,
+            wait=MailCommand.WAIT in parsed.commands,
+        )
+    )
+    return replaced
+
+
+def orders_for_turn(
+    session: Session, game: m.Game, state: GameState
+) -> tuple[dict[str, list[Order]], dict[str, list[str]]]:
+    """Every empire's orders on file for the game's current turn: as the
+    engine reads them, and as stored lines (for the turn record)."""
+    rows = session.execute(
+        select(m.Empire.code, m.OrderSet.lines)
+        .join(m.OrderSet, m.OrderSet.empire_id == m.Empire.id)
+        .where(m.OrderSet.game_id == game.id, m.OrderSet.turn == game.turn, m.OrderSet.active.is_(True))
+        .order_by(m.OrderSet.id)
+    ).all()
+    lines: dict[str, list[str]] = {}
+    for code, stored in rows:  # later rows replace earlier ones
+        lines[code] = list(stored)
+    known = knowledge_all(state)  # one walk over the galaxy for all empires
+    orders = {
+        code: parse_orders("\n".join(text), state, code, known.get(code)).orders
+        for code, text in sorted(lines.items())
+    }
+    return orders, lines

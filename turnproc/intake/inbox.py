@@ -2,7 +2,7 @@
 with a savepoint per mail, and filed away only after the batch committed.
 
 If the process dies between commit and filing, the next poll sees the mails
-again; ``intake_message`` recognises their bytes and changes nothing. A mail
+again; ``handle_mail`` recognises their bytes and changes nothing. A mail
 whose handling fails is rolled back alone (its savepoint) and left in the
 inbox for the next poll, so our own failure never drops an order.
 """
@@ -14,16 +14,16 @@ import logging
 from collections.abc import Callable, Iterable, Sequence
 from typing import TypeVar
 
-from .app import App
-from .mail.maildir import MaildirInbox, MaildirOutbox
-from .mail.outbox import Transport
-from .mail.smtp import SmtpTransport
-from .pipeline import PROCESSED, IntakeCache, IntakeResult, intake_message
-from .storage.db import transaction
+from ..app import App
+from ..mail.imap import ImapMailbox
+from ..mail.maildir import MaildirInbox
+from ..storage.db import transaction
+from .cache import IntakeCache
+from .handle import PROCESSED, IntakeResult, handle_mail
 
 log = logging.getLogger(__name__)
 
-__all__ = ["poll_maildir", "poll_imap", "poll", "transport_for", "BATCH"]
+__all__ = ["poll_maildir", "poll_imap", "poll", "BATCH"]
 
 #: Mails per transaction: large enough to amortise commits and IMAP round trips,
 #: small enough that a crash re-reads little.
@@ -55,11 +55,11 @@ def _attempt(
         cache.new_batch(session, [raw for _, raw in batch])
         for key, raw in batch:
             if not isolate:
-                done.append((key, intake_message(session, raw, app.config, now, cache)))
+                done.append((key, handle_mail(session, raw, app.config, now, cache)))
                 continue
             try:
                 with session.begin_nested():
-                    result = intake_message(session, raw, app.config, now, cache)
+                    result = handle_mail(session, raw, app.config, now, cache)
             except Exception:
                 log.exception("mail %s could not be handled; left in the inbox for the next poll", key)
                 continue
@@ -101,8 +101,6 @@ def poll_maildir(app: App, now: dt.datetime) -> list[IntakeResult]:
 def poll_imap(app: App, now: dt.datetime) -> list[IntakeResult]:
     """One pass over the IMAP folder: read with BODY.PEEK[] (nothing is marked
     seen before we are done), handle, commit, then flag and move per batch."""
-    from .mail.imap import ImapMailbox
-
     folders = {PROCESSED: app.config.imap.processed_folder}
     with ImapMailbox(app.config.imap) as box:
 
@@ -118,12 +116,6 @@ def poll(app: App, now: dt.datetime) -> list[IntakeResult]:
     if app.config.transport == "maildir":
         return poll_maildir(app, now)
     return poll_imap(app, now)
-
-
-def transport_for(app: App) -> Transport:
-    if app.config.transport == "maildir":
-        return MaildirOutbox(app.config.maildir_out)
-    return SmtpTransport(app.config.smtp, app.config.from_address)
 
 
 def _chunked(items: Iterable[tuple[K, bytes]], size: int) -> Iterable[list[tuple[K, bytes]]]:

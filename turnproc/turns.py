@@ -1,5 +1,8 @@
-"""A GM's control over turns: preview, hold and release, rollback and rerun.
+"""Turns: the run, and the GM's control over it.
 
+* **run** — load the game, resolve the turn, write the new state, the turn
+  record and every report and its mail, all in the caller's one transaction.
+  A turn runs at most once: the turn record's (game, number) is unique.
 * **preview** — run the current turn exactly as ``turn run`` would, inside a
   transaction that is always rolled back: the GM reads what would happen and
   nothing is written.
@@ -31,18 +34,26 @@ from sqlalchemy.orm import Session
 
 from .admin import audit
 from .config import Config
-from .gm import GMError, get_empire, get_game
-from .pipeline import TurnResult, run_turn
+from .errors import GMError
+from .mails import queue_report
+from .reports.context import TurnView, report_context
 from .reports.narrative import describe
+from .reports.render import SharedParts, render_report_documents
 from .rules.events import Event
 from .rules.invariants import check_invariants
+from .rules.state import GameState
 from .rules.serialize import state_from_dict, state_to_dict
+from .rules.turn import resolve, turn_rng
 from .storage import models as m
-from .storage.convert import load_state, save_state
+from .storage.convert import load_state, orders_for_turn, save_state
+from .storage.queries import current_deadline_text, get_empire, get_game, staged_record, view_of
 
 log = logging.getLogger(__name__)
 
 __all__ = [
+    "TurnResult",
+    "run_turn",
+    "report_for",
     "Preview",
     "Rollback",
     "discard_turn",
@@ -56,6 +67,135 @@ __all__ = [
 #: The viewer for events of no empire: no empire has this code, so they are told
 #: in the third person.
 GM_VIEW = "GM"
+
+
+# -- the run ---------------------------------------------------------------------------
+
+
+@dataclass
+class TurnResult:
+    game: str
+    turn: int
+    events: int
+    reports: dict[str, str]
+    """Empire code → text of its report."""
+    finished: bool
+    missed: list[str] = field(default_factory=list)
+    """Empires with no orders on file for the turn."""
+    inactive: list[str] = field(default_factory=list)
+    """Empires this turn made inactive (``Game.inactive_after`` misses in a row)."""
+    staged: bool = False
+    """Held for the GM: saved, but its mails wait for ``turnproc turn release``."""
+
+
+def run_turn(
+    session: Session,
+    game: m.Game,
+    config: Config,
+    now: dt.datetime,
+    *,
+    stage: bool | None = None,
+    corrected: bool = False,
+) -> TurnResult:
+    """Resolve the game's current turn, save everything and queue the reports.
+
+    Runs inside the caller's transaction: any failure leaves the database as
+    it was. ``stage`` (default: the game's ``hold`` setting) saves the turn as
+    staged and holds its mails until the GM releases it; no further turn runs
+    while one is staged. ``corrected`` marks the reports as replacing earlier
+    ones (a GM's rerun).
+    """
+    _lock(session, game)  # intake batches and a second runner wait for this turn
+    if game.status == "finished":
+        raise GMError(f"game {game.name} is over")
+    already = session.scalar(
+        select(m.TurnRecord.id).where(m.TurnRecord.game_id == game.id, m.TurnRecord.number == game.turn)
+    )
+    if already is not None:
+        raise GMError(f"turn {game.turn} of game {game.name} has already been run")
+    staged = _staged(session, game)
+    if staged is not None:
+        raise GMError(
+            f"turn {staged.number} of game {game.name} is staged for the GM: "
+            f"turnproc turn release {game.name} (or turn discard) first"
+        )
+    if stage is None:
+        stage = game.hold
+    state = load_state(session, game)
+    if not state.empires:
+        raise GMError(f"game {game.name} has no empires yet: turnproc empire add {game.name} ...")
+    orders, lines = orders_for_turn(session, game, state)
+    number = state.turn
+    rng_seed = f"{game.seed}:{number}"
+    new_state, events = resolve(state, orders, turn_rng(game.seed, number))
+    missed, inactive = _count_missed_turns(new_state, lines, game.inactive_after)
+    save_state(session, game, new_state)
+    session.add(
+        m.TurnRecord(
+            game_id=game.id,
+            number=number,
+            rng_seed=rng_seed,
+            state_before=state_to_dict(state),
+            orders=lines,
+            events=[e.to_dict() for e in events],
+            ran_at=now,
+            staged=stage,
+        )
+    )
+    game.deadline_override = None  # a hand-set deadline is for the turn just run
+    deadline = current_deadline_text(view_of(game), now)
+    reports: dict[str, str] = {}
+    empire_rows = {e.code: e for e in session.scalars(select(m.Empire).where(m.Empire.game_id == game.id))}
+    view, shared = TurnView.build(new_state, events), SharedParts()
+    for code in sorted(new_state.empires):
+        context = report_context(
+            new_state, events, code, game_name=game.name, turn=number, deadline=deadline, corrected=corrected, view=view
+        )
+        docs = render_report_documents(context, shared)
+        empire = empire_rows[code]
+        report = m.Report(game_id=game.id, empire_id=empire.id, turn=number, text=docs.text, data=context, created_at=now)
+        session.add(report)
+        queue_report(session, config, game.id, game.name, code, empire.email, report, now, held=stage, docs=docs)
+        reports[code] = docs.text
+    session.flush()
+    log.info("game %s: turn %d resolved, %d events, %d reports", game.name, number, len(events), len(reports))
+    return TurnResult(game.name, number, len(events), reports, new_state.finished, missed, inactive, staged=stage)
+
+
+def _count_missed_turns(state: GameState, lines: dict[str, list[str]], inactive_after: int) -> tuple[list[str], list[str]]:
+    """An empire with no orders keeps its systems' stances (they are state);
+    after ``inactive_after`` misses in a row it becomes inactive (left out of
+    the missed-orders guard and of the early run's "everyone is in"); orders
+    make it active again. Returns (empires that missed this turn, empires
+    that just became inactive)."""
+    missed: list[str] = []
+    inactive: list[str] = []
+    for code, empire in sorted(state.empires.items()):
+        if code in lines:
+            empire.missed_turns = 0
+            empire.active = True
+            continue
+        empire.missed_turns += 1
+        missed.append(code)
+        if empire.active and empire.missed_turns >= inactive_after:
+            empire.active = False
+            inactive.append(code)
+    return missed, inactive
+
+
+def report_for(session: Session, game: m.Game, empire: m.Empire, turn: int | None) -> tuple[str, dict[str, Any]]:
+    """An empire's report (text, JSON data): of ``turn``, else the latest.
+    Before any turn has run, the start-of-game position (turn 0)."""
+    query = select(m.Report).where(m.Report.empire_id == empire.id)
+    if turn is not None:
+        query = query.where(m.Report.turn == turn)
+    report = session.scalar(query.order_by(m.Report.turn.desc()).limit(1))
+    if report is not None:
+        return report.text, report.data
+    if turn not in (None, 0):
+        raise GMError(f"{empire.code} has no report for turn {turn} of {game.name}")
+    context = report_context(load_state(session, game), [], empire.code, game_name=game.name, turn=game.turn - 1, deadline=None)
+    return render_report_documents(context).text, context
 
 
 # -- preview ---------------------------------------------------------------------------
@@ -141,15 +281,14 @@ def _rowcount(result: Result[Any]) -> int:
 
 
 def _lock(session: Session, game: m.Game) -> None:
-    # Same lock as a turn run: intake and the worker wait while the GM acts.
+    # PostgreSQL; SQLite's BEGIN IMMEDIATE already holds the write lock.
+    # Intake batches, the worker and a second runner wait while this one acts.
     session.execute(select(m.Game.id).where(m.Game.id == game.id).with_for_update())
     session.refresh(game)
 
 
 def _staged(session: Session, game: m.Game) -> m.TurnRecord | None:
-    return session.scalar(
-        select(m.TurnRecord).where(m.TurnRecord.game_id == game.id, m.TurnRecord.staged.is_(True))
-    )
+    return staged_record(session, game.id)
 
 
 def set_hold(session: Session, game: m.Game, hold: bool, now: dt.datetime, *, user: str | None = None) -> None:
@@ -198,7 +337,7 @@ def discard_turn(session: Session, game: m.Game, now: dt.datetime, *, user: str 
     result = _rollback(session, game, record.number, "discarded", now)
     audit.record(
         session, action="discard", game_id=game.id, game_name=game.name, script=f"turn discard {game.name}",
-        outcome="committed", detail=result.describe(), now=now, user=user,
+        outcome="committed", detail=result.summary(), now=now, user=user,
     )  # fmt: skip
     return result
 
@@ -218,7 +357,7 @@ class Rollback:
     sent_mails: int = 0
     """Report mails of those turns that players already have."""
 
-    def describe(self) -> str:
+    def summary(self) -> str:
         turns = ", ".join(map(str, self.archived))
         return (
             f"game {self.game} is back at turn {self.turn}; archived turn(s) {turns}; "
@@ -234,7 +373,7 @@ def rollback(
     result = _rollback(session, game, to, reason or f"rollback to {to}", now)
     audit.record(
         session, action="rollback", game_id=game.id, game_name=game.name, script=f"turn rollback {game.name} --to {to}",
-        outcome="committed", detail=result.describe(), now=now, user=user,
+        outcome="committed", detail=result.summary(), now=now, user=user,
     )  # fmt: skip
     return result
 
@@ -300,7 +439,7 @@ def _rollback(session: Session, game: m.Game, to: int, reason: str, now: dt.date
     if broken:  # the state came from a turn record the engine checked; this is a bug
         raise GMError(f"turn {to}'s recorded state breaks invariants: " + "; ".join(map(str, broken)))
     result = Rollback(game.name, to, [r.number for r in records], cancelled, int(sent or 0))
-    log.info("%s (%s)", result.describe(), reason)
+    log.info("%s (%s)", result.summary(), reason)
     return result
 
 
@@ -335,7 +474,7 @@ def rerun_turn(
     audit.record(
         session, action="rerun", game_id=game.id, game_name=game.name, script=f"turn rerun {game.name} {number}",
         outcome="committed",
-        detail=(rolled.describe() + "; " if rolled else "") + f"turn {number} re-run, {len(result.reports)} corrected reports",
+        detail=(rolled.summary() + "; " if rolled else "") + f"turn {number} re-run, {len(result.reports)} corrected reports",
         now=now, user=user,
     )  # fmt: skip
     return rolled, result

@@ -1,4 +1,5 @@
-"""What a game master does to a game: create it, add players, look at it.
+"""What a game master does to a game: create it, add players, look at it,
+set its schedule, pause and resume it.
 
 Each function is one unit of work inside a session the caller opened; errors a
 GM can make are :class:`GMError` with a one-line message, raised before
@@ -15,30 +16,27 @@ from dataclasses import dataclass
 from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from sqlalchemy import func, select
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from . import deadlines
+from .errors import GMError
 from .passwords import generate_password, hash_password
 from .rules.generate import GalaxyError, generate_galaxy, place_empire
-from .rules.state import MODULES, GameSettings, GameState
+from .rules.state import MODULES, GameSettings
 from .scenario import Scenario, ScenarioError, load_scenario_file
 from .storage import models as m
 from .storage.convert import load_state, new_game_row, save_state
+from .storage.queries import GameView, current_deadline, galaxy_counts, load_game_view
 
 log = logging.getLogger(__name__)
 
 __all__ = [
-    "GMError",
     "GameSummary",
     "parse_modules",
     "new_game",
     "add_empire",
-    "get_game",
-    "get_empire",
-    "list_games",
     "game_summary",
-    "Schedule",
-    "schedule_of",
     "set_schedule",
     "pause_game",
     "resume_game",
@@ -46,10 +44,6 @@ __all__ = [
 
 _GAME_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 _EMAIL = re.compile(r"^[^@\s<>]+@[^@\s<>]+$")
-
-
-class GMError(ValueError):
-    """A game master's request that cannot be carried out; nothing was written."""
 
 
 def parse_modules(text: str | None) -> frozenset[str]:
@@ -63,24 +57,6 @@ def parse_modules(text: str | None) -> frozenset[str]:
     if unknown:
         raise GMError(f"unknown rule module {', '.join(sorted(unknown))} (known: {', '.join(sorted(MODULES))}, or none)")
     return frozenset(names)
-
-
-def get_game(session: Session, name: str) -> m.Game:
-    game = session.scalar(select(m.Game).where(m.Game.name == name))
-    if game is None:
-        known = session.scalars(select(m.Game.name).order_by(m.Game.name)).all()
-        hint = f" (games: {', '.join(known)})" if known else " (there are no games yet: turnproc game new NAME)"
-        raise GMError(f"no game named {name!r}{hint}")
-    return game
-
-
-def get_empire(session: Session, game: m.Game, code: str) -> m.Empire:
-    empire = session.scalar(
-        select(m.Empire).where(m.Empire.game_id == game.id, m.Empire.code == code.upper())
-    )
-    if empire is None:
-        raise GMError(f"game {game.name!r} has no empire {code.upper()!r}")
-    return empire
 
 
 def new_game(
@@ -186,96 +162,27 @@ def add_empire(session: Session, game: m.Game, code: str, name: str, email: str)
     return empire, password
 
 
-def list_games(session: Session) -> list[m.Game]:
-    return list(session.scalars(select(m.Game).order_by(m.Game.name)))
-
-
 @dataclass(frozen=True)
 class GameSummary:
-    name: str
-    turn: int
-    status: str
-    modules: str
-    schedule: str | None
-    timezone: str
+    """What ``game show`` prints: the game, its galaxy's size, its empires."""
+
+    view: GameView
     systems: int
     free_homes: int
-    empires: list[tuple[str, str, str, int, bool, bool]]
-    """(code, name, e-mail, VP, active, orders on file this turn)"""
-
-
-def game_summary(session: Session, game: m.Game) -> GameSummary:
-    state: GameState = load_state(session, game)
-    with_orders = set(
-        session.scalars(
-            select(m.Empire.code)
-            .join(m.OrderSet, m.OrderSet.empire_id == m.Empire.id)
-            .where(m.OrderSet.game_id == game.id, m.OrderSet.turn == game.turn, m.OrderSet.active.is_(True))
-        )
-    )
-    emails = dict(session.execute(select(m.Empire.code, m.Empire.email).where(m.Empire.game_id == game.id)).all())
-    free = sum(1 for s in state.systems.values() if s.home_slot and s.owner is None)
-    return GameSummary(
-        name=game.name,
-        turn=game.turn,
-        status=game.status,
-        modules=game.modules or "none",
-        schedule=game.schedule,
-        timezone=game.timezone,
-        systems=len(state.systems),
-        free_homes=free,
-        empires=[
-            (e.code, e.name, emails[e.code], e.vp, e.active, e.code in with_orders)
-            for _, e in sorted(state.empires.items())
-        ],
-    )
-
-
-def count_games(session: Session) -> int:
-    return session.scalar(select(func.count()).select_from(m.Game)) or 0
-
-
-# -- schedule, pause, resume (read by the worker on its next pass) ---------------------------
-
-
-@dataclass(frozen=True)
-class Schedule:
-    name: str
-    status: str
-    schedule: str | None
-    timezone: str
-    early_run: bool
-    early_run_delay: int
-    reminder_hours: int
-    inactive_after: int
-    nmr_limit: int
     next_deadline: dt.datetime | None
     """In the game's time zone; None without a schedule or while paused."""
 
 
-def schedule_of(game: m.Game, now: dt.datetime) -> Schedule:
-    from .service import next_deadline_after
+def game_summary(session: Session, game: m.Game, now: dt.datetime) -> GameSummary:
+    loaded = load_game_view(session, game_id=game.id)
+    assert loaded is not None  # the caller holds the row
+    view = loaded[1]
+    systems, free = galaxy_counts(session, game.id)
+    coming = current_deadline(view, now) if view.status == "active" else None
+    return GameSummary(view, systems, free, coming)
 
-    override = game.deadline_override
-    coming: dt.datetime | None = None
-    if game.status == "active":
-        if override is not None and override > now:
-            coming = override.astimezone(ZoneInfo(game.timezone))
-        else:
-            coming = next_deadline_after(game.schedule, game.timezone, max(now, game.last_deadline_at or now))
-    return Schedule(
-        name=game.name,
-        status=game.status,
-        schedule=game.schedule,
-        timezone=game.timezone,
-        early_run=bool(game.early_run),
-        early_run_delay=game.early_run_delay,
-        reminder_hours=game.reminder_hours,
-        inactive_after=game.inactive_after,
-        nmr_limit=game.nmr_limit,
-        next_deadline=coming,
-    )
 
+# -- schedule, pause, resume (read by the worker on its next pass) ---------------------------
 
 _NO_SCHEDULE = ("", "off", "none")
 
@@ -292,11 +199,9 @@ def set_schedule(
     reminder_hours: int | None = None,
     inactive_after: int | None = None,
     nmr_limit: int | None = None,
-) -> Schedule:
+) -> GameSummary:
     """Change what is given, after checking all of it. A new cron expression
     or time zone counts deadlines from ``now``: none before the change runs."""
-    from . import deadlines
-
     new_cron = game.schedule if cron is None else (None if cron.strip().lower() in _NO_SCHEDULE else " ".join(cron.split()))
     new_zone = game.timezone if timezone is None else timezone.strip()
     try:
@@ -331,7 +236,7 @@ def set_schedule(
     if nmr_limit is not None:
         game.nmr_limit = nmr_limit
     session.flush()
-    return schedule_of(game, now)
+    return game_summary(session, game, now)
 
 
 def pause_game(session: Session, game: m.Game) -> None:
@@ -344,7 +249,7 @@ def pause_game(session: Session, game: m.Game) -> None:
     session.flush()
 
 
-def resume_game(session: Session, game: m.Game, now: dt.datetime) -> Schedule:
+def resume_game(session: Session, game: m.Game, now: dt.datetime) -> GameSummary:
     """Deadlines that passed during the pause are not caught up: the next one
     after ``now`` is the turn's deadline."""
     if game.status != "paused":
@@ -352,4 +257,4 @@ def resume_game(session: Session, game: m.Game, now: dt.datetime) -> Schedule:
     game.status = "active"
     game.last_deadline_at = now
     session.flush()
-    return schedule_of(game, now)
+    return game_summary(session, game, now)

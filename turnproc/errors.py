@@ -1,0 +1,18 @@
+"""Refusals: what a game master (or the worker on a GM's behalf) asked for
+that cannot be done. Raised before anything is written, in one line the CLI
+prints as it is.
+"""
+
+from __future__ import annotations
+
+__all__ = ["GMError", "one_line"]
+
+
+class GMError(ValueError):
+    """A game master's request that cannot be carried out; nothing was written."""
+
+
+def one_line(exc: BaseException) -> str:
+    """An exception for a log line or a mail: its type and its message's first line."""
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__

@@ -1,0 +1,129 @@
+"""What one poll may reuse between mails.
+
+Game states (orders never change the state, so it is fixed for the poll),
+what each empire knows of the galaxy, and passwords already verified (scrypt
+is slow on purpose; a player's second mail need not pay it again). Game and
+empire rows are read again in each batch's transaction: a turn may have run
+between two batches, and orders must go to the turn current now.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from ..passwords import verify_password
+from ..rules.parser import Knowledge, knowledge
+from ..rules.state import GameState
+from ..storage import models as m
+from ..storage.convert import load_state
+from ..storage.queries import GameView, current_deadline_text, load_game_view, replies_last_hour
+
+__all__ = ["EmpireRow", "IntakeCache"]
+
+
+@dataclass(frozen=True)
+class EmpireRow:
+    """An empire as intake checks a mail against it: who may send for it."""
+
+    id: int
+    code: str
+    email: str
+    password_hash: str
+
+
+@dataclass
+class IntakeCache:
+    states: dict[tuple[int, int], GameState] = field(default_factory=dict)
+    verified: set[tuple[int, str, str]] = field(default_factory=set)
+    games: dict[str, GameView | None] = field(default_factory=dict)
+    empires: dict[tuple[int, str], EmpireRow | None] = field(default_factory=dict)
+    deadlines: dict[tuple[int, tuple[object, ...]], str | None] = field(default_factory=dict)
+    reply_counts: dict[tuple[str, str], int] = field(default_factory=dict)
+    asked: set[str] = field(default_factory=set)
+    """Digests of this batch's mails, looked up together."""
+    handled: set[str] = field(default_factory=set)
+    """Of those (and of any handled since), the ones already in the log."""
+    knowledge: dict[tuple[int, int, str], Knowledge | None] = field(default_factory=dict)
+
+    def new_batch(self, session: Session | None = None, raws: Sequence[bytes] = ()) -> None:
+        """With the batch's mails, which of them were handled before is asked once."""
+        self.games.clear()
+        self.empires.clear()
+        self.asked = set()
+        self.handled = set()
+        if session is not None and raws:
+            self.asked = {hashlib.sha256(raw).hexdigest() for raw in raws}
+            self.handled = set(
+                session.scalars(select(m.InboundMessage.sha256).where(m.InboundMessage.sha256.in_(sorted(self.asked))))
+            )
+
+    def already_handled(self, session: Session, digest: str) -> bool:
+        if digest in self.handled:
+            return True
+        if digest in self.asked:
+            return False
+        return session.scalar(select(m.InboundMessage.id).where(m.InboundMessage.sha256 == digest)) is not None
+
+    def game(self, session: Session, name: str) -> GameView | None:
+        key = name.lower()
+        if key not in self.games:
+            # FOR SHARE (PostgreSQL): a turn run, which locks the game row for
+            # update, waits for this batch, and this batch waits for it.
+            loaded = load_game_view(session, name=name, lock="share", empires=False)
+            self.games[key] = loaded[1] if loaded is not None else None
+        return self.games[key]
+
+    def empire(self, session: Session, game: GameView, code: str) -> EmpireRow | None:
+        key = (game.id, code.upper())
+        if key not in self.empires:
+            row = session.execute(
+                select(m.Empire.id, m.Empire.code, m.Empire.email, m.Empire.password_hash).where(
+                    m.Empire.game_id == game.id, m.Empire.code == key[1]
+                )
+            ).first()
+            self.empires[key] = EmpireRow(*row) if row is not None else None
+        return self.empires[key]
+
+    def deadline(self, game: GameView, now: dt.datetime) -> str | None:
+        key = (game.id, (*game.signature, game.last_deadline_at))
+        if key not in self.deadlines:
+            self.deadlines[key] = current_deadline_text(game, now)
+        return self.deadlines[key]
+
+    def replies_sent(self, session: Session, recipient: str, kind: str, now: dt.datetime) -> int:
+        key = (recipient, kind)
+        if key not in self.reply_counts:
+            self.reply_counts[key] = replies_last_hour(session, recipient, kind, now)
+        return self.reply_counts[key]
+
+    def count_reply(self, recipient: str, kind: str) -> None:
+        self.reply_counts[(recipient, kind)] = self.reply_counts.get((recipient, kind), 0) + 1
+
+    def empire_knowledge(self, session: Session, game: GameView, empire: str) -> Knowledge | None:
+        key = (game.id, game.turn, empire)
+        if key not in self.knowledge:
+            self.knowledge[key] = knowledge(self.state(session, game), empire)
+        return self.knowledge[key]
+
+    def state(self, session: Session, game: GameView) -> GameState:
+        key = (game.id, game.turn)
+        if key not in self.states:
+            self.states[key] = load_state(session, session.get_one(m.Game, game.id))
+        return self.states[key]
+
+    def check_password(self, empire: EmpireRow, password: str) -> bool:
+        # Keyed by a digest, never the password itself, and by the stored hash,
+        # so a GM's password reset invalidates the entry.
+        key = (empire.id, empire.password_hash, hashlib.sha256(password.encode()).hexdigest())
+        if key in self.verified:
+            return True
+        if verify_password(password, empire.password_hash):
+            self.verified.add(key)
+            return True
+        return False

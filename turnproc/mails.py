@@ -1,0 +1,302 @@
+"""Every mail the host sends: one function per kind, each building the
+template context of ``templates/<kind>/`` and queueing the mail in the
+caller's transaction (the outbox delivers it after the commit).
+
+Kinds: the acknowledgement of an order mail (``ack``), a report (``report``),
+and the GM's and players' notices: ``turn_ran``, ``turn_guarded`` (the
+missed-orders guard kept a turn from running), ``turn_blocked`` (a staged turn
+waits for release), ``reminder`` and ``worker_error``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+from email.message import Message
+from email.utils import parseaddr
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from .config import Config
+from .mail.compose import DOMAIN_FALLBACK, compose, new_message_id
+from .mail.outbox import queue_mail
+from .reports.render import ReportDocuments, render, render_report_documents
+from .storage import models as m
+
+__all__ = [
+    "ack_context",
+    "queue_ack",
+    "queue_report",
+    "queue_turn_ran",
+    "queue_turn_guarded",
+    "queue_turn_blocked",
+    "queue_reminder",
+    "queue_worker_error",
+    "stable_message_id",
+]
+
+
+def stable_message_id(from_address: str, kind: str, game: m.Game, *parts: object) -> str:
+    """A Message-ID that is the same every time for the same mail, so the
+    outbox's unique Message-ID makes a second copy impossible. The digest
+    includes the game's secret and id: a new game reusing a name or an id
+    gets fresh ids."""
+    domain = parseaddr(from_address)[1].rpartition("@")[2] or DOMAIN_FALLBACK
+    digest = hashlib.sha256("|".join(map(str, (game.seed, game.id, kind, *parts))).encode()).hexdigest()[:12]
+    label = ".".join(str(p) for p in parts)
+    # "turnproc." marks it as ours: intake never answers a mail carrying it.
+    return f"<turnproc.{kind}.{game.name}.{label}.{digest}@{domain}>"
+
+
+# -- acknowledgements ------------------------------------------------------------------
+
+
+def ack_context(
+    *,
+    outcome: str,
+    game: str | None,
+    empire: str | None,
+    turn: int | None,
+    lines: list[dict[str, object]] | None = None,
+    errors: list[Any] | None = None,
+    on_file: list[str] | None = None,
+    slots: int = 0,
+    replaced: bool = False,
+    deadline: str | None = None,
+    reason: str = "",
+    notice: str = "",
+) -> dict[str, object]:
+    """``outcome``: accepted, cleared, commands or rejected (then ``reason``
+    says why). ``on_file`` None: say nothing about the orders on file."""
+    return {
+        "outcome": outcome,
+        "game": game,
+        "empire": empire,
+        "turn": turn,
+        "lines": lines or [],
+        "errors": errors or [],
+        "on_file": on_file,
+        "slots": slots,
+        "replaced": replaced,
+        "deadline": deadline,
+        "reason": reason,
+        "notice": notice,
+    }
+
+
+def queue_ack(
+    session: Session,
+    config: Config,
+    answering: Message,
+    recipient: str,
+    context: dict[str, object],
+    *,
+    kind: str,
+    game_id: int | None,
+    now: dt.datetime,
+) -> str:
+    """The answer to ``answering`` (threaded under it); its Message-ID.
+    ``kind`` (ack, reject, unknown) is what the reply caps count."""
+    subject = str(answering.get("Subject", "") or "")
+    rendered = render("ack", {"subject": subject or "your orders", **context})
+    mid = new_message_id(config.from_address)
+    message_id = str(answering.get("Message-ID", "") or "")
+    out = compose(
+        sender=config.from_address,
+        recipient=recipient,
+        subject=rendered.subject,
+        text=rendered.text,
+        when=now,
+        message_id=mid,
+        in_reply_to=message_id or None,
+        references=str(answering.get("References", "") or "") or None,
+    )
+    queue_mail(session, out, kind=kind, game_id=game_id, now=now)
+    return mid
+
+
+# -- reports ---------------------------------------------------------------------------
+
+
+def queue_report(
+    session: Session,
+    config: Config,
+    game_id: int,
+    game_name: str,
+    empire_code: str,
+    recipient: str,
+    report: m.Report,
+    now: dt.datetime,
+    *,
+    held: bool = False,
+    docs: ReportDocuments | None = None,
+) -> None:
+    """The report as a mail: text and HTML alternatives, the map as SVG and the
+    machine-readable JSON attached. ``held`` keeps it back for a staged turn;
+    ``docs`` are the report already rendered (else rendered from its data)."""
+    docs = docs or render_report_documents(report.data)
+    stem = f"{game_name}-turn{report.turn}-{empire_code}"
+    out = compose(
+        sender=config.from_address,
+        recipient=recipient,
+        subject=docs.subject,
+        text=docs.text,
+        html=docs.html,
+        when=now,
+        message_id=new_message_id(config.from_address),
+        attachments=[
+            (f"{stem}-map.svg", "image/svg+xml", docs.svg.encode("utf-8")),
+            (f"{stem}.json", "application/json", docs.json.encode("utf-8")),
+        ],
+    )
+    queue_mail(session, out, kind="report", game_id=game_id, turn=report.turn, held=held, now=now)
+
+
+# -- notices ---------------------------------------------------------------------------
+
+
+def _queue_notice(
+    session: Session,
+    config: Config,
+    template: str,
+    context: dict[str, Any],
+    now: dt.datetime,
+    *,
+    game_id: int | None,
+    recipient: str | None = None,
+    kind: str = "notice",
+    message_id: str | None = None,
+    turn: int | None = None,
+) -> bool:
+    """Render ``templates/<template>`` and queue it; to the GM unless
+    ``recipient`` is given. False when there is no one to send it to, or when
+    a mail with this stable ``message_id`` was queued before."""
+    to = recipient if recipient is not None else config.gm_address
+    if not to:
+        return False
+    if message_id is not None and session.scalar(select(m.OutboxMail.id).where(m.OutboxMail.message_id == message_id)):
+        return False
+    rendered = render(template, context)
+    msg = compose(
+        sender=config.from_address,
+        recipient=to,
+        subject=rendered.subject,
+        text=rendered.text,
+        when=now,
+        message_id=message_id or new_message_id(config.from_address),
+    )
+    queue_mail(session, msg, kind=kind, game_id=game_id, turn=turn)
+    return True
+
+
+def queue_turn_ran(
+    session: Session,
+    config: Config,
+    game_id: int,
+    now: dt.datetime,
+    *,
+    game: str,
+    turn: int,
+    early: bool,
+    deadline: str | None,
+    next_deadline: str | None,
+    events: int,
+    reports: int,
+    missed: list[str],
+    inactive: list[str],
+    finished: bool,
+    staged: bool,
+) -> bool:
+    """To the GM: a turn ran (at its deadline or early)."""
+    context = {
+        "game": game, "turn": turn, "early": early, "deadline": deadline, "next_deadline": next_deadline,
+        "events": events, "reports": reports, "missed": missed, "inactive": inactive,
+        "finished": finished, "staged": staged,
+    }  # fmt: skip
+    return _queue_notice(session, config, "turn_ran", context, now, game_id=game_id)
+
+
+def queue_turn_guarded(
+    session: Session,
+    config: Config,
+    game_id: int,
+    now: dt.datetime,
+    *,
+    game: str,
+    turn: int,
+    deadline: str | None,
+    next_deadline: str | None,
+    active: int,
+    missing: list[str],
+    limit: int,
+    opened: str | None,
+) -> bool:
+    """To the GM: the missed-orders guard kept the turn from running."""
+    context = {
+        "game": game, "turn": turn, "deadline": deadline, "next_deadline": next_deadline,
+        "active": active, "missing": missing, "limit": limit, "opened": opened,
+    }  # fmt: skip
+    return _queue_notice(session, config, "turn_guarded", context, now, game_id=game_id)
+
+
+def queue_turn_blocked(
+    session: Session,
+    config: Config,
+    game_id: int,
+    now: dt.datetime,
+    *,
+    game: str,
+    turn: int,
+    staged_turn: int | None,
+    deadline: str | None,
+    next_deadline: str | None,
+) -> bool:
+    """To the GM: a deadline passed while an earlier turn waits for release."""
+    context = {"game": game, "turn": turn, "staged_turn": staged_turn, "deadline": deadline, "next_deadline": next_deadline}
+    return _queue_notice(session, config, "turn_blocked", context, now, game_id=game_id)
+
+
+def queue_reminder(
+    session: Session,
+    config: Config,
+    game: m.Game,
+    now: dt.datetime,
+    *,
+    empire: str,
+    empire_name: str,
+    recipient: str,
+    deadline: str | None,
+    hours_left: int,
+) -> bool:
+    """To a player without orders: the deadline is near. At most one per
+    empire and turn (a stable Message-ID)."""
+    context = {
+        "game": game.name, "turn": game.turn, "empire": empire, "empire_name": empire_name, "deadline": deadline,
+        "hours_left": f"about {hours_left} hour{'s' if hours_left != 1 else ''}", "reply_to": config.from_address,
+    }  # fmt: skip
+    mid = stable_message_id(config.from_address, "reminder", game, f"t{game.turn}", empire)
+    return _queue_notice(
+        session, config, "reminder", context, now,
+        game_id=game.id, recipient=recipient, kind="reminder", message_id=mid, turn=game.turn,
+    )  # fmt: skip
+
+
+def queue_worker_error(
+    session: Session,
+    config: Config,
+    now: dt.datetime,
+    *,
+    summary: str,
+    detail: str,
+    game: m.Game | None = None,
+    error_kind: str = "",
+) -> bool:
+    """To the GM: the worker cannot do its job. For a game, once per turn and
+    kind of error, however often it recurs."""
+    context = {"game": game.name if game else "", "turn": game.turn if game else 0, "summary": summary, "detail": detail}
+    mid = stable_message_id(config.from_address, "error", game, f"t{game.turn}", error_kind) if game else None
+    return _queue_notice(
+        session, config, "worker_error", context, now, game_id=game.id if game else None, message_id=mid
+    )

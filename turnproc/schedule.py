@@ -1,0 +1,140 @@
+"""What the worker decides: small functions of a game's view and ``now``.
+
+Which deadline is due, whether the missed-orders guard stops the turn, whether
+an early run is due, who needs a reminder, and when deadlines must count
+afresh. They read a :class:`GameView` and a clock and change nothing, so they
+are tested with a fake clock and no scheduler; ``turnproc.worker`` applies
+what they decide.
+
+Rules the GM's handbook (deploy/OPERATIONS.md) explains:
+
+* A deadline is a fire time of the game's cron schedule in its time zone. On a
+  daylight-saving fall-back a wall-clock schedule (a fixed hour) fires once,
+  at the first of the two repeated times; a spring-forward gap moves the
+  deadline to the same offset past the gap. No deadline is skipped or doubled.
+* Catch-up: every deadline passed since ``Game.last_deadline_at`` counts as
+  one: after an outage the turn runs once, not once per missed deadline.
+* A schedule the worker sees change (SQL or CLI), and a game resumed, count
+  deadlines only from then on; a new schedule never runs a turn retroactively.
+* An early run moves the turn forward, never the schedule: the next turn's
+  deadline is the next scheduled one, as every acknowledgement says.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from .deadlines import due_deadline
+from .storage.queries import GameView, current_deadline
+
+__all__ = ["nmr_guard", "early_run_at", "reminder_start", "Action", "Decision", "IDLE", "decide", "anchor_time"]
+
+UTC = dt.timezone.utc
+
+
+def nmr_guard(active: int, missing: int, limit_percent: int) -> bool:
+    """True when the turn must be held: more than ``limit_percent`` % of the
+    active empires sent no orders (usually the mail feed broke, not the players)."""
+    return active > 0 and missing * 100 > limit_percent * active
+
+
+def early_run_at(view: GameView) -> dt.datetime | None:
+    """When the early run is due: ``early_run_delay`` minutes after the last
+    active empire's orders came in; None when it is off, someone is missing,
+    or an empire sent WAIT."""
+    if not view.early_run:
+        return None
+    active = view.active_empires
+    if not active or any(e.orders_at is None for e in active):
+        return None
+    with_orders = [e for e in view.empires if e.orders_at is not None]
+    if any(e.wait for e in with_orders):
+        return None
+    latest = max(e.orders_at for e in with_orders if e.orders_at is not None)
+    return latest + dt.timedelta(minutes=view.early_run_delay)
+
+
+def reminder_start(deadline: dt.datetime, hours: int, opened_at: dt.datetime | None) -> dt.datetime | None:
+    """When reminders for ``deadline`` may go out: ``hours`` before it, but not
+    before half the turn has passed (a daily game with the default 24 hours
+    would otherwise remind everyone the moment the reports went out)."""
+    if hours <= 0:
+        return None
+    deadline = deadline.astimezone(UTC)  # elapsed hours, not wall-clock ones, across a clock change
+    start = deadline - dt.timedelta(hours=hours)
+    if opened_at is not None and opened_at < deadline:
+        start = max(start, opened_at + (deadline - opened_at) / 2)
+    return start
+
+
+Action = Literal["idle", "run", "guard", "skip", "blocked", "early", "remind"]
+
+
+@dataclass(frozen=True)
+class Decision:
+    action: Action
+    deadline: dt.datetime | None = None
+    """run/guard/skip/blocked: the deadline acted on; remind: the one coming."""
+    empires: tuple[str, ...] = ()
+    """run/guard/blocked: the active empires without orders; remind: who to remind."""
+
+
+IDLE = Decision("idle")
+
+
+def decide(view: GameView, now: dt.datetime) -> Decision:
+    """What to do for one game now; at most one action per pass."""
+    if view.status != "active":
+        return IDLE
+    due: dt.datetime | None
+    if view.deadline_override is not None:
+        due = view.deadline_override if view.deadline_override <= now else None
+    else:
+        due = due_deadline(view.schedule, view.timezone, view.last_deadline_at, now)
+    if due is not None:
+        missing = tuple(view.missing)
+        if not view.empires:
+            return Decision("skip", due)  # a game still being set up: nothing to run
+        if view.staged_turn is not None:
+            # The players have not seen the last turn yet: this one waits for
+            # the next deadline after the release.
+            return Decision("blocked", due, missing)
+        if nmr_guard(len(view.active_empires), len(missing), view.nmr_limit):
+            return Decision("guard", due, missing)  # not "hold": that is the GM's staging
+        return Decision("run", due, missing)
+    if view.staged_turn is not None:
+        return IDLE
+    early = early_run_at(view)
+    if early is not None and now >= early:
+        return Decision("early")
+    if view.reminder_hours > 0 and (view.schedule or view.deadline_override):
+        coming = current_deadline(view, now)
+        start = reminder_start(coming, view.reminder_hours, view.opened_at) if coming else None
+        if coming is not None and start is not None and start <= now < coming:
+            who = tuple(e.code for e in view.empires if e.active and e.orders_at is None and not e.reminded)
+            if who:
+                return Decision("remind", coming, who)
+    return IDLE
+
+
+def anchor_time(
+    view: GameView, seen: tuple[tuple[Any, ...], dt.datetime] | None, now: dt.datetime
+) -> dt.datetime | None:
+    """A new ``last_deadline_at`` when deadlines must count afresh, else None.
+
+    ``seen`` is this process's last look at the game: (signature, when). A game
+    scheduled for the first time counts from now; one whose schedule, zone,
+    status or override changed since the last look counts from that look (the
+    change happened after it), so a deadline between the change and this pass
+    still runs and none before the change ever does. A change made while no
+    worker was running cannot be told from an outage: the catch-up rule applies.
+    """
+    if not view.schedule:
+        return None
+    if view.last_deadline_at is None:
+        return seen[1] if seen is not None and seen[0] != view.signature else now
+    if seen is not None and seen[0] != view.signature and seen[1] > view.last_deadline_at:
+        return seen[1]
+    return None
