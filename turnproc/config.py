@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import tomllib
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -134,6 +134,4 @@ def load_config(path: str | os.PathLike[str] | None = None, env: Mapping[str, st
 
 
 def _replace(obj: Any, **changes: Any) -> Any:
-    from dataclasses import replace
-
     return replace(obj, **changes)

@@ -19,6 +19,7 @@ import jinja2
 from markupsafe import Markup
 
 from ..resources import templates_dir
+from .svgmap import ascii_map, svg_map
 
 __all__ = [
     "Rendered",
@@ -144,8 +145,6 @@ class SharedParts:
 
 
 def render_report_documents(context: dict[str, Any], shared: SharedParts | None = None) -> ReportDocuments:
-    from .svgmap import ascii_map, svg_map
-
     roundup_text, roundup_html = (shared or SharedParts()).roundup(context["roundup"])
     svg = svg_map(context)
     rendered = render(

@@ -13,6 +13,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from sqlalchemy import Engine, create_engine, event, text
+from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError, ArgumentError
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -70,8 +71,6 @@ def make_engine(url: str, *, check: bool = True, **kwargs: Any) -> Engine:
 def _safe(url: str) -> str:
     """The URL with any password masked, for messages and logs."""
     try:
-        from sqlalchemy.engine import make_url
-
         return make_url(url).render_as_string(hide_password=True)
     except Exception:  # an unparsable URL has no password to hide worth the risk
         return "<unparsable URL>"
