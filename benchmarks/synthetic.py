@@ -3,7 +3,7 @@
 
 The state is built directly as a :class:`GameState` (``generate_galaxy`` +
 ``place_empire``) and written through the real code path: Game and Empire rows
-as ``turnproc.gm`` makes them, then ``save_state``; orders are parsed by the one
+as ``turnproc.games`` makes them, then ``save_state``; orders are parsed by the one
 parser and stored as ``OrderSet`` rows the way intake stores them. Only the
 per-empire cost of ``gm.add_empire`` is skipped (it loads the whole game and
 runs scrypt once per empire, which is setup, not the turn).
@@ -126,7 +126,7 @@ def write_game(url: str, state: GameState, seed: str = "bench") -> dict[str, str
 
 
 def _store_orders(session: Session, game: m.Game, state: GameState, texts: dict[str, str], now: dt.datetime) -> None:
-    """OrderSet rows as ``pipeline._store_orders`` writes them (in bulk)."""
+    """OrderSet rows as ``storage.convert.store_orders`` writes them (in bulk)."""
     ids = {e.code: e.id for e in game.empires}
     rows = []
     for code, text in sorted(texts.items()):

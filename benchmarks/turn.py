@@ -13,7 +13,7 @@ resolve
     stored orders happen before the clock starts.
 turn
     What ``turnproc turn run`` does: one transaction around
-    ``pipeline.run_turn`` — lock the game, load the state, parse the stored
+    ``turns.run_turn`` — lock the game, load the state, parse the stored
     orders, resolve, save the new state, write the turn record (with the state
     before the turn as JSON), render every empire's report and queue its mail —
     and the commit.
@@ -60,7 +60,7 @@ from benchmarks.synthetic import GAME, synthetic_state, write_game  # noqa: E402
 
 from turnproc.config import Config  # noqa: E402
 from turnproc.storage.queries import get_game# noqa: E402
-from turnproc.storage.convert import orders_for_turn# noqa: E402
+from turnproc.storage.convert import orders_for_turn  # noqa: E402
 from turnproc.turns import run_turn# noqa: E402
 from turnproc.rules.turn import resolve, turn_rng  # noqa: E402
 from turnproc.storage.convert import load_state, save_state  # noqa: E402
@@ -103,11 +103,11 @@ def phase_resolve(sessions: Any) -> dict[str, Any]:
     return {**clock.read(), "events": len(events)}
 
 
-#: Steps of run_turn timed separately (names looked up in turnproc.pipeline;
+#: Steps of run_turn timed separately (names looked up in turnproc.turns;
 #: those that are not there are skipped), each exclusive of the others.
 STEPS = (
-    "load_state", "_orders_for_turn", "resolve", "save_state", "state_to_dict",
-    "report_context", "render_report_documents", "render_report", "_queue_report_mail",
+    "load_state", "orders_for_turn", "resolve", "save_state", "state_to_dict",
+    "report_context", "render_report_documents", "queue_report",
 )  # fmt: skip
 
 
@@ -138,7 +138,7 @@ class StepTimer:
 def phase_turn(sessions: Any) -> dict[str, Any]:
     from sqlalchemy.orm import Session
 
-    from turnproc import pipeline
+    from turnproc import turns as pipeline
 
     timer = StepTimer()
     for name in STEPS:
@@ -256,7 +256,7 @@ def measure(n: int, work: Path, profile: str | None, repeat: int) -> dict[str, A
 
 #: Steps of run_turn that make the reports (per empire: context, text/HTML/
 #: SVG/JSON rendering, the MIME mail and its outbox row).
-REPORT_STEPS = ("report_context", "render_report_documents", "render_report", "_queue_report_mail")
+REPORT_STEPS = ("report_context", "render_report_documents", "queue_report")
 
 
 def report(rows: list[dict[str, Any]], load: tuple[float, float]) -> None:

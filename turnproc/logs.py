@@ -19,7 +19,7 @@ _PRIORITY = {logging.DEBUG: 7, logging.INFO: 6, logging.WARNING: 4, logging.ERRO
 
 
 class JournalFormatter(logging.Formatter):
-    """``<6>INFO turnproc.service: message``, no timestamp (journald adds its
+    """``<6>INFO turnproc.worker: message``, no timestamp (journald adds its
     own). Every line of a traceback carries the priority too, so the whole
     error is filed at its level."""
 

@@ -77,7 +77,7 @@ def parse_block(block: Block) -> ParsedOrders:
 
 
 def reply_line(problem: Problem) -> str:
-    """How the acknowledgement words a problem (pipeline._line_results)."""
+    """How the acknowledgement words a problem (intake.handle._line_results)."""
     return f"{problem.severity.value.upper()} [{problem.code}] {problem.message}"
 
 

@@ -118,14 +118,14 @@ def _record(level: int, msg: str, exc: bool = False) -> logging.LogRecord:
             raise ValueError("boom")
         except ValueError:
             exc_info = sys.exc_info()
-    return logging.LogRecord("turnproc.service", level, __file__, 1, msg, (), exc_info)
+    return logging.LogRecord("turnproc.worker", level, __file__, 1, msg, (), exc_info)
 
 
 def test_journal_lines_carry_the_priority_and_no_timestamp() -> None:
     f = JournalFormatter()
-    assert f.format(_record(logging.INFO, "turn ran")) == "<6>INFO turnproc.service: turn ran"
+    assert f.format(_record(logging.INFO, "turn ran")) == "<6>INFO turnproc.worker: turn ran"
     lines = f.format(_record(logging.ERROR, "failed", exc=True)).splitlines()
-    assert lines[0] == "<3>ERROR turnproc.service: failed"
+    assert lines[0] == "<3>ERROR turnproc.worker: failed"
     assert len(lines) > 2 and all(line.startswith("<3>") for line in lines)
     assert lines[-1] == "<3>ValueError: boom"
 
@@ -134,5 +134,5 @@ def test_json_lines_are_one_object_each() -> None:
     line = JsonFormatter().format(_record(logging.WARNING, "inbox: down", exc=True))
     assert "\n" not in line
     entry = json.loads(line)
-    assert entry["level"] == "WARNING" and entry["logger"] == "turnproc.service" and entry["message"] == "inbox: down"
+    assert entry["level"] == "WARNING" and entry["logger"] == "turnproc.worker" and entry["message"] == "inbox: down"
     assert "ValueError: boom" in entry["exception"] and entry["time"].endswith("+00:00")

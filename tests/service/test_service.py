@@ -251,7 +251,7 @@ def test_one_game_failing_never_stops_the_others(service: Service, clock: FakeCl
 def test_a_failing_turn_is_retried_and_told_once(
     service: Service, clock: FakeClock, game: Game, outbox: Outbox, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import turnproc.turns as pipeline
+    import turnproc.turns as turns
 
     game.orders("RIG", clock.now)
     game.orders("VEG", clock.now)
@@ -259,7 +259,7 @@ def test_a_failing_turn_is_retried_and_told_once(
     def broken(*args: object, **kw: object) -> object:
         raise RuntimeError("engine bug")
 
-    monkeypatch.setattr(pipeline, "resolve", broken)
+    monkeypatch.setattr(turns, "resolve", broken)
     clock.set(FRIDAY + dt.timedelta(seconds=5))
     assert service.tick().errors
     assert game.turns() == [] and game.row().last_deadline_at != FRIDAY  # nothing half-done
