@@ -33,8 +33,10 @@ from .passwords import verify_password
 from .reports.context import TurnView, report_context
 from .reports.render import ReportDocuments, SharedParts, render, render_report_documents
 from .rules.events import Event
-from .rules.orders import Header, MailCommand, Order, ParsedOrders, Severity
-from .rules.parser import Knowledge, format_order, knowledge, knowledge_all, parse_header, parse_mail, parse_orders
+from .rules.checks import KnownSystems, known_systems, known_systems_all
+from .rules.orders import Header, MailCommand, Order, ParsedOrders, Severity, format_order, slots_used
+from .rules.parser import parse_header, parse_mail, parse_orders
+from .rules.problems import is_header_code
 from .rules.serialize import state_to_dict
 from .rules.state import GameState
 from .rules.turn import resolve, turn_rng
@@ -104,7 +106,7 @@ class IntakeCache:
     """Digests of this batch's mails, looked up together."""
     handled: set[str] = field(default_factory=set)
     """Of those (and of any handled since), the ones already in the log."""
-    known: dict[tuple[int, int, str], Knowledge | None] = field(default_factory=dict)
+    known: dict[tuple[int, int, str], KnownSystems | None] = field(default_factory=dict)
 
     def new_batch(self, session: Session | None = None, raws: Sequence[bytes] = ()) -> None:
         """Rows are read again in each batch's transaction: a turn may have run
@@ -166,10 +168,10 @@ class IntakeCache:
     def count_reply(self, recipient: str, kind: str) -> None:
         self.reply_counts[(recipient, kind)] = self.reply_counts.get((recipient, kind), 0) + 1
 
-    def knowledge(self, session: Session, game: GameRow, empire: str) -> Knowledge | None:
+    def knowledge(self, session: Session, game: GameRow, empire: str) -> KnownSystems | None:
         key = (game.id, game.turn, empire)
         if key not in self.known:
-            self.known[key] = knowledge(self.state(session, game), empire)
+            self.known[key] = known_systems(self.state(session, game), empire)
         return self.known[key]
 
     def state(self, session: Session, game: GameRow) -> GameState:
@@ -411,7 +413,7 @@ class _Intake:
         if self.sender and self.sender.lower() != empire.email.lower():
             ctx["notice"] = f"This mail came from {self.sender}, not from your registered address; if that was not you, tell the GM."
         has_order_lines = bool(parsed.orders) or any(
-            p.severity is Severity.ERROR and p.code not in _HEADER_CODES for p in parsed.problems
+            p.severity is Severity.ERROR and not is_header_code(p.code) for p in parsed.problems
         )
         on_file: list[str] | None = None
         outcome = "commands"
@@ -431,7 +433,7 @@ class _Intake:
             current = orders_on_file(session, empire.id, game.turn)
             on_file = list(current.lines) if current is not None else []
         ctx["on_file"] = on_file
-        ctx["slots"] = sum(1 for line in on_file if not line.upper().startswith(("NAME ", "MESSAGE ")))
+        ctx["slots"] = slots_used(parse_orders("\n".join(on_file)).orders)
         self.reply(empire.email, "ack", {**ctx, "outcome": outcome}, game.id)
         if MailCommand.REPORT in parsed.commands:
             _resend_report(session, game, empire, self.config, self.now)
@@ -462,11 +464,6 @@ def _withdraw(session: Session, empire_id: int, turn: int) -> bool:
         .values(active=False)
     )
     return bool(getattr(result, "rowcount", 0))
-
-
-_HEADER_CODES = frozenset(
-    {"missing_game", "missing_empire", "missing_password", "bad_empire", "bad_turn", "wrong_turn", "conflicting_header", "late_header"}
-)
 
 
 def _resend_report(
@@ -550,7 +547,7 @@ def _orders_for_turn(session: Session, game: m.Game, state: GameState) -> tuple[
     lines: dict[str, list[str]] = {}
     for code, stored, _ in rows:  # later rows replace earlier ones
         lines[code] = list(stored)
-    known = knowledge_all(state)  # one walk over the galaxy for all empires
+    known = known_systems_all(state)  # one walk over the galaxy for all empires
     orders = {
         code: parse_orders("\n".join(text), state, code, known.get(code)).orders
         for code, text in sorted(lines.items())

@@ -114,17 +114,6 @@ _SYSTEM_KEYS = (
 _COUNTS = ("pop", "industry", "cruisers", "fighters", "colony_ships")
 
 
-def _norm_tech(name: str) -> str:
-    return re.sub(r"[\s_\-]", "", name).upper()
-
-
-_TECH_NAMES: dict[str, Tech] = {}
-for _t in Tech:
-    _TECH_NAMES[_norm_tech(_t.value)] = _t
-    _TECH_NAMES[_norm_tech(_t.name)] = _t
-_TECH_NAMES["CULTURALLEVEL"] = Tech.CULTURAL  # as the rules' tech table spells it
-
-
 class _Reader:
     """Checks one parsed file and builds the state, failing at the first problem."""
 
@@ -275,12 +264,13 @@ class _Reader:
         tech_path = path + ("techs",)
         given: dict[Tech, str] = {}
         for key, level in self.table(tbl.get("techs", {}), tech_path, None).items():
-            tech = _TECH_NAMES.get(_norm_tech(key))
-            if tech is None:
+            try:
+                tech = Tech.from_name(key)
+            except ValueError:
                 names = [t.value.lower() for t in Tech]
                 close = difflib.get_close_matches(key.lower(), names, n=1)
                 tip = f"; did you mean {close[0]!r}?" if close else f" ({', '.join(names)})"
-                raise self.fail(tech_path + (key,), f"not a tech{tip}")
+                raise self.fail(tech_path + (key,), f"not a tech{tip}") from None
             if tech in given:
                 raise self.fail(
                     tech_path + (key,), f"{tech.value.lower()} is already given as {given[tech]!r}"

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 
 from collections.abc import Mapping
 
-from .context import TurnContext, holdings
+from .resolution import Resolution, holdings
 from .galaxy import population_limit
 from .state import TECH_START, GameState, System, Tech
 from .vocabulary import EventKind
@@ -87,7 +87,7 @@ def supply_cost(state: GameState, system: System, in_supply: bool = True) -> int
     return cost + max(0, system.pop - population_limit(system, emp))
 
 
-def _leftovers(ctx: TurnContext, code: str) -> None:
+def _leftovers(ctx: Resolution, code: str) -> None:
     state = ctx.state
     emp = state.empires[code]
     balance = emp.balance
@@ -115,7 +115,7 @@ def _leftovers(ctx: TurnContext, code: str) -> None:
     emp.balance = 0
 
 
-def _income(ctx: TurnContext, code: str, systems: list[System]) -> None:
+def _income(ctx: Resolution, code: str, systems: list[System]) -> None:
     state = ctx.state
     emp = state.empires[code]
     per_system = []
@@ -146,7 +146,7 @@ def _income(ctx: TurnContext, code: str, systems: list[System]) -> None:
     )
 
 
-def _supply(ctx: TurnContext, code: str, systems: list[System], supply: SupplyMap | None) -> None:
+def _supply(ctx: Resolution, code: str, systems: list[System], supply: SupplyMap | None) -> None:
     state = ctx.state
     emp = state.empires[code]
     costs: list[tuple[int, System]] = []
@@ -182,7 +182,7 @@ def _supply(ctx: TurnContext, code: str, systems: list[System], supply: SupplyMa
     )
 
 
-def _interest(ctx: TurnContext, code: str) -> None:
+def _interest(ctx: Resolution, code: str) -> None:
     emp = ctx.state.empires[code]
     rate = emp.tech(Tech.TREASURY)
     if rate <= 0:
@@ -208,14 +208,14 @@ def research_pick(techs: Mapping[Tech, int], draw: int) -> Tech:
     raise ValueError("research draw beyond the total weight")
 
 
-def _research(ctx: TurnContext, code: str) -> None:
+def _research(ctx: Resolution, code: str) -> None:
     emp = ctx.state.empires[code]
     tech = research_pick(emp.techs, ctx.rng.randrange(research_weight(emp.techs)))
     emp.techs[tech] = emp.tech(tech) + 1
     ctx.emit(EventKind.RESEARCH, code, tech=tech.value, level=emp.techs[tech])
 
 
-def _victory_points(ctx: TurnContext, code: str, systems: list[System]) -> None:
+def _victory_points(ctx: Resolution, code: str, systems: list[System]) -> None:
     emp = ctx.state.empires[code]
     industry_vp = sum(s.industry for s in systems) // 10
     cultural_vp = emp.tech(Tech.CULTURAL) // 2
@@ -231,7 +231,7 @@ def _victory_points(ctx: TurnContext, code: str, systems: list[System]) -> None:
     )
 
 
-def end_of_turn(ctx: TurnContext) -> None:
+def end_of_turn(ctx: Resolution) -> None:
     """§7 in order; exploration (step 2) already happened at capture time."""
     state = ctx.state
     # Ownership does not change during the economy, so one index serves all steps.
