@@ -17,14 +17,15 @@ from collections.abc import Mapping
 
 from .resolution import Resolution, holdings
 from .galaxy import population_limit
-from .state import TECH_START, GameState, System, Tech
+from .state import TECH_START, Empire, GameState, System, Tech
 from .vocabulary import EventKind
 from .zoc import SupplyMap, compute_supply
 
 __all__ = [
     "is_blockaded",
     "system_income",
-    EventKind.INCOME,
+    "bp_income",
+    "income",
     "supply_cost",
     "research_weight",
     "research_pick",
@@ -60,6 +61,11 @@ def system_income(state: GameState, system: System) -> int:
     return min(system.pop, limit) + min(system.pop, system.industry)
 
 
+def bp_income(empire: Empire) -> int:
+    """What the BP Income tech adds to the income: 2 BP a level (§2)."""
+    return 2 * empire.tech(Tech.BP_INCOME)
+
+
 def income(state: GameState, empire: str, owned: Iterable[System] | None = None) -> int:
     """Next turn's balance for ``empire``: its systems' income plus 2 × BP Income.
 
@@ -67,7 +73,7 @@ def income(state: GameState, empire: str, owned: Iterable[System] | None = None)
     has them, to save a walk over the whole galaxy."""
     systems = state.owned_by(empire) if owned is None else owned
     total = sum(system_income(state, s) for s in systems)
-    return total + 2 * state.empires[empire].tech(Tech.BP_INCOME)
+    return total + bp_income(state.empires[empire])
 
 
 def supply_cost(state: GameState, system: System, in_supply: bool = True) -> int:
@@ -133,7 +139,7 @@ def _income(ctx: Resolution, code: str, systems: list[System]) -> None:
             )
             continue
         per_system.append({"system": sys.code, "income": system_income(state, sys)})
-    bonus = 2 * emp.tech(Tech.BP_INCOME)
+    bonus = bp_income(emp)
     total = sum(p["income"] for p in per_system) + bonus
     emp.balance = total
     ctx.emit(
