@@ -54,6 +54,9 @@ def known_systems_all(state: GameState) -> dict[str, KnownSystems]:
 
 @dataclass
 class _Scope:
+    """The checks' view of one parse. ``state`` is None when there is nothing
+    to check against (no state, or an empire not in it)."""
+
     state: GameState | None
     empire: str | None
     owned: Set[int] = field(default_factory=frozenset)
