@@ -26,7 +26,8 @@ from sqlalchemy.orm import Session  # noqa: E402
 from turnproc.passwords import hash_password  # noqa: E402
 from turnproc.rules.generate import generate_galaxy, home_planet, place_empire  # noqa: E402
 from turnproc.rules.orders import Severity  # noqa: E402
-from turnproc.rules.parser import format_order, parse_orders  # noqa: E402
+from turnproc.rules.orders import format_order  # noqa: E402
+from turnproc.rules.parser import parse_orders  # noqa: E402
 from turnproc.rules.state import MODULES, GameSettings, GameState, SystemType  # noqa: E402
 from turnproc.storage import models as m  # noqa: E402
 from turnproc.storage.convert import new_game_row, save_state  # noqa: E402

@@ -8,10 +8,18 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
 from tests.servers import DovecotServer, PostgresServer, unavailable
+
+# In CI a failing property test must say how to run the same example again:
+# print_blob prints a @reproduce_failure line (the example database does not
+# survive the CI machine). Examples stay random so CI keeps exploring.
+settings.register_profile("ci", print_blob=True, derandomize=False)
+if os.environ.get("CI"):
+    settings.load_profile("ci")
 
 
 @pytest.fixture(scope="session")

@@ -243,7 +243,7 @@ MALFORMED: list[tuple[str, str, str, list[str]]] = [
     ("base not owned", "base = 100", "base = 102", ["empires[0].base", "not owned by ALF"]),
     ("home not a system", "base = 100", "base = 100\nhome = 12", ["empires[0].home", "12 is not a system"]),
     ("bad email", "base = 100", 'base = 100\nemail = "not an address"', ["empires[0].email", "not an e-mail"]),
-    ("unknown tech", "base = 100", "base = 100\ntechs = { weapon = 1 }", ["empires[0].techs.weapon", "did you mean 'weapons'"]),
+    ("unknown tech", "base = 100", "base = 100\ntechs = { weapns = 1 }", ["empires[0].techs.weapns", "did you mean 'weapons'"]),
     ("negative tech", "base = 100", "base = 100\ntechs = { drive = -1 }", ["empires[0].techs.drive", "below the minimum 0"]),
     ("tech twice", "base = 100", "base = 100\ntechs = { drive = 1, DRIVE = 2 }", ["empires[0].techs.DRIVE", "already given"]),
     ("seen unknown", "base = 100", "base = 100\nseen = [100, 404]", ["empires[0].seen[1]", "404"]),

@@ -39,9 +39,9 @@ from .mails import queue_report
 from .reports.context import TurnView, report_context
 from .reports.narrative import describe
 from .reports.render import SharedParts, render_report_documents
+from .rules.activity import record_missed_turns
 from .rules.events import Event
 from .rules.invariants import check_invariants
-from .rules.state import GameState
 from .rules.serialize import state_from_dict, state_to_dict
 from .rules.turn import resolve, turn_rng
 from .storage import models as m
@@ -128,7 +128,7 @@ def run_turn(
     number = state.turn
     rng_seed = f"{game.seed}:{number}"
     new_state, events = resolve(state, orders, turn_rng(game.seed, number))
-    missed, inactive = _count_missed_turns(new_state, lines, game.inactive_after)
+    missed, inactive = record_missed_turns(new_state, lines, game.inactive_after)
     save_state(session, game, new_state)
     session.add(
         m.TurnRecord(
@@ -160,27 +160,6 @@ def run_turn(
     session.flush()
     log.info("game %s: turn %d resolved, %d events, %d reports", game.name, number, len(events), len(reports))
     return TurnResult(game.name, number, len(events), reports, new_state.finished, missed, inactive, staged=stage)
-
-
-def _count_missed_turns(state: GameState, lines: dict[str, list[str]], inactive_after: int) -> tuple[list[str], list[str]]:
-    """An empire with no orders keeps its systems' stances (they are state);
-    after ``inactive_after`` misses in a row it becomes inactive (left out of
-    the missed-orders guard and of the early run's "everyone is in"); orders
-    make it active again. Returns (empires that missed this turn, empires
-    that just became inactive)."""
-    missed: list[str] = []
-    inactive: list[str] = []
-    for code, empire in sorted(state.empires.items()):
-        if code in lines:
-            empire.missed_turns = 0
-            empire.active = True
-            continue
-        empire.missed_turns += 1
-        missed.append(code)
-        if empire.active and empire.missed_turns >= inactive_after:
-            empire.active = False
-            inactive.append(code)
-    return missed, inactive
 
 
 def report_for(session: Session, game: m.Game, empire: m.Empire, turn: int | None) -> tuple[str, dict[str, Any]]:

@@ -35,7 +35,8 @@ from tests.docs.mdblocks import DOCS, Block, blocks, doc_paths
 from turnproc.reports.narrative import REASONS
 from turnproc.rules import turn as turn_module
 from turnproc.rules.orders import Action, MailCommand, ParsedOrders, Problem
-from turnproc.rules.parser import PROBLEMS, parse_mail, parse_orders
+from turnproc.rules.parser import parse_mail, parse_orders
+from turnproc.rules.problems import PROBLEMS
 from turnproc.rules.state import GameState
 from turnproc.rules.vocabulary import Reason
 from turnproc.scenario import load_scenario_file

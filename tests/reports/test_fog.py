@@ -7,7 +7,7 @@ from __future__ import annotations
 import random
 from dataclasses import replace
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from turnproc.reports.context import report_context
@@ -127,8 +127,14 @@ def scramble(event: Event, rng: random.Random) -> Event:
     return replace(event, data={k: mess(v) for k, v in event.data.items()})
 
 
+ALL_MODULES = frozenset({"zoc", "pinning", "engage"})
+
+
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(seed=st.integers(0, 10**6), turns=st.integers(1, 4), modules=st.sampled_from([frozenset(), frozenset({"zoc", "pinning", "engage"})]))
+@given(seed=st.integers(0, 10**6), turns=st.integers(1, 4), modules=st.sampled_from([frozenset(), ALL_MODULES]))
+# A foreign black dwarf's limit once showed its owner's Life Support tech.
+@example(seed=7375, turns=4, modules=frozenset())
+@example(seed=7375, turns=4, modules=ALL_MODULES)
 def test_reports_depend_only_on_what_the_empire_may_see(seed: int, turns: int, modules: frozenset[str]) -> None:
     state, events = play(seed, turns, modules)
     rng = random.Random(seed)
@@ -153,3 +159,18 @@ def test_unseen_systems_are_not_named_in_the_json() -> None:
         codes |= {c for row in ctx["systems"] + ctx["scouting"] for c in row["links"]}
         codes |= {c for link in ctx["map"]["links"] for c in link}
         assert codes <= known
+
+
+def test_a_foreign_black_dwarf_shows_the_readers_own_life_support() -> None:
+    """The case the property found (seed 7375, 4 turns): a black dwarf's limit
+    is its owner's Life Support, which another empire must not learn."""
+    state, events = play(7375, 4, frozenset())
+    checked = 0
+    for viewer in CODES:
+        ctx = report_context(state, events, viewer, game_name="fog", turn=state.turn - 1)
+        own_ls = state.empires[viewer].tech(Tech.LIFE_SUPPORT)
+        for row in ctx["scouting"]:
+            if row["type"] == "BD" and row["owner"] not in (None, viewer):
+                assert row["limit"] == own_ls
+                checked += 1
+    assert checked, "the case no longer has a foreign black dwarf in sight"

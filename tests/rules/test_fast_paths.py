@@ -1,7 +1,7 @@
 """Code written by hand for speed in big games, held to the plain version it
 replaced: ``GameState.copy`` against ``copy.deepcopy`` (and a test that fails
 when a field is added, so the hand-written copy is looked at again), and
-``knowledge_all`` against ``knowledge`` per empire."""
+``known_systems_all`` against ``known_systems`` per empire."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import copy
 import dataclasses
 
 from turnproc.rules.generate import generate_galaxy, place_empire
-from turnproc.rules.parser import knowledge, knowledge_all
+from turnproc.rules.checks import known_systems, known_systems_all
 from turnproc.rules.serialize import state_to_json
 from turnproc.rules.state import Empire, GameSettings, GameState, Stance, System, Tech
 
@@ -77,13 +77,13 @@ def test_the_copy_shares_the_adjacency_until_its_links_change() -> None:
     assert state.neighbours(101) == (102, 104, 111)
 
 
-def test_knowledge_all_is_knowledge_of_each_empire() -> None:
+def test_known_systems_all_is_known_systems_of_each_empire() -> None:
     state = generate_galaxy("fast-paths", 4)
     for code in ("AAA", "BBB", "CCC"):
         place_empire(state, code, f"Empire {code}")
     state.seen["BBB"].add(max(state.systems))
     state.seen["CCC"].add(99_999)  # a code not in the game is not known
-    every = knowledge_all(state)
+    every = known_systems_all(state)
     assert set(every) == {"AAA", "BBB", "CCC"}
     for code in every:
-        assert every[code] == knowledge(state, code)
+        assert every[code] == known_systems(state, code)

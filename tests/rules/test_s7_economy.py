@@ -168,3 +168,12 @@ def test_stance_does_not_matter_to_the_economy() -> None:
     b.star(101, 0, 0, owner="ABC", pop=4, industry=2, stance=Stance.STANDOFF)
     _, events = run(b.build())
     assert one(events, "income", "ABC")["total"] == 6
+
+
+def test_bp_income_is_two_bp_a_level() -> None:
+    from turnproc.rules.economy import bp_income
+    from turnproc.rules.state import Empire, Tech
+
+    empire = Empire(code="AAA", name="A")
+    empire.techs[Tech.BP_INCOME] = 3
+    assert bp_income(empire) == 6

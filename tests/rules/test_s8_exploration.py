@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from turnproc.rules.context import TurnContext
+from turnproc.rules.resolution import Resolution
 from turnproc.rules.exploration import explore
 from turnproc.rules.orders import Action as A
 from turnproc.rules.state import GameState, Tech
@@ -32,7 +32,7 @@ def dig(
     state: GameState, code: int, rolls: list[int], choices: tuple[Any, ...] = ()
 ) -> dict[str, Any]:
     """Explore ``code`` for ABC with scripted dice; returns the event data."""
-    ctx = TurnContext(state, Dice(rolls, choices=choices))
+    ctx = Resolution(state, Dice(rolls, choices=choices))
     state.systems[code].owner = "ABC"
     explore(ctx, "ABC", code)
     assert isinstance(ctx.rng, Dice) and not ctx.rng.script

@@ -1,7 +1,7 @@
 """What one poll may reuse between mails.
 
 Game states (orders never change the state, so it is fixed for the poll),
-what each empire knows of the galaxy, and passwords already verified (scrypt
+the systems each empire knows of, and passwords already verified (scrypt
 is slow on purpose; a player's second mail need not pay it again). Game and
 empire rows are read again in each batch's transaction: a turn may have run
 between two batches, and orders must go to the turn current now.
@@ -18,7 +18,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from ..passwords import verify_password
-from ..rules.parser import Knowledge, knowledge
+from ..rules.checks import KnownSystems, known_systems
 from ..rules.state import GameState
 from ..storage import models as m
 from ..storage.convert import load_state
@@ -49,7 +49,7 @@ class IntakeCache:
     """Digests of this batch's mails, looked up together."""
     handled: set[str] = field(default_factory=set)
     """Of those (and of any handled since), the ones already in the log."""
-    knowledge: dict[tuple[int, int, str], Knowledge | None] = field(default_factory=dict)
+    known_systems: dict[tuple[int, int, str], KnownSystems | None] = field(default_factory=dict)
 
     def new_batch(self, session: Session | None = None, raws: Sequence[bytes] = ()) -> None:
         """With the batch's mails, which of them were handled before is asked once."""
@@ -105,11 +105,11 @@ class IntakeCache:
     def count_reply(self, recipient: str, kind: str) -> None:
         self.reply_counts[(recipient, kind)] = self.reply_counts.get((recipient, kind), 0) + 1
 
-    def empire_knowledge(self, session: Session, game: GameView, empire: str) -> Knowledge | None:
+    def systems_known_to(self, session: Session, game: GameView, empire: str) -> KnownSystems | None:
         key = (game.id, game.turn, empire)
-        if key not in self.knowledge:
-            self.knowledge[key] = knowledge(self.state(session, game), empire)
-        return self.knowledge[key]
+        if key not in self.known_systems:
+            self.known_systems[key] = known_systems(self.state(session, game), empire)
+        return self.known_systems[key]
 
     def state(self, session: Session, game: GameView) -> GameState:
         key = (game.id, game.turn)

@@ -21,7 +21,9 @@ from ..mail.hygiene import automatic_reason, sender_address
 from ..mail.mime import message_text, parse_message
 from ..mails import ack_context, queue_ack, queue_report
 from ..rules.orders import Header, MailCommand, ParsedOrders, Severity
-from ..rules.parser import format_order, parse_header, parse_mail, parse_orders
+from ..rules.orders import format_order
+from ..rules.parser import parse_header, parse_mail, parse_orders
+from ..rules.problems import is_header_code
 from ..storage import models as m
 from ..storage.convert import load_state, store_orders
 from ..storage.queries import GameView, orders_on_file, replies_last_hour, withdraw_orders
@@ -89,11 +91,6 @@ def _line_results(parsed: ParsedOrders) -> list[dict[str, object]]:
         note = f"{label} [{p.code}] {p.message}"
         entry["result"] = note if entry["result"] in ("", "OK") else f"{entry['result']}; {note}"
     return [by_line[k] for k in sorted(by_line)]
-
-
-_HEADER_CODES = frozenset(
-    {"missing_game", "missing_empire", "missing_password", "bad_empire", "bad_turn", "wrong_turn", "conflicting_header", "late_header"}
-)
 
 
 class _Mail:
@@ -179,12 +176,12 @@ class _Mail:
     def accept(self, game: GameView, empire: EmpireRow, text: str) -> IntakeResult:
         session = self.session
         state = self.cache.state(session, game)
-        parsed = parse_mail(text, state, empire.code, self.cache.empire_knowledge(session, game, empire.code))
+        parsed = parse_mail(text, state, empire.code, self.cache.systems_known_to(session, game, empire.code))
         notice = ""
         if self.sender and self.sender.lower() != empire.email.lower():
             notice = f"This mail came from {self.sender}, not from your registered address; if that was not you, tell the GM."
         has_order_lines = bool(parsed.orders) or any(
-            p.severity is Severity.ERROR and p.code not in _HEADER_CODES for p in parsed.problems
+            p.severity is Severity.ERROR and not is_header_code(p.code) for p in parsed.problems
         )
         on_file: list[str] | None = None
         replaced = False

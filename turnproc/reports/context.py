@@ -11,12 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..rules.economy import income, is_blockaded, system_income
+from ..rules.economy import bp_income, income, is_blockaded, system_income
 from ..rules.events import Event
 from ..rules.galaxy import population_limit
-from ..rules.state import GameState, System, Tech
-from ..rules.visibility import visible_from
-from .narrative import audience, describe
+from ..rules.state import Empire, GameState, System, Tech
+from ..rules.visibility import audience, visible_from
+from .narrative import describe
 
 __all__ = ["SCHEMA_ID", "TurnView", "report_context", "roundup", "order_form"]
 
@@ -67,8 +67,11 @@ def order_form(game: str, empire: str, turn: int) -> str:
     return f"GAME {game}\nEMPIRE {empire} <password>\nTURN {turn}\n\nEND\n"
 
 
-def _system_row(state: GameState, s: System, known: set[int]) -> dict[str, Any]:
-    owner = state.empires.get(s.owner) if s.owner else None
+def _system_row(state: GameState, s: System, known: set[int], reader: Empire) -> dict[str, Any]:
+    # A black dwarf's limit is its owner's Life Support, a tech only the owner
+    # knows: any owned system is shown with the reader's own tech (the same
+    # thing for the reader's systems). Unowned, a black dwarf has no limit.
+    shown_owner = reader if s.owner is not None else None
     return {
         "code": s.code,
         "name": s.name,
@@ -78,7 +81,7 @@ def _system_row(state: GameState, s: System, known: set[int]) -> dict[str, Any]:
         "col": s.col,
         "owner": s.owner,
         "pop": s.pop,
-        "limit": population_limit(s, owner),
+        "limit": population_limit(s, shown_owner),
         "industry": s.industry,
         "cruisers": s.cruisers,
         "fighters": s.fighters,
@@ -128,7 +131,7 @@ def report_context(
 
     systems = []
     for s in owned:
-        row = _system_row(state, s, known)
+        row = _system_row(state, s, known, empire)
         row.update(
             income=system_income(state, s),
             supply_cost=supply_cost.get(s.code, 0),
@@ -189,7 +192,7 @@ def report_context(
             "rank": rank,
             "income": income(state, empire_code, owned),
             "income_by_system": income_now.get("systems") or [],
-            "bp_income": income_now.get("bp_income", 2 * empire.tech(Tech.BP_INCOME)),
+            "bp_income": income_now.get("bp_income", bp_income(empire)),
             "supply_cost": supply.get("total", 0),
             "supply_shortfall": supply.get("shortfall", 0),
             "base": empire.base,
@@ -201,7 +204,7 @@ def report_context(
         "orders": orders,
         "happenings": happenings,
         "systems": systems,
-        "scouting": [_system_row(state, state.systems[c], known) for c in sorted(visible - owned_codes)],
+        "scouting": [_system_row(state, state.systems[c], known, empire) for c in sorted(visible - owned_codes)],
         "map": {
             "systems": [
                 {

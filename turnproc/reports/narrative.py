@@ -3,8 +3,8 @@
 Each kind has one phrasing function that speaks to the reader ("you",
 "your cruisers") when the reader is involved. An unknown kind still reads
 sensibly (its data as ``key value`` pairs), so a new event never breaks a
-report. Which events a reader may see at all is decided in
-``reports.context``, not here.
+report. Which events a reader may see at all is the fog-of-war rule
+(:func:`turnproc.rules.visibility.audience`), not decided here.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Any
 
 from ..rules.events import Event
 
-__all__ = ["describe", "REASONS", "involves", "audience"]
+__all__ = ["describe", "REASONS"]
 
 #: Player-facing words for the engine's failure reason codes (rules.vocabulary.Reason).
 REASONS: dict[str, str] = {
@@ -342,45 +342,6 @@ _PHRASES: dict[str, Callable[[Event, str], str]] = {
     "eliminated": _eliminated,
     "end": _end,
 }
-
-#: Kinds every empire sees.
-PUBLIC_KINDS = frozenset({"end"})
-
-
-def audience(event: Event) -> frozenset[str] | None:
-    """Who may read ``event`` (RULES.md §9): None for everyone (public press,
-    the end of the game), else the empires involved — the actor, and whoever
-    it was done to."""
-    if event.kind in PUBLIC_KINDS:
-        return None
-    if event.kind == "turn":
-        return frozenset()
-    d = event.data
-    who: set[object] = {event.empire} if event.empire else set()
-    if event.kind == "message":
-        if d.get("to") is None:
-            return None
-        who.add(d["to"])
-    elif event.kind in ("battle", "standoff"):
-        who.update((d.get("attacker"), d.get("defender")))
-    elif event.kind == "capture":
-        who.add(d.get("from_empire"))
-    elif event.kind == "withdraw":
-        who.add(d.get("attacker"))
-    elif event.kind == "pursuit":
-        who.add(d.get("withdrawer"))
-    elif event.kind in ("pin", "control_stop"):
-        who.update(d.get("by") or [])
-    elif event.kind == "blockade":
-        who.add(d.get("by"))
-    return frozenset(x for x in who if isinstance(x, str))
-
-
-def involves(event: Event, viewer: str) -> bool:
-    """Whether ``viewer`` may read ``event``."""
-    readers = audience(event)
-    return readers is None or viewer in readers
-
 
 def describe(event: Event, viewer: str) -> str:
     return _PHRASES.get(event.kind, _generic)(event, viewer)

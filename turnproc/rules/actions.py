@@ -14,13 +14,13 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from .battle import claim_unowned
-from .context import Outcome, TurnContext, fail, ok, order_text
+from .resolution import Outcome, Resolution, fail, ok
 from .economy import is_blockaded
 from .events import Event
 from .exploration import explore
 from .galaxy import distance_sq, population_limit
 from .movement import asked_count, move_colony_ships, move_cruisers, move_fighters
-from .orders import Action, Order
+from .orders import Action, Order, format_order
 from .state import Stance, System, Tech
 from .vocabulary import EventKind, Reason
 
@@ -35,7 +35,7 @@ SCRAP_COST = 1
 TAX_GAIN = 2
 STASH_RATE = 3
 
-Handler = Callable[[TurnContext, str, Order], Outcome]
+Handler = Callable[[Resolution, str, Order], Outcome]
 
 
 def tech_cost(current: int, k: int) -> int:
@@ -43,7 +43,7 @@ def tech_cost(current: int, k: int) -> int:
     return (current + k) ** 2 * k
 
 
-def _owned(ctx: TurnContext, empire: str, code: int | None) -> System | Outcome:
+def _owned(ctx: Resolution, empire: str, code: int | None) -> System | Outcome:
     if code is None:
         return fail(Reason.MISSING_FIELD)
     sys = ctx.state.systems.get(code)
@@ -57,7 +57,7 @@ def _owned(ctx: TurnContext, empire: str, code: int | None) -> System | Outcome:
 # -- information ---------------------------------------------------------------
 
 
-def do_distsq(ctx: TurnContext, empire: str, order: Order) -> Outcome:
+def do_distsq(ctx: Resolution, empire: str, order: Order) -> Outcome:
     """DISTSQ: you must own FROM; TO may not be a planet or belt (3.13)."""
     src = _owned(ctx, empire, order.where)
     if isinstance(src, Outcome):
@@ -78,7 +78,7 @@ def do_distsq(ctx: TurnContext, empire: str, order: Order) -> Outcome:
 # -- building ------------------------------------------------------------------
 
 
-def do_new_ships(ctx: TurnContext, empire: str, order: Order) -> Outcome:
+def do_new_ships(ctx: Resolution, empire: str, order: Order) -> Outcome:
     """NEWCRS / NEWFTR / NEWCOL: at most min(industry, pop) per action; blank WHERE = BASE."""
     emp = ctx.state.empires[empire]
     where = order.where if order.where is not None else emp.base
@@ -109,7 +109,7 @@ def do_new_ships(ctx: TurnContext, empire: str, order: Order) -> Outcome:
     return ok(n * unit, where=where, asked=asked, done=n)
 
 
-def _raise_level(ctx: TurnContext, empire: str, order: Order, attr: str, unit: int) -> Outcome:
+def _raise_level(ctx: Resolution, empire: str, order: Order, attr: str, unit: int) -> Outcome:
     emp = ctx.state.empires[empire]
     sys = _owned(ctx, empire, order.where)
     if isinstance(sys, Outcome):
@@ -130,17 +130,17 @@ def _raise_level(ctx: TurnContext, empire: str, order: Order, attr: str, unit: i
     return ok(n * unit, where=sys.code, asked=asked, done=n)
 
 
-def do_build(ctx: TurnContext, empire: str, order: Order) -> Outcome:
+def do_build(ctx: Resolution, empire: str, order: Order) -> Outcome:
     """BUILD: 5 BP per industry level, not above the population limit."""
     return _raise_level(ctx, empire, order, "industry", BUILD_COST)
 
 
-def do_grow(ctx: TurnContext, empire: str, order: Order) -> Outcome:
+def do_grow(ctx: Resolution, empire: str, order: Order) -> Outcome:
     """GROW: 4 BP per population, not above the limit, not on a blockaded planet."""
     return _raise_level(ctx, empire, order, "pop", GROW_COST)
 
 
-def do_colonise(ctx: TurnContext, empire: str, order: Order) -> Outcome:
+def do_colonise(ctx: Resolution, empire: str, order: Order) -> Outcome:
     """COLONISE where: plant 1 population; COLONISE where to: throw into unowned TO.
 
     A ship that threw may still plant where it stands; a planted ship is done
@@ -194,7 +194,7 @@ def do_colonise(ctx: TurnContext, empire: str, order: Order) -> Outcome:
     return ok(COLONISE_COST, where=sys.code, to=dst.code, outcome="thrown")
 
 
-def do_scrap(ctx: TurnContext, empire: str, order: Order) -> Outcome:
+def do_scrap(ctx: Resolution, empire: str, order: Order) -> Outcome:
     """SCRAPC / SCRAPF: 1 BP each."""
     emp = ctx.state.empires[empire]
     sys = _owned(ctx, empire, order.where)
@@ -222,12 +222,12 @@ def do_scrap(ctx: TurnContext, empire: str, order: Order) -> Outcome:
 # -- money and tech ----------------------------------------------------------------
 
 
-def do_tax(ctx: TurnContext, empire: str, order: Order) -> Outcome:
+def do_tax(ctx: Resolution, empire: str, order: Order) -> Outcome:
     ctx.state.empires[empire].balance += TAX_GAIN
     return ok(gained=TAX_GAIN)
 
 
-def do_stash(ctx: TurnContext, empire: str, order: Order) -> Outcome:
+def do_stash(ctx: Resolution, empire: str, order: Order) -> Outcome:
     """STASH n: 3 balance BP per treasury BP."""
     emp = ctx.state.empires[empire]
     affordable = emp.balance // STASH_RATE
@@ -242,7 +242,7 @@ def do_stash(ctx: TurnContext, empire: str, order: Order) -> Outcome:
     return ok(n * STASH_RATE, asked=asked, done=n)
 
 
-def do_cash(ctx: TurnContext, empire: str, order: Order) -> Outcome:
+def do_cash(ctx: Resolution, empire: str, order: Order) -> Outcome:
     """CASH n: treasury to balance, one for one."""
     emp = ctx.state.empires[empire]
     if emp.treasury == 0:
@@ -256,7 +256,7 @@ def do_cash(ctx: TurnContext, empire: str, order: Order) -> Outcome:
     return ok(asked=asked, done=n)
 
 
-def do_gift(ctx: TurnContext, empire: str, order: Order) -> Outcome:
+def do_gift(ctx: Resolution, empire: str, order: Order) -> Outcome:
     """GIFT empire n: from your treasury to theirs."""
     emp = ctx.state.empires[empire]
     to = order.empire
@@ -277,7 +277,7 @@ def do_gift(ctx: TurnContext, empire: str, order: Order) -> Outcome:
     return ok(0, n, recipient=to, asked=asked, done=n)
 
 
-def do_tech(ctx: TurnContext, empire: str, order: Order) -> Outcome:
+def do_tech(ctx: Resolution, empire: str, order: Order) -> Outcome:
     """TECH tech k: (final level)² × k from the treasury; a left-out k is 1."""
     emp = ctx.state.empires[empire]
     if order.tech is None:
@@ -302,7 +302,7 @@ def do_tech(ctx: TurnContext, empire: str, order: Order) -> Outcome:
 # -- before slot 1: stances, BASE, HOME, NAME, MESSAGE ---------------------------------------
 
 
-def do_base_home(ctx: TurnContext, empire: str, order: Order) -> Outcome:
+def do_base_home(ctx: Resolution, empire: str, order: Order) -> Outcome:
     sys = _owned(ctx, empire, order.where)
     if isinstance(sys, Outcome):
         return sys
@@ -316,7 +316,7 @@ def do_base_home(ctx: TurnContext, empire: str, order: Order) -> Outcome:
     return ok(where=sys.code)
 
 
-def do_stance(ctx: TurnContext, empire: str, order: Order) -> Outcome:
+def do_stance(ctx: Resolution, empire: str, order: Order) -> Outcome:
     """DEFEND / RETREAT / AMBUSH / STANDOFF on an owned system (persists)."""
     state = ctx.state
     sys = _owned(ctx, empire, order.where)
@@ -354,7 +354,7 @@ def do_stance(ctx: TurnContext, empire: str, order: Order) -> Outcome:
     return ok(where=sys.code, stance=stance.value, target=target, parts=parts)
 
 
-def do_name(ctx: TurnContext, empire: str, order: Order) -> Outcome:
+def do_name(ctx: Resolution, empire: str, order: Order) -> Outcome:
     sys = _owned(ctx, empire, order.where)
     if isinstance(sys, Outcome):
         return sys
@@ -368,7 +368,7 @@ def do_name(ctx: TurnContext, empire: str, order: Order) -> Outcome:
     return ok(where=sys.code, name=text)
 
 
-def do_message(ctx: TurnContext, empire: str, order: Order) -> Outcome:
+def do_message(ctx: Resolution, empire: str, order: Order) -> Outcome:
     to = order.empire
     if to is not None and to not in ctx.state.empires:
         return fail(Reason.UNKNOWN_EMPIRE, recipient=to)
@@ -411,7 +411,7 @@ HANDLERS: dict[Action, Handler] = {
 
 
 def run_order(
-    ctx: TurnContext, empire: str, order: Order, slot: int | None, forced_reason: str | None = None
+    ctx: Resolution, empire: str, order: Order, slot: int | None, forced_reason: str | None = None
 ) -> Outcome:
     """Run one order and emit its ``order`` event ahead of what it caused."""
     mark = len(ctx.events)
@@ -424,7 +424,7 @@ def run_order(
     data = {
         "line": order.line,
         "action": order.action.value,
-        "text": order_text(order),
+        "text": format_order(order),
         "slot": slot,
         "ok": outcome.ok,
         "reason": outcome.reason,

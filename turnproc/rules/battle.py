@@ -25,7 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .context import TurnContext
+from .resolution import Resolution
 from .galaxy import population_limit
 from .orders import Action
 from .state import Empire, Stance, System, SystemType, Tech
@@ -98,7 +98,7 @@ def attacker_wins(fleet_left: int, survivors: int, sys: System, marines: int) ->
     return fleet_left == 0 and survivors > defence_level(sys, marines)
 
 
-def engage_roll(ctx: TurnContext, drive: int, bonus: int) -> tuple[int, list[int]]:
+def engage_roll(ctx: Resolution, drive: int, bonus: int) -> tuple[int, list[int]]:
     """The higher of two d6 + the group's Drive + split bonus."""
     dice = [ctx.rng.randint(1, 6), ctx.rng.randint(1, 6)]
     return max(dice) + drive + bonus, dice
@@ -113,7 +113,7 @@ def _take_defender_losses(sys: System, n: int) -> tuple[int, int]:
     return fighters, cruisers
 
 
-def _retreat_target_ok(ctx: TurnContext, sys: System) -> bool:
+def _retreat_target_ok(ctx: Resolution, sys: System) -> bool:
     target = sys.stance_target
     if target is None or target == sys.code or target not in ctx.state.systems:
         return False
@@ -125,7 +125,7 @@ def _is_static(sys: System) -> bool:
     return sys.cruisers + sys.fighters + sys.colony_ships == 0
 
 
-def _withdraw(ctx: TurnContext, attacker: str, sys: System, count: int, caught: int) -> None:
+def _withdraw(ctx: Resolution, attacker: str, sys: System, count: int, caught: int) -> None:
     """Move ``count`` cruisers of ``sys`` to its RETREAT destination (§6.3)."""
     state = ctx.state
     defender = sys.owner
@@ -182,7 +182,7 @@ def _engage_data(
 
 
 def _roll_both(
-    ctx: TurnContext, attacker: Empire, defender: Empire, sys: System, bonus: int, def_order: str
+    ctx: Resolution, attacker: Empire, defender: Empire, sys: System, bonus: int, def_order: str
 ) -> tuple[bool, dict[str, Any]]:
     """Roll for both sides; True when the defender out-manoeuvres the attacker.
 
@@ -197,7 +197,7 @@ def _roll_both(
 
 
 def encounter(
-    ctx: TurnContext, attacker: str, action: Action, src: System, dst: System, n: int
+    ctx: Resolution, attacker: str, action: Action, src: System, dst: System, n: int
 ) -> EncounterResult:
     """Resolve ``n`` cruisers of ``attacker`` at ``src`` moving into enemy ``dst``.
 
@@ -345,7 +345,7 @@ def _forget_loser_points(loser: Empire, code: int) -> None:
         loser.home = None
 
 
-def capture(ctx: TurnContext, attacker: str, dst: System, survivors: int, how: str) -> None:
+def capture(ctx: Resolution, attacker: str, dst: System, survivors: int, how: str) -> None:
     """3.10: the loser loses 1 VP; pop, industry and colony ships are halved and
     change hands; the winner's survivors move in."""
     state = ctx.state
@@ -377,7 +377,7 @@ def capture(ctx: TurnContext, attacker: str, dst: System, survivors: int, how: s
     )
 
 
-def _change_hands(ctx: TurnContext, sys: System, new_owner: str) -> None:
+def _change_hands(ctx: Resolution, sys: System, new_owner: str) -> None:
     ctx.ownership_changed(sys.owner, new_owner)
     sys.owner = new_owner
     sys.stance = Stance.DEFEND
@@ -389,7 +389,7 @@ def _change_hands(ctx: TurnContext, sys: System, new_owner: str) -> None:
     sys.industry = min(sys.industry, limit)
 
 
-def claim_unowned(ctx: TurnContext, empire: str, sys: System, cruisers: int, how: str) -> bool:
+def claim_unowned(ctx: Resolution, empire: str, sys: System, cruisers: int, how: str) -> bool:
     """Take an unowned system without battle; True when it was never owned
     (the caller then explores it, §8)."""
     first = not sys.ever_owned

@@ -15,16 +15,17 @@ from collections.abc import Iterable
 
 from collections.abc import Mapping
 
-from .context import TurnContext, holdings
+from .resolution import Resolution, holdings
 from .galaxy import population_limit
-from .state import TECH_START, GameState, System, Tech
+from .state import TECH_START, Empire, GameState, System, Tech
 from .vocabulary import EventKind
 from .zoc import SupplyMap, compute_supply
 
 __all__ = [
     "is_blockaded",
     "system_income",
-    EventKind.INCOME,
+    "bp_income",
+    "income",
     "supply_cost",
     "research_weight",
     "research_pick",
@@ -60,6 +61,11 @@ def system_income(state: GameState, system: System) -> int:
     return min(system.pop, limit) + min(system.pop, system.industry)
 
 
+def bp_income(empire: Empire) -> int:
+    """What the BP Income tech adds to the income: 2 BP a level (§2)."""
+    return 2 * empire.tech(Tech.BP_INCOME)
+
+
 def income(state: GameState, empire: str, owned: Iterable[System] | None = None) -> int:
     """Next turn's balance for ``empire``: its systems' income plus 2 × BP Income.
 
@@ -67,7 +73,7 @@ def income(state: GameState, empire: str, owned: Iterable[System] | None = None)
     has them, to save a walk over the whole galaxy."""
     systems = state.owned_by(empire) if owned is None else owned
     total = sum(system_income(state, s) for s in systems)
-    return total + 2 * state.empires[empire].tech(Tech.BP_INCOME)
+    return total + bp_income(state.empires[empire])
 
 
 def supply_cost(state: GameState, system: System, in_supply: bool = True) -> int:
@@ -87,7 +93,7 @@ def supply_cost(state: GameState, system: System, in_supply: bool = True) -> int
     return cost + max(0, system.pop - population_limit(system, emp))
 
 
-def _leftovers(ctx: TurnContext, code: str) -> None:
+def _leftovers(ctx: Resolution, code: str) -> None:
     state = ctx.state
     emp = state.empires[code]
     balance = emp.balance
@@ -115,7 +121,7 @@ def _leftovers(ctx: TurnContext, code: str) -> None:
     emp.balance = 0
 
 
-def _income(ctx: TurnContext, code: str, systems: list[System]) -> None:
+def _income(ctx: Resolution, code: str, systems: list[System]) -> None:
     state = ctx.state
     emp = state.empires[code]
     per_system = []
@@ -133,7 +139,7 @@ def _income(ctx: TurnContext, code: str, systems: list[System]) -> None:
             )
             continue
         per_system.append({"system": sys.code, "income": system_income(state, sys)})
-    bonus = 2 * emp.tech(Tech.BP_INCOME)
+    bonus = bp_income(emp)
     total = sum(p["income"] for p in per_system) + bonus
     emp.balance = total
     ctx.emit(
@@ -146,7 +152,7 @@ def _income(ctx: TurnContext, code: str, systems: list[System]) -> None:
     )
 
 
-def _supply(ctx: TurnContext, code: str, systems: list[System], supply: SupplyMap | None) -> None:
+def _supply(ctx: Resolution, code: str, systems: list[System], supply: SupplyMap | None) -> None:
     state = ctx.state
     emp = state.empires[code]
     costs: list[tuple[int, System]] = []
@@ -182,7 +188,7 @@ def _supply(ctx: TurnContext, code: str, systems: list[System], supply: SupplyMa
     )
 
 
-def _interest(ctx: TurnContext, code: str) -> None:
+def _interest(ctx: Resolution, code: str) -> None:
     emp = ctx.state.empires[code]
     rate = emp.tech(Tech.TREASURY)
     if rate <= 0:
@@ -208,14 +214,14 @@ def research_pick(techs: Mapping[Tech, int], draw: int) -> Tech:
     raise ValueError("research draw beyond the total weight")
 
 
-def _research(ctx: TurnContext, code: str) -> None:
+def _research(ctx: Resolution, code: str) -> None:
     emp = ctx.state.empires[code]
     tech = research_pick(emp.techs, ctx.rng.randrange(research_weight(emp.techs)))
     emp.techs[tech] = emp.tech(tech) + 1
     ctx.emit(EventKind.RESEARCH, code, tech=tech.value, level=emp.techs[tech])
 
 
-def _victory_points(ctx: TurnContext, code: str, systems: list[System]) -> None:
+def _victory_points(ctx: Resolution, code: str, systems: list[System]) -> None:
     emp = ctx.state.empires[code]
     industry_vp = sum(s.industry for s in systems) // 10
     cultural_vp = emp.tech(Tech.CULTURAL) // 2
@@ -231,7 +237,7 @@ def _victory_points(ctx: TurnContext, code: str, systems: list[System]) -> None:
     )
 
 
-def end_of_turn(ctx: TurnContext) -> None:
+def end_of_turn(ctx: Resolution) -> None:
     """§7 in order; exploration (step 2) already happened at capture time."""
     state = ctx.state
     # Ownership does not change during the economy, so one index serves all steps.

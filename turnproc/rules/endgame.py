@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .context import TurnContext, holdings
+from .resolution import Resolution, holdings
 from .state import GameState
 from .vocabulary import EventKind
 
@@ -28,7 +28,7 @@ def ranking(state: GameState) -> list[dict[str, Any]]:
     return [{"empire": code, "vp": -vp, "industry": -industry} for vp, industry, code in keyed]
 
 
-def check_end(ctx: TurnContext) -> None:
+def check_end(ctx: Resolution) -> None:
     state = ctx.state
     settings = state.settings
     playing = [code for code in sorted(state.empires) if ctx.owns_anything(code)]

@@ -7,7 +7,7 @@ tech (``choice`` over :class:`Tech` in declaration order); then the amount
 
 from __future__ import annotations
 
-from .context import TurnContext
+from .resolution import Resolution
 from .galaxy import population_limit
 from .state import SystemType, Tech
 from .vocabulary import EventKind
@@ -39,7 +39,7 @@ def _find_for(roll: int) -> str:
     raise ValueError(f"d100 roll out of range: {roll}")
 
 
-def explore(ctx: TurnContext, empire: str, code: int) -> None:
+def explore(ctx: Resolution, empire: str, code: int) -> None:
     """Roll once on the find table for ``empire``'s first capture of ``code``."""
     state, rng = ctx.state, ctx.rng
     emp = state.empires[empire]

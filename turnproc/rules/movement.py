@@ -11,7 +11,7 @@ when the draw is below distance²), before anything else random in the action.
 from __future__ import annotations
 
 from .battle import claim_unowned, encounter
-from .context import Outcome, TurnContext, fail, ok
+from .resolution import Outcome, Resolution, fail, ok
 from .exploration import explore
 from .galaxy import distance_sq
 from .orders import Action, Order, Quantity
@@ -31,7 +31,7 @@ def asked_count(number: Quantity | None, available: int) -> int:
     return max(0, number.of(available))
 
 
-def _systems(ctx: TurnContext, order: Order) -> tuple[System, System] | Outcome:
+def _systems(ctx: Resolution, order: Order) -> tuple[System, System] | Outcome:
     systems = ctx.state.systems
     if order.where is None or order.to is None:
         return fail(Reason.MISSING_FIELD)
@@ -42,7 +42,7 @@ def _systems(ctx: TurnContext, order: Order) -> tuple[System, System] | Outcome:
     return systems[order.where], systems[order.to]
 
 
-def _zoc_blocked(ctx: TurnContext, empire: str, src: System, dst: System) -> bool:
+def _zoc_blocked(ctx: Resolution, empire: str, src: System, dst: System) -> bool:
     """§5.1: ships starting in enemy control may not go straight into more of it.
 
     Only for moves that do not fight: attacking is voluntary and not hindered
@@ -53,7 +53,7 @@ def _zoc_blocked(ctx: TurnContext, empire: str, src: System, dst: System) -> boo
     return ctx.enemy_controlled(empire, src.code) and ctx.enemy_controlled(empire, dst.code)
 
 
-def _enter_control(ctx: TurnContext, empire: str, dst: System, cruisers: int) -> None:
+def _enter_control(ctx: Resolution, empire: str, dst: System, cruisers: int) -> None:
     """Ships of ``empire`` arrived in its own ``dst``: stop or pin under control."""
     if not ctx.control_matters or ctx.is_sticky(empire, dst.code):
         return
@@ -78,7 +78,7 @@ def _enter_control(ctx: TurnContext, empire: str, dst: System, cruisers: int) ->
         ctx.emit(EventKind.CONTROL_STOP, empire, system=dst.code, by=sorted(by))
 
 
-def move_cruisers(ctx: TurnContext, empire: str, order: Order) -> Outcome:
+def move_cruisers(ctx: Resolution, empire: str, order: Order) -> Outcome:
     """MOVE, ASSAULT and DEEP."""
     state = ctx.state
     action = order.action
@@ -172,7 +172,7 @@ def move_cruisers(ctx: TurnContext, empire: str, order: Order) -> Outcome:
     return ok(cost, outcome=result.outcome, arrived=0, survivors=result.survivors, **fields)
 
 
-def _own_pair(ctx: TurnContext, empire: str, order: Order) -> tuple[System, System] | Outcome:
+def _own_pair(ctx: Resolution, empire: str, order: Order) -> tuple[System, System] | Outcome:
     got = _systems(ctx, order)
     if isinstance(got, Outcome):
         return got
@@ -189,7 +189,7 @@ def _own_pair(ctx: TurnContext, empire: str, order: Order) -> tuple[System, Syst
     return src, dst
 
 
-def move_fighters(ctx: TurnContext, empire: str, order: Order) -> Outcome:
+def move_fighters(ctx: Resolution, empire: str, order: Order) -> Outcome:
     """MOVEF: at most Fighter-tech fighters, 1 BP each; the destination sticks."""
     got = _own_pair(ctx, empire, order)
     if isinstance(got, Outcome):
@@ -219,7 +219,7 @@ def move_fighters(ctx: TurnContext, empire: str, order: Order) -> Outcome:
     return ok(n, asked=asked, moved=n, **fields)
 
 
-def move_colony_ships(ctx: TurnContext, empire: str, order: Order) -> Outcome:
+def move_colony_ships(ctx: Resolution, empire: str, order: Order) -> Outcome:
     """MOVECOL: 2 BP each; each carries up to Fighter-tech fighters along
     (decision M1: as many as it can); the destination sticks."""
     got = _own_pair(ctx, empire, order)

@@ -8,7 +8,9 @@ can never disagree about what an order means.
 from __future__ import annotations
 
 import enum
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from .state import Tech
 
@@ -25,6 +27,8 @@ __all__ = [
     "MailCommand",
     "Header",
     "ParsedOrders",
+    "format_order",
+    "slots_used",
 ]
 
 MAX_SLOTS = 16
@@ -92,6 +96,13 @@ class Quantity:
             return str(self.count)
         return f"AB-{self.all_but}" if self.all_but else "ALL"
 
+    def to_dict(self) -> dict[str, int | None]:
+        return {"count": self.count, "all_but": self.all_but}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Quantity:
+        return cls(count=data.get("count"), all_but=int(data.get("all_but", 0)))
+
 
 @dataclass(frozen=True)
 class Order:
@@ -116,6 +127,71 @@ class Order:
     def uses_slot(self) -> bool:
         return self.action not in SLOT_FREE
 
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-safe: enums as their values, the NUMBER as :meth:`Quantity.to_dict`;
+        fields left out are left out of the dict."""
+        data: dict[str, Any] = {"line": self.line, "action": self.action.value}
+        if self.where is not None:
+            data["where"] = self.where
+        if self.to is not None:
+            data["to"] = self.to
+        if self.number is not None:
+            data["number"] = self.number.to_dict()
+        if self.empire is not None:
+            data["empire"] = self.empire
+        if self.tech is not None:
+            data["tech"] = self.tech.value
+        if self.text is not None:
+            data["text"] = self.text
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Order:
+        """The order :meth:`to_dict` gave ``data`` for; raises ValueError or
+        KeyError on a dict it could not have given."""
+        number = data.get("number")
+        tech = data.get("tech")
+        return cls(
+            line=int(data["line"]),
+            action=Action(data["action"]),
+            where=data.get("where"),
+            to=data.get("to"),
+            number=Quantity.from_dict(number) if number is not None else None,
+            empire=data.get("empire"),
+            tech=Tech(tech) if tech is not None else None,
+            text=data.get("text"),
+        )
+
+
+def format_order(order: Order) -> str:
+    """The canonical one-line form of ``order``; parsing it gives ``order`` back.
+
+    The fields go in the order :class:`Order` declares them, which is the order
+    every action writes them in (TECH's tech before its levels, MESSAGE's
+    recipient before its text; ALL when a MESSAGE has none).
+    """
+    parts: list[str] = [order.action.value]
+    if order.tech is not None:
+        parts.append(order.tech.value)
+    if order.where is not None:
+        parts.append(str(order.where))
+    if order.to is not None:
+        parts.append(str(order.to))
+    if order.empire is not None:
+        parts.append(order.empire)
+    elif order.action is Action.MESSAGE:
+        parts.append("ALL")
+    if order.number is not None:
+        parts.append(str(order.number))
+    if order.text is not None:
+        parts.append(order.text)
+    return " ".join(parts)
+
+
+def slots_used(orders: Iterable[Order]) -> int:
+    """How many of the (at most :data:`MAX_SLOTS`) action slots ``orders`` take (§3)."""
+    return sum(1 for o in orders if o.uses_slot)
+
 
 class Severity(enum.StrEnum):
     ERROR = "error"
@@ -134,6 +210,26 @@ class Problem:
     severity: Severity = Severity.ERROR
     text: str = ""
     """The line as the player wrote it."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-safe, the severity as its value."""
+        return {
+            "line": self.line,
+            "code": self.code,
+            "message": self.message,
+            "severity": self.severity.value,
+            "text": self.text,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Problem:
+        return cls(
+            line=int(data["line"]),
+            code=str(data["code"]),
+            message=str(data["message"]),
+            severity=Severity(data.get("severity", Severity.ERROR.value)),
+            text=str(data.get("text", "")),
+        )
 
 
 class MailCommand(enum.StrEnum):
@@ -172,4 +268,4 @@ class ParsedOrders:
 
     @property
     def slots_used(self) -> int:
-        return sum(1 for o in self.orders if o.uses_slot)
+        return slots_used(self.orders)

@@ -8,6 +8,7 @@ place that maps them to rows); nothing in this module knows they exist.
 from __future__ import annotations
 
 import enum
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TypeVar
@@ -16,6 +17,7 @@ __all__ = [
     "SystemType",
     "Stance",
     "Tech",
+    "TECH_NAMES",
     "TECH_START",
     "MODULES",
     "System",
@@ -23,6 +25,7 @@ __all__ = [
     "GameSettings",
     "GameState",
     "link_key",
+    "normalise_tech_name",
 ]
 
 _T = TypeVar("_T")
@@ -83,6 +86,50 @@ class Tech(enum.StrEnum):
     CULTURAL = "CULTURAL"
     DRIVE = "DRIVE"
     SCANNER = "SCANNER"
+
+    @classmethod
+    def from_name(cls, text: str) -> Tech:
+        """The tech ``text`` names, in any spelling of :data:`TECH_NAMES`.
+
+        Raises ValueError (quoting ``text``) for anything else: both the order
+        parser and the scenario reader have their own words for that mistake.
+        """
+        tech = TECH_NAMES.get(normalise_tech_name(text))
+        if tech is None:
+            raise ValueError(f"not a tech: {text!r}")
+        return tech
+
+
+def normalise_tech_name(text: str) -> str:
+    """Upper case without white space, ``_``, ``-`` or ``.``: the key of :data:`TECH_NAMES`."""
+    return re.sub(r"[\s_.\-]", "", text).upper()
+
+
+def _tech_names() -> dict[str, Tech]:
+    names = {normalise_tech_name(t.value): t for t in Tech}
+    names.update({normalise_tech_name(t.name): t for t in Tech})
+    names.update(
+        {
+            "WEAPON": Tech.WEAPONS,
+            "DEFENSE": Tech.DEFENCE,
+            "MARINE": Tech.MARINES,
+            "EXPLORATION": Tech.EXPO,
+            "FIGHTERS": Tech.FIGHTER,
+            "LIFE": Tech.LIFE_SUPPORT,
+            "LS": Tech.LIFE_SUPPORT,
+            "BP": Tech.BP_INCOME,
+            "INCOME": Tech.BP_INCOME,
+            "CULTURE": Tech.CULTURAL,
+            "CULTURALLEVEL": Tech.CULTURAL,  # as the rules' tech table spells it
+            "SCANNERS": Tech.SCANNER,
+        }
+    )
+    return names
+
+
+#: Every accepted tech spelling, normalised (:func:`normalise_tech_name`), to its
+#: tech; orders and scenario files accept the same ones.
+TECH_NAMES: dict[str, Tech] = _tech_names()
 
 
 #: Start levels from the tech table in RULES.md §2.

@@ -148,7 +148,7 @@ import random
 from collections.abc import Mapping, Sequence
 
 from .actions import run_order
-from .context import TurnContext, holdings
+from .resolution import Resolution, holdings
 from .economy import end_of_turn
 from .endgame import check_end
 from .events import Event
@@ -220,7 +220,7 @@ def resolve(
         raise InvariantError("before the turn", before)
 
     new = state.copy()
-    ctx = TurnContext(new, rng)
+    ctx = Resolution(new, rng)
     slot_order = sorted(new.empires)
     rng.shuffle(slot_order)
     ctx.emit(EventKind.TURN, None, turn=new.turn, slot_order=list(slot_order))

@@ -5,15 +5,19 @@ ships; since ships only stand in owned systems, that is the owned systems'
 neighbourhood. The engine adds to ``state.seen`` (the map an empire has ever
 seen) every system visible at the start or end of a turn, plus the systems it
 moved, attacked or jumped into and its DISTSQ targets that turn.
+
+Which events an empire may read in its report is the same rule told of
+events: its own, those done to it, and public ones (:func:`audience`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
+from .events import Event
 from .state import GameState, Tech
 
-__all__ = ["visible_systems", "visible_from"]
+__all__ = ["visible_systems", "visible_from", "PUBLIC_KINDS", "audience", "may_read"]
 
 
 def visible_systems(state: GameState, empire: str) -> set[int]:
@@ -39,3 +43,42 @@ def visible_from(state: GameState, owned: Iterable[int], scanner: int) -> set[in
             break
         frontier = nxt
     return seen
+
+
+#: Kinds every empire sees.
+PUBLIC_KINDS = frozenset({"end"})
+
+
+def audience(event: Event) -> frozenset[str] | None:
+    """Who may read ``event`` (RULES.md §9): None for everyone (public press,
+    the end of the game), else the empires involved — the actor, and whoever
+    it was done to."""
+    if event.kind in PUBLIC_KINDS:
+        return None
+    if event.kind == "turn":
+        return frozenset()
+    d = event.data
+    who: set[object] = {event.empire} if event.empire else set()
+    if event.kind == "message":
+        if d.get("to") is None:
+            return None
+        who.add(d["to"])
+    elif event.kind in ("battle", "standoff"):
+        who.update((d.get("attacker"), d.get("defender")))
+    elif event.kind == "capture":
+        who.add(d.get("from_empire"))
+    elif event.kind == "withdraw":
+        who.add(d.get("attacker"))
+    elif event.kind == "pursuit":
+        who.add(d.get("withdrawer"))
+    elif event.kind in ("pin", "control_stop"):
+        who.update(d.get("by") or [])
+    elif event.kind == "blockade":
+        who.add(d.get("by"))
+    return frozenset(x for x in who if isinstance(x, str))
+
+
+def may_read(event: Event, viewer: str) -> bool:
+    """Whether ``viewer`` may read ``event``."""
+    readers = audience(event)
+    return readers is None or viewer in readers

@@ -19,7 +19,9 @@ from sqlalchemy import delete, insert, select, update, bindparam
 from sqlalchemy.orm import Session
 
 from ..rules.orders import MailCommand, Order, ParsedOrders
-from ..rules.parser import format_order, knowledge_all, parse_orders
+from ..rules.checks import known_systems_all
+from ..rules.orders import format_order
+from ..rules.parser import parse_orders
 from ..rules.state import Empire, GameSettings, GameState, Stance, System, SystemType, Tech
 from . import models as m
 from .queries import withdraw_orders
@@ -370,7 +372,7 @@ def orders_for_turn(
     lines: dict[str, list[str]] = {}
     for code, stored in rows:  # later rows replace earlier ones
         lines[code] = list(stored)
-    known = knowledge_all(state)  # one walk over the galaxy for all empires
+    known = known_systems_all(state)  # one walk over the galaxy for all empires
     orders = {
         code: parse_orders("\n".join(text), state, code, known.get(code)).orders
         for code, text in sorted(lines.items())

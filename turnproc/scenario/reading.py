@@ -1,16 +1,5 @@
-"""Scenario files: a whole starting state in TOML, for GMs who draw their own maps.
-
-The format is documented in ``docs/scenarios.md``; ``docs/examples/two-empires.toml``
-is a commented example. Reading uses the standard library's :mod:`tomllib`;
-writing uses the small emitter at the bottom of this module, which lays the
-file out the way a person would write it (``[[systems]]`` blocks, several links
-to a line), so a dumped game is also a readable starting point for a new one.
-
-Every error is a :class:`ScenarioError` whose message starts with the file name
-and, where it can be found, the line, then the key path, e.g.
-``map.toml:27: systems[3].type: 'XX' is not a system type (...)``.
-Indices in key paths count from 0, in file order.
-"""
+"""Reading scenario TOML: every check, and the state it builds (see the
+package docstring for the error format)."""
 
 from __future__ import annotations
 
@@ -18,15 +7,14 @@ import difflib
 import re
 import tomllib
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from os import PathLike
 from pathlib import Path
 from typing import Any
 
-from .rules.economy import income
-from .rules.galaxy import MAX_LINKS, link_allowed, unreachable_systems
-from .rules.generate import START_TREASURY, code_range, scanner_range
-from .rules.state import (
+from ..rules.economy import income
+from ..rules.galaxy import MAX_LINKS, link_allowed, unreachable_systems
+from ..rules.generate import START_TREASURY, code_range, scanner_range
+from ..rules.state import (
     MODULES,
     TECH_START,
     Empire,
@@ -38,42 +26,12 @@ from .rules.state import (
     Tech,
     link_key,
 )
+from .locate import KeyPath, Locator, format_path
+from .model import MAX_NAME, SYSTEM_COUNTS, Scenario, ScenarioError
 
-__all__ = [
-    "Scenario",
-    "ScenarioError",
-    "load_scenario",
-    "load_scenario_file",
-    "dump_scenario",
-    "scenario_from_state",
-]
-
-#: Longest system name (the NAME order's limit, §4).
-MAX_NAME = 24
+__all__ = ["load_scenario", "load_scenario_file"]
 
 _EMPIRE_CODE = re.compile(r"[A-Z]{3}")
-
-Path_ = tuple[str | int, ...]
-
-
-class ScenarioError(ValueError):
-    """A scenario file that cannot be read; the message says where and why."""
-
-
-@dataclass
-class Scenario:
-    """A starting state and the empires' e-mail addresses (code → address)."""
-
-    state: GameState
-    emails: dict[str, str] = field(default_factory=dict)
-
-
-def scenario_from_state(state: GameState, emails: dict[str, str] | None = None) -> Scenario:
-    """Wrap a state (e.g. a freshly generated and populated one) for :func:`dump_scenario`."""
-    return Scenario(state=state, emails=dict(emails or {}))
-
-
-# -- reading -------------------------------------------------------------------
 
 
 def load_scenario_file(path: str | PathLike[str]) -> Scenario:
@@ -111,18 +69,6 @@ _SYSTEM_KEYS = (
     "cruisers", "fighters", "colony_ships", "stance", "stance_target", "retreat_parts",
     "ever_owned", "home_slot",
 )  # fmt: skip
-_COUNTS = ("pop", "industry", "cruisers", "fighters", "colony_ships")
-
-
-def _norm_tech(name: str) -> str:
-    return re.sub(r"[\s_\-]", "", name).upper()
-
-
-_TECH_NAMES: dict[str, Tech] = {}
-for _t in Tech:
-    _TECH_NAMES[_norm_tech(_t.value)] = _t
-    _TECH_NAMES[_norm_tech(_t.name)] = _t
-_TECH_NAMES["CULTURALLEVEL"] = Tech.CULTURAL  # as the rules' tech table spells it
 
 
 class _Reader:
@@ -130,18 +76,18 @@ class _Reader:
 
     def __init__(self, text: str, source: str) -> None:
         self.source = source
-        self.locator = _Locator(text)
+        self.locator = Locator(text)
 
     # -- error helpers --
 
-    def fail(self, path: Path_, message: str, hint: str | None = None) -> ScenarioError:
+    def fail(self, path: KeyPath, message: str, hint: str | None = None) -> ScenarioError:
         where = self.source
         line = self.locator.line_of(path, hint)
         if line is not None:
             where += f":{line}"
-        return ScenarioError(f"{where}: {_fmt_path(path)}: {message}")
+        return ScenarioError(f"{where}: {format_path(path)}: {message}")
 
-    def table(self, value: object, path: Path_, keys: Iterable[str] | None) -> dict[str, Any]:
+    def table(self, value: object, path: KeyPath, keys: Iterable[str] | None) -> dict[str, Any]:
         """``value`` as a table whose keys are all in ``keys`` (None: any key)."""
         if not isinstance(value, dict):
             raise self.fail(path, f"should be a table, not {_kind(value)}")
@@ -162,12 +108,12 @@ class _Reader:
             raise self.fail(path + (key,), f"unknown key{tip}")
         return value
 
-    def required(self, tbl: dict[str, Any], key: str, path: Path_) -> Any:
+    def required(self, tbl: dict[str, Any], key: str, path: KeyPath) -> Any:
         if key not in tbl:
             raise self.fail(path, f"missing key {key!r}")
         return tbl[key]
 
-    def int_(self, value: object, path: Path_, minimum: int | None = None) -> int:
+    def int_(self, value: object, path: KeyPath, minimum: int | None = None) -> int:
         # bool is an int in Python but never a number in a scenario.
         if isinstance(value, bool) or not isinstance(value, int):
             raise self.fail(path, f"should be a whole number, not {_kind(value)}")
@@ -175,22 +121,22 @@ class _Reader:
             raise self.fail(path, f"{value} is below the minimum {minimum}")
         return value
 
-    def str_(self, value: object, path: Path_) -> str:
+    def str_(self, value: object, path: KeyPath) -> str:
         if not isinstance(value, str):
             raise self.fail(path, f"should be a string, not {_kind(value)}")
         return value
 
-    def bool_(self, value: object, path: Path_) -> bool:
+    def bool_(self, value: object, path: KeyPath) -> bool:
         if not isinstance(value, bool):
             raise self.fail(path, f"should be true or false, not {_kind(value)}")
         return value
 
-    def list_(self, value: object, path: Path_) -> list[Any]:
+    def list_(self, value: object, path: KeyPath) -> list[Any]:
         if not isinstance(value, list):
             raise self.fail(path, f"should be an array, not {_kind(value)}")
         return value
 
-    def code_(self, value: object, path: Path_, systems: dict[int, System]) -> int:
+    def code_(self, value: object, path: KeyPath, systems: dict[int, System]) -> int:
         code = self.int_(value, path)
         if code not in systems:
             raise self.fail(path, f"{code} is not a system of this scenario")
@@ -210,7 +156,7 @@ class _Reader:
         emails: dict[str, str] = {}
         entries: list[dict[str, Any]] = []
         for i, raw in enumerate(raw_empires):
-            path: Path_ = ("empires", i)
+            path: KeyPath = ("empires", i)
             tbl = self.table(raw, path, _EMPIRE_KEYS)
             empire = self.empire(tbl, path)
             if empire.code in empires:
@@ -234,7 +180,7 @@ class _Reader:
         return Scenario(state=state, emails=emails)
 
     def game(self, raw: object) -> tuple[int, GameSettings, bool]:
-        path: Path_ = ("game",)
+        path: KeyPath = ("game",)
         tbl = self.table(raw, path, _GAME_KEYS)
         default = GameSettings()
         turn = self.int_(tbl.get("turn", 1), path + ("turn",), 1)
@@ -258,13 +204,13 @@ class _Reader:
         finished = self.bool_(tbl.get("finished", False), path + ("finished",))
         return turn, settings, finished
 
-    def email(self, value: object, path: Path_) -> str:
+    def email(self, value: object, path: KeyPath) -> str:
         email = self.str_(value, path).strip()
         if not re.fullmatch(r"[^@\s]+@[^@\s]+", email):
             raise self.fail(path, f"{email!r} is not an e-mail address")
         return email
 
-    def empire(self, tbl: dict[str, Any], path: Path_) -> Empire:
+    def empire(self, tbl: dict[str, Any], path: KeyPath) -> Empire:
         code = self.str_(self.required(tbl, "code", path), path + ("code",))
         if not _EMPIRE_CODE.fullmatch(code):
             raise self.fail(path + ("code",), f"{code!r} is not 3 capital letters A–Z")
@@ -275,12 +221,13 @@ class _Reader:
         tech_path = path + ("techs",)
         given: dict[Tech, str] = {}
         for key, level in self.table(tbl.get("techs", {}), tech_path, None).items():
-            tech = _TECH_NAMES.get(_norm_tech(key))
-            if tech is None:
+            try:
+                tech = Tech.from_name(key)
+            except ValueError:
                 names = [t.value.lower() for t in Tech]
                 close = difflib.get_close_matches(key.lower(), names, n=1)
                 tip = f"; did you mean {close[0]!r}?" if close else f" ({', '.join(names)})"
-                raise self.fail(tech_path + (key,), f"not a tech{tip}")
+                raise self.fail(tech_path + (key,), f"not a tech{tip}") from None
             if tech in given:
                 raise self.fail(
                     tech_path + (key,), f"{tech.value.lower()} is already given as {given[tech]!r}"
@@ -300,7 +247,7 @@ class _Reader:
         )
 
     def empire_places(
-        self, tbl: dict[str, Any], path: Path_, empire: Empire, state: GameState
+        self, tbl: dict[str, Any], path: KeyPath, empire: Empire, state: GameState
     ) -> None:
         """The empire's keys that refer to systems, read once the map is built."""
         for key in ("base", "home"):
@@ -327,7 +274,7 @@ class _Reader:
         index: dict[int, int] = {}  # code → position in the file, for messages
         tables: list[dict[str, Any]] = []
         for i, raw in enumerate(raw_systems):
-            path: Path_ = ("systems", i)
+            path: KeyPath = ("systems", i)
             tbl = self.table(raw, path, _SYSTEM_KEYS)
             tables.append(tbl)
             code = self.int_(self.required(tbl, "code", path), path + ("code",))
@@ -383,7 +330,7 @@ class _Reader:
                 raise self.fail(
                     path + ("retreat_parts",), f"{system.retreat_parts} is above the maximum 3"
                 )
-            for key in _COUNTS:
+            for key in SYSTEM_COUNTS:
                 setattr(system, key, self.int_(tbl.get(key, 0), path + (key,), 0))
             ships = [k for k in ("cruisers", "fighters", "colony_ships") if getattr(system, k)]
             if owner is None and ships:
@@ -457,7 +404,7 @@ class _Reader:
         return systems
 
     def links(self, raw: object, systems: dict[int, System]) -> frozenset[tuple[int, int]]:
-        path: Path_ = ("map",)
+        path: KeyPath = ("map",)
         tbl = self.table(raw, path, _MAP_KEYS)
         lpath = path + ("links",)
         links: dict[tuple[int, int], int] = {}
@@ -500,7 +447,7 @@ class _Reader:
         return state.links
 
     def _link_end(
-        self, value: object, path: Path_, systems: dict[int, System], hint: str | None
+        self, value: object, path: KeyPath, systems: dict[int, System], hint: str | None
     ) -> int:
         if isinstance(value, bool) or not isinstance(value, int):
             raise self.fail(path, f"a link joins two system codes, not {_kind(value)}", hint)
@@ -521,15 +468,6 @@ def _why_not_linked(a: System, b: System) -> str:
     )
 
 
-def _fmt_path(path: Path_) -> str:
-    out = ""
-    for part in path:
-        if isinstance(part, int):
-            out += f"[{part}]"
-        else:
-            out += f".{part}" if out else part
-    return out or "(top level)"
-
 
 def _kind(value: object) -> str:
     if isinstance(value, bool):
@@ -545,192 +483,3 @@ def _kind(value: object) -> str:
     if isinstance(value, dict):
         return "a table"
     return type(value).__name__
-
-
-class _Locator:
-    """Finds the line a key path was written on, as well as a simple scan can.
-
-    tomllib keeps no positions, so this looks at headers (``[game]``,
-    ``[[systems]]``, ``[empires.techs]``) and ``key =`` lines. It returns None
-    rather than guess when the file uses inline tables or unusual layout.
-    """
-
-    _HEADER = re.compile(r"^\s*(\[\[?)\s*([A-Za-z0-9_.\-\" ]+?)\s*\]\]?\s*(#.*)?$")
-
-    def __init__(self, text: str) -> None:
-        self.lines = text.splitlines()
-        self.headers: list[tuple[int, bool, str]] = []  # (index, is_array, dotted name)
-        for n, line in enumerate(self.lines):
-            m = self._HEADER.match(line)
-            if m:
-                name = re.sub(r"\s*\.\s*", ".", m.group(2).replace('"', ""))
-                self.headers.append((n, m.group(1) == "[[", name))
-
-    def line_of(self, path: Path_, hint: str | None = None) -> int | None:
-        if not path or not isinstance(path[0], str):
-            return None
-        top = path[0]
-        block = self._block(top, path[1] if len(path) > 1 and isinstance(path[1], int) else None)
-        if block is None:
-            return None
-        start, end = block
-        keys = [p for p in path[1:] if isinstance(p, str)]
-        # A sub-table written as its own header ([empires.techs]) narrows the search,
-        # so a tech named like an empire key (treasury) finds its own line.
-        if len(keys) > 1:
-            sub = f"{top}.{keys[0]}"
-            for n, is_array, name in self.headers:
-                if start <= n < end and name == sub and not is_array:
-                    later = [h for h, _, _ in self.headers if n < h < end]
-                    start, end = n + 1, (later[0] if later else end)
-                    keys = keys[1:]
-                    break
-        if hint is not None:
-            pattern = re.compile(hint)
-            for n in range(start, end):
-                if pattern.search(self.lines[n]):
-                    return n + 1
-        # The innermost key first; then its parents (an inline table's key line).
-        for key in reversed(keys):
-            key_re = re.compile(r'^\s*"?' + re.escape(key) + r'"?\s*=')
-            for n in range(start, end):
-                if key_re.match(self.lines[n]):
-                    return n + 1
-        return start  # the header's own line: block starts right after it, 0-based
-
-    def _block(self, top: str, index: int | None) -> tuple[int, int] | None:
-        """Lines (0-based, end exclusive) after the header of ``top`` (or its
-        ``index``-th array entry), through its sub-tables, up to the next other table."""
-        count = -1
-        for h, (n, is_array, name) in enumerate(self.headers):
-            if name != top:
-                continue
-            if is_array:
-                count += 1
-                if index is None or count != index:
-                    continue
-            elif index is not None:
-                continue
-            end = len(self.lines)
-            for n2, is_array2, name2 in self.headers[h + 1 :]:
-                if name2.startswith(top + ".") and not is_array2:
-                    continue
-                end = n2
-                break
-            return n + 1, end
-        return None
-
-
-# -- writing -------------------------------------------------------------------
-
-
-def dump_scenario(scenario: Scenario) -> str:
-    """The scenario as TOML that :func:`load_scenario` reads back to an equal state.
-
-    System keys equal to their defaults are left out; empire keys are all written.
-    """
-    state = scenario.state
-    out: list[str] = [
-        "# Star Chase scenario for turnproc; the format is described in docs/scenarios.md.",
-        "",
-        "[game]",
-        f"turn = {state.turn}",
-        f"modules = {_array(sorted(state.settings.modules))}",
-        f"turn_limit = {state.settings.turn_limit}",
-        f"vp_target = {state.settings.vp_target}",
-        f"finished = {_value(state.finished)}",
-    ]
-    for ecode, empire in sorted(state.empires.items()):
-        out += ["", "[[empires]]", f"code = {_value(ecode)}", f"name = {_value(empire.name)}"]
-        if ecode in scenario.emails:
-            out.append(f"email = {_value(scenario.emails[ecode])}")
-        for key in (
-            "balance",
-            "treasury",
-            "vp",
-            "base",
-            "home",
-            "lost_in_space",
-            "active",
-            "missed_turns",
-        ):
-            value = getattr(empire, key)
-            if value is not None:
-                out.append(f"{key} = {_value(value)}")
-        out += _wrapped("seen", sorted(state.seen.get(ecode, ())), 12)
-        out += ["", "[empires.techs]"]
-        out += [f"{tech.value.lower()} = {level}" for tech, level in empire.techs.items()]
-    defaults = System(code=0, type=SystemType.YD, row=0, col=0)
-    for code, s in sorted(state.systems.items()):
-        out += ["", "[[systems]]", f"code = {code}", f"type = {_value(s.type.value)}"]
-        host = state.systems.get(s.star) if s.star is not None else None
-        if s.star is not None:
-            out.append(f"star = {s.star}")
-        if host is None or (host.row, host.col) != (s.row, s.col):
-            out += [f"row = {s.row}", f"col = {s.col}"]
-        for key in (
-            "name",
-            "owner",
-            *_COUNTS,
-            "stance",
-            "stance_target",
-            "retreat_parts",
-            "home_slot",
-        ):
-            value = getattr(s, key)
-            if value != getattr(defaults, key):
-                out.append(f"{key} = {_value(value)}")
-        # ever_owned defaults to "has an owner" when read back.
-        if s.ever_owned != (s.owner is not None):
-            out.append(f"ever_owned = {_value(s.ever_owned)}")
-    out += ["", "[map]"]
-    pairs = [f"[{a}, {b}]" for a, b in sorted(state.links)]
-    out.append("links = [")
-    for k in range(0, len(pairs), 8):
-        out.append("  " + ", ".join(pairs[k : k + 8]) + ",")
-    out.append("]")
-    return "\n".join(out) + "\n"
-
-
-def _wrapped(key: str, values: list[int], per_line: int) -> list[str]:
-    if len(values) <= per_line:
-        return [f"{key} = {_array(values)}"]
-    lines = [f"{key} = ["]
-    for k in range(0, len(values), per_line):
-        lines.append("  " + ", ".join(str(v) for v in values[k : k + per_line]) + ",")
-    lines.append("]")
-    return lines
-
-
-def _array(values: Iterable[object]) -> str:
-    return "[" + ", ".join(_value(v) for v in values) + "]"
-
-
-_ESCAPES = {
-    '"': '\\"',
-    "\\": "\\\\",
-    "\b": "\\b",
-    "\t": "\\t",
-    "\n": "\\n",
-    "\f": "\\f",
-    "\r": "\\r",
-}
-
-
-def _escape_char(ch: str) -> str:
-    if ch in _ESCAPES:
-        return _ESCAPES[ch]
-    if ord(ch) < 0x20 or ord(ch) == 0x7F:
-        return f"\\u{ord(ch):04x}"
-    return ch
-
-
-def _value(value: object) -> str:
-    """One TOML value: basic string (escaped), integer or boolean."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, str):
-        return '"' + "".join(_escape_char(ch) for ch in value) + '"'
-    raise TypeError(f"no TOML form for {type(value).__name__}")

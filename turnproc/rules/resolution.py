@@ -2,7 +2,7 @@
 
 Nothing here outlives :func:`turnproc.rules.turn.resolve`: stickiness,
 per-(empire, system) mobility, used colony ships and pursuits are all "for the
-rest of the turn" (§5), so they live on the :class:`TurnContext`, not in the
+rest of the turn" (§5), so they live on the :class:`Resolution`, not in the
 :class:`GameState`.
 """
 
@@ -13,11 +13,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .events import Event
-from .orders import Order
 from .state import GameState, System
 from .zoc import Supply, compute_supply, is_enemy_controlled
 
-__all__ = ["TurnContext", "Outcome", "ok", "fail", "order_text", "holdings"]
+__all__ = ["Resolution", "Outcome", "ok", "fail", "holdings"]
 
 
 def holdings(state: GameState) -> dict[str, list[System]]:
@@ -50,28 +49,12 @@ def fail(reason: str, **fields: Any) -> Outcome:
     return Outcome(False, reason, 0, 0, dict(fields))
 
 
-def order_text(order: Order) -> str:
-    """Canonical one-line form of an order, built from its typed fields."""
-    parts: list[str] = [order.action.value]
-    if order.tech is not None:
-        parts.append(order.tech.value)
-    if order.where is not None:
-        parts.append(str(order.where))
-    if order.to is not None:
-        parts.append(str(order.to))
-    if order.empire is not None:
-        parts.append(order.empire)
-    elif order.action.value == "MESSAGE":
-        parts.append("ALL")
-    if order.number is not None:
-        parts.append(str(order.number))
-    if order.text is not None:
-        parts.append(order.text)
-    return " ".join(parts)
-
-
 @dataclass
-class TurnContext:
+class Resolution:
+    """One turn while it is resolved: the state being changed, the dice, the
+    events so far and the for-the-rest-of-the-turn bookkeeping. (Not called a
+    context: reports use that word for the dict a template renders.)"""
+
     state: GameState
     rng: random.Random
     events: list[Event] = field(default_factory=list)

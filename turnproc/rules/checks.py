@@ -1,0 +1,177 @@
+"""Checks on a parse's candidate orders: against the game state, then the
+limits and duplicates on the whole set, in line order (RULES.md §3, §4)."""
+
+from __future__ import annotations
+
+from collections.abc import Set
+from dataclasses import dataclass, field
+
+from .grammar import SETTINGS, STANCES, FieldKind
+from .orders import MAX_NAMES, MAX_SLOTS, STANCE_ACTIONS, Action, Severity
+from .problems import PROBLEMS
+from .reader import Candidate, Run, did_you_mean, quote
+from .state import GameState
+
+__all__ = ["KnownSystems", "known_systems", "known_systems_all", "check_orders"]
+
+
+@dataclass(frozen=True)
+class KnownSystems:
+    """What an empire owns and knows at the start of the turn.
+
+    Working it out walks every system; an intake that parses many mails from
+    one empire against one state computes it once (:func:`known_systems`) and
+    passes it to each parse.
+    """
+
+    state: GameState
+    empire: str
+    owned: frozenset[int]
+    known: frozenset[int]
+
+
+def known_systems(state: GameState, empire: str) -> KnownSystems | None:
+    if empire not in state.empires:
+        return None
+    owned = frozenset(c for c, s in state.systems.items() if s.owner == empire)
+    seen = {c for c in state.seen.get(empire, set()) if c in state.systems}
+    return KnownSystems(state, empire, owned, owned | seen)
+
+
+def known_systems_all(state: GameState) -> dict[str, KnownSystems]:
+    """:func:`known_systems` of every empire, in one walk over the systems (a turn
+    parses every empire's orders: one walk each would be quadratic)."""
+    owned: dict[str, set[int]] = {code: set() for code in state.empires}
+    for c, s in state.systems.items():
+        if s.owner in owned:
+            owned[s.owner].add(c)
+    result = {}
+    for code, mine in owned.items():
+        seen = {c for c in state.seen.get(code, set()) if c in state.systems}
+        result[code] = KnownSystems(state, code, frozenset(mine), frozenset(mine | seen))
+    return result
+
+
+@dataclass
+class _Scope:
+    """The checks' view of one parse. ``state`` is None when there is nothing
+    to check against (no state, or an empire not in it)."""
+
+    state: GameState | None
+    empire: str | None
+    owned: Set[int] = field(default_factory=frozenset)
+    known: Set[int] = field(default_factory=frozenset)
+    captured: set[int] = field(default_factory=set)
+
+
+def _scope_of(state: GameState | None, empire: str | None, known: KnownSystems | None = None) -> _Scope:
+    if state is None or empire is None or empire not in state.empires:
+        return _Scope(None, empire)
+    if known is None or known.state is not state or known.empire != empire:
+        known = known_systems(state, empire)
+    assert known is not None
+    return _Scope(state, empire, known.owned, known.known)
+
+
+def _codes_hint(code: int, pool: Set[int]) -> str:
+    return did_you_mean(str(code), [str(c) for c in sorted(pool)], cutoff=0.6)
+
+
+def _state_checks(run: Run, scope: _Scope, cand: Candidate) -> bool:
+    """Problems that need the game state; True when the order may be stored."""
+    o, spec, line, name = cand.order, cand.spec, cand.text, cand.order.action.value
+    ok = True
+
+    def add(code: str, **kw: object) -> None:
+        nonlocal ok
+        run.problem(o.line, code, line, **kw)
+        if PROBLEMS[code].severity is Severity.ERROR:
+            ok = False
+
+    if scope.empire is not None and o.action is Action.GIFT and o.empire == scope.empire:
+        add("gift_to_self")
+    state = scope.state
+    if state is None:
+        return ok
+    unknown: set[str] = set()
+    for f in spec.fields:
+        value = getattr(o, f.attr)
+        if f.kind is FieldKind.SYSTEM and value is not None and value not in scope.known:
+            add("unknown_system", value=value, hint=_codes_hint(value, scope.known))
+            unknown.add(f.attr)
+    where, to = o.where, o.to
+    if spec.owned and where is not None and "where" not in unknown and where not in scope.owned:
+        early = o.action in STANCE_ACTIONS or o.action is Action.NAME
+        if where in scope.captured and not early:
+            add("not_owned_yet", value=where)
+        else:
+            add("not_owned", value=where, hint=_codes_hint(where, scope.owned))
+    if to is not None and "to" not in unknown:
+        if spec.to_star and not state.systems[to].is_star:
+            add("target_is_planet", action=name, value=to)
+        if spec.linked and where is not None and where in scope.owned and not state.linked(where, to):
+            add("not_linked", action=name, value=where, to=to)
+        if spec.to_owned and to not in scope.owned and to not in scope.captured:
+            add("target_not_owned", action=name, value=to)
+    if o.action in (Action.GIFT, Action.MESSAGE) and o.empire is not None:
+        if o.empire not in state.empires:
+            hint = did_you_mean(o.empire, list(state.empires), cutoff=0.6)
+            add("unknown_empire", value=quote(o.empire), hint=hint)
+    first = spec.fields[0] if spec.fields else None
+    if (
+        first is not None
+        and first.optional
+        and first.attr == "where"
+        and where is None
+        and o.number is not None
+        and o.number.count in scope.owned
+    ):
+        add("number_is_system", action=name, value=o.number.count)
+    return ok
+
+
+def check_orders(
+    run: Run, state: GameState | None, empire: str | None, known: KnownSystems | None = None
+) -> None:
+    """State checks, limits and duplicates, in line order; stores the orders."""
+    scope = _scope_of(state, empire, known)
+    slots = names = 0
+    stances: dict[int, int] = {}
+    settings: dict[Action, int] = {}
+    named: dict[int, int] = {}
+    for cand in run.candidates:
+        o = cand.order
+        if not _state_checks(run, scope, cand):
+            continue
+        if o.uses_slot:
+            if slots >= MAX_SLOTS:
+                run.problem(o.line, "too_many_slots", cand.text, limit=MAX_SLOTS)
+                continue
+            slots += 1
+        if o.action is Action.NAME:
+            if names >= MAX_NAMES:
+                run.problem(o.line, "too_many_names", cand.text, limit=MAX_NAMES)
+                continue
+            names += 1
+        if o.action in STANCES and o.where is not None:
+            if o.where in stances:
+                run.problem(
+                    o.line, "duplicate_stance", cand.text, value=o.where, other=stances[o.where]
+                )
+            stances[o.where] = o.line
+        if o.action in SETTINGS:
+            if o.action in settings:
+                run.problem(
+                    o.line, "duplicate_setting", cand.text, action=o.action.value,
+                    other=settings[o.action],
+                )
+            settings[o.action] = o.line
+        if o.action is Action.NAME and o.where is not None:
+            if o.where in named:
+                run.problem(
+                    o.line, "duplicate_name", cand.text, value=o.where, other=named[o.where]
+                )
+            named[o.where] = o.line
+        run.result.orders.append(o)
+        if cand.spec.captures and o.to is not None:
+            scope.captured.add(o.to)
