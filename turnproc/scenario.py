@@ -48,7 +48,7 @@ __all__ = [
     "scenario_from_state",
 ]
 
-#: Longest system name (the NAME order's limit, §4).
+#: Longest system name (the NAME order's limit, rules.md §6.18).
 MAX_NAME = 24
 
 _EMPIRE_CODE = re.compile(r"[A-Z]{3}")
@@ -392,7 +392,7 @@ class _Reader:
                     f"system {code} has ships but no owner (ships stand only in their empire's systems)",
                 )
             if owner is None and system.pop:
-                # RULES.md §1: unowned systems start empty; the database
+                # rules.md §2.5: unowned systems start empty; the database
                 # refuses an unowned system with population, so say it here.
                 raise self.fail(
                     path + ("pop",),

@@ -348,7 +348,7 @@ PUBLIC_KINDS = frozenset({"end"})
 
 
 def audience(event: Event) -> frozenset[str] | None:
-    """Who may read ``event`` (RULES.md §9): None for everyone (public press,
+    """Who may read ``event`` (rules.md §14): None for everyone (public press,
     the end of the game), else the empires involved — the actor, and whoever
     it was done to."""
     if event.kind in PUBLIC_KINDS:

@@ -61,9 +61,9 @@ class Action(enum.StrEnum):
     MESSAGE = "MESSAGE"
 
 
-#: Actions that use no slot (§3).
+#: Actions that use no slot (rules.md §4.1).
 SLOT_FREE: frozenset[Action] = frozenset({Action.NAME, Action.MESSAGE})
-#: Actions applied before slot 1 whatever slot they were written in (§3).
+#: Actions applied before slot 1 whatever slot they were written in (rules.md §4.1).
 STANCE_ACTIONS: frozenset[Action] = frozenset(
     {Action.DEFEND, Action.RETREAT, Action.AMBUSH, Action.STANDOFF, Action.BASE, Action.HOME}
 )

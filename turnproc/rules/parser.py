@@ -5,7 +5,8 @@ what a line means. Pure (standard library only) and it never raises on player
 input: every mistake becomes a :class:`~turnproc.rules.orders.Problem` whose
 ``code`` is one of :data:`PROBLEMS`.
 
-Decisions where RULES.md §3/§4 leave room (these belong in the player rules):
+Decisions where the rulebook (rules.md §4.1, rules.md §6) leaves room (players read
+them in docs/orders.md):
 
 * **Where orders start.** :func:`parse_mail` starts at the first line whose first
   word is ``GAME`` or ``EMPIRE`` (so a report pasted above the header is

@@ -1,4 +1,4 @@
-"""What each empire sees (RULES.md §9, fog of war).
+"""What each empire sees (rules.md §14, fog of war).
 
 An empire sees the systems within Scanner links of a system it owns or of its
 ships; since ships only stand in owned systems, that is the owned systems'
