@@ -73,7 +73,8 @@ def problems(path: Path, sections: set[str], rulings: dict[str, str]) -> list[st
             at = rulings.get(m.group("code"))
             sec = m.group("sec")
             if at is not None and at != sec and not at.startswith(sec + "."):
-                found.append(f"{where}: ruling {m.group('code')} is written in section {at} of docs/rules.md, not {sec}")
+                code = m.group("code")
+                found.append(f"{where}: ruling {code} is written in section {at} of docs/rules.md, not {sec}")
         for m in TEST_NAME.finditer(line):
             sec = m.group("sec").replace("_", ".")
             if sec not in sections:

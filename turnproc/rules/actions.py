@@ -418,6 +418,7 @@ def run_order(
     if forced_reason is not None:
         outcome = fail(forced_reason)
     elif order.action is not Action.MESSAGE and not ctx.owns_anything(empire):
+        # rules.md §4.2 (ruling O3): an empire that owns no system only talks.
         outcome = fail(Reason.NO_EMPIRE)
     else:
         outcome = HANDLERS[order.action](ctx, empire, order)

@@ -160,6 +160,8 @@ def _supply(ctx: TurnContext, code: str, systems: list[System], supply: SupplyMa
     paid = min(total, emp.balance)
     emp.balance -= paid
     shortfall = total - paid
+    # rules.md §13.1 (ruling E4): ceil(shortfall / 3) cruisers, costliest system
+    # first (ties: lower code); what cannot be scrapped is forgiven.
     to_scrap = -(-shortfall // SHORTFALL_PER_CRUISER)
     scrapped = []
     for _, sys in sorted(costs, key=lambda cs: (-cs[0], cs[1].code)):

@@ -33,6 +33,7 @@ def check_end(ctx: TurnContext) -> None:
     settings = state.settings
     playing = [code for code in sorted(state.empires) if ctx.owns_anything(code)]
     reason: str | None = None
+    # rules.md §15 (ruling G1): the first that applies names the end.
     if len(state.empires) >= 2 and len(playing) <= 1:
         reason = "last_empire"
     elif any(e.vp >= settings.vp_target for e in state.empires.values()):

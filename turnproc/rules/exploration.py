@@ -74,7 +74,7 @@ def explore(ctx: TurnContext, empire: str, code: int) -> None:
         amount = rng.randint(1, 2 * expo)
         emp.treasury += amount
     elif find == "tech":
-        picked = rng.choice(list(Tech))
+        picked = rng.choice(list(Tech))  # rules.md §12 (ruling E7): all 13 equally likely
         cap = expo if picked in UNCAPPED_TECHS else min(expo, 5)
         amount = rng.randint(1, cap)
         emp.techs[picked] = emp.tech(picked) + amount

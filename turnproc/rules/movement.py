@@ -98,7 +98,7 @@ def move_cruisers(ctx: TurnContext, empire: str, order: Order) -> Outcome:
             return fail(Reason.TOO_FAR, distsq=d2, **fields)
     elif not state.linked(src.code, dst.code):
         return fail(Reason.NOT_LINKED, **fields)
-    if action is Action.ASSAULT and dst.owner == empire:
+    if action is Action.ASSAULT and dst.owner == empire:  # rules.md §6.2 (ruling M2)
         return fail(Reason.OWN_SYSTEM, **fields)
     if ctx.is_sticky(empire, src.code):
         return fail(Reason.STICKY, **fields)
