@@ -33,7 +33,6 @@ import pytest
 
 from tests.docs.mdblocks import DOCS, Block, blocks, doc_paths
 from turnproc.reports.narrative import REASONS
-from turnproc.rules import turn as turn_module
 from turnproc.rules.orders import Action, MailCommand, ParsedOrders, Problem
 from turnproc.rules.parser import parse_mail, parse_orders
 from turnproc.rules.problems import PROBLEMS
@@ -153,12 +152,16 @@ def test_every_failure_reason_is_in_the_rulebook_in_the_reports_words() -> None:
         assert words in text, f"docs/rules.md does not quote the report's words for {code}: {words!r}"
 
 
-def test_every_engine_decision_is_in_the_rulebook() -> None:
-    """turn.py lists the choices made where RULES.md is silent (O1, S1, ...): the
-    rulebook's list of rulings must name each one."""
-    doc = turn_module.__doc__ or ""
-    decisions = re.findall(r"^([A-Z]\d+)\s{2,}", doc.split("Rule decisions", 1)[1], re.MULTILINE)
-    assert len(decisions) > 30
+def test_every_ruling_is_written_once_and_indexed() -> None:
+    """The rulings (O1, S1, ...: the engine's choices where the rules are silent)
+    are written once each, as ``- **B7** ...`` in the section they belong to, and
+    the index of rules.md §18 sends the reader to that section."""
+    from tests.docs.test_citations import rulebook
+
+    _, rulings = rulebook()
+    assert len(rulings) > 30
     text = (DOCS / "rules.md").read_text(encoding="utf-8")
-    missing = [d for d in decisions if not re.search(rf"\*\*{d}\*\*", text)]
-    assert not missing, f"docs/rules.md has no ruling for engine decision(s) {missing}"
+    written = re.findall(r"^- \*\*([A-Z]\d+)\*\* ", text, re.MULTILINE)
+    assert sorted(written) == sorted(set(written)), "a ruling is written twice in docs/rules.md"
+    index = dict(re.findall(r"^\| ([A-Z]\d+) \| .* \| \[\xa7([\d.]+)\]\(#", text, re.MULTILINE))
+    assert index == rulings, "the rulings index of docs/rules.md §18 disagrees with where the rulings are written"

@@ -1,8 +1,8 @@
 """The arithmetic of the rulebook's worked examples, done by the engine.
 
 Each test names the docs/rules.md section whose numbers it checks; if the
-engine changes a rule, the rulebook's example must change with it. (The RULES.md
-§11 test vectors the rulebook also quotes are in tests/rules/.)
+engine changes a rule, the rulebook's example must change with it. (The same
+numbers are checked against the engine's rules in tests/rules/.)
 """
 
 from __future__ import annotations
@@ -37,16 +37,16 @@ def home_star_target(cruisers: int, stance: Stance = Stance.DEFEND) -> Builder:
     return b
 
 
-def test_s2_distances_of_the_example_galaxy() -> None:
-    """§2 Distance and §6 DISTSQ: 100 to 104 is 5, measured from a planet too."""
+def test_r2_3_distances_of_the_example_galaxy() -> None:
+    """rules.md §2.3 Distance and rules.md §6.4 DISTSQ: 100 to 104 is 5, measured from a planet too."""
     state = example_galaxy()
     assert distance_sq(state, 100, 104) == 5
     assert distance_sq(state, 101, 104) == 5
     assert distance_sq(state, 104, 106) == 2
 
 
-def test_s10_fourteen_cruisers_take_the_home_star() -> None:
-    """§10: with 14 cruisers both sides lose 7, all 7 defending ships are gone,
+def test_r10_5_fourteen_cruisers_take_the_home_star() -> None:
+    """rules.md §10.5: with 14 cruisers both sides lose 7, all 7 defending ships are gone,
     7 survive and take the star; pop 2 → 1, industry 2 → 1, colony ship 1 → 0."""
     state = home_star_target(14).build()
     state.empires["XYZ"].vp = 3
@@ -60,8 +60,8 @@ def test_s10_fourteen_cruisers_take_the_home_star() -> None:
     assert one(events, "capture", "ABC")["vp_lost"] == 1
 
 
-def test_s10_assault_fights_to_the_end() -> None:
-    """§10 ASSAULT: 8 cruisers against 6 at an empty white dwarf. Round 1: 3
+def test_r10_6_assault_fights_to_the_end() -> None:
+    """rules.md §10.6 ASSAULT: 8 cruisers against 6 at an empty white dwarf. Round 1: 3
     against 5 lost. A MOVE stops there and 5 go home; an ASSAULT's round 2
     (5 against 1) ends the defence, and 5 take the system."""
 
@@ -89,8 +89,8 @@ def test_s10_assault_fights_to_the_end() -> None:
     assert battle["captured"] and new.systems[102].cruisers == 5
 
 
-def test_s11_ambush_saves_the_home_star() -> None:
-    """§11 AMBUSH: 20 cruisers against defence 14 on AMBUSH: 7 lost first, the
+def test_r11_4_ambush_saves_the_home_star() -> None:
+    """rules.md §11.4 AMBUSH: 20 cruisers against defence 14 on AMBUSH: 7 lost first, the
     13 left destroy 6 (2 fighters, 4 cruisers), then one more is lost: 12 go
     home. On DEFEND the same attack takes the star."""
     _, events = run(home_star_target(20, Stance.AMBUSH).build(), {"ABC": [o(A.MOVE, 101, 102, 20)]})
@@ -104,8 +104,8 @@ def test_s11_ambush_saves_the_home_star() -> None:
     assert battle["losses"]["attacker"] == {"cruisers": 7} and battle["captured"]
 
 
-def test_s9_pin_of_three_cruisers_and_six_fighters() -> None:
-    """§9: ALF moves 5 cruisers from 104 into its own 106, controlled by BET's
+def test_r9_1_pin_of_three_cruisers_and_six_fighters() -> None:
+    """rules.md §9.1: ALF moves 5 cruisers from 104 into its own 106, controlled by BET's
     3 cruisers and 6 fighters at 108: pin 78 twelfths, 4 held, 1 runs the pin
     and moves on to 107, which BET does not control."""
     state = example_galaxy()
@@ -124,8 +124,8 @@ def test_s9_pin_of_three_cruisers_and_six_fighters() -> None:
     assert second["ok"] and second["outcome"] == "captured"
 
 
-def test_s13_the_first_turn_economy() -> None:
-    """§13: a standard start earns 34 BP, pays 23 supply (25 at the star, 0 at
+def test_r13_3_the_first_turn_economy() -> None:
+    """rules.md §13.3: a standard start earns 34 BP, pays 23 supply (25 at the star, 0 at
     the planet): 11 BP a turn; 12 industry is 1 VP."""
     state = example_galaxy()
     assert income(state, "ALF") == 34
@@ -135,8 +135,8 @@ def test_s13_the_first_turn_economy() -> None:
     assert (star.industry + planet.industry) // 10 == 1
 
 
-def test_s13_blockade() -> None:
-    """§13 Blockade: 16 cruisers and a colony ship (21) at the star blockade a
+def test_r13_4_blockade() -> None:
+    """rules.md §13.4 Blockade: 16 cruisers and a colony ship (21) at the star blockade a
     planet of population 20 with no cruisers; 15 cruisers and a colony ship do not."""
     b = Builder(modules=())
     b.empire("ABC")
@@ -149,8 +149,8 @@ def test_s13_blockade() -> None:
     assert not is_blockaded(state, planet)
 
 
-def test_s6_tech_costs() -> None:
-    """§6 TECH: 1 → 2 costs 4; 0 → 2 in one order costs 8; one level at a time 1 + 4."""
+def test_r6_15_tech_costs() -> None:
+    """rules.md §6.15 TECH: 1 → 2 costs 4; 0 → 2 in one order costs 8; one level at a time 1 + 4."""
     assert tech_cost(1, 1) == 4
     assert tech_cost(0, 2) == 8
     assert tech_cost(0, 1) + tech_cost(1, 1) == 5

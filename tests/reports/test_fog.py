@@ -1,4 +1,4 @@
-"""Fog of war (RULES.md §9), as a property over random games: an empire's
+"""Fog of war (rules.md §14), as a property over random games: an empire's
 report — text, HTML, SVG map and JSON — is exactly the same whatever happens
 in the parts of the galaxy it cannot see and in events it is not part of."""
 

@@ -1,4 +1,4 @@
-"""RULES.md §1 (galaxy: distances, limits, links, generation) and §2 (start holdings)."""
+"""rules.md §2 (galaxy: distances, limits, links, generation) and rules.md §3.1 (start holdings)."""
 
 from __future__ import annotations
 
@@ -56,7 +56,7 @@ def _min_home_separation(state: GameState) -> int:
     return min(link_distances(state, a)[b] for a, b in combinations(homes, 2))
 
 
-# -- §1 distance squared (3.12) ---------------------------------------------------
+# -- rules.md §2.3 distance squared (3.12) ---------------------------------------------------
 
 DISTANCE_TABLE = [
     ((1, 0), 1), ((0, 1), 1), ((1, 1), 2), ((2, 2), 8), ((2, 0), 4), ((0, 2), 4),
@@ -67,7 +67,7 @@ DISTANCE_TABLE = [
 
 
 @pytest.mark.parametrize(("delta", "expected"), DISTANCE_TABLE)
-def test_s1_distance_table_3_12(delta: tuple[int, int], expected: int) -> None:
+def test_r2_3_distance_table_3_12(delta: tuple[int, int], expected: int) -> None:
     dr, dc = delta
     state = _state(
         System(100, SystemType.YD, 10, 10),
@@ -79,7 +79,7 @@ def test_s1_distance_table_3_12(delta: tuple[int, int], expected: int) -> None:
     assert distance_sq(state, 100, 102) == expected  # either direction on the grid
 
 
-def test_s1_distsq_from_a_planet_measures_from_its_star() -> None:
+def test_r6_4_distsq_from_a_planet_measures_from_its_star() -> None:
     state = _state(
         System(100, SystemType.YD, 0, 0),
         # A planet whose own row/col were wrong would still measure from the star.
@@ -92,7 +92,7 @@ def test_s1_distsq_from_a_planet_measures_from_its_star() -> None:
     assert distance_sq(state, 101, 100) == 0
 
 
-# -- §1 population limits -----------------------------------------------------------
+# -- rules.md §2.1 population limits -----------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -102,14 +102,14 @@ def test_s1_distsq_from_a_planet_measures_from_its_star() -> None:
         (SystemType.SG, 10), (SystemType.PL, 60), (SystemType.AB, 15),
     ],
 )  # fmt: skip
-def test_s1_population_limit_by_type(stype: SystemType, limit: int) -> None:
+def test_r2_1_population_limit_by_type(stype: SystemType, limit: int) -> None:
     star = 100 if stype in (SystemType.PL, SystemType.AB) else None
     system = System(101, stype, 0, 0, star=star)
     assert population_limit(system, None) == limit
     assert population_limit(system, Empire("ABC", "A")) == limit
 
 
-def test_s1_black_dwarf_limit_is_owners_life_support() -> None:
+def test_r2_1_black_dwarf_limit_is_owners_life_support() -> None:
     bd = System(100, SystemType.BD, 0, 0, owner="ABC")
     empire = Empire("ABC", "A")
     assert population_limit(bd, empire) == TECH_START[Tech.LIFE_SUPPORT] == 5
@@ -118,10 +118,10 @@ def test_s1_black_dwarf_limit_is_owners_life_support() -> None:
     assert population_limit(bd, None) == 0
 
 
-# -- §1 links -------------------------------------------------------------------------
+# -- rules.md §2.2 links -------------------------------------------------------------------------
 
 
-def test_s1_link_rules() -> None:
+def test_r2_2_link_rules() -> None:
     star = System(100, SystemType.YD, 0, 0)
     other = System(102, SystemType.SG, 0, 1)
     planet = System(101, SystemType.PL, 0, 0, star=100)
@@ -135,7 +135,7 @@ def test_s1_link_rules() -> None:
     assert not link_allowed(star, star)
 
 
-def test_s1_check_galaxy_finds_broken_maps() -> None:
+def test_r2_5_check_galaxy_finds_broken_maps() -> None:
     good = _state(
         System(100, SystemType.YD, 0, 0),
         System(101, SystemType.PL, 0, 0, star=100),
@@ -180,19 +180,19 @@ def test_s1_check_galaxy_finds_broken_maps() -> None:
     assert any("100–999" in p for p in check_galaxy(wide))
 
 
-# -- §1 generation -------------------------------------------------------------------
+# -- rules.md §2.5 generation -------------------------------------------------------------------
 
 
-def test_s1_same_seed_same_galaxy() -> None:
+def test_r2_5_same_seed_same_galaxy() -> None:
     assert generate_galaxy("alpha", 4) == generate_galaxy("alpha", 4)
     assert generate_galaxy("alpha", 3, 12) == generate_galaxy("alpha", 3, 12)
 
 
-def test_s1_different_seed_different_galaxy() -> None:
+def test_r2_5_different_seed_different_galaxy() -> None:
     assert generate_galaxy("alpha", 4) != generate_galaxy("beta", 4)
 
 
-def test_s1_generation_is_stable_across_runs() -> None:
+def test_r2_5_generation_is_stable_across_runs() -> None:
     # A fingerprint of one map: changes here mean every existing seed makes a new map.
     state = generate_galaxy("fingerprint", 2, 10)
     star = state.systems[100]
@@ -200,7 +200,7 @@ def test_s1_generation_is_stable_across_runs() -> None:
     assert (star.type, star.row, star.col) == (SystemType.YD, 4, 4)
 
 
-def test_s1_new_galaxy_is_turn_1_without_empires() -> None:
+def test_r2_5_new_galaxy_is_turn_1_without_empires() -> None:
     state = generate_galaxy("s", 2)
     assert state.turn == 1 and state.empires == {} and not state.finished
     assert state.settings == GameSettings()
@@ -208,19 +208,19 @@ def test_s1_new_galaxy_is_turn_1_without_empires() -> None:
                for s in state.systems.values())  # fmt: skip
 
 
-def test_s1_settings_are_kept() -> None:
+def test_r2_5_settings_are_kept() -> None:
     settings = GameSettings(modules=frozenset({"zoc"}), turn_limit=12, vp_target=40)
     assert generate_galaxy("s", 2, settings=settings).settings == settings
 
 
 @pytest.mark.parametrize(("players", "per_player"), [(4, 30), (1, 2), (3, 7), (7, 5)])
-def test_s1_system_count_is_players_times_systems_per_player(players: int, per_player: int) -> None:
+def test_r2_5_system_count_is_players_times_systems_per_player(players: int, per_player: int) -> None:
     state = generate_galaxy("count", players, per_player)
     assert len(state.systems) == players * per_player
     assert len(home_slots(state)) == players
 
 
-def test_s1_generated_map_is_sound() -> None:
+def test_r2_5_generated_map_is_sound() -> None:
     state = generate_galaxy("sound", 4)
     assert check_galaxy(state) == []
     stars = [s for s in state.systems.values() if s.is_star]
@@ -233,14 +233,14 @@ def test_s1_generated_map_is_sound() -> None:
             assert state.neighbours(s.code) == (host.code,)
 
 
-def test_s1_about_three_links_per_star() -> None:
+def test_r2_5_about_three_links_per_star() -> None:
     state = generate_galaxy("links", 10)
     stars = [s.code for s in state.systems.values() if s.is_star]
     mean = sum(_star_links(state, c) for c in stars) / len(stars)
     assert 2.6 <= mean <= 3.4
 
 
-def test_s1_links_join_near_neighbours() -> None:
+def test_r2_5_links_join_near_neighbours() -> None:
     state = generate_galaxy("near", 10)
     star_links = [
         distance_sq(state, a, b)
@@ -251,7 +251,7 @@ def test_s1_links_join_near_neighbours() -> None:
     assert sum(d <= 8 for d in star_links) >= 0.95 * len(star_links)
 
 
-def test_s1_homes_are_yellow_dwarfs_with_one_planet() -> None:
+def test_r2_5_homes_are_yellow_dwarfs_with_one_planet() -> None:
     state = generate_galaxy("homes", 6)
     for code in home_slots(state):
         star = state.systems[code]
@@ -262,11 +262,11 @@ def test_s1_homes_are_yellow_dwarfs_with_one_planet() -> None:
 
 
 @pytest.mark.parametrize("seed", ["a", "b", "c", "d", "e", "f", "g", "h"])
-def test_s1_homes_at_least_4_links_apart_in_a_normal_game(seed: str) -> None:
+def test_r2_5_homes_at_least_4_links_apart_in_a_normal_game(seed: str) -> None:
     assert _min_home_separation(generate_galaxy(seed, 4, 30)) >= 4
 
 
-def test_s1_homes_spread_over_a_big_map() -> None:
+def test_r2_5_homes_spread_over_a_big_map() -> None:
     assert _min_home_separation(generate_galaxy("big", 40, 30)) >= 4
 
 
@@ -274,7 +274,7 @@ def test_s1_homes_spread_over_a_big_map() -> None:
     ("players", "per_player", "width", "first"),
     [(30, 30, 3, 100), (4, 30, 3, 100), (40, 30, 4, 1000), (300, 30, 4, 1000), (301, 30, 5, 10000)],
 )
-def test_s1_code_widths(players: int, per_player: int, width: int, first: int) -> None:
+def test_r2_1_code_widths(players: int, per_player: int, width: int, first: int) -> None:
     state = generate_galaxy("codes", players, per_player)
     n = len(state.systems)
     assert code_width(n) == width
@@ -282,7 +282,7 @@ def test_s1_code_widths(players: int, per_player: int, width: int, first: int) -
     assert all(len(str(c)) == width for c in state.systems)
 
 
-def test_s1_planet_codes_follow_their_star() -> None:
+def test_r2_5_planet_codes_follow_their_star() -> None:
     state = generate_galaxy("follow", 3)
     for s in state.systems.values():
         if s.star is not None:
@@ -290,7 +290,7 @@ def test_s1_planet_codes_follow_their_star() -> None:
 
 
 @pytest.mark.parametrize(("players", "per_player"), [(0, 30), (2, 1), (4000, 30)])
-def test_s1_impossible_sizes_are_refused(players: int, per_player: int) -> None:
+def test_r2_5_impossible_sizes_are_refused(players: int, per_player: int) -> None:
     with pytest.raises(GalaxyError):
         generate_galaxy("x", players, per_player)
 
@@ -301,7 +301,7 @@ def test_s1_impossible_sizes_are_refused(players: int, per_player: int) -> None:
     players=st.integers(min_value=1, max_value=8),
     per_player=st.integers(min_value=2, max_value=16),
 )
-def test_s1_generation_invariants(seed: str, players: int, per_player: int) -> None:
+def test_r2_5_generation_invariants(seed: str, players: int, per_player: int) -> None:
     state = generate_galaxy(seed, players, per_player)
     assert check_galaxy(state) == []
     assert len(state.systems) == players * per_player
@@ -313,10 +313,10 @@ def test_s1_generation_invariants(seed: str, players: int, per_player: int) -> N
     assert generate_galaxy(seed, players, per_player) == state
 
 
-# -- §2 start holdings ----------------------------------------------------------------
+# -- rules.md §3.1 start holdings ----------------------------------------------------------------
 
 
-def test_s2_place_empire_start_holdings() -> None:
+def test_r3_1_place_empire_start_holdings() -> None:
     state = generate_galaxy("start", 2)
     lowest = home_slots(state)[0]
     empire = place_empire(state, "ABC", "Alpha")
@@ -333,13 +333,13 @@ def test_s2_place_empire_start_holdings() -> None:
     assert star.ever_owned and planet.ever_owned
     assert empire.treasury == 50
     assert empire.techs == TECH_START
-    # Income (§7): planet min(20,60)+min(20,10) = 30; star min(2,40)+min(2,2) = 4.
+    # Income (rules.md §13.1): planet min(20,60)+min(20,10) = 30; star min(2,40)+min(2,2) = 4.
     assert empire.balance == income(state, "ABC") == 34
     assert (empire.vp, empire.lost_in_space, empire.active) == (0, 0, True)
     assert [s.code for s in state.owned_by("ABC")] == sorted([lowest, planet.code])
 
 
-def test_s2_seen_is_scanner_range() -> None:
+def test_r14_seen_is_scanner_range() -> None:
     state = generate_galaxy("seen", 3)
     empire = place_empire(state, "ABC", "Alpha")
     assert empire.base is not None and empire.home is not None
@@ -350,7 +350,7 @@ def test_s2_seen_is_scanner_range() -> None:
     assert state.seen["ABC"] == expected
 
 
-def test_s2_homes_are_claimed_lowest_first_until_none_is_free() -> None:
+def test_r3_1_homes_are_claimed_lowest_first_until_none_is_free() -> None:
     state = generate_galaxy("claims", 3)
     homes = home_slots(state)
     bases = [place_empire(state, code, code.title()).base for code in ("AAA", "BBB", "CCC")]
@@ -362,7 +362,7 @@ def test_s2_homes_are_claimed_lowest_first_until_none_is_free() -> None:
 
 
 @pytest.mark.parametrize("code", ["AB", "ABCD", "ab1", "abc", "A C", ""])
-def test_s2_empire_code_must_be_3_letters(code: str) -> None:
+def test_r3_empire_code_must_be_3_letters(code: str) -> None:
     state = generate_galaxy("codes", 2)
     with pytest.raises(GalaxyError, match="3 capital letters"):
         place_empire(state, code, "Name")
@@ -370,7 +370,7 @@ def test_s2_empire_code_must_be_3_letters(code: str) -> None:
     assert all(s.owner is None for s in state.systems.values())
 
 
-def test_s2_empire_code_must_be_unique() -> None:
+def test_r3_empire_code_must_be_unique() -> None:
     state = generate_galaxy("unique", 2)
     place_empire(state, "ABC", "Alpha")
     with pytest.raises(GalaxyError, match="already used"):
@@ -378,11 +378,11 @@ def test_s2_empire_code_must_be_unique() -> None:
     assert len(state.empires) == 1
 
 
-def test_s2_galaxy_error_is_a_value_error() -> None:
+def test_r3_galaxy_error_is_a_value_error() -> None:
     assert issubclass(GalaxyError, ValueError)
 
 
-def test_s2_placed_empires_keep_the_map_sound() -> None:
+def test_r3_1_placed_empires_keep_the_map_sound() -> None:
     state = generate_galaxy("sound-start", 4)
     for code in ("AAA", "BBB", "CCC", "DDD"):
         place_empire(state, code, code)

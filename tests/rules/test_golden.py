@@ -18,7 +18,7 @@ Each case is a folder in ``tests/rules/golden/``:
 
 The turn's dice come from ``turn_rng("golden", turn)``. After a deliberate
 rules change, regenerate with ``pytest tests/rules/test_golden.py
---update-golden`` and read the diff against RULES.md before committing it: a
+--update-golden`` and read the diff against docs/rules.md before committing it: a
 golden file that enshrines a bug is worse than none.
 """
 
@@ -167,7 +167,7 @@ def render_case(case: Path) -> str:
     new, events = resolve(state, orders, turn_rng(SEED, state.turn))
     out = [
         f"# Golden turn {case.name!r}: scenario.toml + orders.txt, dice turn_rng({SEED!r}, {state.turn}).",
-        "# Written by tests/rules/test_golden.py --update-golden; check every change against RULES.md.",
+        "# Written by tests/rules/test_golden.py --update-golden; check every change against docs/rules.md.",
         "",
         "== parser warnings",
         *warnings,

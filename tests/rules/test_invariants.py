@@ -96,7 +96,7 @@ def test_each_rule_is_checked_and_names_the_rows(
 
 
 def test_pop_may_exceed_the_limit() -> None:
-    """Decision I1: population above the limit is allowed (supply charges it)."""
+    """rules.md §2.1 (ruling I1): population above the limit is allowed (supply charges it)."""
     state = sound()
     state.systems[102].pop = 50
     assert check_invariants(state) == []

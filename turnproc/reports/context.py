@@ -1,7 +1,7 @@
 """Report contexts: pure functions from (state, events, empire) to a dict that
 the templates render and the JSON report is.
 
-Only what the empire may see (RULES.md §9) goes into a context; templates and
+Only what the empire may see (rules.md §14) goes into a context; templates and
 the map never reach into the state themselves, so fog of war is enforced here,
 in one place. The dict is JSON-safe and follows ``report.schema.json``.
 """
@@ -24,7 +24,7 @@ SCHEMA_ID = "https://turnproc.example/schemas/report-1.json"
 
 
 def roundup(state: GameState) -> list[dict[str, Any]]:
-    """Every empire's code, name, VP and rank (public, §9). Ties share a rank."""
+    """Every empire's code, name, VP and rank (public, rules.md §14). Ties share a rank."""
     ordered = sorted(state.empires.values(), key=lambda e: (-e.vp, e.code))
     rows: list[dict[str, Any]] = []
     rank = 0

@@ -1,10 +1,10 @@
-"""Every action except movement (RULES.md §4), and the dispatch table.
+"""Every action except movement (rules.md §6), and the dispatch table.
 
 Each handler takes the context, the acting empire and the order, changes the
 state if it can, and returns an :class:`Outcome`. A handler never raises on a
 player's mistake: it fails with a :class:`Reason` and costs nothing.
 
-Counts are clamped (decision O1): an order asking for more than can be done
+Counts are clamped (rules.md §4.2, ruling O1): an order asking for more than can be done
 does as many as it can (ships there, money, limits) and reports ``asked`` and
 ``done``; it fails only when it can do none.
 """
@@ -144,7 +144,7 @@ def do_colonise(ctx: Resolution, empire: str, order: Order) -> Outcome:
     """COLONISE where: plant 1 population; COLONISE where to: throw into unowned TO.
 
     A ship that threw may still plant where it stands; a planted ship is done
-    for the turn (decision C1). Ships are never used up, only stuck.
+    for the turn (rules.md §6.10, ruling C1). Ships are never used up, only stuck.
     """
     state = ctx.state
     emp = state.empires[empire]
@@ -418,6 +418,7 @@ def run_order(
     if forced_reason is not None:
         outcome = fail(forced_reason)
     elif order.action is not Action.MESSAGE and not ctx.owns_anything(empire):
+        # rules.md §4.2 (ruling O3): an empire that owns no system only talks.
         outcome = fail(Reason.NO_EMPIRE)
     else:
         outcome = HANDLERS[order.action](ctx, empire, order)

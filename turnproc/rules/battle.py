@@ -1,4 +1,4 @@
-"""Encounters and battles (RULES.md §6, Star Chase 3.6, 3.9, 3.10; seed 003).
+"""Encounters and battles (rules.md §10, Star Chase 3.6, 3.9, 3.10; seed 003).
 
 An encounter is a MOVE, ASSAULT or DEEP into another empire's system. In
 order:
@@ -6,11 +6,11 @@ order:
 1. Pursuit (``pinning``): a pending pursuit of this system's withdrawer by the
    attacker is used up by its next MOVE/ASSAULT there; it makes the encounter
    one that cannot be evaded (no RETREAT, no STANDOFF).
-2. The defender's stance: RETREAT may withdraw cruisers (§6.3, Star Chase
+2. The defender's stance: RETREAT may withdraw cruisers (rules.md §11.3, Star Chase
    3.5), STANDOFF may hold the attack off, AMBUSH may fire first. With
    ``engage`` these need the engage roll; without it RETREAT withdraws whenever
    attack > defence, AMBUSH always works and STANDOFF is DEFEND.
-3. Rounds (§6.2): each side loses half the other's strength, the weaker also
+3. Rounds (rules.md §10.2): each side loses half the other's strength, the weaker also
    half the difference. MOVE and DEEP fight one round, ASSAULT repeats.
 4. Winning (3.9) and capture (3.10).
 
@@ -83,7 +83,7 @@ def defence_level(sys: System, marines: int) -> int:
 
 
 def round_losses(attack: int, defence: int) -> tuple[int, int]:
-    """(attacker loses, defender loses) for one simultaneous round (§6.2)."""
+    """(attacker loses, defender loses) for one simultaneous round (rules.md §10.2)."""
     att_loss = defence // 2
     def_loss = attack // 2
     if attack < defence:
@@ -126,14 +126,14 @@ def _is_static(sys: System) -> bool:
 
 
 def _withdraw(ctx: Resolution, attacker: str, sys: System, count: int, caught: int) -> None:
-    """Move ``count`` cruisers of ``sys`` to its RETREAT destination (§6.3)."""
+    """Move ``count`` cruisers of ``sys`` to its RETREAT destination (rules.md §11.3)."""
     state = ctx.state
     defender = sys.owner
     assert defender is not None and sys.stance_target is not None
     target = state.systems[sys.stance_target]
     lost = 0
     if ctx.zoc and controlling_systems(state, ctx.supply, attacker, target.code):
-        # Retreat losses: one in five, rounded up (§5.1).
+        # Retreat losses: one in five, rounded up (rules.md §8.4).
         lost = -(-count // 5)
     sys.cruisers -= count
     # Pinned cruisers may be among those that fled; keep the held count within
@@ -302,7 +302,7 @@ def encounter(
         if dst.fleet == 0 or survivors == 0:
             break
         if att_loss == 0 and f + c == 0:
-            # Decision B2: a round where nobody loses anything would repeat forever.
+            # rules.md §10.6 (ruling B2): a round where nobody loses anything would repeat forever.
             break
 
     marines = att_emp.tech(Tech.MARINES)
@@ -352,7 +352,7 @@ def capture(ctx: Resolution, attacker: str, dst: System, survivors: int, how: st
     loser_code = dst.owner
     assert loser_code is not None
     loser = state.empires[loser_code]
-    # Decision B3: VP never go below zero.
+    # rules.md §10.4 (ruling B3): VP never go below zero.
     vp_lost = min(1, loser.vp)
     loser.vp -= vp_lost
     _forget_loser_points(loser, dst.code)
@@ -391,7 +391,7 @@ def _change_hands(ctx: Resolution, sys: System, new_owner: str) -> None:
 
 def claim_unowned(ctx: Resolution, empire: str, sys: System, cruisers: int, how: str) -> bool:
     """Take an unowned system without battle; True when it was never owned
-    (the caller then explores it, §8)."""
+    (the caller then explores it, rules.md §12)."""
     first = not sys.ever_owned
     sys.cruisers += cruisers
     _change_hands(ctx, sys, empire)

@@ -1,5 +1,5 @@
 """Checks on a parse's candidate orders: against the game state, then the
-limits and duplicates on the whole set, in line order (RULES.md §3, §4)."""
+limits and duplicates on the whole set, in line order (rules.md §4, rules.md §6)."""
 
 from __future__ import annotations
 

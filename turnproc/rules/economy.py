@@ -1,9 +1,9 @@
-"""End-of-turn economy (RULES.md §7): leftovers, income, supply, interest, research, VP.
+"""End-of-turn economy (rules.md §13): leftovers, income, supply, interest, research, VP.
 
 :func:`income` and :func:`is_blockaded` are pure helpers other packages use;
-:func:`end_of_turn` runs §7 steps 1 and 3–7 in order, every step for every
+:func:`end_of_turn` runs rules.md §13.1 steps 1–6 in order, every step for every
 empire (in empire-code order) before the next step. Empires that own no system
-any more earn, pay and score nothing (decision E2); their balance is lost.
+any more earn, pay and score nothing (rules.md §13.1, ruling E2); their balance is lost.
 
 Random numbers: research draws one ``randrange(total weight)`` per empire
 that owns a system, in empire-code order.
@@ -43,7 +43,7 @@ SHORTFALL_PER_CRUISER = 3
 def is_blockaded(state: GameState, planet: System) -> bool:
     """A planet is blockaded when its star belongs to another empire whose
     cruisers + fighters + 5 × colony ships there exceed the planet's population
-    + cruisers (§7)."""
+    + cruisers (rules.md §13.4)."""
     if planet.star is None or planet.owner is None:
         return False
     star = state.systems[planet.star]
@@ -62,7 +62,7 @@ def system_income(state: GameState, system: System) -> int:
 
 
 def bp_income(empire: Empire) -> int:
-    """What the BP Income tech adds to the income: 2 BP a level (§2)."""
+    """What the BP Income tech adds to the income: 2 BP a level (rules.md §3.4)."""
     return 2 * empire.tech(Tech.BP_INCOME)
 
 
@@ -80,7 +80,7 @@ def supply_cost(state: GameState, system: System, in_supply: bool = True) -> int
     """``max(0, (10c + 3f + 20 colony) / 3 − pop − Supply)`` (doubled out of
     supply) + 1 per population above the limit.
 
-    Decision E3: doubling applies to the ships' part only; population above
+    rules.md §13.2 (ruling E3): doubling applies to the ships' part only; population above
     the limit is not a force.
     """
     if system.owner is None:
@@ -166,6 +166,8 @@ def _supply(ctx: Resolution, code: str, systems: list[System], supply: SupplyMap
     paid = min(total, emp.balance)
     emp.balance -= paid
     shortfall = total - paid
+    # rules.md §13.1 (ruling E4): ceil(shortfall / 3) cruisers, costliest system
+    # first (ties: lower code); what cannot be scrapped is forgiven.
     to_scrap = -(-shortfall // SHORTFALL_PER_CRUISER)
     scrapped = []
     for _, sys in sorted(costs, key=lambda cs: (-cs[0], cs[1].code)):
@@ -238,7 +240,7 @@ def _victory_points(ctx: Resolution, code: str, systems: list[System]) -> None:
 
 
 def end_of_turn(ctx: Resolution) -> None:
-    """§7 in order; exploration (step 2) already happened at capture time."""
+    """rules.md §13.1 in order; exploration already happened at capture time (rules.md §12)."""
     state = ctx.state
     # Ownership does not change during the economy, so one index serves all steps.
     held = holdings(state)
@@ -250,7 +252,7 @@ def end_of_turn(ctx: Resolution) -> None:
             state.empires[code].balance = 0
     for code in playing:
         _income(ctx, code, held[code])
-    # Supply is worked out again for §7, from where the ships are now (§5.1).
+    # Supply is worked out again for rules.md §13.1, from where the ships are now (rules.md §8.3).
     supply = compute_supply(state) if state.has_module("zoc") else None
     for code in playing:
         _supply(ctx, code, held[code], supply)

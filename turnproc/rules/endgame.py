@@ -1,10 +1,10 @@
-"""End of game (RULES.md §10).
+"""End of game (rules.md §15).
 
 Checked after the economy of every turn. The game ends when the turn just
 resolved is the GM's turn limit, when an empire has reached the VP target, or
-when only one empire still owns a system (decision G1: "left" means owning at
+when only one empire still owns a system (rules.md §15, ruling G1: "left" means owning at
 least one system; checked only in games started with two or more empires).
-Most VP wins; ties go to more industry; a tie on both is shared (decision G2).
+Most VP wins; ties go to more industry; a tie on both is shared (rules.md §15, ruling G2).
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ def check_end(ctx: Resolution) -> None:
     settings = state.settings
     playing = [code for code in sorted(state.empires) if ctx.owns_anything(code)]
     reason: str | None = None
+    # rules.md §15 (ruling G1): the first that applies names the end.
     if len(state.empires) >= 2 and len(playing) <= 1:
         reason = "last_empire"
     elif any(e.vp >= settings.vp_target for e in state.empires.values()):

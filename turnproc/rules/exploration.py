@@ -1,4 +1,4 @@
-"""Exploration (RULES.md §8, Star Chase 3.11): digging in the Old Empire's ruins.
+"""Exploration (rules.md §12, Star Chase 3.11): digging in the Old Empire's ruins.
 
 Random numbers, in order: one d100 (``randint(1, 100)``); for a tech find the
 tech (``choice`` over :class:`Tech` in declaration order); then the amount
@@ -14,7 +14,7 @@ from .vocabulary import EventKind
 
 __all__ = ["FIND_TABLE", "UNCAPPED_TECHS", "explore"]
 
-#: (highest roll, find) in ascending order; the d100 table of §8.
+#: (highest roll, find) in ascending order; the d100 table of rules.md §12.
 FIND_TABLE: tuple[tuple[int, str], ...] = (
     (10, "nothing"),
     (25, "cruisers"),
@@ -74,7 +74,7 @@ def explore(ctx: Resolution, empire: str, code: int) -> None:
         amount = rng.randint(1, 2 * expo)
         emp.treasury += amount
     elif find == "tech":
-        picked = rng.choice(list(Tech))
+        picked = rng.choice(list(Tech))  # rules.md §12 (ruling E7): all 13 equally likely
         cap = expo if picked in UNCAPPED_TECHS else min(expo, 5)
         amount = rng.randint(1, cap)
         emp.techs[picked] = emp.tech(picked) + amount
@@ -82,7 +82,7 @@ def explore(ctx: Resolution, empire: str, code: int) -> None:
     elif find == "population":
         if sys.type is SystemType.PL:
             amount = rng.randint(1, expo)
-            # Decision E1: found population respects the limit, like GROW.
+            # rules.md §12 (ruling E1): found population respects the limit, like GROW.
             room = max(0, population_limit(sys, emp) - sys.pop)
             amount = min(amount, room)
             sys.pop += amount

@@ -1,4 +1,4 @@
-"""Geometry of the galaxy: distances, links and population limits (RULES.md §1)."""
+"""Geometry of the galaxy: distances, links and population limits (rules.md §2)."""
 
 from __future__ import annotations
 
@@ -41,7 +41,7 @@ def distance_sq(state: GameState, a: int, b: int) -> int:
 
 
 def population_limit(system: System, owner: Empire | None) -> int:
-    """Most population (and industry) the system can hold (§1).
+    """Most population (and industry) the system can hold (rules.md §2.1).
 
     A black dwarf's limit is its owner's Life Support tech; unowned, it has none.
     """
@@ -80,7 +80,7 @@ def unreachable_systems(state: GameState) -> list[int]:
 
 
 def code_width(n_systems: int) -> int:
-    """Digits in system codes: 3 up to 900 systems, 4 up to 9,000, else 5 (§1)."""
+    """Digits in system codes: 3 up to 900 systems, 4 up to 9,000, else 5 (rules.md §2.1)."""
     if n_systems <= 900:
         return 3
     if n_systems <= 9000:

@@ -1,4 +1,4 @@
-"""Making a new game: the galaxy from a seed (RULES.md §1) and empires' starts (§2).
+"""Making a new game: the galaxy from a seed (rules.md §2.5) and empires' starts (rules.md §3.1).
 
 The map is a function of the seed string and the sizes alone: the seed is hashed
 with SHA-256 into a private ``random.Random``, so the same arguments give the same
@@ -66,7 +66,7 @@ class GalaxyError(ValueError):
     """A galaxy cannot be made as asked, or an empire cannot be placed in it."""
 
 
-#: Treasury of a new empire (§2).
+#: Treasury of a new empire (rules.md §3.1).
 START_TREASURY = 50
 
 #: Share of grid squares that hold a star: dense enough that stars have near
@@ -75,7 +75,7 @@ _DENSITY = 0.4
 #: Candidate links join stars at most this far apart (distance²); longer ones
 #: are only made when a part of the map would otherwise be cut off.
 _LINK_REACH_SQ = 8
-#: Mean number of links per star, counting its planets and belts (§1).
+#: Mean number of links per star, counting its planets and belts (rules.md §2.2).
 _LINKS_PER_STAR = 3
 #: Most planets and belts around a star that is not a home candidate.
 _MAX_SATELLITES = 3
@@ -100,7 +100,7 @@ _EMPIRE_CODE = re.compile(r"[A-Z]{3}")
 
 
 def code_range(n_systems: int) -> range:
-    """The codes a game of ``n_systems`` systems may use (§1): 100–999, 1000–9999, …"""
+    """The codes a game of ``n_systems`` systems may use (rules.md §2.1): 100–999, 1000–9999, …"""
     width = code_width(n_systems)
     return range(10 ** (width - 1), 10**width)
 
@@ -134,7 +134,7 @@ def free_home_slots(state: GameState) -> list[int]:
 
 
 def scanner_range(state: GameState, empire: str) -> set[int]:
-    """Systems within the empire's Scanner links of a system it owns (§9), its own included."""
+    """Systems within the empire's Scanner links of a system it owns (rules.md §14), its own included."""
     owned = [s.code for s in state.owned_by(empire)]
     depth = state.empires[empire].tech(Tech.SCANNER) if empire in state.empires else 0
     return _within(state, owned, depth)
@@ -154,7 +154,7 @@ def link_distances(state: GameState, start: int) -> dict[int, int]:
 
 
 def check_galaxy(state: GameState) -> list[str]:
-    """Everything wrong with the map of ``state`` against RULES.md §1, as sentences.
+    """Everything wrong with the map of ``state`` against rules.md §2.5, as sentences.
 
     An empty list means the map is sound. Only the map is checked (systems and
     links), not holdings or empires.
@@ -225,7 +225,7 @@ def generate_galaxy(
     systems_per_player: int = 30,
     settings: GameSettings | None = None,
 ) -> GameState:
-    """A new game's map (§1): turn 1, no empires, ``players`` free home slots.
+    """A new game's map (rules.md §2.5): turn 1, no empires, ``players`` free home slots.
 
     Raises :class:`GalaxyError` for sizes no map can have.
     """
@@ -558,7 +558,7 @@ def _within(state: GameState, sources: list[int], depth: int) -> set[int]:
 
 
 def place_empire(state: GameState, code: str, name: str) -> Empire:
-    """Give a new empire the lowest-coded free home slot and its start (§2).
+    """Give a new empire the lowest-coded free home slot and its start (rules.md §3.1).
 
     Mutates ``state``: the empire is added, its home star and planet are
     stocked and owned, and ``state.seen[code]`` is filled from its scanners.

@@ -1,7 +1,7 @@
 """How each order is written: the action table the parser reads lines with.
 
 One :class:`ActionSpec` per action gives its fields, in the order players
-write them, and which game-state checks apply (RULES.md §3, §4).
+write them, and which game-state checks apply (rules.md §4, rules.md §6).
 """
 
 from __future__ import annotations

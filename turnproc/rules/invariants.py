@@ -5,8 +5,8 @@ there is an engine bug) and by the GM tools before accepting a hand edit. Each
 :class:`Violation` names the broken rule (``code``) and the rows involved
 (system codes, empire codes), in words a GM can act on.
 
-Decision I1: population may exceed the limit (a captured black dwarf under
-lower Life Support; supply cost charges for it), industry may not (§1:
+rules.md §2.1 (ruling I1): population may exceed the limit (a captured black dwarf under
+lower Life Support; supply cost charges for it), industry may not (rules.md §2.1:
 "industry may not exceed the limit either").
 """
 

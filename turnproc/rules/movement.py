@@ -1,4 +1,4 @@
-"""Ship movement (RULES.md §4 MOVE/ASSAULT/DEEP/MOVEF/MOVECOL, §5).
+"""Ship movement (rules.md §6.1–6.6 MOVE/ASSAULT/DEEP/MOVEF/MOVECOL, rules.md §7).
 
 Checks run in a fixed order, so a report always gives the first reason that
 applies: fields and systems, ownership, links / jump range, stickiness and
@@ -25,7 +25,7 @@ COST = {Action.MOVE: 1, Action.ASSAULT: 2, Action.DEEP: 1}
 
 
 def asked_count(number: Quantity | None, available: int) -> int:
-    """How many an order asks for; a left-out NUMBER means ALL (decision O2)."""
+    """How many an order asks for; a left-out NUMBER means ALL (rules.md §6, ruling O2)."""
     if number is None:
         return max(0, available)
     return max(0, number.of(available))
@@ -43,10 +43,10 @@ def _systems(ctx: Resolution, order: Order) -> tuple[System, System] | Outcome:
 
 
 def _zoc_blocked(ctx: Resolution, empire: str, src: System, dst: System) -> bool:
-    """§5.1: ships starting in enemy control may not go straight into more of it.
+    """rules.md §8.2: ships starting in enemy control may not go straight into more of it.
 
     Only for moves that do not fight: attacking is voluntary and not hindered
-    by control (decision Z3).
+    by control (rules.md §8.2, ruling Z3).
     """
     if not ctx.zoc:
         return False
@@ -98,7 +98,7 @@ def move_cruisers(ctx: Resolution, empire: str, order: Order) -> Outcome:
             return fail(Reason.TOO_FAR, distsq=d2, **fields)
     elif not state.linked(src.code, dst.code):
         return fail(Reason.NOT_LINKED, **fields)
-    if action is Action.ASSAULT and dst.owner == empire:
+    if action is Action.ASSAULT and dst.owner == empire:  # rules.md §6.2 (ruling M2)
         return fail(Reason.OWN_SYSTEM, **fields)
     if ctx.is_sticky(empire, src.code):
         return fail(Reason.STICKY, **fields)
@@ -165,7 +165,7 @@ def move_cruisers(ctx: Resolution, empire: str, order: Order) -> Outcome:
 
     result = encounter(ctx, empire, action, src, dst, n)
     if result.outcome == "captured":
-        # Capture by battle is not hindered by control (§5.1).
+        # Capture by battle is not hindered by control (rules.md §8.2).
         if action is Action.ASSAULT or not dst.type.is_dwarf:
             ctx.make_sticky(empire, dst.code)
         return ok(cost, outcome="captured", arrived=result.survivors, **fields)
@@ -221,7 +221,7 @@ def move_fighters(ctx: Resolution, empire: str, order: Order) -> Outcome:
 
 def move_colony_ships(ctx: Resolution, empire: str, order: Order) -> Outcome:
     """MOVECOL: 2 BP each; each carries up to Fighter-tech fighters along
-    (decision M1: as many as it can); the destination sticks."""
+    (rules.md §6.6, ruling M1: as many as it can); the destination sticks."""
     got = _own_pair(ctx, empire, order)
     if isinstance(got, Outcome):
         return got

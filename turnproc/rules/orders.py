@@ -65,9 +65,9 @@ class Action(enum.StrEnum):
     MESSAGE = "MESSAGE"
 
 
-#: Actions that use no slot (§3).
+#: Actions that use no slot (rules.md §4.1).
 SLOT_FREE: frozenset[Action] = frozenset({Action.NAME, Action.MESSAGE})
-#: Actions applied before slot 1 whatever slot they were written in (§3).
+#: Actions applied before slot 1 whatever slot they were written in (rules.md §4.1).
 STANCE_ACTIONS: frozenset[Action] = frozenset(
     {Action.DEFEND, Action.RETREAT, Action.AMBUSH, Action.STANDOFF, Action.BASE, Action.HOME}
 )
@@ -189,7 +189,7 @@ def format_order(order: Order) -> str:
 
 
 def slots_used(orders: Iterable[Order]) -> int:
-    """How many of the (at most :data:`MAX_SLOTS`) action slots ``orders`` take (§3)."""
+    """How many of the (at most :data:`MAX_SLOTS`) action slots ``orders`` take (rules.md §4.1)."""
     return sum(1 for o in orders if o.uses_slot)
 
 

@@ -10,7 +10,8 @@ written), :mod:`.reader` (lines, tokens and fields), :mod:`.checks` (the game
 state, limits and duplicates) and :mod:`.problems` (the codes and their words).
 The decisions below are this module's docstring so they stay in one place.
 
-Decisions where RULES.md §3/§4 leave room (these belong in the player rules):
+Decisions where the rulebook (rules.md §4.1, rules.md §6) leaves room (players read
+them in docs/orders.md):
 
 * **Where orders start.** :func:`parse_mail` starts at the first line whose first
   word is ``GAME`` or ``EMPIRE`` (so a report pasted above the header is

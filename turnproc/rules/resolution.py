@@ -2,7 +2,7 @@
 
 Nothing here outlives :func:`turnproc.rules.turn.resolve`: stickiness,
 per-(empire, system) mobility, used colony ships and pursuits are all "for the
-rest of the turn" (§5), so they live on the :class:`Resolution`, not in the
+rest of the turn" (rules.md §7.1), so they live on the :class:`Resolution`, not in the
 :class:`GameState`.
 """
 
@@ -69,7 +69,7 @@ class Resolution:
     pursuit: dict[tuple[str, int], str] = field(default_factory=dict)
     """(pursuer, withdrawal system) → withdrawer, for the pursuer's next attack."""
     touched: dict[str, set[int]] = field(default_factory=dict)
-    """Per empire, systems moved, attacked or jumped into, and DISTSQ targets (§9)."""
+    """Per empire, systems moved, attacked or jumped into, and DISTSQ targets (rules.md §14)."""
     supply: Supply = None
     """Supply at the start of the turn (None: zoc off, all in supply)."""
 

@@ -32,7 +32,7 @@ _T = TypeVar("_T")
 
 
 class SystemType(enum.StrEnum):
-    """Star types (RULES.md §1) plus planets and asteroid belts."""
+    """Star types (rules.md §2.1) plus planets and asteroid belts."""
 
     YD = "YD"  #: yellow dwarf
     WD = "WD"  #: white dwarf
@@ -49,7 +49,7 @@ class SystemType(enum.StrEnum):
 
     @property
     def is_dwarf(self) -> bool:
-        """Dwarfs are the star types a cruiser can pass without sticking (§5)."""
+        """Dwarfs are the star types a cruiser can pass without sticking (rules.md §7.1)."""
         return self in _DWARFS
 
 
@@ -62,7 +62,7 @@ STAR_TYPES: tuple[SystemType, ...] = tuple(t for t in SystemType if t.is_star)
 
 
 class Stance(enum.StrEnum):
-    """A system's standing order (§3, §4); persists from turn to turn."""
+    """A system's standing order (rules.md §6.17); persists from turn to turn."""
 
     DEFEND = "DEFEND"
     RETREAT = "RETREAT"
@@ -71,7 +71,7 @@ class Stance(enum.StrEnum):
 
 
 class Tech(enum.StrEnum):
-    """Tech names as players write them in a TECH order (§2)."""
+    """Tech names as players write them in a TECH order (rules.md §3.4)."""
 
     WEAPONS = "WEAPONS"
     DEFENCE = "DEFENCE"
@@ -132,7 +132,7 @@ def _tech_names() -> dict[str, Tech]:
 TECH_NAMES: dict[str, Tech] = _tech_names()
 
 
-#: Start levels from the tech table in RULES.md §2.
+#: Start levels from the tech table in rules.md §3.4.
 TECH_START: dict[Tech, int] = {
     Tech.WEAPONS: 0,
     Tech.DEFENCE: 0,
@@ -149,7 +149,7 @@ TECH_START: dict[Tech, int] = {
     Tech.SCANNER: 1,
 }
 
-#: The per-game rule modules (RULES.md, table at the top); all on by default.
+#: The per-game rule modules (rules.md §16); all on by default.
 MODULES: frozenset[str] = frozenset({"zoc", "pinning", "engage"})
 
 
@@ -162,7 +162,7 @@ def link_key(a: int, b: int) -> tuple[int, int]:
 class System:
     """One star, planet or asteroid belt, with what stands in it.
 
-    Ships only ever stand in systems their empire owns (§3), so the ship counts
+    Ships only ever stand in systems their empire owns (rules.md §3.2), so the ship counts
     are the owner's forces there.
     """
 
@@ -186,9 +186,9 @@ class System:
     stance_target: int | None = None
     """RETREAT destination or AMBUSH source system."""
     retreat_parts: int = 1
-    """RETREAT split into 1–3 parts (§6.3)."""
+    """RETREAT split into 1–3 parts (rules.md §11.3)."""
     ever_owned: bool = False
-    """Exploration happens only on the first capture of a system (§8)."""
+    """Exploration happens only on the first capture of a system (rules.md §12)."""
     home_slot: bool = False
     """A home star the generator set aside for an empire (claimed or not)."""
 
@@ -209,7 +209,7 @@ class System:
 
 @dataclass
 class Empire:
-    """An empire's standing: money, score and techs (§2).
+    """An empire's standing: money, score and techs (rules.md §3).
 
     Contact details and passwords are not rules matters and live only in storage.
     """
@@ -227,7 +227,7 @@ class Empire:
     home: int | None = None
     """Where leftover BPs become fighters."""
     lost_in_space: int = 0
-    """Ships lost in hyperspace on DEEP jumps (§4)."""
+    """Ships lost in hyperspace on DEEP jumps (rules.md §6.3)."""
     active: bool = True
     missed_turns: int = 0
     """Turns in a row with no orders on file."""
@@ -258,7 +258,7 @@ class GameState:
     empires: dict[str, Empire]
     settings: GameSettings = field(default_factory=GameSettings)
     seen: dict[str, set[int]] = field(default_factory=dict)
-    """Per empire, every system whose position it has ever seen (§9)."""
+    """Per empire, every system whose position it has ever seen (rules.md §14)."""
     finished: bool = False
     _adj_cache: tuple[frozenset[tuple[int, int]], dict[int, tuple[int, ...]]] | None = field(
         default=None, init=False, repr=False, compare=False

@@ -19,9 +19,9 @@ Phases
 2. Slots 1–16: in each slot every empire's action of that number, empires in
    the slot order drawn once for the turn. Slot-using orders after the 16th
    fail (``too_many_actions``) after slot 16.
-3. End of turn (§7): leftovers, income, supply cost and shortfall scrapping,
+3. End of turn (rules.md §13.1): leftovers, income, supply cost and shortfall scrapping,
    interest, research, VP; ``eliminated`` events; the map each empire has
-   seen is updated (§9); end of game (§10); ``turn`` + 1.
+   seen is updated (rules.md §14); end of game (rules.md §15); ``turn`` + 1.
 
 Random numbers are drawn in exactly this order
 ----------------------------------------------
@@ -40,105 +40,11 @@ Random numbers are drawn in exactly this order
 3. Research: per empire still owning a system, in code order, one
    ``randrange(sum of (level + 1))`` over the techs in :class:`Tech` order.
 
-Rule decisions (where RULES.md is silent)
------------------------------------------
-O1  Counts are clamped: an order asking for more than can be done (ships
-    there, money, limits, Fighter tech) does as many as it can, reports
-    ``asked`` and ``done``/``moved``, and fails only when it can do none.
-O2  A left-out NUMBER means ALL, except TECH (1 level) and RETREAT (1 part).
-O3  Orders of an empire that owns no system fail (``no_empire``), except
-    MESSAGE. More than 16 slot-using orders: the extra ones fail
-    (``too_many_actions``); more than 2 NAMEs: the extra ones fail.
-O4  NAME needs a system owned at the start of the turn, 1–24 characters
-    (surrounding blanks dropped). MESSAGE to an unknown empire or with no text
-    fails; no empire named means ALL; a message to oneself is allowed.
-O5  Stance, BASE and HOME orders run in the order written, so a later one
-    for the same system wins.
-S1  RETREAT needs TO owned, linked, a star, not WHERE; parts 1–3. AMBUSH needs
-    FROM linked to WHERE (anyone's). A RETREAT whose destination is no longer
-    owned, linked and a star when attacked does not withdraw (the system
-    defends). A captured system's stance resets to DEFEND.
-M1  MOVECOL carries as many fighters as it can (up to n × Fighter tech).
-M2  ASSAULT into an unowned system captures it like a MOVE (costs 2, sticky);
-    into an own system it fails (``own_system``).
-M3  Cruisers that fail an attack go home and may act again in later slots;
-    cruisers held off by a STANDOFF stay home and may act again.
-M4  DEEP to an own star is a plain move; all ships lost in hyperspace still
-    costs the BP. A DEEP of distance² 0 (planet to its own star) loses nothing.
-M5  Unowned systems never fight: moving in is always a capture (§4 table).
-M6  Scrapped or destroyed cruisers come out of the pinned (held) ones first.
-M7  Withdrawn cruisers may act again in later slots of their own empire.
-M8  A system captured from nobody (MOVE, ASSAULT, DEEP or COLONISE throw) is
-    sticky for the captor for the rest of the turn, also for ships that
-    arrive there later.
-M9  Held-off, repelled and hyperspace-lost moves still cost their BP; a
-    failed order never does.
-Z1  Supply is traced against the control of every cruiser; control is then
-    exerted only by forces in supply. A system is in supply when a path leads
-    from it to a populated system of the empire through systems that are not
-    enemy-controlled or hold the empire's ships (the start itself need not
-    be; populated systems always are). The start-of-turn answer is kept for
-    the whole turn, also for systems captured during it.
-Z2  Without ``zoc`` all forces are in supply; control still exists for
-    ``pinning`` (pins hold cruisers) but nothing stops in control.
-Z3  The ZOC movement limit (from enemy control straight into enemy control)
-    and stopping in control apply to moves that do not fight; an attack is not
-    hindered (seed 002: attacking is voluntary, advancing after combat is not
-    hindered).
-Z4  With ``pinning`` entering enemy control holds ``min(n, ceil(pin/24))``
-    cruisers instead of stopping all of them; a pin of 0 (all controlling
-    systems on RETREAT) holds none. Fighters and colony ships moving by
-    MOVEF/MOVECOL stick in the destination anyway. Pins come from every enemy
-    empire controlling the destination, added together.
-Z5  Retreat losses (one in five, rounded up) are destroyed, not sent to
-    lost-in-space. Pursuit into a belt can never happen in practice, since a
-    RETREAT destination must be a star; the rule is kept for completeness.
-B1  A battle always fights at least one round, also against statics (only
-    population and colony ships).
-B2  ASSAULT stops when a round destroys nothing on either side (a stalemate);
-    the attack then fails.
-B3  VP never go below zero (a capture takes at most what there is).
-B4  An ambush: the attacker loses half the defence (+ half the difference if
-    weaker), answers with its remaining cruisers (+ Weapons) under the same
-    rule, then loses one extra cruiser.
-B5  RETREAT caught part: exactly ceil(n/parts) cruisers are caught (the text
-    names that size, so no random draw). Fighters never withdraw. RETREAT on a
-    system without cruisers just defends.
-B6  Engage: the defender out-manoeuvres only with a strictly higher value.
-    Statics (no ships at all) roll nothing and always lose.
-B7  Capture also clears the loser's BASE/HOME if it pointed there (so
-    leftovers of that kind are lost until a new BASE/HOME), and clips industry
-    to the new owner's limit (a black dwarf under lower Life Support).
-B8  ASSAULT recomputes both strengths every round from what is left; a
-    STANDOFF caught out of position fights the whole battle without Weapons.
-B9  Engage rolls are made only when they can change the outcome; a plain
-    DEFEND (or an AMBUSH against anything but a MOVE from its FROM) rolls
-    nothing.
-C1  COLONISE: a ship that threw may still plant where it stands; a ship that
-    planted or threw may not move or throw again this turn. Planting needs pop
-    0 and one colony ship; a throw needs one that has not been used.
-C2  "Planet" for twice-population defence, Defence tech and the population
-    find means PL only; blockade applies to planets and belts alike (both
-    belong to a star).
-E1  Found industry and population never go above the limit.
-E2  Empires that own no system get no leftovers, income, supply, interest,
-    research or VP; their balance is lost.
-E3  Supply cost doubling out of supply applies to the ships' part only, not
-    to the +1 per population above the limit.
-E4  Supply cost is paid from next turn's balance (just set by income). A
-    shortfall scraps ceil(shortfall / 3) cruisers, from the system with the
-    highest supply cost first (ties: lower code); any rest is forgiven.
-E5  Leftovers skip a BASE/HOME that is a blockaded planet (no ship building
-    there).
-E6  Research picks among all 13 techs with weight level + 1.
-E7  An exploration tech find picks any of the 13 techs with equal chance.
-G1  "One empire left" = at most one empire owning a system, in games with at
-    least two empires. The end reason reported is the first of last_empire,
-    vp_target, turn_limit that applies.
-G2  Ties on VP and industry are shared winners (``winner`` None).
-I1  Population may exceed the limit, industry may not (invariants).
-V1  ``state.seen`` grows by the systems visible at the start and the end of
-    the turn, plus those moved, attacked or jumped into and DISTSQ targets.
+Rulings
+-------
+Where the rules leave a choice, the engine follows the rulings of docs/rules.md
+(codes O1 … V1), each written once there in the section it belongs to and
+indexed in rules.md §18. Code cites them as ``rules.md §10.4 (ruling B7)``.
 """
 
 from __future__ import annotations
@@ -257,7 +163,7 @@ def resolve(
             run_order(ctx, code, order, None, Reason.TOO_MANY_ACTIONS)
 
     # Which systems ended the movement phase sticky, told once per empire so
-    # reports need not work the rules of §5 out again.
+    # reports need not work the rules of rules.md §7 out again.
     sticky_by_empire: dict[str, list[int]] = {}
     for empire, system in ctx.sticky:
         if new.systems[system].owner == empire:

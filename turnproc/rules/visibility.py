@@ -1,4 +1,4 @@
-"""What each empire sees (RULES.md §9, fog of war).
+"""What each empire sees (rules.md §14, fog of war).
 
 An empire sees the systems within Scanner links of a system it owns or of its
 ships; since ships only stand in owned systems, that is the owned systems'
@@ -50,7 +50,7 @@ PUBLIC_KINDS = frozenset({"end"})
 
 
 def audience(event: Event) -> frozenset[str] | None:
-    """Who may read ``event`` (RULES.md §9): None for everyone (public press,
+    """Who may read ``event`` (rules.md §14): None for everyone (public press,
     the end of the game), else the empires involved — the actor, and whoever
     it was done to."""
     if event.kind in PUBLIC_KINDS:

@@ -34,7 +34,7 @@ Event kinds (``Event.kind``; ``Event.empire`` is the actor, data as listed)
     ``colony_ships``, ``sticky``.
 ``sticky``
     After the last slot, once per empire that has any: ``systems``, the
-    codes of its systems its ships could not leave this turn (§5).
+    codes of its systems its ships could not leave this turn (rules.md §7.1).
 ``hyperspace_loss``
     DEEP: ``from``, ``to``, ``distsq``, ``jump``, ``ships``, ``lost``.
 ``capture``
@@ -145,11 +145,11 @@ class Reason:
     TOO_FAR: Final = "too_far"
     """DEEP: distance² is more than your Jump tech."""
     STICKY: Final = "sticky"
-    """Your ships in FROM may not leave this turn (§5)."""
+    """Your ships in FROM may not leave this turn (rules.md §7.1)."""
     PINNED: Final = "pinned"
-    """Every cruiser in FROM is held by a pin this turn (§5.2)."""
+    """Every cruiser in FROM is held by a pin this turn (rules.md §9.1)."""
     ZOC: Final = "zoc"
-    """From an enemy-controlled system straight into another (§5.1)."""
+    """From an enemy-controlled system straight into another (rules.md §8.2)."""
     NO_SHIPS: Final = "no_ships"
     """No ships of the needed kind that may act."""
     NO_MONEY: Final = "no_money"

@@ -1,4 +1,4 @@
-"""Zones of control, supply and pinning (RULES.md §5.1–5.2, seeds 002 and 000).
+"""Zones of control, supply and pinning (rules.md §8–9, seeds 002 and 000).
 
 Control is what the ``zoc`` and ``pinning`` modules are built on:
 
@@ -13,13 +13,13 @@ Control is what the ``zoc`` and ``pinning`` modules are built on:
   the empire is always in supply. Because supply depends on control and
   control on supply, supply is traced against the control of *every* cruiser
   (in supply or not); control is then exerted only by forces in supply
-  (decision Z1).
+  (rules.md §8.3, ruling Z1).
 * A :class:`SupplyMap` is a snapshot of where control and ships were when it
   was made; questions are answered lazily (a search from the asked system
   that stops at the first populated system or already-answered system), so a
   30,000-system galaxy costs only what is asked.
 * Without ``zoc`` everything is in supply; control still exists for the
-  ``pinning`` module alone (decision Z2).
+  ``pinning`` module alone (rules.md §16, ruling Z2).
 """
 
 from __future__ import annotations
@@ -167,7 +167,7 @@ Supply = SupplyMap | None
 
 
 def compute_supply(state: GameState) -> SupplyMap:
-    """Supply as things stand now (decision Z1: traced against all cruisers)."""
+    """Supply as things stand now (rules.md §8.3, ruling Z1: traced against all cruisers)."""
     return SupplyMap(state)
 
 

@@ -8,7 +8,7 @@ from ..rules.state import GameState
 
 __all__ = ["Scenario", "ScenarioError", "scenario_from_state", "MAX_NAME", "SYSTEM_COUNTS"]
 
-#: Longest system name (the NAME order's limit, §4).
+#: Longest system name (the NAME order's limit, rules.md §6.18).
 MAX_NAME = 24
 #: A system's counts: never negative, and left out of a dumped file when 0.
 SYSTEM_COUNTS = ("pop", "industry", "cruisers", "fighters", "colony_ships")

@@ -339,7 +339,7 @@ class _Reader:
                     f"system {code} has ships but no owner (ships stand only in their empire's systems)",
                 )
             if owner is None and system.pop:
-                # RULES.md §1: unowned systems start empty; the database
+                # rules.md §2.5: unowned systems start empty; the database
                 # refuses an unowned system with population, so say it here.
                 raise self.fail(
                     path + ("pop",),

@@ -295,7 +295,7 @@ class Force(Base):
 
 
 class Seen(Base):
-    """Systems whose position an empire has ever seen (RULES.md §9)."""
+    """Systems whose position an empire has ever seen (rules.md §14)."""
 
     __tablename__ = "seen"
 

@@ -1,4 +1,4 @@
-"""RULES.md §5: sticky systems, mobility, zones of control (zoc), pinning."""
+"""rules.md §7–9: sticky systems, mobility, zones of control (zoc), pinning."""
 
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ def test_dwarf_moves_do_not_stick_so_cruisers_may_move_again() -> None:
 
 @pytest.mark.parametrize("dst,via", [(102, 101), (113, 103), (114, 103), (104, 103)])
 def test_cruiser_move_into_a_non_dwarf_sticks(dst: int, via: int) -> None:
-    """§5: a cruiser move into a non-dwarf system (RG, SG, PL, AB) makes it sticky."""
+    """rules.md §7.1: a cruiser move into a non-dwarf system (RG, SG, PL, AB) makes it sticky."""
     orders = [o(A.MOVE, 101, via, 4)] if via != 101 else []
     orders += [o(A.MOVE, via, dst, 4), o(A.MOVE, dst, via, 1)]
     new, events = run(chain().build(), {"ABC": orders})
@@ -48,7 +48,7 @@ def test_cruiser_move_into_a_non_dwarf_sticks(dst: int, via: int) -> None:
 
 
 def test_sticky_holds_ships_that_arrive_later_and_all_kinds() -> None:
-    """§5: none of that empire's ships there may leave that turn, including
+    """rules.md §7.1: none of that empire's ships there may leave that turn, including
     ships that arrive later."""
     b = chain()
     b.systems[103].cruisers = 3
@@ -101,7 +101,7 @@ def front(modules: tuple[str, ...]) -> Builder:
 
 
 def test_zoc_entering_enemy_control_stops_the_mover() -> None:
-    """§5.1: entering a system controlled by an enemy makes it sticky for the mover."""
+    """rules.md §8.2: entering a system controlled by an enemy makes it sticky for the mover."""
     new, events = run(
         front(("zoc",)).build(), {"ABC": [o(A.MOVE, 103, 104, 5), o(A.MOVE, 104, 103, 5)]}
     )
@@ -116,7 +116,7 @@ def test_without_zoc_control_does_not_stop_movement() -> None:
 
 
 def test_zoc_no_move_from_enemy_control_straight_into_more() -> None:
-    """§5.1: ships that start an action in an enemy-controlled system may leave
+    """rules.md §8.2: ships that start an action in an enemy-controlled system may leave
     it, but not directly into another enemy-controlled system."""
     b = front(("zoc",))
     b.systems[104].cruisers = 4
@@ -129,7 +129,7 @@ def test_zoc_no_move_from_enemy_control_straight_into_more() -> None:
 
 
 def test_zoc_does_not_hinder_attacks() -> None:
-    """Decision Z3: attacking from enemy control into enemy control is allowed."""
+    """rules.md §8.2 (ruling Z3): attacking from enemy control into enemy control is allowed."""
     b = front(("zoc",))
     b.systems[104].cruisers = 40
     _, events = run(b.build(), {"ABC": [o(A.MOVE, 104, 105, 40)]})
@@ -138,7 +138,7 @@ def test_zoc_does_not_hinder_attacks() -> None:
 
 
 def test_supply_is_blocked_by_enemy_control_unless_own_ships_are_there() -> None:
-    """§5.1: a path of links to a populated system, every system on the way not
+    """rules.md §8.3: a path of links to a populated system, every system on the way not
     enemy-controlled or holding that empire's ships; out of supply doubles
     supply cost and exerts no control."""
     b = front(("zoc",))
@@ -197,7 +197,7 @@ def test_control_into_a_planet_only_from_its_own_star() -> None:
 
 
 def test_pin_strength_in_twelfths() -> None:
-    """§5.2: cruiser 24, fighter 1 (6 fighters = 1/2); held = min(n, ceil(pin/24))."""
+    """rules.md §9.1: cruiser 24, fighter 1 (6 fighters = 1/2); held = min(n, ceil(pin/24))."""
     state = front(("zoc", "pinning")).build()
     assert pin_strength(state, None, "ABC", 104) == (24 + 6, ["XYZ"])
     assert held_by_pin(5, 30) == 2
@@ -208,7 +208,7 @@ def test_pin_strength_in_twelfths() -> None:
 
 @pytest.mark.parametrize("modules", [("zoc", "pinning"), ("pinning",)])
 def test_pinning_holds_part_of_the_fleet_the_rest_runs(modules: tuple[str, ...]) -> None:
-    """§5.2: held cruisers stay and may not move again this turn; the rest run
+    """rules.md §9.1: held cruisers stay and may not move again this turn; the rest run
     the pin and may move on in later slots."""
     new, events = run(
         front(modules).build(), {"ABC": [o(A.MOVE, 103, 104, 5), o(A.MOVE, 104, 103, "ALL")]}
@@ -228,7 +228,7 @@ def test_all_held_cruisers_cannot_move() -> None:
 
 
 def test_retreat_stance_does_not_pin() -> None:
-    """§5.2: only an enemy whose controlling system's stance is not RETREAT pins."""
+    """rules.md §9.1: only an enemy whose controlling system's stance is not RETREAT pins."""
     b = front(("zoc", "pinning"))
     b.systems[105].stance = Stance.RETREAT
     b.systems[105].stance_target = 106
@@ -240,7 +240,7 @@ def test_retreat_stance_does_not_pin() -> None:
 
 
 def test_scrapping_takes_held_cruisers_first() -> None:
-    """Decision M6."""
+    """rules.md §9.1 (ruling M6)."""
     new, events = run(
         front(("zoc", "pinning")).build(),
         {"ABC": [o(A.MOVE, 103, 104, 5), o(A.SCRAPC, 104, None, 1), o(A.MOVE, 104, 103, "ALL")]},

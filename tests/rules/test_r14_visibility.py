@@ -1,4 +1,4 @@
-"""RULES.md §9: what each empire sees, and the map it has seen."""
+"""rules.md §14: what each empire sees, and the map it has seen."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ def line() -> Builder:
 
 
 def test_visible_within_scanner_links() -> None:
-    """§9: systems within Scanner links of an owned system or of its ships."""
+    """rules.md §14: systems within Scanner links of an owned system or of its ships."""
     state = line().build()
     assert visible_systems(state, "ABC") == {101, 102}
     state.empires["ABC"].techs[Tech.SCANNER] = 3
@@ -33,7 +33,7 @@ def test_visible_within_scanner_links() -> None:
 
 
 def test_seen_grows_with_moves_jumps_and_distsq() -> None:
-    """§9: systems it attacked, moved or jumped through this turn, and the
+    """rules.md §14: systems it attacked, moved or jumped through this turn, and the
     answers to its DISTSQ; the map grows turn by turn."""
     state = line().build()
     orders = [o(A.DISTSQ, 101, 108), o(A.DEEP, 101, 105, 1)]

@@ -1,4 +1,4 @@
-"""RULES.md §7: the end-of-turn economy, in order, and blockades."""
+"""rules.md §13: the end-of-turn economy, in order, and blockades."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from .builders import Builder, kinds, one, run
 
 
 def test_supply_cost_formula() -> None:
-    """§7.4: max(0, (10×cruisers + 3×fighters + 20×colony ships) / 3 − pop −
+    """rules.md §13.2: max(0, (10×cruisers + 3×fighters + 20×colony ships) / 3 − pop −
     Supply), + 1 per population above the limit; doubled out of supply."""
     b = Builder(modules=())
     b.empire("ABC", supply=1)
@@ -30,8 +30,8 @@ def test_supply_cost_formula() -> None:
 
 
 def test_shortfall_scraps_cruisers_from_the_costliest_system_first() -> None:
-    """§7.4: a shortfall scraps cruisers, one per 3 BP short, from the costliest
-    system first (decision E4: rounded up; what cannot be scrapped is forgiven)."""
+    """rules.md §13.1: a shortfall scraps cruisers, one per 3 BP short, from the costliest
+    system first (rules.md §13.1, ruling E4: rounded up; what cannot be scrapped is forgiven)."""
     b = Builder(modules=())
     b.empire("ABC", balance=0)
     b.star(101, 0, 0, owner="ABC", pop=1, cruisers=10)  # 33 - 1 = 32
@@ -56,7 +56,7 @@ def test_supply_paid_from_next_turns_balance() -> None:
 
 
 def test_steps_run_in_rule_order_for_every_empire() -> None:
-    """§7: leftovers, (exploration), income, supply, interest, research, VP."""
+    """rules.md §13.1: leftovers, (exploration), income, supply, interest, research, VP."""
     b = Builder(modules=())
     for code in ("ABC", "XYZ"):
         b.empire(code, treasury=10).techs[Tech.TREASURY] = 5
@@ -80,7 +80,7 @@ def test_leftovers_count_for_supply() -> None:
 
 
 def test_interest_is_treasury_percent_rounded_down() -> None:
-    """§7.5: Treasury % of the treasury."""
+    """rules.md §13.1: Treasury % of the treasury."""
     b = Builder(modules=())
     e = b.empire("ABC", treasury=55)
     e.techs[Tech.TREASURY] = 10
@@ -90,7 +90,7 @@ def test_interest_is_treasury_percent_rounded_down() -> None:
 
 
 def test_research_one_free_level_weighted_by_level_plus_one() -> None:
-    """§7.6: one free tech level, picked at random with weight (level + 1)."""
+    """rules.md §13.1: one free tech level, picked at random with weight (level + 1)."""
     b = Builder(modules=())
     e = b.empire("ABC")
     e.techs[Tech.SCANNER] = 40
@@ -113,7 +113,7 @@ def test_research_one_free_level_weighted_by_level_plus_one() -> None:
 
 
 def test_victory_points_from_industry_and_culture() -> None:
-    """§7.7: + total industry / 10 + Cultural Level / 2."""
+    """rules.md §13.1: + total industry / 10 + Cultural Level / 2."""
     b = Builder(modules=())
     e = b.empire("ABC")
     e.techs[Tech.CULTURAL] = 5
@@ -136,7 +136,7 @@ def blockade_map(star_ships: int) -> Builder:
 
 
 def test_blockade_planet_earns_nothing() -> None:
-    """§7: a planet is blockaded when its star belongs to another empire whose
+    """rules.md §13.4: a planet is blockaded when its star belongs to another empire whose
     cruisers + fighters + 5 × colony ships there exceed the planet's
     population + cruisers. A blockaded planet earns no income."""
     state = blockade_map(5).build()
@@ -151,7 +151,7 @@ def test_blockade_planet_earns_nothing() -> None:
 
 
 def test_empire_without_systems_gets_nothing() -> None:
-    """Decision E2."""
+    """rules.md §13.1 (ruling E2)."""
     b = Builder(modules=())
     b.empire("ABC", balance=50)
     b.empire("XYZ")

@@ -1,4 +1,4 @@
-"""RULES.md §10: end of game."""
+"""rules.md §15: end of game."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ def two(turn: int = 1, turn_limit: int = 30, vp_target: int = 100) -> Builder:
 
 
 def test_game_ends_after_the_turn_limit() -> None:
-    """§10: the game ends after the GM's turn limit (default 30)."""
+    """rules.md §15: the game ends after the GM's turn limit (default 30)."""
     new, events = run(two(turn=29).build())
     assert not new.finished and not kinds(events, "end")
     new, events = run(two(turn=30).build())
@@ -49,7 +49,7 @@ def test_game_ends_when_one_empire_is_left() -> None:
 
 
 def test_most_vp_wins_ties_go_to_more_industry() -> None:
-    """§10: most VP wins; ties go to more industry."""
+    """rules.md §15: most VP wins; ties go to more industry."""
     b = two(turn=30)
     b.empires["ABC"].vp = b.empires["XYZ"].vp = 7
     b.systems[101].industry = 3  # ABC: 3 // 10 = 0 VP this turn, like XYZ's 5
@@ -59,7 +59,7 @@ def test_most_vp_wins_ties_go_to_more_industry() -> None:
 
 
 def test_full_tie_is_shared() -> None:
-    """Decision G2."""
+    """rules.md §15 (ruling G2)."""
     d = one(run(two(turn=30).build())[1], "end")
     assert d["winner"] is None and d["winners"] == ["ABC", "XYZ"]
 

@@ -1,5 +1,5 @@
-"""RULES.md §6.3 (the ``engage`` module, seed 003), withdrawals, retreat
-losses (§5.1) and pursuit (§5.2). Engage dice are scripted with ``Dice``:
+"""rules.md §11 (the ``engage`` module, seed 003), withdrawals, retreat
+losses (rules.md §8.4) and pursuit (rules.md §9.2). Engage dice are scripted with ``Dice``:
 the attacker's two d6 come first, then the defender's."""
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ DEFENDER_WINS = [1, 1, 6, 6]
 
 
 def test_standoff_defender_wins_the_roll_no_battle_cost_spent() -> None:
-    """§6.3 SF defender: if it wins the roll there is no battle this action — the
+    """rules.md §11.5 SF defender: if it wins the roll there is no battle this action — the
     attack is held off, the attacker's cruisers stay where they were and the
     action's cost is spent."""
     state = arena(("engage",), Stance.STANDOFF).build()
@@ -63,7 +63,7 @@ def test_standoff_defender_wins_the_roll_no_battle_cost_spent() -> None:
 
 
 def test_standoff_defender_loses_the_roll_fights_without_weapons() -> None:
-    """§6.3: if it loses, battle, and the defender gets no Weapons bonus."""
+    """rules.md §11.5: if it loses, battle, and the defender gets no Weapons bonus."""
     b = arena(("engage",), Stance.STANDOFF)
     b.empires["XYZ"].techs[Tech.WEAPONS] = 3
     new, events = run_with(b.build(), ATTACK, ATTACKER_WINS)
@@ -73,7 +73,7 @@ def test_standoff_defender_loses_the_roll_fights_without_weapons() -> None:
 
 
 def test_engage_ties_favour_the_attacker() -> None:
-    """§6.3: the side with the higher value out-manoeuvres the other; ties favour the attacker."""
+    """rules.md §11.1: the side with the higher value out-manoeuvres the other; ties favour the attacker."""
     new, events = run_with(arena(("engage",), Stance.STANDOFF).build(), ATTACK, [3, 1, 2, 3])
     battle = one(events, "battle", "ABC")
     assert battle["engage"]["attacker_value"] == battle["engage"]["defender_value"] == 4
@@ -100,7 +100,7 @@ def test_engage_value_uses_drive() -> None:
 
 
 def test_retreat_wins_roll_cruisers_withdraw_rest_defends() -> None:
-    """§6.3 RT defender: only when attack > defence; if it wins the roll its
+    """rules.md §11.3 RT defender: only when attack > defence; if it wins the roll its
     cruisers withdraw to the RETREAT destination before the battle, and the
     rest of the system defends without them."""
     state = arena(("engage",), Stance.RETREAT, 105).build()
@@ -114,7 +114,7 @@ def test_retreat_wins_roll_cruisers_withdraw_rest_defends() -> None:
 
 
 def test_retreat_loses_roll_one_part_is_caught() -> None:
-    """§6.3: if it loses, with parts p, one part of ceil(n/p) cruisers is caught
+    """rules.md §11.3: if it loses, with parts p, one part of ceil(n/p) cruisers is caught
     and fights with the system, the other parts escape. Parts 3 give +2."""
     state = arena(("engage",), Stance.RETREAT, 105, parts=3).build()
     new, events = run_with(state, ATTACK, [6, 6, 4, 1])  # 7 v 4 + 1 + 2 = 7: tie
@@ -143,7 +143,7 @@ def test_retreat_only_when_outmatched() -> None:
 
 
 def test_retreat_without_engage_withdraws_whenever_outmatched() -> None:
-    """§6.3: without engage, no roll; RETREAT withdraws whenever attack > defence (3.5)."""
+    """rules.md §11.3: without engage, no roll; RETREAT withdraws whenever attack > defence (3.5)."""
     state = arena((), Stance.RETREAT, 105, parts=3).build()
     new, events = run_with(state, ATTACK, [])
     assert one(events, "withdraw", "XYZ")["cruisers"] == 6
@@ -151,7 +151,7 @@ def test_retreat_without_engage_withdraws_whenever_outmatched() -> None:
 
 
 def test_retreat_to_a_lost_destination_defends() -> None:
-    """Decision S1: a RETREAT destination no longer owned does not withdraw."""
+    """rules.md §6.17 (ruling S1): a RETREAT destination no longer owned does not withdraw."""
     b = arena((), Stance.RETREAT, 105)
     b.systems[105].owner = "ABC"
     _, events = run_with(b.build(), ATTACK, [])
@@ -159,7 +159,7 @@ def test_retreat_to_a_lost_destination_defends() -> None:
 
 
 def test_retreat_losses_into_attacker_control_under_zoc() -> None:
-    """§5.1: cruisers that withdraw into a system controlled by the enemy they
+    """rules.md §8.4: cruisers that withdraw into a system controlled by the enemy they
     flee from lose one in five, rounded up."""
     b = arena(("zoc",), Stance.RETREAT, 105)
     b.star(107, 1, 4, owner="ABC", pop=5, cruisers=1)
@@ -182,7 +182,7 @@ def test_no_retreat_losses_without_zoc() -> None:
 
 
 def test_ambush_under_engage_works_only_if_the_defender_wins_the_roll() -> None:
-    """§6.3: AMBUSH against a MOVE from the named system works only if the
+    """rules.md §11.4: AMBUSH against a MOVE from the named system works only if the
     defender wins the roll."""
     state = arena(("engage",), Stance.AMBUSH, 103).build()
     _, events = run_with(state, ATTACK, DEFENDER_WINS)
@@ -192,7 +192,7 @@ def test_ambush_under_engage_works_only_if_the_defender_wins_the_roll() -> None:
 
 
 def test_statics_do_not_roll_and_never_avoid_battle() -> None:
-    """§6.3: statics — a system with no ships, only population — do not roll:
+    """rules.md §11.1: statics — a system with no ships, only population — do not roll:
     engage value −3, and they never avoid battle."""
     b = arena(("engage",), Stance.STANDOFF)
     b.systems[104].cruisers = 0
@@ -227,7 +227,7 @@ CHASE = {"ABC": [o(A.MOVE, 103, 104, 20), o(A.MOVE, 104, 105, "ALL")]}
 
 
 def test_faster_pursuer_forces_the_next_encounter() -> None:
-    """§5.2: if the attacker's Drive is higher than the withdrawer's, the
+    """rules.md §9.2: if the attacker's Drive is higher than the withdrawer's, the
     attacker's next MOVE or ASSAULT into the withdrawal system this turn cannot
     be evaded (no retreat, no standoff)."""
     new, events = run_with(pursuit_arena(2).build(), CHASE, [])

@@ -1,4 +1,4 @@
-"""RULES.md §4: every action."""
+"""rules.md §6: every action."""
 
 from __future__ import annotations
 
@@ -52,7 +52,7 @@ def deep_map(jump: int = 4) -> Builder:
 
 
 def test_deep_jumps_unlinked_within_jump_range_and_loses_ships() -> None:
-    """§4 DEEP: distance² ≤ Jump; each ship is lost with probability
+    """rules.md §6.3 DEEP: distance² ≤ Jump; each ship is lost with probability
     distance²/(10×Jump); lost ships go to the lost-in-space pool."""
     state = deep_map(jump=4).build()
     new, events = run(state, {"ABC": [o(A.DEEP, 101, 102, 100)]}, seed=11)
@@ -87,7 +87,7 @@ def test_deep_needs_no_link_but_move_does() -> None:
 
 
 def test_movef_at_most_fighter_tech_one_bp_each_destination_sticky() -> None:
-    """§4 MOVEF: between linked systems both owned by you; at most Fighter-tech
+    """rules.md §6.5 MOVEF: between linked systems both owned by you; at most Fighter-tech
     fighters; 1 BP per fighter; destination becomes sticky."""
     b = base()
     b.systems[101].fighters = 5
@@ -103,7 +103,7 @@ def test_movef_at_most_fighter_tech_one_bp_each_destination_sticky() -> None:
 
 
 def test_movecol_two_bp_each_carries_fighters_destination_sticky() -> None:
-    """§4 MOVECOL: 2 BP each; each carries up to Fighter-tech fighters along."""
+    """rules.md §6.6 MOVECOL: 2 BP each; each carries up to Fighter-tech fighters along."""
     b = base()
     b.systems[101].colony_ships = 2
     b.systems[101].fighters = 7
@@ -124,7 +124,7 @@ def test_movecol_two_bp_each_carries_fighters_destination_sticky() -> None:
     [(A.NEWCRS, "cruisers", 10), (A.NEWFTR, "fighters", 3), (A.NEWCOL, "colony_ships", 20)],
 )
 def test_new_ships_cost_and_limit(action: A, attr: str, unit: int) -> None:
-    """§4: at most min(industry, population) per action; 10 / 3 / 20 BP each."""
+    """rules.md §6.7: at most min(industry, population) per action; 10 / 3 / 20 BP each."""
     b = base()
     b.empires["ABC"].balance = 1000
     state = b.build()
@@ -163,7 +163,7 @@ def test_new_ships_need_industry_and_population() -> None:
 
 
 def test_build_raises_industry_not_above_limit() -> None:
-    """§4 BUILD: 5 BP per level; not above the population limit (RD 25)."""
+    """rules.md §6.8 BUILD: 5 BP per level; not above the population limit (RD 25)."""
     b = base()
     b.systems[102].industry = 22
     new, events = run(b.build(), {"ABC": [o(A.BUILD, 102, None, 5)]})
@@ -175,7 +175,7 @@ def test_build_raises_industry_not_above_limit() -> None:
 
 
 def test_grow_raises_population_not_above_limit() -> None:
-    """§4 GROW: 4 BP per population; not above the limit."""
+    """rules.md §6.9 GROW: 4 BP per population; not above the limit."""
     b = base()
     b.systems[102].pop = 20
     new, events = run(b.build(), {"ABC": [o(A.GROW, 102, None, "ALL")]})
@@ -204,7 +204,7 @@ def blockaded() -> Builder:
     ],
 )
 def test_blockaded_planet_may_not_build_grow_or_colonise(order: object) -> None:
-    """§7 Blockade: a blockaded planet may not BUILD, GROW, build ships or COLONISE."""
+    """rules.md §13.4 Blockade: a blockaded planet may not BUILD, GROW, build ships or COLONISE."""
     state = blockaded().build()
     new, events = run(state, {"ABC": [order]})  # type: ignore[list-item]
     assert first(events)["reason"] == "blockaded"
@@ -234,7 +234,7 @@ def test_colonise_needs_no_population_there() -> None:
 
 
 def test_colonise_throw_captures_explores_and_may_still_plant() -> None:
-    """§4 COLONISE where, to: thrown into a linked unowned TO, which you then own
+    """rules.md §6.10 COLONISE where, to: thrown into a linked unowned TO, which you then own
     with pop 1 (a capture, so exploration follows); after a throw it may still
     plant where it stands, nothing else."""
     b = base()
@@ -331,7 +331,7 @@ def test_gift_moves_treasury_to_another_empire() -> None:
 
 
 def test_tech_cost_formula() -> None:
-    """§4 TECH: (final level)² × k from the treasury (1→2: 4 BP; 0→2: 8 BP)."""
+    """rules.md §6.15 TECH: (final level)² × k from the treasury (1→2: 4 BP; 0→2: 8 BP)."""
     assert tech_cost(1, 1) == 4
     assert tech_cost(0, 2) == 8
 

@@ -1,4 +1,4 @@
-"""RULES.md §6.1–6.2 (Star Chase 3.6, 3.9, 3.10) and the §11 test vectors."""
+"""rules.md §10.1–10.2 (Star Chase 3.6, 3.9, 3.10) and the battle, capture and Marines examples of rules.md §10.5, rules.md §6.1 and rules.md §10.7."""
 
 from __future__ import annotations
 
@@ -40,7 +40,7 @@ def front(modules: frozenset[str] = frozenset()) -> Builder:
 
 @pytest.mark.parametrize("modules", ALL_MODULE_SETS, ids=["plain", "all_modules"])
 def test_vector_battle_against_a_home_star(modules: frozenset[str]) -> None:
-    """§11: 10 cruisers (Weapons 0) MOVE into a home star (pop 2, industry 2,
+    """rules.md §10.5: 10 cruisers (Weapons 0) MOVE into a home star (pop 2, industry 2,
     1 colony ship, 2 fighters, 5 cruisers, DEFEND, Weapons 0): A = 10, D = 14;
     attacker loses 7 + 2 = 9 (1 survives), defender loses 5 (2 fighters, 3
     cruisers; 2 cruisers remain); attack fails, the survivor goes home."""
@@ -76,7 +76,7 @@ def test_vector_battle_against_a_home_star(modules: frozenset[str]) -> None:
 
 @pytest.mark.parametrize("modules", ALL_MODULE_SETS, ids=["plain", "all_modules"])
 def test_vector_capture_of_an_unowned_star(modules: frozenset[str]) -> None:
-    """§11: 12 cruisers MOVE into an unowned star with pop 0: no battle,
+    """rules.md §6.1: 12 cruisers MOVE into an unowned star with pop 0: no battle,
     capture, exploration roll, system sticky for the mover."""
     b = front(modules)
     b.systems[102].cruisers = 12
@@ -92,7 +92,7 @@ def test_vector_capture_of_an_unowned_star(modules: frozenset[str]) -> None:
 
 
 def test_vector_39_marines_direct() -> None:
-    """§11 / 3.9: defender wiped out, attacker has 3 survivors, planet pop 2
+    """rules.md §10.7 / 3.9: defender wiped out, attacker has 3 survivors, planet pop 2
     (level 4), Marines 1 → level 3, 3 is not more than 3: no capture. With
     Marines 2: capture."""
     planet = System(111, T.PL, 0, 0, star=101, owner="XYZ", pop=2)
@@ -121,7 +121,7 @@ def test_vector_39_marines_in_battle(marines: int, captured: bool) -> None:
 
 
 def test_strengths() -> None:
-    """§6.1: Attack = cruisers + Weapons. Defence = 5 × colony ships + cruisers
+    """rules.md §10.1: Attack = cruisers + Weapons. Defence = 5 × colony ships + cruisers
     + fighters + population (× 2 on a planet) + Weapons (if defending cruisers
     or fighters) + Defence (planet with population)."""
     emp = Empire("XYZ", "x")
@@ -154,7 +154,7 @@ def test_strengths() -> None:
     ],
 )
 def test_round_losses(attack: int, defence: int, expected: tuple[int, int]) -> None:
-    """§6.2: each side loses half the other side's strength; the weaker side
+    """rules.md §10.2: each side loses half the other side's strength; the weaker side
     also loses half the difference."""
     assert round_losses(attack, defence) == expected
 
@@ -194,8 +194,8 @@ def test_survivors_of_a_won_battle_may_move_on_from_a_dwarf() -> None:
 
 
 def test_assault_repeats_rounds_until_a_fleet_is_gone_and_sticks() -> None:
-    """§6.2: ASSAULT repeats rounds until the defending fleet or the attacking
-    cruisers are gone; §4: costs 2 BP and makes the target sticky."""
+    """rules.md §10.6: ASSAULT repeats rounds until the defending fleet or the attacking
+    cruisers are gone; rules.md §6.2: costs 2 BP and makes the target sticky."""
     b = front()
     b.systems[103].cruisers = 12
     b.systems[104].pop = 0
@@ -227,7 +227,7 @@ def test_move_fights_only_one_round() -> None:
 
 
 def test_assault_stalemate_ends() -> None:
-    """Decision B2: a round where nobody loses anything ends the ASSAULT."""
+    """rules.md §10.6 (ruling B2): a round where nobody loses anything ends the ASSAULT."""
     b = front()
     b.systems[103].cruisers = 1
     b.systems[104].pop = 0
@@ -254,7 +254,7 @@ def ambush_front(modules: frozenset[str] = frozenset()) -> Builder:
 
 
 def test_ambush_defender_fires_first_and_attacker_loses_an_extra_ship() -> None:
-    """§4 AMBUSH: against a MOVE coming from FROM, the defender fires first and
+    """rules.md §11.4 AMBUSH: against a MOVE coming from FROM, the defender fires first and
     the attacker loses one extra ship. D = 9: attacker loses 4, answers with 6
     (defender loses 3), then loses one more."""
     new, events = run(ambush_front().build(), {"ABC": [o(A.MOVE, 103, 104, 10)]})
@@ -303,7 +303,7 @@ def test_loser_vp_never_below_zero() -> None:
 
 
 def test_attack_on_a_static_system_fights_one_round() -> None:
-    """Decision B1: only population defends; it still fights."""
+    """rules.md §10.2 (ruling B1): only population defends; it still fights."""
     b = front()
     b.systems[103].cruisers = 7
     new, events = run(b.build(), {"ABC": [o(A.MOVE, 103, 104, 7)]})

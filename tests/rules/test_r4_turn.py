@@ -1,4 +1,4 @@
-"""RULES.md §3: turns, orders and the execution order."""
+"""rules.md §4: turns, orders and the execution order."""
 
 from __future__ import annotations
 
@@ -39,7 +39,7 @@ def test_every_order_gets_exactly_one_order_event_in_execution_order() -> None:
 
 
 def test_impossible_actions_fail_at_no_cost_with_a_reason() -> None:
-    """§3: an action that has become impossible fails, costs nothing, says why."""
+    """rules.md §4.2: an action that has become impossible fails, costs nothing, says why."""
     b = duel()
     b.systems[101].cruisers = 3
     state = b.build()
@@ -72,7 +72,7 @@ def test_no_money_fails_and_costs_nothing() -> None:
 
 
 def test_slots_interleave_and_slot_order_is_drawn_once_per_turn() -> None:
-    """§3: every empire's action 1, then every empire's action 2 ...; within a
+    """rules.md §4.1: every empire's action 1, then every empire's action 2 ...; within a
     slot empires act in a random order drawn once per turn."""
     state = duel().build()
     orders = {"ABC": [o(A.TAX)] * 3, "XYZ": [o(A.TAX)] * 3}
@@ -110,7 +110,7 @@ def test_who_acts_first_in_a_slot_gets_the_unowned_system() -> None:
 
 
 def test_stances_take_effect_before_slot_1_whatever_slot_they_use() -> None:
-    """§3: stances, BASE and HOME take effect before slot 1 and still use a slot."""
+    """rules.md §4.1: stances, BASE and HOME take effect before slot 1 and still use a slot."""
     b = duel()
     b.systems[102].cruisers = 10
     b.systems[104].cruisers = 2
@@ -159,7 +159,7 @@ def test_base_and_home_before_slot_1() -> None:
 
 
 def test_name_before_slot_1_and_at_most_24_characters() -> None:
-    """§4: NAME an owned system (≤ 24 characters); not a slot."""
+    """rules.md §6.18: NAME an owned system (≤ 24 characters); not a slot."""
     b = duel()
     b.systems[102].cruisers = 0
     b.systems[103].owner = None
@@ -295,7 +295,7 @@ def test_distsq_table(drow: int, dcol: int, expected: int) -> None:
 
 
 def test_distsq_from_a_planet_measures_from_its_star() -> None:
-    """§11: DISTSQ from a planet measures from its star's square."""
+    """rules.md §6.4: DISTSQ from a planet measures from its star's square."""
     b = Builder(modules=())
     b.empire("ABC")
     b.star(101, 0, 0)
@@ -328,7 +328,7 @@ def test_distsq_needs_from_owned_and_to_not_a_planet() -> None:
 
 
 def test_income_at_the_end_of_the_turn() -> None:
-    """§7.3: per owned system min(pop, limit) + min(pop, industry), + 2 × BP Income."""
+    """rules.md §13.1: per owned system min(pop, limit) + min(pop, industry), + 2 × BP Income."""
     b = Builder(modules=())
     b.empire("ABC", balance=0, bp_income=1)
     b.star(101, 0, 0, owner="ABC", pop=20, industry=10)
@@ -344,7 +344,7 @@ def test_income_at_the_end_of_the_turn() -> None:
 
 
 def test_leftovers_become_cruisers_at_base_then_fighters_at_home() -> None:
-    """§7.1: remaining balance buys cruisers at BASE, then fighters at HOME; rest lost."""
+    """rules.md §13.1: remaining balance buys cruisers at BASE, then fighters at HOME; rest lost."""
     b = Builder(modules=())
     e = b.empire("ABC", balance=38)
     e.base, e.home = 101, 111

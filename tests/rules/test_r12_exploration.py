@@ -1,4 +1,4 @@
-"""RULES.md §8 (Star Chase 3.11): exploration finds, with their caps."""
+"""rules.md §12 (Star Chase 3.11): exploration finds, with their caps."""
 
 from __future__ import annotations
 
@@ -61,7 +61,7 @@ def dig(
     ],
 )
 def test_find_table_boundaries(roll: int, find: str) -> None:
-    """§8 table: 01–10 nothing, 11–25 cruisers, 26–35 fighters, 36–40 colony
+    """rules.md §12 table: 01–10 nothing, 11–25 cruisers, 26–35 fighters, 36–40 colony
     ship, 41–55 industry, 56–62 VPs, 63–75 BPs, 76–82 treasury BPs."""
     state = world()
     rolls = [roll] if find in ("nothing", "colony_ship") else [roll, 1]
@@ -108,7 +108,7 @@ def test_tech_find_capped_at_five_except_income_culture_treasury() -> None:
 
 
 def test_population_only_on_planets() -> None:
-    """§8: 98–100 population (planets only; elsewhere nothing)."""
+    """rules.md §12: 98–100 population (planets only; elsewhere nothing)."""
     state = world(expo=2, target=T.PL)
     d = dig(state, 112, [98, 2])
     assert (d["find"], d["amount"]) == ("population", 2)
