@@ -26,11 +26,10 @@ from sqlalchemy.orm import Session  # noqa: E402
 from turnproc.passwords import hash_password  # noqa: E402
 from turnproc.rules.generate import generate_galaxy, home_planet, place_empire  # noqa: E402
 from turnproc.rules.orders import Severity  # noqa: E402
-from turnproc.rules.orders import format_order  # noqa: E402
 from turnproc.rules.parser import parse_orders  # noqa: E402
 from turnproc.rules.state import MODULES, GameSettings, GameState, SystemType  # noqa: E402
 from turnproc.storage import models as m  # noqa: E402
-from turnproc.storage.convert import new_game_row, save_state  # noqa: E402
+from turnproc.storage.convert import new_game_row, order_set_values, save_state  # noqa: E402
 from turnproc.storage.db import make_engine, make_sessionmaker, transaction  # noqa: E402
 from turnproc.storage.migrate import ensure_schema  # noqa: E402
 
@@ -141,15 +140,10 @@ def _store_orders(session: Session, game: m.Game, state: GameState, texts: dict[
                 "empire_id": ids[code],
                 "turn": game.turn,
                 "raw_text": text,
-                "lines": [format_order(o) for o in parsed.orders],
-                "problems": [
-                    {"line": p.line, "code": p.code, "message": p.message, "severity": p.severity.value}
-                    for p in parsed.problems
-                ],
                 "message_id": None,
                 "received_at": now,
                 "active": True,
-                "wait": False,
+                **order_set_values(parsed),
             }
         )
     session.execute(insert(m.OrderSet), rows)

@@ -92,7 +92,7 @@ def _load(sessions: Any) -> tuple[Any, Any, str]:
     with sessions() as session:
         game = get_game(session, GAME)
         state = load_state(session, game)
-        orders, _ = orders_for_turn(session, game, state)
+        orders, _ = orders_for_turn(session, game)
         return state, orders, game.seed
 
 

@@ -233,3 +233,20 @@ def test_crash_mid_turn_leaves_the_database_unchanged(
     monkeypatch.undo()
     _after_turn_runs_cleanly(sessions)
     assert dump(sessions) != before
+
+
+def test_the_turn_reads_the_parsed_orders_on_file_not_their_text(sessions: sessionmaker[Session]) -> None:
+    """Orders are parsed once, at intake: the turn takes the stored parsed
+    form, numbered by place, and the text lines are only for people to read."""
+    setup_game(sessions)
+    submit_turn(sessions, START)
+    with transaction(sessions) as session:
+        game = get_game(session, GAME)
+        order_set = session.scalars(select(m.OrderSet).join(m.Empire).where(m.Empire.code == "AAA")).one()
+        expected = [o["action"] for o in order_set.orders]
+        assert [o["line"] for o in order_set.orders] == list(range(1, len(expected) + 1))
+        order_set.lines = ["this text is never parsed again"]
+        result = run_turn(session, game, CONFIG, START + dt.timedelta(hours=1))
+        record = session.scalars(select(m.TurnRecord).where(m.TurnRecord.game_id == game.id)).one()
+    ran = [e["data"]["action"] for e in record.events if e["kind"] == "order" and e["empire"] == "AAA"]
+    assert sorted(ran) == sorted(expected) and result.turn == 1

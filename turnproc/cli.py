@@ -469,7 +469,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--early-run-delay", type=int, metavar="MINUTES", help="minutes after the last orders before an early run (default 30)")
     p.add_argument("--reminder-hours", type=int, metavar="HOURS", help="remind empires without orders this long before the deadline; 0: never (default 24)")
     p.add_argument("--inactive-after", type=int, metavar="TURNS", help="missed turns in a row that make an empire inactive (default 5)")
-    p.add_argument("--nmr-limit", type=int, metavar="PERCENT", help="hold the turn when more than this %% of active empires sent no orders (default 50)")
+    p.add_argument("--nmr-limit", type=int, metavar="PERCENT", help="the missed-orders guard does not run the turn when more than this %% of active empires sent no orders (default 50)")
     p = _add(gsub, "pause", cmd_game_pause, "Pause a game: no deadlines, early runs or reminders; mail is still answered.",
              "turnproc game pause spring26")
     p.add_argument("game")

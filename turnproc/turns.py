@@ -37,7 +37,7 @@ from .config import Config
 from .errors import GMError
 from .mails import queue_report
 from .reports.context import TurnView, report_context
-from .reports.narrative import describe
+from .reports.narrative import narrate
 from .reports.render import SharedParts, render_report_documents
 from .rules.activity import record_missed_turns
 from .rules.events import Event
@@ -124,7 +124,7 @@ def run_turn(
     state = load_state(session, game)
     if not state.empires:
         raise GMError(f"game {game.name} has no empires yet: turnproc empire add {game.name} ...")
-    orders, lines = orders_for_turn(session, game, state)
+    orders, lines = orders_for_turn(session, game)
     number = state.turn
     rng_seed = f"{game.seed}:{number}"
     new_state, events = resolve(state, orders, turn_rng(game.seed, number))
@@ -207,7 +207,7 @@ class Preview:
         # Each event told as its own empire reads it ("RIG: your cruisers ..."):
         # the narrative speaks to the reader, and the GM reads for everyone.
         told = [
-            f"{e.empire}: {describe(e, e.empire)}" if e.empire else describe(e, GM_VIEW)
+            f"{e.empire}: {narrate(e, e.empire)}" if e.empire else narrate(e, GM_VIEW)
             for e in self.events
             if e.kind != "turn"
         ]

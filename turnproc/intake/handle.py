@@ -20,8 +20,7 @@ from ..config import Config
 from ..mail.hygiene import automatic_reason, sender_address
 from ..mail.mime import message_text, parse_message
 from ..mails import ack_context, queue_ack, queue_report
-from ..rules.orders import Header, MailCommand, ParsedOrders, Severity
-from ..rules.orders import format_order
+from ..rules.orders import Header, MailCommand, Order, ParsedOrders, Severity, format_order, slots_used
 from ..rules.parser import parse_header, parse_mail, parse_orders
 from ..rules.problems import is_header_code
 from ..storage import models as m
@@ -183,7 +182,7 @@ class _Mail:
         has_order_lines = bool(parsed.orders) or any(
             p.severity is Severity.ERROR and not is_header_code(p.code) for p in parsed.problems
         )
-        on_file: list[str] | None = None
+        on_file: list[Order] | None = None
         replaced = False
         outcome = "commands"
         if MailCommand.CLEAR in parsed.commands and not parsed.orders:
@@ -191,7 +190,7 @@ class _Mail:
             on_file, outcome = [], "cleared"
         elif has_order_lines:
             replaced = store_orders(session, game.id, empire.id, game.turn, parsed, text, self.record, self.now)
-            on_file, outcome = [format_order(o) for o in parsed.orders], "accepted"
+            on_file, outcome = list(parsed.orders), "accepted"
         elif MailCommand.WAIT in parsed.commands:
             # WAIT alone keeps the orders on file and only holds off an early
             # run; with nothing on file there is no early run to hold off.
@@ -200,7 +199,7 @@ class _Mail:
                 current.wait = True
         if on_file is None:
             current = orders_on_file(session, empire.id, game.turn)
-            on_file = list(current.lines) if current is not None else []
+            on_file = [Order.from_dict(d) for d in current.orders] if current is not None else []
         context = ack_context(
             outcome=outcome,
             game=game.name,
@@ -208,8 +207,8 @@ class _Mail:
             turn=game.turn,
             lines=_line_results(parsed),
             errors=list(parsed.errors),
-            on_file=on_file,
-            slots=sum(1 for line in on_file if not line.upper().startswith(("NAME ", "MESSAGE "))),
+            on_file=[format_order(o) for o in on_file],
+            slots=slots_used(on_file),
             replaced=replaced,
             deadline=self.cache.deadline(game, self.now),
             notice=notice,

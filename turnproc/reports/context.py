@@ -16,7 +16,7 @@ from ..rules.events import Event
 from ..rules.galaxy import population_limit
 from ..rules.state import Empire, GameState, System, Tech
 from ..rules.visibility import audience, visible_from
-from .narrative import describe
+from .narrative import narrate
 
 __all__ = ["SCHEMA_ID", "TurnView", "report_context", "roundup", "order_form"]
 
@@ -152,13 +152,13 @@ def report_context(
             "ok": bool(e.data.get("ok")),
             "reason": e.data.get("reason"),
             "cost": int(e.data.get("cost") or 0) + int(e.data.get("treasury_cost") or 0),
-            "outcome": describe(e, empire_code),
+            "outcome": narrate(e, empire_code),
         }
         for e in mine
         if e.kind == "order" and e.empire == empire_code
     ]
     happenings = [
-        {"kind": e.kind, "text": describe(e, empire_code), "data": e.data}
+        {"kind": e.kind, "text": narrate(e, empire_code), "data": e.data}
         for e in mine
         if e.kind not in ("order", "message", "stance", "name", "sticky")
     ]

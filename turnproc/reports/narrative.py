@@ -14,7 +14,7 @@ from typing import Any
 
 from ..rules.events import Event
 
-__all__ = ["describe", "REASONS"]
+__all__ = ["narrate", "REASONS"]
 
 #: Player-facing words for the engine's failure reason codes (rules.vocabulary.Reason).
 REASONS: dict[str, str] = {
@@ -343,5 +343,5 @@ _PHRASES: dict[str, Callable[[Event, str], str]] = {
     "end": _end,
 }
 
-def describe(event: Event, viewer: str) -> str:
+def narrate(event: Event, viewer: str) -> str:
     return _PHRASES.get(event.kind, _generic)(event, viewer)

@@ -13,15 +13,14 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+from dataclasses import replace
 from typing import Any
 
 from sqlalchemy import delete, insert, select, update, bindparam
 from sqlalchemy.orm import Session
 
 from ..rules.orders import MailCommand, Order, ParsedOrders
-from ..rules.checks import known_systems_all
 from ..rules.orders import format_order
-from ..rules.parser import parse_orders
 from ..rules.state import Empire, GameSettings, GameState, Stance, System, SystemType, Tech
 from . import models as m
 from .queries import withdraw_orders
@@ -35,6 +34,7 @@ __all__ = [
     "modules_text",
     "new_game_row",
     "store_orders",
+    "order_set_values",
     "orders_for_turn",
 ]
 
@@ -341,40 +341,39 @@ def store_orders(
     replaced = withdraw_orders(session, empire_id, turn)
     session.add(
         m.OrderSet(
-            game_id=game_id,
-            empire_id=empire_id,
-            turn=turn,
-            raw_text=raw_text,
-            lines=[format_order(o) for o in parsed.orders],
-            problems=[
-                {"line": p.line, "code": p.code, "message": p.message, "severity": p.severity.value}
-                for p in parsed.problems
-            ],
-            message=message,
-            received_at=now,
-            wait=MailCommand.WAIT in parsed.commands,
+            game_id=game_id, empire_id=empire_id, turn=turn, raw_text=raw_text, message=message, received_at=now,
+            **order_set_values(parsed),
         )
     )
     return replaced
 
 
-def orders_for_turn(
-    session: Session, game: m.Game, state: GameState
-) -> tuple[dict[str, list[Order]], dict[str, list[str]]]:
+def order_set_values(parsed: ParsedOrders) -> dict[str, Any]:
+    """The columns of an order set that come from the parse."""
+    return {
+        "lines": [format_order(o) for o in parsed.orders],
+        # Numbered by their place in ``lines``, as the reports have always told them.
+        "orders": [replace(o, line=i).to_dict() for i, o in enumerate(parsed.orders, 1)],
+        "problems": [
+            {"line": p.line, "code": p.code, "message": p.message, "severity": p.severity.value}
+            for p in parsed.problems
+        ],
+        "wait": MailCommand.WAIT in parsed.commands,
+    }
+
+
+def orders_for_turn(session: Session, game: m.Game) -> tuple[dict[str, list[Order]], dict[str, list[str]]]:
     """Every empire's orders on file for the game's current turn: as the
     engine reads them, and as stored lines (for the turn record)."""
     rows = session.execute(
-        select(m.Empire.code, m.OrderSet.lines)
+        select(m.Empire.code, m.OrderSet.lines, m.OrderSet.orders)
         .join(m.OrderSet, m.OrderSet.empire_id == m.Empire.id)
         .where(m.OrderSet.game_id == game.id, m.OrderSet.turn == game.turn, m.OrderSet.active.is_(True))
         .order_by(m.OrderSet.id)
     ).all()
     lines: dict[str, list[str]] = {}
-    for code, stored in rows:  # later rows replace earlier ones
-        lines[code] = list(stored)
-    known = known_systems_all(state)  # one walk over the galaxy for all empires
-    orders = {
-        code: parse_orders("\n".join(text), state, code, known.get(code)).orders
-        for code, text in sorted(lines.items())
-    }
-    return orders, lines
+    stored: dict[str, list[Order]] = {}
+    for code, text, parsed in rows:  # later rows replace earlier ones
+        lines[code] = list(text)
+        stored[code] = [Order.from_dict(d) for d in parsed]
+    return dict(sorted(stored.items())), lines

@@ -324,6 +324,9 @@ class OrderSet(Base):
     """The mail's text as the player wrote it."""
     lines: Mapped[list[Any]] = mapped_column(JSON)
     """The valid order lines, canonical form, in the order written."""
+    orders: Mapped[list[Any]] = mapped_column(JSON, server_default="[]")
+    """The same orders as the engine reads them (``Order.to_dict``), numbered
+    by their place in ``lines``: the turn never parses text again."""
     problems: Mapped[list[Any]] = mapped_column(JSON, default=list)
     message_id: Mapped[int | None] = mapped_column(ForeignKey("inbound_messages.id"))
     received_at: Mapped[timestamp]
