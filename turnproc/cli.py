@@ -130,6 +130,10 @@ def cmd_game_show(args: argparse.Namespace) -> int:
     for e in v.empires:
         flags = ("orders in" if e.orders_at is not None else "no orders") + ("" if e.active else ", inactive")
         _out(f"  {e.code} {e.name:<24} {e.email:<32} {e.vp:>4} VP  {flags}")
+    if s.suppressed:
+        _out("answers not sent (latest first):")
+        for at, recipient, kind, reason in s.suppressed:
+            _out(f"  {at:%Y-%m-%d %H:%M}Z {kind} to {recipient or '(no address)'}: {reason}")
     return 0
 
 

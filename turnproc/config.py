@@ -34,6 +34,8 @@ class ImapConfig:
     folder: str = "INBOX"
     processed_folder: str = "Processed"
     rejected_folder: str = "Rejected"
+    failed_folder: str = "Failed"
+    """Where a mail goes that failed through our fault in ``set_aside_after`` polls."""
     timeout: float = 30.0
 
 
@@ -58,6 +60,9 @@ class Config:
     from_address: str = "turnproc@localhost"
     """Sender of every mail the host sends; players reply to it."""
     gm_address: str = ""
+    set_aside_after: int = 3
+    """Polls a mail may fail in (our fault, not the player's) before it is
+    moved to the Failed folder and the GM is told; it never blocks the inbox."""
     """Where notices for the game master go; empty means none are sent."""
     imap: ImapConfig = field(default_factory=ImapConfig)
     smtp: SmtpConfig = field(default_factory=SmtpConfig)

@@ -27,7 +27,7 @@ from .rules.state import MODULES, GameSettings
 from .scenario import Scenario, ScenarioError, load_scenario_file
 from .storage import models as m
 from .storage.convert import load_state, new_game_row, save_state
-from .storage.queries import GameView, current_deadline, galaxy_counts, load_game_view
+from .storage.queries import GameView, current_deadline, galaxy_counts, load_game_view, suppressed_replies
 
 log = logging.getLogger(__name__)
 
@@ -171,6 +171,8 @@ class GameSummary:
     free_homes: int
     next_deadline: dt.datetime | None
     """In the game's time zone; None without a schedule or while paused."""
+    suppressed: tuple[tuple[dt.datetime, str, str, str], ...] = ()
+    """The latest answers not sent: (when, recipient, kind, why)."""
 
 
 def game_summary(session: Session, game: m.Game, now: dt.datetime) -> GameSummary:
@@ -179,7 +181,8 @@ def game_summary(session: Session, game: m.Game, now: dt.datetime) -> GameSummar
     view = loaded[1]
     systems, free = galaxy_counts(session, game.id)
     coming = current_deadline(view, now) if view.status == "active" else None
-    return GameSummary(view, systems, free, coming)
+    held_back = tuple((r.at, r.recipient, r.kind, r.reason) for r in suppressed_replies(session, game.id))
+    return GameSummary(view, systems, free, coming, held_back)
 
 
 # -- schedule, pause, resume (read by the worker on its next pass) ---------------------------

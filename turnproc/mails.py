@@ -50,6 +50,10 @@ def stable_message_id(from_address: str, kind: str, game: m.Game, *parts: object
     return f"<turnproc.{kind}.{game.name}.{label}.{digest}@{domain}>"
 
 
+def _domain(config: Config) -> str:
+    return parseaddr(config.from_address)[1].rpartition("@")[2] or DOMAIN_FALLBACK
+
+
 # -- acknowledgements ------------------------------------------------------------------
 
 
@@ -99,10 +103,14 @@ def queue_ack(
 ) -> str:
     """The answer to ``answering`` (threaded under it); its Message-ID.
     ``kind`` (ack, reject, unknown) is what the reply caps count."""
-    subject = str(answering.get("Subject", "") or "")
+    # Whatever the sender put in their headers, ours stay short and storable.
+    subject = _one_line(answering.get("Subject"))
+    if len(subject) > 200:
+        subject = subject[:199] + "\u2026"
     rendered = render("ack", {"subject": subject or "your orders", **context})
     mid = new_message_id(config.from_address)
-    message_id = str(answering.get("Message-ID", "") or "")
+    message_id = _one_line(answering.get("Message-ID"))[:500]
+    references = " ".join(_one_line(answering.get("References")).split()[-10:])[:900]
     out = compose(
         sender=config.from_address,
         recipient=recipient,
@@ -111,10 +119,14 @@ def queue_ack(
         when=now,
         message_id=mid,
         in_reply_to=message_id or None,
-        references=str(answering.get("References", "") or "") or None,
+        references=references or None,
     )
     queue_mail(session, out, kind=kind, game_id=game_id, now=now)
     return mid
+
+
+def _one_line(value: object) -> str:
+    return " ".join(str(value or "").replace("\x00", "").split())
 
 
 # -- reports ---------------------------------------------------------------------------
@@ -132,10 +144,12 @@ def queue_report(
     *,
     held: bool = False,
     docs: ReportDocuments | None = None,
+    kind: str = "report",
 ) -> None:
     """The report as a mail: text and HTML alternatives, the map as SVG and the
     machine-readable JSON attached. ``held`` keeps it back for a staged turn;
-    ``docs`` are the report already rendered (else rendered from its data)."""
+    ``docs`` are the report already rendered (else rendered from its data);
+    ``kind`` tells a turn's report from a copy sent again."""
     docs = docs or render_report_documents(report.data)
     stem = f"{game_name}-turn{report.turn}-{empire_code}"
     out = compose(
@@ -151,7 +165,7 @@ def queue_report(
             (f"{stem}.json", "application/json", docs.json.encode("utf-8")),
         ],
     )
-    queue_mail(session, out, kind="report", game_id=game_id, turn=report.turn, held=held, now=now)
+    queue_mail(session, out, kind=kind, game_id=game_id, turn=report.turn, held=held, now=now)
 
 
 # -- notices ---------------------------------------------------------------------------
@@ -281,6 +295,17 @@ def queue_reminder(
         session, config, "reminder", context, now,
         game_id=game.id, recipient=recipient, kind="reminder", message_id=mid, turn=game.turn,
     )  # fmt: skip
+
+
+def queue_mail_set_aside(
+    session: Session, config: Config, now: dt.datetime, *, digest: str, attempts: int, error: str, raw: bytes
+) -> bool:
+    """To the GM: a mail failed through our fault in every poll and was moved
+    to the Failed folder; its headers say whose it was."""
+    head = raw.split(b"\r\n\r\n", 1)[0].split(b"\n\n", 1)[0][:4000].decode("utf-8", "replace").replace("\x00", "")
+    context = {"digest": digest, "attempts": attempts, "error": error, "headers": head}
+    mid = f"<turnproc.set-aside.{digest[:32]}.{attempts}@{_domain(config)}>"
+    return _queue_notice(session, config, "mail_set_aside", context, now, game_id=None, message_id=mid)
 
 
 def queue_worker_error(

@@ -56,8 +56,8 @@ def test_a_staged_report_is_not_sent_on_request_before_release(games: Games) -> 
     with transaction(games.sessions) as session:
         release_turn(session, get_game(session, "spring26"), NOW)
     sent = _send(games, "REPORT", 2)
-    assert sorted(row.kind for row in sent) == ["ack", "report"]
-    report = next(row for row in sent if row.kind == "report")
+    assert sorted(row.kind for row in sent) == ["ack", "report_copy"]
+    report = next(row for row in sent if row.kind == "report_copy")
     assert "Turn 1 report" in report.subject and not report.held
 
 

@@ -130,7 +130,7 @@ def test_rerun_with_orders_fixed_by_the_gm(db) -> None:
     with transaction(sessions) as session:
         game = get_game(session, "war")
         rig = session.scalar(select(m.Empire).where(m.Empire.game_id == game.id, m.Empire.code == "RIG"))
-        submit_orders(session, game, rig, "", when(3))  # the GM withdraws RIG's orders
+        submit_orders(session, game, rig, "CLEAR", when(3))  # the GM withdraws RIG's orders
     with transaction(sessions) as session:
         rerun_turn(session, get_game(session, "war"), 2, CONFIG, when(3))
     rerun = json.loads(turn_events(sessions, "war", 2))

@@ -99,8 +99,8 @@ def test_report_command_mails_the_latest_report_again(app) -> None:
     send(app, "REPORT", 2)
     new = outbox(app)[before:]
     kinds = sorted(row.kind for row in new)
-    assert kinds == ["ack", "report"]
-    report = next(row for row in new if row.kind == "report")
+    assert kinds == ["ack", "report_copy"]
+    report = next(row for row in new if row.kind == "report_copy")
     assert report.recipient == "ann@example.org"
     msg = message_from_bytes(report.body, policy=policy.default)
     names = sorted(part.get_filename() for part in msg.iter_attachments())

@@ -146,7 +146,8 @@ def test_wait_alone_still_runs_at_the_deadline(service: Service, clock: FakeCloc
     game.orders("VEG", clock.now, "WAIT")
     clock.set(FRIDAY + dt.timedelta(seconds=1))
     assert service.tick().actions == {"corpus": "run"}
-    assert game.empire("VEG").missed_turns == 0  # WAIT is an answer, not a missed turn
+    # WAIT with nothing on file is no orders (docs/orders.md): VEG missed the turn.
+    assert game.empire("VEG").missed_turns == 1
 
 
 def test_reminders_before_the_deadline_once_to_those_without_orders(

@@ -70,6 +70,19 @@ class IntakeCache:
             return False
         return session.scalar(select(m.InboundMessage.id).where(m.InboundMessage.sha256 == digest)) is not None
 
+    def message_id_seen(self, session: Session, message_id: str) -> bool:
+        # The session autoflushes: mails handled earlier in this batch are seen too.
+        found = session.scalar(
+            select(m.InboundMessage.id).where(m.InboundMessage.message_id == message_id[:998]).limit(1)
+        )
+        return found is not None
+
+    def game_names(self, session: Session) -> list[str]:
+        return list(session.scalars(select(m.Game.name).where(m.Game.status != "finished").order_by(m.Game.name)))
+
+    def empire_codes(self, session: Session, game: GameView) -> list[str]:
+        return list(session.scalars(select(m.Empire.code).where(m.Empire.game_id == game.id).order_by(m.Empire.code)))
+
     def game(self, session: Session, name: str) -> GameView | None:
         key = name.lower()
         if key not in self.games:

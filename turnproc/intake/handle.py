@@ -9,23 +9,27 @@ changes nothing, which makes a crash between commit and filing harmless.
 from __future__ import annotations
 
 import datetime as dt
+import difflib
 import hashlib
 import logging
+from email.message import Message
+from email.utils import parsedate_to_datetime
 from dataclasses import dataclass, field
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from ..config import Config
-from ..mail.hygiene import automatic_reason, sender_address
-from ..mail.mime import message_text, parse_message
+from ..mail.hygiene import auto_reply_subject, automatic_reason, replyable, sender_address
+from ..mail.mime import MailTooDeep, message_text, parse_headers, parse_message
 from ..mails import ack_context, queue_ack, queue_report
 from ..rules.orders import Header, MailCommand, Order, ParsedOrders, Severity, format_order, slots_used
 from ..rules.parser import parse_header, parse_mail, parse_orders
 from ..rules.problems import is_header_code
+from ..rules.redact import redact_passwords
 from ..storage import models as m
 from ..storage.convert import load_state, store_orders
-from ..storage.queries import GameView, orders_on_file, replies_last_hour, withdraw_orders
+from ..storage.queries import GameView, orders_on_file, withdraw_orders
 from .cache import EmpireRow, IntakeCache
 
 log = logging.getLogger(__name__)
@@ -37,18 +41,24 @@ __all__ = ["REPLY_CAPS_PER_HOUR", "MAX_TEXT", "PROCESSED", "REJECTED", "IntakeRe
 #: to unknown or wrong-password mail are what an attacker would try to multiply.
 #: Mail we cannot place (no header, unknown game or empire) gets one answer an
 #: hour at most: it is where forged senders and mail loops show up.
-REPLY_CAPS_PER_HOUR = {"ack": 30, "reject": 5, "report": 5, "unknown": 1}
+REPLY_CAPS_PER_HOUR = {"ack": 30, "reject": 5, "report_copy": 5, "unknown": 1}
+#: The outbox kind of a report sent again on a player's REPORT (the turn's own
+#: reports are kind "report" and count against no cap).
+REPORT_COPY = "report_copy"
 MAX_TEXT = 256 * 1024
 
 # Folders an intake result files the mail into.
 PROCESSED = "Processed"
 REJECTED = "Rejected"
+FAILED = "Failed"
 
 
 @dataclass
 class IntakeResult:
     outcome: str
-    """duplicate, ignored, rejected, accepted, cleared or commands."""
+    """duplicate, ignored, rejected, accepted, cleared, commands, unchanged
+    (every order line failed), older (written before the orders on file) or
+    failed (our fault: left for the next poll, or set aside)."""
     folder: str
     game: str | None = None
     empire: str | None = None
@@ -73,11 +83,57 @@ def handle_mail(
 def submit_orders(
     session: Session, game: m.Game, empire: m.Empire, text: str, now: dt.datetime
 ) -> tuple[ParsedOrders, bool]:
-    """Orders a GM received another way: parsed by the same parser, stored the same way."""
+    """Orders a GM received another way: parsed by the same parser, stored the
+    same way, and as by mail, orders on file change only when a line is accepted."""
     state = load_state(session, game)
     parsed = parse_orders(text, state, empire.code)
-    replaced = store_orders(session, game.id, empire.id, game.turn, parsed, text, None, now)
-    return parsed, replaced
+    applied = apply_orders(session, game.id, empire.id, game.turn, parsed, redact_passwords(text), None, now, now)
+    return parsed, applied.replaced
+
+
+@dataclass
+class Applied:
+    outcome: str
+    """accepted, cleared, older, unchanged or commands."""
+    on_file: list[Order]
+    """The orders on file afterwards."""
+    replaced: bool = False
+    on_file_since: dt.datetime | None = None
+    """When the orders on file were written (for ``older``)."""
+
+
+def apply_orders(
+    session: Session,
+    game_id: int,
+    empire_id: int,
+    turn: int,
+    parsed: ParsedOrders,
+    raw_text: str,
+    message: m.InboundMessage | None,
+    now: dt.datetime,
+    sent_at: dt.datetime,
+) -> Applied:
+    """What a parsed order mail does to the orders on file (docs/orders.md):
+    they change only when at least one order line is accepted, or on CLEAR;
+    of two mails for one turn the one written later counts; WAIT alone marks
+    the orders on file."""
+    current = orders_on_file(session, empire_id, turn)
+    on_file = [Order.from_dict(d) for d in current.orders] if current is not None else []
+    if MailCommand.CLEAR in parsed.commands and not parsed.orders:
+        withdraw_orders(session, empire_id, turn)
+        return Applied("cleared", [])
+    if parsed.orders and current is not None and current.sent_at is not None and sent_at < current.sent_at:
+        return Applied("older", on_file, on_file_since=current.sent_at)  # mail can arrive out of order
+    if parsed.orders:
+        replaced = store_orders(session, game_id, empire_id, turn, parsed, raw_text, message, now, sent_at)
+        return Applied("accepted", list(parsed.orders), replaced)
+    if any(p.severity is Severity.ERROR and not is_header_code(p.code) for p in parsed.problems):
+        return Applied("unchanged", on_file)  # every order line failed: what is on file stays
+    if MailCommand.WAIT in parsed.commands and current is not None:
+        # WAIT alone keeps the orders on file and only holds off an early
+        # run; with nothing on file there is no early run to hold off.
+        current.wait = True
+    return Applied("commands", on_file)
 
 
 def _line_results(parsed: ParsedOrders) -> list[dict[str, object]]:
@@ -99,10 +155,14 @@ class _Mail:
         self, session: Session, raw: bytes, digest: str, config: Config, now: dt.datetime, cache: IntakeCache
     ) -> None:
         self.session, self.config, self.now, self.cache = session, config, now, cache
-        self.msg = parse_message(raw)
-        self.subject = str(self.msg.get("Subject", "") or "")
-        self.message_id = str(self.msg.get("Message-ID", "") or "")
-        self.sender = sender_address(self.msg)
+        self.unreadable = ""
+        try:
+            self.msg = parse_message(raw)
+        except MailTooDeep as exc:
+            self.msg, self.unreadable = parse_headers(raw), str(exc)
+        self.subject = _clean(str(self.msg.get("Subject", "") or ""))
+        self.message_id = _clean(str(self.msg.get("Message-ID", "") or ""))
+        self.sender = _clean(sender_address(self.msg))
         self.replies: list[str] = []
         # Added to the session once its outcome is known: one INSERT, no UPDATEs.
         self.record = m.InboundMessage(
@@ -116,23 +176,34 @@ class _Mail:
 
     def finish(self, result: IntakeResult) -> IntakeResult:
         self.record.outcome = result.outcome
-        self.record.detail = result.detail[:2000]
+        self.record.detail = _clean(result.detail)[:2000]
         self.session.add(self.record)
         result.replies = self.replies
         return result
 
     def reply(self, recipient: str, kind: str, context: dict[str, object], game_id: int | None) -> None:
-        if self.cache.replies_sent(self.session, recipient, kind, self.now) >= REPLY_CAPS_PER_HOUR[kind]:
-            log.warning("not answering %s: %d %s replies in the last hour", recipient, REPLY_CAPS_PER_HOUR[kind], kind)
+        if not replyable(recipient):
+            self.suppress(recipient, kind, game_id, "not an address a reply can go to")
+            return
+        cap = REPLY_CAPS_PER_HOUR[kind]
+        if self.cache.replies_sent(self.session, recipient, kind, self.now) >= cap:
+            self.suppress(recipient, kind, game_id, f"{cap} {kind} replies to this address in the last hour")
             return
         mid = queue_ack(self.session, self.config, self.msg, recipient, context, kind=kind, game_id=game_id, now=self.now)
         self.cache.count_reply(recipient, kind)
         self.replies.append(mid)
 
+    def suppress(self, recipient: str, kind: str, game_id: int | None, reason: str) -> None:
+        """Not answering is recorded, so the GM can see who was not answered and why."""
+        log.warning("not answering %s (%s): %s", recipient or "(no address)", kind, reason)
+        self.session.add(
+            m.SuppressedReply(game_id=game_id, recipient=recipient[:254], kind=kind, reason=reason[:200], at=self.now)
+        )
+
     def reject(
         self, header: Header, reason: str, recipient: str | None, game_id: int | None = None, kind: str = "reject"
     ) -> IntakeResult:
-        if recipient:
+        if recipient is not None:
             context = ack_context(
                 outcome="rejected", game=header.game, empire=header.empire, turn=header.turn, reason=reason
             )
@@ -143,63 +214,100 @@ class _Mail:
         auto = automatic_reason(self.msg)
         if auto:
             return self.finish(IntakeResult("ignored", REJECTED, detail=auto))
+        if self.message_id and self.cache.message_id_seen(self.session, self.message_id):
+            # A relay's re-delivery (same Message-ID, one more Received: line):
+            # what the first copy did stands.
+            return self.finish(IntakeResult("duplicate", PROCESSED, detail=f"Message-ID {self.message_id[:200]} seen before"))
+        if self.unreadable:
+            reason = f"{self.unreadable}; send the orders as plain text"
+            return self.reject(Header(), reason, self.sender, kind="unknown")
         text = message_text(self.msg)
         header = parse_header(text[:MAX_TEXT])
+        if auto_reply_subject(self.subject) and not (header.game and header.empire and header.password):
+            return self.finish(IntakeResult("ignored", REJECTED, detail="an automatic reply (by its subject)"))
+        if not self.sender:
+            return self.unsigned(header)
         if len(text) > MAX_TEXT:
             reason = f"the mail's text is longer than {MAX_TEXT // 1024} KiB; send only the orders"
-            return self.reject(header, reason, self.sender, kind="unknown")
+            return self.reject(header, reason, self.sender, kind=self.kind_for_stranger(header))
         if not header.game or not header.empire:
             missing = "GAME" if not header.game else "EMPIRE"
             reason = f"no {missing} line was found; an order mail starts with GAME <name> and EMPIRE <code> <password>"
             return self.reject(header, reason, self.sender, kind="unknown")
         game = self.cache.game(self.session, header.game)
         if game is None:
-            return self.reject(header, f"there is no game called {header.game!r} here", self.sender, kind="unknown")
+            hint = _did_you_mean(header.game, self.cache.game_names(self.session))
+            return self.reject(header, f"there is no game called {header.game!r} here{hint}", self.sender, kind="unknown")
         self.record.game_id = game.id
         empire = self.cache.empire(self.session, game, header.empire)
         if empire is None:
-            reason = f"game {game.name} has no empire {header.empire.upper()!r}"
+            hint = _did_you_mean(header.empire.upper(), self.cache.empire_codes(self.session, game))
+            reason = f"game {game.name} has no empire {header.empire.upper()!r}{hint}"
             return self.reject(header, reason, self.sender, game.id, kind="unknown")
         self.record.empire_id = empire.id
         if not self.cache.check_password(empire, header.password or ""):
-            # Nothing is stored; the owner hears of it, whoever sent it.
-            note = f"a mail for your empire arrived from {self.sender or 'an unknown sender'} with a wrong password; nothing was stored"
-            return self.reject(header, note, empire.email, game.id)
+            # Nothing is stored; the owner hears of it, whoever sent it, in
+            # words that say what was wrong with the EMPIRE line.
+            return self.reject(header, self.password_problem(header), empire.email, game.id)
         if game.status == "finished":
             return self.reject(header, f"game {game.name} is over", empire.email, game.id)
         if header.turn is not None and header.turn != game.turn:
             reason = f"these orders are for turn {header.turn}, but game {game.name} is taking orders for turn {game.turn}"
             return self.reject(header, reason, empire.email, game.id)
-        return self.accept(game, empire, text)
+        return self.accept(game, empire, text, header)
 
-    def accept(self, game: GameView, empire: EmpireRow, text: str) -> IntakeResult:
+    def password_problem(self, header: Header) -> str:
+        came_from = f"from {self.sender}"
+        password = (header.password or "").strip()
+        if not password:
+            return f"a mail for your empire arrived {came_from} with no password on its EMPIRE line; nothing was stored"
+        if password.startswith("<") and password.endswith(">"):
+            return (
+                f"a mail for your empire arrived {came_from} with {password} on its EMPIRE line: put your own "
+                "password there, without the angle brackets; nothing was stored"
+            )
+        return f"a mail for your empire arrived {came_from} with a wrong password; nothing was stored"
+
+    def kind_for_stranger(self, header: Header) -> str:
+        """Which reply cap a refusal to this sender counts against: a player
+        writing from their registered address is not a stranger."""
+        if header.game and header.empire:
+            game = self.cache.game(self.session, header.game)
+            empire = self.cache.empire(self.session, game, header.empire) if game is not None else None
+            if empire is not None and empire.email.lower() == self.sender.lower():
+                return "reject"
+        return "unknown"
+
+    def unsigned(self, header: Header) -> IntakeResult:
+        """A mail with no From address: nothing to verify it against and no one
+        to answer; the empire it names, if any, is told at its own address."""
+        reason = "the mail has no From address"
+        game = self.cache.game(self.session, header.game) if header.game else None
+        empire = self.cache.empire(self.session, game, header.empire) if game is not None and header.empire else None
+        if game is None or empire is None:
+            self.suppress("", "unknown", game.id if game is not None else None, reason)
+            return self.finish(IntakeResult("rejected", REJECTED, header.game, header.empire, reason))
+        self.record.game_id, self.record.empire_id = game.id, empire.id
+        note = "a mail for your empire arrived with no From address, so it could not be checked; nothing was stored"
+        return self.reject(header, note, empire.email, game.id)
+
+    def accept(self, game: GameView, empire: EmpireRow, text: str, header: Header) -> IntakeResult:
         session = self.session
         state = self.cache.state(session, game)
         parsed = parse_mail(text, state, empire.code, self.cache.systems_known_to(session, game, empire.code))
         notice = ""
-        if self.sender and self.sender.lower() != empire.email.lower():
+        if self.sender.lower() != empire.email.lower():
             notice = f"This mail came from {self.sender}, not from your registered address; if that was not you, tell the GM."
-        has_order_lines = bool(parsed.orders) or any(
-            p.severity is Severity.ERROR and not is_header_code(p.code) for p in parsed.problems
-        )
-        on_file: list[Order] | None = None
-        replaced = False
-        outcome = "commands"
-        if MailCommand.CLEAR in parsed.commands and not parsed.orders:
-            withdraw_orders(session, empire.id, game.turn)
-            on_file, outcome = [], "cleared"
-        elif has_order_lines:
-            replaced = store_orders(session, game.id, empire.id, game.turn, parsed, text, self.record, self.now)
-            on_file, outcome = list(parsed.orders), "accepted"
-        elif MailCommand.WAIT in parsed.commands:
-            # WAIT alone keeps the orders on file and only holds off an early
-            # run; with nothing on file there is no early run to hold off.
-            current = orders_on_file(session, empire.id, game.turn)
-            if current is not None:
-                current.wait = True
-        if on_file is None:
-            current = orders_on_file(session, empire.id, game.turn)
-            on_file = [Order.from_dict(d) for d in current.orders] if current is not None else []
+        applied = apply_orders(
+            session, game.id, empire.id, game.turn, parsed, redact_passwords(text, header.password),
+            self.record, self.now, _sent_at(self.msg, self.now),
+        )  # fmt: skip
+        if applied.outcome == "older" and applied.on_file_since is not None:
+            notice = (notice + " " if notice else "") + (
+                f"These orders were written before the ones on file (sent {applied.on_file_since:%Y-%m-%d %H:%M} UTC), "
+                "so those stay on file."
+            )
+        outcome, on_file, replaced = applied.outcome, applied.on_file, applied.replaced
         context = ack_context(
             outcome=outcome,
             game=game.name,
@@ -215,23 +323,54 @@ class _Mail:
         )
         self.reply(empire.email, "ack", context, game.id)
         if MailCommand.REPORT in parsed.commands:
-            _resend_report(session, game, empire, self.config, self.now)
+            self.resend_report(game, empire)
         return self.finish(IntakeResult(outcome, PROCESSED, game.name, empire.code, f"{len(parsed.orders)} orders"))
 
+    def resend_report(self, game: GameView, empire: EmpireRow) -> None:
+        session = self.session
+        # A staged turn's report is the GM's until released: the player gets the one before.
+        staged = select(m.TurnRecord.id).where(
+            m.TurnRecord.game_id == m.Report.game_id, m.TurnRecord.number == m.Report.turn, m.TurnRecord.staged.is_(True)
+        )
+        latest = session.scalar(
+            select(m.Report)
+            .where(m.Report.empire_id == empire.id, ~staged.exists())
+            .order_by(m.Report.turn.desc())
+            .limit(1)
+        )
+        if latest is None:
+            return
+        cap = REPLY_CAPS_PER_HOUR[REPORT_COPY]
+        if self.cache.replies_sent(session, empire.email, REPORT_COPY, self.now) >= cap:
+            self.suppress(empire.email, REPORT_COPY, game.id, f"{cap} report copies to this address in the last hour")
+            return
+        queue_report(session, self.config, game.id, game.name, empire.code, empire.email, latest, self.now, kind=REPORT_COPY)
+        self.cache.count_reply(empire.email, REPORT_COPY)
 
-def _resend_report(session: Session, game: GameView, empire: EmpireRow, config: Config, now: dt.datetime) -> None:
-    # A staged turn's report is the GM's until released: the player gets the one before.
-    staged = select(m.TurnRecord.id).where(
-        m.TurnRecord.game_id == m.Report.game_id, m.TurnRecord.number == m.Report.turn, m.TurnRecord.staged.is_(True)
-    )
-    latest = session.scalar(
-        select(m.Report)
-        .where(m.Report.empire_id == empire.id, ~staged.exists())
-        .order_by(m.Report.turn.desc())
-        .limit(1)
-    )
-    if latest is None:
-        return
-    if replies_last_hour(session, empire.email, "report", now) >= REPLY_CAPS_PER_HOUR["report"]:
-        return
-    queue_report(session, config, game.id, game.name, empire.code, empire.email, latest, now)
+
+def _clean(text: str) -> str:
+    """Header text as it may be stored: no NUL (PostgreSQL refuses it) and no
+    line breaks from a folded or hostile header."""
+    return " ".join(text.replace("\x00", "").split())
+
+
+def _sent_at(msg: Message, now: dt.datetime) -> dt.datetime:
+    """The mail's Date, never later than now (a wrong clock must not lock
+    later mails out), now when it has none."""
+    try:
+        when = parsedate_to_datetime(str(msg.get("Date", "") or ""))
+    except (TypeError, ValueError, IndexError):
+        return now
+    if when is None:
+        return now
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=dt.timezone.utc)
+    return min(when.astimezone(dt.timezone.utc), now)
+
+
+def _did_you_mean(word: str, candidates: list[str]) -> str:
+    close = difflib.get_close_matches(word.lower(), [c.lower() for c in candidates], n=1, cutoff=0.6)
+    if not close:
+        return ""
+    match = next(c for c in candidates if c.lower() == close[0])
+    return f" (did you mean {match}?)"

@@ -10,16 +10,23 @@ inbox for the next poll, so our own failure never drops an order.
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import logging
 from collections.abc import Callable, Iterable, Sequence
 from typing import TypeVar
 
+from sqlalchemy.orm import Session
+
 from ..app import App
+from ..config import Config
+from ..errors import one_line
 from ..mail.imap import ImapMailbox
 from ..mail.maildir import MaildirInbox
+from ..mails import queue_mail_set_aside
+from ..storage import models as m
 from ..storage.db import transaction
 from .cache import IntakeCache
-from .handle import PROCESSED, IntakeResult, handle_mail
+from .handle import FAILED, PROCESSED, IntakeResult, handle_mail
 
 log = logging.getLogger(__name__)
 
@@ -60,11 +67,35 @@ def _attempt(
             try:
                 with session.begin_nested():
                     result = handle_mail(session, raw, app.config, now, cache)
-            except Exception:
-                log.exception("mail %s could not be handled; left in the inbox for the next poll", key)
-                continue
+            except Exception as exc:
+                result = _failed(session, app.config, key, raw, exc, now)
             done.append((key, result))
     return done
+
+
+def _failed(session: Session, config: Config, key: object, raw: bytes, exc: Exception, now: dt.datetime) -> IntakeResult:
+    """Count the failure (in the batch's transaction, outside the mail's rolled
+    back savepoint). The first is logged with its traceback, later ones in a
+    line; after ``set_aside_after`` polls the mail goes to the Failed folder and
+    the GM is told, so no mail blocks the inbox for ever."""
+    digest = hashlib.sha256(raw).hexdigest()
+    row = session.get(m.InboundFailure, digest)
+    if row is None:
+        row = m.InboundFailure(sha256=digest, attempts=0, first_at=now, last_at=now, error="")
+        session.add(row)
+    elif row.set_aside_at is not None:
+        row.attempts, row.set_aside_at = 0, None  # the GM put it back in the inbox: a fresh start
+    row.attempts += 1
+    row.last_at, row.error = now, one_line(exc)[:2000]
+    if row.attempts == 1:
+        log.exception("mail %s could not be handled (our failure); left in the inbox for the next poll", key)
+    else:
+        log.warning("mail %s failed again (%d times): %s", key, row.attempts, row.error)
+    if row.attempts < config.set_aside_after:
+        return IntakeResult("failed", "", detail=f"left in the inbox: {row.error}")
+    row.set_aside_at = now
+    queue_mail_set_aside(session, config, now, digest=digest, attempts=row.attempts, error=row.error, raw=raw)
+    return IntakeResult("failed", FAILED, detail=f"set aside after {row.attempts} failures: {row.error}")
 
 
 def _run(
@@ -80,7 +111,8 @@ def _run(
         # Committed: only now may the mails leave the inbox.
         by_folder: dict[str, list[K]] = {}
         for key, result in done:
-            by_folder.setdefault(result.folder, []).append(key)
+            if result.folder:  # a failed mail with no folder stays for the next poll
+                by_folder.setdefault(result.folder, []).append(key)
             log.info("mail %s: %s %s/%s %s", key, result.outcome, result.game, result.empire, result.detail)
             results.append(result)
         file(by_folder)
@@ -101,7 +133,7 @@ def poll_maildir(app: App, now: dt.datetime) -> list[IntakeResult]:
 def poll_imap(app: App, now: dt.datetime) -> list[IntakeResult]:
     """One pass over the IMAP folder: read with BODY.PEEK[] (nothing is marked
     seen before we are done), handle, commit, then flag and move per batch."""
-    folders = {PROCESSED: app.config.imap.processed_folder}
+    folders = {PROCESSED: app.config.imap.processed_folder, FAILED: app.config.imap.failed_folder}
     with ImapMailbox(app.config.imap) as box:
 
         def file(by_folder: dict[str, list[int]]) -> None:

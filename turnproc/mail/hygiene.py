@@ -3,10 +3,11 @@ joining a mail loop or being used as a mail cannon."""
 
 from __future__ import annotations
 
+import re
 from email.message import EmailMessage
 from email.utils import parseaddr
 
-__all__ = ["automatic_reason", "sender_address", "OUR_ID_MARK"]
+__all__ = ["automatic_reason", "auto_reply_subject", "sender_address", "replyable", "OUR_ID_MARK"]
 
 #: Part of every Message-ID we make (see mail.compose.new_message_id).
 OUR_ID_MARK = "turnproc."
@@ -22,9 +23,41 @@ def _raw(msg: EmailMessage) -> dict[str, str]:
 
 
 def sender_address(msg: EmailMessage, raw: dict[str, str] | None = None) -> str:
+    """Who sent the mail: its From address ("" without one). Reply-To says
+    where a person would like answers, not who they are, so it decides nothing
+    here: anyone can set it to a player's address."""
     raw = raw if raw is not None else _raw(msg)
-    reply_to = parseaddr(raw.get("reply-to", ""))[1]
-    return (reply_to or parseaddr(raw.get("from", ""))[1]).strip()
+    return parseaddr(raw.get("from", ""))[1].strip()
+
+
+_ADDRESS = re.compile(r"[^@\s<>()\[\],;:\\\"]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)+")
+
+
+def replyable(address: str) -> bool:
+    """Whether ``address`` is one a reply can go to: local@domain.tld, short
+    enough for SMTP. ``ann`` (from ``ann at players dot example``) is not."""
+    return len(address) <= 254 and _ADDRESS.fullmatch(address) is not None
+
+
+# Subjects out-of-office replies start with, in the languages players write in,
+# for the auto-responders that set none of the headers below.
+_AUTO_SUBJECT = re.compile(
+    r"^\s*(?:(?:re|aw|fw|fwd|wg|sv|vs|tr|rif)\s*:\s*)*(?:"
+    r"out of (?:the )?office|automatic reply|auto(?:matic)?[- ]?(?:reply|response)|autoreply|auto:|"
+    r"away from (?:the )?office|on vacation|vacation reply|abwesenheitsnotiz|automatische antwort|"
+    r"r[ée]ponse automatique|absence du bureau|message d'absence|risposta automatica|fuori sede|respuesta autom[áa]tica|"
+    r"fuera de la oficina|automatisch antwoord|afwezig|resposta autom[áa]tica|autosvar|"
+    r"automaattinen vastaus|odpowied[źz] automatyczna|automatick[áa] odpov[ěe][ďd]"
+    r")",
+    re.IGNORECASE,
+)
+
+
+def auto_reply_subject(subject: str) -> bool:
+    """Whether ``subject`` is an auto-responder's ("Out of Office: Re: …",
+    "Automatische Antwort: …"). Only a hint: a mail that also carries a
+    complete order header is a person's, whatever its subject."""
+    return _AUTO_SUBJECT.match(subject) is not None
 
 
 def automatic_reason(msg: EmailMessage) -> str | None:
@@ -45,8 +78,8 @@ def automatic_reason(msg: EmailMessage) -> str | None:
         return "empty return path (a bounce)"
     sender = sender_address(msg, raw).lower()
     local = sender.partition("@")[0]
-    if not sender or local in ("mailer-daemon", "postmaster", "noreply", "no-reply", "donotreply"):
-        return f"sender {sender or '(none)'} does not take replies"
+    if local in ("mailer-daemon", "postmaster", "noreply", "no-reply", "donotreply"):
+        return f"sender {sender} does not take replies"
     if msg.get_content_type() == "multipart/report":
         return "delivery status report"
     if OUR_ID_MARK in raw.get("message-id", ""):

@@ -38,7 +38,7 @@ class ImapMailbox:
     def __enter__(self) -> ImapMailbox:
         c = self.config
         client = connect(c)
-        for folder in (c.processed_folder, c.rejected_folder):
+        for folder in (c.processed_folder, c.rejected_folder, c.failed_folder):
             if not client.folder_exists(folder):
                 client.create_folder(folder)
         client.select_folder(c.folder)

@@ -8,6 +8,7 @@ worst case is an empty text, which the parser answers with "no orders found".
 from __future__ import annotations
 
 import email
+import email.parser
 import email.policy
 import html
 import logging
@@ -17,11 +18,26 @@ from html.parser import HTMLParser
 
 log = logging.getLogger(__name__)
 
-__all__ = ["parse_message", "message_text", "html_to_text"]
+__all__ = ["MailTooDeep", "parse_message", "parse_headers", "message_text", "html_to_text"]
+
+
+class MailTooDeep(ValueError):
+    """MIME parts nested deeper than the standard library's parser can follow;
+    no mail program makes such a mail."""
 
 
 def parse_message(raw: bytes) -> EmailMessage:
-    msg = email.message_from_bytes(raw, policy=email.policy.default)
+    try:
+        msg = email.message_from_bytes(raw, policy=email.policy.default)
+    except RecursionError:
+        raise MailTooDeep("the mail's MIME parts are nested too deeply to read") from None
+    assert isinstance(msg, EmailMessage)
+    return msg
+
+
+def parse_headers(raw: bytes) -> EmailMessage:
+    """Only the header, for a mail whose body cannot be read."""
+    msg = email.parser.BytesParser(policy=email.policy.default).parsebytes(raw, headersonly=True)
     assert isinstance(msg, EmailMessage)
     return msg
 
@@ -52,7 +68,8 @@ def _decode(part: Message) -> str:
         text = payload.decode("latin-1", errors="replace")
     if params.get("format", "").lower() == "flowed":
         text = _unflow(text, delsp=params.get("delsp", "").lower() == "yes")
-    return text.lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+    # NUL is never part of what a player meant, and PostgreSQL cannot store it.
+    return text.lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "")
 
 
 def _unflow(text: str, delsp: bool) -> str:
@@ -73,37 +90,57 @@ def _unflow(text: str, delsp: bool) -> str:
 
 
 class _TextExtractor(HTMLParser):
-    _BLOCKS = {"p", "div", "br", "tr", "li", "h1", "h2", "h3", "h4", "h5", "h6", "pre", "table", "blockquote"}
+    """HTML as a mail program shows it, line for line: a block element starts
+    and ends a line (without adding empty ones), ``<br>`` ends one, so the line
+    numbers in the acknowledgement are the lines the player sees."""
+
+    _BLOCKS = {
+        "p", "div", "tr", "li", "h1", "h2", "h3", "h4", "h5", "h6", "pre", "table", "blockquote", "ul", "ol", "hr",
+    }  # fmt: skip
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
-        self.parts: list[str] = []
+        self.lines: list[str] = []
+        self.line: list[str] = []
         self._skip = 0
         self._quote = 0
 
+    def _end_line(self, *, force: bool) -> None:
+        if self.line or force:
+            text = "".join(self.line)
+            self.lines.append(("> " + text) if self._quote and text.strip() else text)
+            self.line = []
+
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag in ("script", "style", "head"):
+        if tag in ("script", "style", "head", "title"):
             self._skip += 1
+        if tag == "br":
+            self._end_line(force=True)
+        elif tag in self._BLOCKS:
+            self._end_line(force=False)
         if tag == "blockquote":
             self._quote += 1
-        if tag in self._BLOCKS:
-            self.parts.append("\n")
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.handle_starttag(tag, attrs)
 
     def handle_endtag(self, tag: str) -> None:
-        if tag in ("script", "style", "head"):
+        if tag in ("script", "style", "head", "title"):
             self._skip = max(0, self._skip - 1)
+        if tag in self._BLOCKS:
+            self._end_line(force=False)
         if tag == "blockquote":
             self._quote = max(0, self._quote - 1)
-        if tag in self._BLOCKS:
-            self.parts.append("\n")
 
     def handle_data(self, data: str) -> None:
         if self._skip:
             return
-        if self._quote:
-            # Quoted replies in HTML mail are the same as "> " lines in text mail.
-            data = "\n".join("> " + line for line in data.split("\n"))
-        self.parts.append(data)
+        # Source line breaks are spaces in HTML; only markup breaks lines.
+        self.line.append(" ".join(data.split("\n")) if "\n" in data else data)
+
+    def text(self) -> str:
+        self._end_line(force=False)
+        return "\n".join(self.lines)
 
 
 def html_to_text(markup: str) -> str:
@@ -114,9 +151,13 @@ def html_to_text(markup: str) -> str:
     except Exception:  # HTMLParser is lenient; a failure here must not lose the mail
         log.warning("HTML body could not be parsed; using it with tags stripped")
         return html.unescape(re.sub(r"<[^>]+>", "\n", markup))
-    text = "".join(parser.parts).replace("\xa0", " ")
-    lines = [line.strip() for line in text.split("\n")]
-    return "\n".join(lines)
+    text = parser.text().replace("\xa0", " ")
+    lines = [" ".join(line.split()) if line.strip() else "" for line in text.split("\n")]
+    return "\n".join(lines).strip("\n")
+
+
+# A line starting with GAME or EMPIRE: where an order mail's header would be.
+_HEADER_LINE = re.compile(r"(?im)^[ \t]*(?:GAME|EMPIRE)\b")
 
 
 def message_text(msg: EmailMessage) -> str:
@@ -126,17 +167,24 @@ def message_text(msg: EmailMessage) -> str:
         return _decode(msg)
     try:
         body = msg.get_body(preferencelist=("plain",))
-        if body is not None:
-            text = _decode(body)
-            if text.strip():
-                return text
+        text = _decode(body) if body is not None else ""
+        if text.strip() and _HEADER_LINE.search(text):
+            return text
+        # "Orders attached": a .txt attachment with the header beats a body without one.
         for part in msg.walk():
             filename = (part.get_filename() or "").lower()
             if filename.endswith(".txt") and part.get_content_maintype() == "text":
-                return _decode(part)
+                attached = _decode(part)
+                if _HEADER_LINE.search(attached) or not text.strip():
+                    return attached
+        if text.strip():
+            return text
         body = msg.get_body(preferencelist=("html",))
         if body is not None:
             return html_to_text(_decode(body))
+    except RecursionError:
+        log.warning("MIME tree too deep in %s", msg.get("Message-ID", "<no id>"))
+        return ""
     except Exception:  # a malformed MIME tree: read what we can below
         log.warning("malformed MIME structure in %s", msg.get("Message-ID", "<no id>"), exc_info=True)
     if not msg.is_multipart():

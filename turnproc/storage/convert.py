@@ -335,13 +335,15 @@ def store_orders(
     raw_text: str,
     message: m.InboundMessage | None,
     now: dt.datetime,
+    sent_at: dt.datetime | None = None,
 ) -> bool:
     """Store the valid lines as the empire's orders for ``turn``; True when
-    they replaced earlier ones."""
+    they replaced earlier ones. ``sent_at``: when the player wrote them."""
     replaced = withdraw_orders(session, empire_id, turn)
     session.add(
         m.OrderSet(
             game_id=game_id, empire_id=empire_id, turn=turn, raw_text=raw_text, message=message, received_at=now,
+            sent_at=sent_at,
             **order_set_values(parsed),
         )
     )

@@ -330,6 +330,9 @@ class OrderSet(Base):
     problems: Mapped[list[Any]] = mapped_column(JSON, default=list)
     message_id: Mapped[int | None] = mapped_column(ForeignKey("inbound_messages.id"))
     received_at: Mapped[timestamp]
+    sent_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime)
+    """The mail's Date (never later than its arrival): of two mails for one
+    turn, the one written later counts, whichever arrives first."""
     active: Mapped[bool] = mapped_column(Boolean, default=True)
     """False once replaced by a later submission or withdrawn with CLEAR."""
     wait: Mapped[bool] = mapped_column(Boolean, default=False)
@@ -388,6 +391,34 @@ class InboundMessage(Base):
     outcome: Mapped[str] = mapped_column(String(32))
     detail: Mapped[str] = mapped_column(Text, default="")
     received_at: Mapped[timestamp]
+
+
+class InboundFailure(Base):
+    """A mail whose handling failed through our fault: how often, and whether
+    it has been set aside in the Failed folder for the GM."""
+
+    __tablename__ = "inbound_failures"
+
+    sha256: Mapped[str] = mapped_column(String(64), primary_key=True)
+    attempts: Mapped[count]
+    first_at: Mapped[timestamp]
+    last_at: Mapped[timestamp]
+    error: Mapped[str] = mapped_column(Text, default="")
+    set_aside_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime)
+
+
+class SuppressedReply(Base):
+    """An answer the host decided not to send (a cap, or no address to send it
+    to): the GM can see that a player was not answered, and why."""
+
+    __tablename__ = "suppressed_replies"
+
+    id: Mapped[intpk]
+    game_id: Mapped[int | None] = mapped_column(ForeignKey("games.id", ondelete="SET NULL"), index=True)
+    recipient: Mapped[str] = mapped_column(String(254))
+    kind: Mapped[str] = mapped_column(String(32))
+    reason: Mapped[str] = mapped_column(String(200))
+    at: Mapped[timestamp]
 
 
 class OutboxMail(Base):

@@ -35,6 +35,7 @@ __all__ = [
     "withdraw_orders",
     "replies_last_hour",
     "staged_record",
+    "suppressed_replies",
 ]
 
 Lock = Literal["share", "update"] | None
@@ -166,12 +167,17 @@ def load_game_view(
 
 def _empires(session: Session, game: m.Game) -> tuple[EmpireView, ...]:
     orders: dict[int, tuple[dt.datetime, bool]] = {}
-    for empire_id, received_at, wait in session.execute(
-        select(m.OrderSet.empire_id, m.OrderSet.received_at, m.OrderSet.wait)
+    for empire_id, received_at, wait, parsed in session.execute(
+        select(m.OrderSet.empire_id, m.OrderSet.received_at, m.OrderSet.wait, m.OrderSet.orders)
         .where(m.OrderSet.game_id == game.id, m.OrderSet.turn == game.turn, m.OrderSet.active.is_(True))
         .order_by(m.OrderSet.id)
     ):
-        orders[empire_id] = (received_at, wait)  # the newest submission counts
+        # The newest submission counts; "orders in" means at least one order
+        # (sets stored empty before migration 0004 do not count).
+        if parsed:
+            orders[empire_id] = (received_at, wait)
+        else:
+            orders.pop(empire_id, None)
     reminded = set(
         session.scalars(
             select(m.OutboxMail.recipient).where(
@@ -293,6 +299,18 @@ def replies_last_hour(session: Session, recipient: str, kind: str, now: dt.datet
             m.OutboxMail.created_at >= now - dt.timedelta(hours=1),
         )
     ) or 0
+
+
+def suppressed_replies(session: Session, game_id: int, limit: int = 5) -> list[m.SuppressedReply]:
+    """The latest answers not sent for a game, newest first."""
+    return list(
+        session.scalars(
+            select(m.SuppressedReply)
+            .where(m.SuppressedReply.game_id == game_id)
+            .order_by(m.SuppressedReply.at.desc(), m.SuppressedReply.id.desc())
+            .limit(limit)
+        )
+    )
 
 
 def staged_record(session: Session, game_id: int) -> m.TurnRecord | None:
