@@ -1,16 +1,20 @@
-"""Shared fixtures: fresh databases on SQLite and on a real PostgreSQL."""
+"""Shared fixtures: databases on SQLite and on a real PostgreSQL, each test's
+own and migrated once per session; the mail servers; the command line."""
 
 from __future__ import annotations
 
 import os
+import shutil
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
+from tests.factories import migrate_database
 from tests.servers import DovecotServer, PostgresServer, unavailable
 
 
@@ -34,39 +38,97 @@ def postgres_url() -> Iterator[str]:
         server.stop()
 
 
-def _fresh_pg_database(server_url: str) -> tuple[str, str]:
-    name = f"t_{uuid.uuid4().hex[:12]}"
+def _admin_sql(server_url: str, *statements: str) -> None:
     admin = create_engine(server_url, isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(text(f'CREATE DATABASE "{name}"'))
-    admin.dispose()
+    try:
+        with admin.connect() as conn:
+            for statement in statements:
+                conn.execute(text(statement))
+    finally:
+        admin.dispose()
+
+
+def _fresh_pg_database(server_url: str, template: str | None = None) -> tuple[str, str]:
+    name = f"t_{uuid.uuid4().hex[:12]}"
+    _admin_sql(server_url, f'CREATE DATABASE "{name}"' + (f' TEMPLATE "{template}"' if template else ""))
     return make_url(server_url).set(database=name).render_as_string(hide_password=False), name
 
 
 def _drop_pg_database(server_url: str, name: str) -> None:
-    admin = create_engine(server_url, isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-    admin.dispose()
+    _admin_sql(server_url, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    """An empty database, once on SQLite and once on PostgreSQL."""
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'game.db'}"
-        return
+# The schema is migrated once per test session, into a template: a SQLite file
+# that each test copies, and a PostgreSQL database each test's database is
+# created from (CREATE DATABASE ... TEMPLATE). A copy is a real file or database,
+# so tests that start the worker or the CLI as a process can use it too.
+
+
+@pytest.fixture(scope="session")
+def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A SQLite file migrated to head; copy it, never open it."""
+    path = tmp_path_factory.mktemp("template") / "migrated.db"
+    migrate_database(f"sqlite:///{path}")
+    return path
+
+
+@pytest.fixture(scope="session")
+def postgres_template(postgres_url: str) -> Iterator[str]:
+    """Name of a PostgreSQL database migrated to head (no one stays connected:
+    a template must be idle while it is copied)."""
+    url, name = _fresh_pg_database(postgres_url)
+    try:
+        migrate_database(url)
+        yield name
+    finally:
+        _drop_pg_database(postgres_url, name)
+
+
+def _sqlite_copy(template: Path, tmp_path: Path) -> str:
+    path = tmp_path / "game.db"
+    shutil.copyfile(template, path)
+    return f"sqlite:///{path}"
+
+
+@contextmanager
+def _pg_database(request: pytest.FixtureRequest, template: str | None) -> Iterator[str]:
     server = request.getfixturevalue("postgres_url")
-    url, name = _fresh_pg_database(server)
+    url, name = _fresh_pg_database(server, template)
     try:
         yield url
     finally:
         _drop_pg_database(server, name)
 
 
+BACKENDS = ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
+
+
+@pytest.fixture(params=BACKENDS)
+def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """A database of this test's own, migrated to head, once on SQLite and once
+    on PostgreSQL."""
+    if request.param == "sqlite":
+        yield _sqlite_copy(request.getfixturevalue("sqlite_template"), tmp_path)
+        return
+    with _pg_database(request, request.getfixturevalue("postgres_template")) as url:
+        yield url
+
+
+@pytest.fixture(params=BACKENDS)
+def empty_db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """An empty database (no schema), once on SQLite and once on PostgreSQL: for
+    the tests of the migrations themselves."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'empty.db'}"
+        return
+    with _pg_database(request, None) as url:
+        yield url
+
+
 @pytest.fixture
-def sqlite_url(tmp_path: Path) -> str:
-    return f"sqlite:///{tmp_path / 'game.db'}"
+def sqlite_url(sqlite_template: Path, tmp_path: Path) -> str:
+    """A SQLite file of this test's own (``tmp_path/game.db``), migrated to head."""
+    return _sqlite_copy(sqlite_template, tmp_path)
 
 
 # -- mail servers -------------------------------------------------------------------

@@ -15,7 +15,8 @@ from sqlalchemy import event, select, text
 from sqlalchemy.orm import Session, sessionmaker
 
 from turnproc.config import Config
-from turnproc.gm import add_empire, get_empire, get_game, new_game
+from tests.factories import make_generated_game
+from turnproc.gm import get_empire, get_game
 from turnproc.pipeline import run_turn, submit_orders
 from turnproc.rules.events import Event, events_to_json
 from turnproc.rules.serialize import state_to_json
@@ -34,7 +35,6 @@ CONFIG = Config(from_address="Host <turns@turnproc.example>")
 @pytest.fixture
 def sessions(db_url: str) -> Iterator[sessionmaker[Session]]:
     engine = make_engine(db_url)
-    migrate.upgrade(engine)
     yield make_sessionmaker(engine)
     engine.dispose()
 
@@ -67,9 +67,7 @@ def orders_for(state: GameState, code: str) -> str:
 
 def setup_game(factory: sessionmaker[Session]) -> None:
     with transaction(factory) as session:
-        game, _ = new_game(session, GAME, players=len(CODES), seed="pipeline-seed")
-        for i, code in enumerate(CODES):
-            add_empire(session, game, code, f"Empire {code}", f"p{i}@example.org")
+        make_generated_game(session, GAME, CODES, "pipeline-seed")
 
 
 def submit_turn(factory: sessionmaker[Session], when: dt.datetime) -> None:

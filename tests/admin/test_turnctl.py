@@ -13,7 +13,6 @@ from turnproc.gm import GMError, get_game
 from turnproc.mail.outbox import flush_outbox
 from turnproc.pipeline import run_turn
 from turnproc.rules.serialize import state_from_dict, state_to_json
-from turnproc.storage import migrate
 from turnproc.storage import models as m
 from turnproc.storage.db import make_engine, make_sessionmaker, transaction
 from turnproc.turnctl import (
@@ -25,7 +24,7 @@ from turnproc.turnctl import (
     set_hold,
 )
 
-from .game import dump
+from .conftest import dump
 from .play import (
     CODES,
     CONFIG,
@@ -49,7 +48,6 @@ class Sink:
 @pytest.fixture
 def db(db_url: str) -> Iterator[tuple[Engine, sessionmaker[Session]]]:
     engine = make_engine(db_url)
-    migrate.upgrade(engine)
     sessions = make_sessionmaker(engine)
     new_played_game(sessions)
     yield engine, sessions
