@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import shutil
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -60,38 +60,89 @@ def _drop_pg_database(server_url: str, name: str) -> None:
 
 # The schema is migrated once per test session, into a template: a SQLite file
 # that each test copies, and a PostgreSQL database each test's database is
-# created from (CREATE DATABASE ... TEMPLATE). A copy is a real file or database,
-# so tests that start the worker or the CLI as a process can use it too.
+# created from (CREATE DATABASE ... TEMPLATE). A copy is a real file or
+# database, so tests that start the worker or the CLI as a process can use it
+# too. A test module can have its own template too, filled once (its games).
+
+Fill = Callable[[str], None]
+
+
+class SqliteTemplates:
+    """SQLite files made once per session and copied for each test, by key:
+    ``"migrated"`` is the schema at head; other keys are that plus what their
+    ``fill(url)`` wrote. A template is never opened after it is made."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self._made: dict[str, Path] = {}
+
+    def get(self, key: str = "migrated", fill: Fill | None = None) -> Path:
+        if key not in self._made:
+            path = self.folder / f"{key}.db"
+            if key == "migrated":
+                migrate_database(f"sqlite:///{path}")
+            else:
+                shutil.copyfile(self.get(), path)
+                _fill(fill, f"sqlite:///{path}")
+            self._made[key] = path
+        return self._made[key]
+
+
+class PostgresTemplates:
+    """The same as databases on the PostgreSQL server, copied with CREATE
+    DATABASE ... TEMPLATE (no one stays connected to a template)."""
+
+    def __init__(self, server: str) -> None:
+        self.server = server
+        self._made: dict[str, str] = {}
+
+    def get(self, key: str = "migrated", fill: Fill | None = None) -> str:
+        if key not in self._made:
+            url, name = _fresh_pg_database(self.server, None if key == "migrated" else self.get())
+            try:
+                if key == "migrated":
+                    migrate_database(url)
+                else:
+                    _fill(fill, url)
+            except BaseException:
+                _drop_pg_database(self.server, name)
+                raise
+            self._made[key] = name
+        return self._made[key]
+
+    def close(self) -> None:
+        for name in self._made.values():
+            _drop_pg_database(self.server, name)
+
+
+def _fill(fill: Fill | None, url: str) -> None:
+    if fill is None:
+        raise ValueError("a template other than 'migrated' needs a fill function")
+    fill(url)
 
 
 @pytest.fixture(scope="session")
-def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A SQLite file migrated to head; copy it, never open it."""
-    path = tmp_path_factory.mktemp("template") / "migrated.db"
-    migrate_database(f"sqlite:///{path}")
-    return path
+def sqlite_templates(tmp_path_factory: pytest.TempPathFactory) -> SqliteTemplates:
+    return SqliteTemplates(tmp_path_factory.mktemp("templates"))
 
 
 @pytest.fixture(scope="session")
-def postgres_template(postgres_url: str) -> Iterator[str]:
-    """Name of a PostgreSQL database migrated to head (no one stays connected:
-    a template must be idle while it is copied)."""
-    url, name = _fresh_pg_database(postgres_url)
-    try:
-        migrate_database(url)
-        yield name
-    finally:
-        _drop_pg_database(postgres_url, name)
-
-
-def _sqlite_copy(template: Path, tmp_path: Path) -> str:
-    path = tmp_path / "game.db"
-    shutil.copyfile(template, path)
-    return f"sqlite:///{path}"
+def postgres_templates(postgres_url: str) -> Iterator[PostgresTemplates]:
+    made = PostgresTemplates(postgres_url)
+    yield made
+    made.close()
 
 
 @contextmanager
-def _pg_database(request: pytest.FixtureRequest, template: str | None) -> Iterator[str]:
+def database_copy(request: pytest.FixtureRequest, backend: str, key: str = "migrated", fill: Fill | None = None) -> Iterator[str]:
+    """The URL of a fresh copy of template ``key`` on ``backend``, for this test:
+    ``tmp_path/game.db`` on SQLite, a database dropped afterwards on PostgreSQL."""
+    if backend == "sqlite":
+        path = request.getfixturevalue("tmp_path") / "game.db"
+        shutil.copyfile(request.getfixturevalue("sqlite_templates").get(key, fill), path)
+        yield f"sqlite:///{path}"
+        return
+    template = request.getfixturevalue("postgres_templates").get(key, fill)
     server = request.getfixturevalue("postgres_url")
     url, name = _fresh_pg_database(server, template)
     try:
@@ -103,14 +154,21 @@ def _pg_database(request: pytest.FixtureRequest, template: str | None) -> Iterat
 BACKENDS = ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
 
 
+@pytest.fixture
+def db_template() -> tuple[str, Fill | None]:
+    """Which template ``db_url`` copies: a conftest or test module that wants
+    its games in every test's database overrides this with its own key and
+    fill function, so the games are built once per session, not per test."""
+    return "migrated", None
+
+
 @pytest.fixture(params=BACKENDS)
-def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    """A database of this test's own, migrated to head, once on SQLite and once
-    on PostgreSQL."""
-    if request.param == "sqlite":
-        yield _sqlite_copy(request.getfixturevalue("sqlite_template"), tmp_path)
-        return
-    with _pg_database(request, request.getfixturevalue("postgres_template")) as url:
+def db_url(request: pytest.FixtureRequest, db_template: tuple[str, Fill | None]) -> Iterator[str]:
+    """A database of this test's own, migrated to head (and filled as
+    ``db_template`` says), once on SQLite (``tmp_path/game.db``) and once on
+    PostgreSQL."""
+    key, fill = db_template
+    with database_copy(request, request.param, key, fill) as url:
         yield url
 
 
@@ -121,14 +179,19 @@ def empty_db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str
     if request.param == "sqlite":
         yield f"sqlite:///{tmp_path / 'empty.db'}"
         return
-    with _pg_database(request, None) as url:
+    server = request.getfixturevalue("postgres_url")
+    url, name = _fresh_pg_database(server)
+    try:
         yield url
+    finally:
+        _drop_pg_database(server, name)
 
 
 @pytest.fixture
-def sqlite_url(sqlite_template: Path, tmp_path: Path) -> str:
+def sqlite_url(request: pytest.FixtureRequest) -> Iterator[str]:
     """A SQLite file of this test's own (``tmp_path/game.db``), migrated to head."""
-    return _sqlite_copy(sqlite_template, tmp_path)
+    with database_copy(request, "sqlite") as url:
+        yield url
 
 
 # -- mail servers -------------------------------------------------------------------

@@ -11,9 +11,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from sqlalchemy import Engine, inspect, text
+from sqlalchemy import Engine, inspect, select, text
 from sqlalchemy.orm import Session, sessionmaker
 
+from tests.conftest import Fill
 from tests.factories import make_game
 from turnproc.storage import models as m
 from turnproc.storage.db import make_engine, make_sessionmaker, transaction
@@ -29,14 +30,27 @@ class Games:
     autumn: int
 
 
+def _two_games(url: str) -> None:
+    engine = make_engine(url)
+    with transaction(make_sessionmaker(engine)) as session:
+        make_game(session, "spring26")
+        make_game(session, "autumn", {"RIG": "cy@example.org", "VEG": "di@example.org"})
+    engine.dispose()
+
+
+@pytest.fixture
+def db_template() -> tuple[str, Fill | None]:
+    """Every database here starts with the two games (built once per session)."""
+    return "admin-games", _two_games
+
+
 @pytest.fixture
 def games(db_url: str) -> Iterator[Games]:
     engine = make_engine(db_url)
     sessions = make_sessionmaker(engine)
-    with transaction(sessions) as session:
-        spring = make_game(session, "spring26").id
-        autumn = make_game(session, "autumn", {"RIG": "cy@example.org", "VEG": "di@example.org"}).id
-    yield Games(engine, sessions, spring, autumn)
+    with sessions() as session:
+        ids = {name: id_ for name, id_ in session.execute(select(m.Game.name, m.Game.id))}
+    yield Games(engine, sessions, ids["spring26"], ids["autumn"])
     engine.dispose()
 
 

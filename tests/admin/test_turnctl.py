@@ -24,6 +24,8 @@ from turnproc.turnctl import (
     set_hold,
 )
 
+from tests.conftest import Fill
+
 from .conftest import dump
 from .play import (
     CODES,
@@ -45,11 +47,22 @@ class Sink:
         self.mails.append((recipient, raw))
 
 
+def _war(url: str) -> None:
+    engine = make_engine(url)
+    new_played_game(make_sessionmaker(engine))
+    engine.dispose()
+
+
+@pytest.fixture
+def db_template() -> tuple[str, Fill | None]:
+    """Every database here starts with the generated game "war" (built once per session)."""
+    return "turnctl-war", _war
+
+
 @pytest.fixture
 def db(db_url: str) -> Iterator[tuple[Engine, sessionmaker[Session]]]:
     engine = make_engine(db_url)
     sessions = make_sessionmaker(engine)
-    new_played_game(sessions)
     yield engine, sessions
     engine.dispose()
 
