@@ -270,6 +270,16 @@ def update_golden(request: pytest.FixtureRequest) -> bool:
 
 
 @pytest.fixture
+def migrated_default_db(sqlite_templates: SqliteTemplates, tmp_path: Path) -> Path:
+    """``tmp_path/turnproc.db``, the embedded default's database, already at
+    head: for CLI tests about something else than the first run (which
+    tests/test_cli.py and tests/test_demo.py cover from an empty folder)."""
+    path = tmp_path / "turnproc.db"
+    shutil.copyfile(sqlite_templates.get(), path)
+    return path
+
+
+@pytest.fixture
 def run_cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]):
     """Run ``turnproc ARGS`` in-process in an empty directory (the embedded
     default); returns (exit status, stdout, stderr)."""
