@@ -89,6 +89,8 @@ def make_game(session: Session, name: str = "corpus", emails: dict[str, str] | N
         session.add(m.Empire(game_id=game.id, code=code, name=e.name, email=email, password_hash=password_hash()))
     session.flush()
     save_state(session, game, state)
+    for key, value in columns.items():  # after the converter, which also writes some columns
+        setattr(game, key, value)
     return game
 
 

@@ -126,10 +126,7 @@ def new_game(app: App, clock: FakeClock, name: str = "corpus", **settings: objec
     """The corpus game (RIG, VEG), deadline Friday 20:00 London, deadlines
     counted from the clock's now."""
     with transaction(app.sessions) as session:
-        game = make_game(session, name)
-        game.last_deadline_at = clock.now
-        for key, value in settings.items():
-            setattr(game, key, value)
+        make_game(session, name, last_deadline_at=clock.now, **settings)
     return Game(app, name)
 
 

@@ -25,9 +25,8 @@ def test_stop_lets_the_turn_in_hand_finish(sqlite_url: str, tmp_path: Path, monk
     config = Config(database_url=sqlite_url, maildir_in=tmp_path / "in", maildir_out=tmp_path / "out")
     app = open_app(config)
     with transaction(app.sessions) as session:
-        game = make_game(session)
-        game.schedule, game.nmr_limit = "0 3 1 1 *", 100
-        game.last_deadline_at = dt.datetime.now(UTC) - dt.timedelta(days=400)  # a deadline is due
+        # A yearly schedule whose deadline is due.
+        make_game(session, schedule="0 3 1 1 *", nmr_limit=100, last_deadline_at=dt.datetime.now(UTC) - dt.timedelta(days=400))
     real = turnproc.pipeline.run_turn
     running = threading.Event()
 

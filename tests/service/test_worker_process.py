@@ -102,9 +102,7 @@ def write_config(path: Path, db_url: str, *, imap_port: int | None = None, smtp_
 def setup_game(db_url: str, tmp_path: Path) -> None:
     app = open_app(Config(database_url=db_url))
     with transaction(app.sessions) as session:
-        game = make_game(session)
-        game.schedule, game.timezone = YEARLY, "Europe/London"
-        game.last_deadline_at = dt.datetime.now(UTC)
+        make_game(session, schedule=YEARLY, timezone="Europe/London", last_deadline_at=dt.datetime.now(UTC))
     app.close()
 
 
