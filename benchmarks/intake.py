@@ -133,7 +133,7 @@ def main() -> None:
             profiler.disable()
             stats = pstats.Stats(profiler).sort_stats(args.sort)
             stats.print_stats(30)
-            stats.print_callees("intake_message|run|accept|reply")
+            stats.print_callees("handle_mail|handle|accept|reply")
         outcomes: dict[str, int] = {}
         for r in results:
             outcomes[r.outcome] = outcomes.get(r.outcome, 0) + 1

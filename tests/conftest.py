@@ -1,10 +1,13 @@
-"""Shared fixtures: fresh databases on SQLite and on a real PostgreSQL."""
+"""Shared fixtures: databases on SQLite and on a real PostgreSQL, each test's
+own and migrated once per session; the mail servers; the command line."""
 
 from __future__ import annotations
 
 import os
+import shutil
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -12,6 +15,7 @@ from hypothesis import settings
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
+from tests.factories import migrate_database
 from tests.servers import DovecotServer, PostgresServer, unavailable
 
 # In CI a failing property test must say how to run the same example again:
@@ -42,27 +46,146 @@ def postgres_url() -> Iterator[str]:
         server.stop()
 
 
-def _fresh_pg_database(server_url: str) -> tuple[str, str]:
-    name = f"t_{uuid.uuid4().hex[:12]}"
+def _admin_sql(server_url: str, *statements: str) -> None:
     admin = create_engine(server_url, isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(text(f'CREATE DATABASE "{name}"'))
-    admin.dispose()
+    try:
+        with admin.connect() as conn:
+            for statement in statements:
+                conn.execute(text(statement))
+    finally:
+        admin.dispose()
+
+
+def _fresh_pg_database(server_url: str, template: str | None = None) -> tuple[str, str]:
+    name = f"t_{uuid.uuid4().hex[:12]}"
+    _admin_sql(server_url, f'CREATE DATABASE "{name}"' + (f' TEMPLATE "{template}"' if template else ""))
     return make_url(server_url).set(database=name).render_as_string(hide_password=False), name
 
 
 def _drop_pg_database(server_url: str, name: str) -> None:
-    admin = create_engine(server_url, isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-    admin.dispose()
+    _admin_sql(server_url, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    """An empty database, once on SQLite and once on PostgreSQL."""
+# The schema is migrated once per test session, into a template: a SQLite file
+# that each test copies, and a PostgreSQL database each test's database is
+# created from (CREATE DATABASE ... TEMPLATE). A copy is a real file or
+# database, so tests that start the worker or the CLI as a process can use it
+# too. A test module can have its own template too, filled once (its games).
+
+Fill = Callable[[str], None]
+
+
+class SqliteTemplates:
+    """SQLite files made once per session and copied for each test, by key:
+    ``"migrated"`` is the schema at head; other keys are that plus what their
+    ``fill(url)`` wrote. A template is never opened after it is made."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self._made: dict[str, Path] = {}
+
+    def get(self, key: str = "migrated", fill: Fill | None = None) -> Path:
+        if key not in self._made:
+            path = self.folder / f"{key}.db"
+            if key == "migrated":
+                migrate_database(f"sqlite:///{path}")
+            else:
+                shutil.copyfile(self.get(), path)
+                _fill(fill, f"sqlite:///{path}")
+            self._made[key] = path
+        return self._made[key]
+
+
+class PostgresTemplates:
+    """The same as databases on the PostgreSQL server, copied with CREATE
+    DATABASE ... TEMPLATE (no one stays connected to a template)."""
+
+    def __init__(self, server: str) -> None:
+        self.server = server
+        self._made: dict[str, str] = {}
+
+    def get(self, key: str = "migrated", fill: Fill | None = None) -> str:
+        if key not in self._made:
+            url, name = _fresh_pg_database(self.server, None if key == "migrated" else self.get())
+            try:
+                if key == "migrated":
+                    migrate_database(url)
+                else:
+                    _fill(fill, url)
+            except BaseException:
+                _drop_pg_database(self.server, name)
+                raise
+            self._made[key] = name
+        return self._made[key]
+
+    def close(self) -> None:
+        for name in self._made.values():
+            _drop_pg_database(self.server, name)
+
+
+def _fill(fill: Fill | None, url: str) -> None:
+    if fill is None:
+        raise ValueError("a template other than 'migrated' needs a fill function")
+    fill(url)
+
+
+@pytest.fixture(scope="session")
+def sqlite_templates(tmp_path_factory: pytest.TempPathFactory) -> SqliteTemplates:
+    return SqliteTemplates(tmp_path_factory.mktemp("templates"))
+
+
+@pytest.fixture(scope="session")
+def postgres_templates(postgres_url: str) -> Iterator[PostgresTemplates]:
+    made = PostgresTemplates(postgres_url)
+    yield made
+    made.close()
+
+
+@contextmanager
+def database_copy(request: pytest.FixtureRequest, backend: str, key: str = "migrated", fill: Fill | None = None) -> Iterator[str]:
+    """The URL of a fresh copy of template ``key`` on ``backend``, for this test:
+    ``tmp_path/game.db`` on SQLite, a database dropped afterwards on PostgreSQL."""
+    if backend == "sqlite":
+        path = request.getfixturevalue("tmp_path") / "game.db"
+        shutil.copyfile(request.getfixturevalue("sqlite_templates").get(key, fill), path)
+        yield f"sqlite:///{path}"
+        return
+    template = request.getfixturevalue("postgres_templates").get(key, fill)
+    server = request.getfixturevalue("postgres_url")
+    url, name = _fresh_pg_database(server, template)
+    try:
+        yield url
+    finally:
+        _drop_pg_database(server, name)
+
+
+BACKENDS = ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
+
+
+@pytest.fixture
+def db_template() -> tuple[str, Fill | None]:
+    """Which template ``db_url`` copies: a conftest or test module that wants
+    its games in every test's database overrides this with its own key and
+    fill function, so the games are built once per session, not per test."""
+    return "migrated", None
+
+
+@pytest.fixture(params=BACKENDS)
+def db_url(request: pytest.FixtureRequest, db_template: tuple[str, Fill | None]) -> Iterator[str]:
+    """A database of this test's own, migrated to head (and filled as
+    ``db_template`` says), once on SQLite (``tmp_path/game.db``) and once on
+    PostgreSQL."""
+    key, fill = db_template
+    with database_copy(request, request.param, key, fill) as url:
+        yield url
+
+
+@pytest.fixture(params=BACKENDS)
+def empty_db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """An empty database (no schema), once on SQLite and once on PostgreSQL: for
+    the tests of the migrations themselves."""
     if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'game.db'}"
+        yield f"sqlite:///{tmp_path / 'empty.db'}"
         return
     server = request.getfixturevalue("postgres_url")
     url, name = _fresh_pg_database(server)
@@ -73,8 +196,10 @@ def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
 
 
 @pytest.fixture
-def sqlite_url(tmp_path: Path) -> str:
-    return f"sqlite:///{tmp_path / 'game.db'}"
+def sqlite_url(request: pytest.FixtureRequest) -> Iterator[str]:
+    """A SQLite file of this test's own (``tmp_path/game.db``), migrated to head."""
+    with database_copy(request, "sqlite") as url:
+        yield url
 
 
 # -- mail servers -------------------------------------------------------------------
@@ -150,6 +275,16 @@ def update_golden(request: pytest.FixtureRequest) -> bool:
 
 
 # -- the command line ---------------------------------------------------------------
+
+
+@pytest.fixture
+def migrated_default_db(sqlite_templates: SqliteTemplates, tmp_path: Path) -> Path:
+    """``tmp_path/turnproc.db``, the embedded default's database, already at
+    head: for CLI tests about something else than the first run (which
+    tests/test_cli.py and tests/test_demo.py cover from an empty folder)."""
+    path = tmp_path / "turnproc.db"
+    shutil.copyfile(sqlite_templates.get(), path)
+    return path
 
 
 @pytest.fixture

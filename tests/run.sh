@@ -4,6 +4,10 @@
 # As root it installs what the tests talk to (Dovecot, PostgreSQL, Chromium);
 # it makes a venv in .venv, installs turnproc with its test extras, starts a
 # private PostgreSQL on loopback for the run, and stops it afterwards.
+# The tests run in parallel, one pytest-xdist worker per CPU
+# (TURNPROC_TEST_WORKERS=0 runs them in this one process; a later -n in the
+# arguments wins too). Each worker has its own Dovecot, SMTP sinks, temporary
+# folders and database templates; they share the PostgreSQL server.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -39,7 +43,7 @@ fi
 .venv/bin/python -m mypy turnproc
 
 set +e
-.venv/bin/python -m pytest -p no:cacheprovider "$@"
+.venv/bin/python -m pytest -p no:cacheprovider -n "${TURNPROC_TEST_WORKERS:-auto}" "$@"
 status=$?
 set -e
 if [ "$status" = 5 ]; then

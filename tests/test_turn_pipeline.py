@@ -15,7 +15,7 @@ from sqlalchemy import event, select, text
 from sqlalchemy.orm import Session, sessionmaker
 
 from turnproc.config import Config
-from turnproc.games import add_empire, new_game
+from tests.factories import make_generated_game
 from turnproc.storage.queries import get_empire, get_game
 from turnproc.intake import submit_orders
 from turnproc.turns import run_turn
@@ -36,7 +36,6 @@ CONFIG = Config(from_address="Host <turns@turnproc.example>")
 @pytest.fixture
 def sessions(db_url: str) -> Iterator[sessionmaker[Session]]:
     engine = make_engine(db_url)
-    migrate.upgrade(engine)
     yield make_sessionmaker(engine)
     engine.dispose()
 
@@ -69,9 +68,7 @@ def orders_for(state: GameState, code: str) -> str:
 
 def setup_game(factory: sessionmaker[Session]) -> None:
     with transaction(factory) as session:
-        game, _ = new_game(session, GAME, players=len(CODES), seed="pipeline-seed")
-        for i, code in enumerate(CODES):
-            add_empire(session, game, code, f"Empire {code}", f"p{i}@example.org")
+        make_generated_game(session, GAME, CODES, "pipeline-seed")
 
 
 def submit_turn(factory: sessionmaker[Session], when: dt.datetime) -> None:

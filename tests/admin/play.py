@@ -9,7 +9,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from turnproc.config import Config
 from turnproc.demo import scripted_orders
-from turnproc.games import add_empire, new_game
+from tests.factories import make_generated_game
 from turnproc.storage.queries import get_game
 from turnproc.intake import submit_orders
 from turnproc.turns import TurnResult, report_for, run_turn
@@ -30,9 +30,7 @@ def when(turn: int) -> dt.datetime:
 
 def new_played_game(sessions: sessionmaker[Session], name: str = "war") -> None:
     with transaction(sessions) as session:
-        game, _ = new_game(session, name, players=3, seed=f"{name}-galaxy", systems_per_player=8)
-        for i, code in enumerate(CODES):
-            add_empire(session, game, code, f"Empire {code}", f"p{i}@example.org")
+        make_generated_game(session, name, CODES, f"{name}-galaxy", systems_per_player=8)
 
 
 def submit_scripted(session: Session, name: str) -> None:

@@ -14,8 +14,7 @@ from turnproc.admin import run_script
 from turnproc.storage import models as m
 from turnproc.storage.convert import load_state
 
-from .conftest import Games
-from .game import NOW, dump
+from .conftest import NOW, Games, dump
 
 ADMIN = Path(__file__).resolve().parents[2] / "deploy" / "admin"
 SCRIPTS = sorted(p.name for p in ADMIN.glob("*.sql"))

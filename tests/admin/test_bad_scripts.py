@@ -11,8 +11,7 @@ from sqlalchemy import func, select
 from turnproc.admin import run_script
 from turnproc.storage import models as m
 
-from .conftest import Games
-from .game import NOW, dump
+from .conftest import NOW, Games, dump
 
 GAME = "(SELECT id FROM games WHERE name = 'spring26')"
 RIG = "(SELECT empire_id FROM gm_empires WHERE game = 'spring26' AND code = 'RIG')"

@@ -15,7 +15,7 @@ ADMIN = Path(__file__).resolve().parents[2] / "deploy" / "admin"
 
 
 @pytest.fixture
-def run(run_cli):
+def run(migrated_default_db, run_cli):
     return run_cli
 
 

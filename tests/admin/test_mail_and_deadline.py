@@ -4,10 +4,10 @@ release, and a hand-set deadline shows in acknowledgements until the turn runs."
 from __future__ import annotations
 
 from email import message_from_bytes, policy
-from email.message import EmailMessage
 
 from sqlalchemy import func, select
 
+from tests.factories import order_mail
 from turnproc.admin import run_script
 from turnproc.config import Config
 from turnproc.storage.queries import get_game
@@ -17,21 +17,10 @@ from turnproc.storage import models as m
 from turnproc.storage.db import transaction
 from turnproc.turns import release_turn, set_hold
 
-from .conftest import Games
-from .game import NOW
+from .conftest import NOW, Games
 from .test_admin_scripts import ADMIN
 
 CONFIG = Config(from_address="Host <turns@turnproc.example>")
-
-
-def _mail(body: str, n: int) -> bytes:
-    msg = EmailMessage()
-    msg["From"] = "ann@example.org"
-    msg["To"] = "turns@turnproc.example"
-    msg["Subject"] = f"orders {n}"
-    msg["Message-ID"] = f"<gm-{n}@example.org>"
-    msg.set_content(f"GAME spring26\nEMPIRE RIG sesame\n{body}\n")
-    return bytes(msg)
 
 
 def _send(games: Games, body: str, n: int) -> list[m.OutboxMail]:
@@ -39,7 +28,7 @@ def _send(games: Games, body: str, n: int) -> list[m.OutboxMail]:
     with games.sessions() as session:
         last = session.scalar(select(func.max(m.OutboxMail.id))) or 0
     with transaction(games.sessions) as session:
-        handle_mail(session, _mail(body, n), CONFIG, NOW)
+        handle_mail(session, order_mail(body, game="spring26", message_id=f"<gm-{n}@example.org>"), CONFIG, NOW)
     with games.sessions() as session:
         return list(session.scalars(select(m.OutboxMail).where(m.OutboxMail.id > last).order_by(m.OutboxMail.id)))
 

@@ -50,32 +50,36 @@ def test_downgrade_and_upgrade_again(db_url: str) -> None:
         engine.dispose()
 
 
-def test_0003_fills_in_the_parsed_orders_of_order_sets_already_on_file(db_url: str) -> None:
+def test_0003_and_0004_fix_order_sets_already_on_file(db_url: str) -> None:
     """Order sets stored before 0003 carry only their text lines; the upgrade
-    gives them the parsed form the turn reads, numbered by their place."""
+    gives them the parsed form the turn reads, numbered by their place; 0004
+    redacts the password their text still holds."""
     engine = make_engine(db_url)
     try:
-        migrate.upgrade(engine, "0002")
+        migrate.upgrade(engine)
+        with engine.begin() as conn:
+            command.downgrade(migrate._config(conn), "0002")  # noqa: SLF001 - no public downgrade on purpose
         with engine.begin() as conn:
             conn.execute(text("INSERT INTO games (id, name, seed, modules, turn, status, turn_limit, vp_target, timezone,"
                               " early_run, early_run_delay, reminder_hours, inactive_after, nmr_limit, hold, created_at)"
-                              " VALUES (1, 'old', 's', '', 1, 'active', 30, 100, 'UTC', false, 30, 24, 5, 50, false,"
+                              " VALUES (901, 'old', 's', '', 1, 'active', 30, 100, 'UTC', false, 30, 24, 5, 50, false,"
                               " '2026-01-01 00:00:00')"))
             conn.execute(text("INSERT INTO empires (id, game_id, code, name, email, password_hash, balance, treasury, vp,"
                               " lost_in_space, active, missed_turns, tech_weapons, tech_defence, tech_marines, tech_jump,"
                               " tech_expo, tech_fighter, tech_supply, tech_life_support, tech_bp_income, tech_treasury,"
-                              " tech_cultural, tech_drive, tech_scanner) VALUES (1, 1, 'RIG', 'R', 'a@example.org', 'x',"
+                              " tech_cultural, tech_drive, tech_scanner) VALUES (901, 901, 'RIG', 'R', 'a@example.org', 'x',"
                               " 0, 0, 0, 0, true, 0, 0, 0, 0, 1, 1, 2, 0, 5, 0, 0, 0, 1, 1)"))
             conn.execute(text("INSERT INTO orders (game_id, empire_id, turn, raw_text, lines, problems, received_at,"
-                              " active, wait) VALUES (1, 1, 1, 'x', '[\"TAX\", \"MOVE 101 102 ALL\", \"NAME 101 Home\"]',"
+                              " active, wait) VALUES (901, 901, 1, 'EMPIRE RIG sesame', '[\"TAX\", \"MOVE 101 102 ALL\", \"NAME 101 Home\"]',"
                               " '[]', '2026-01-01 00:00:00', true, false)"))
         migrate.upgrade(engine)
         with engine.connect() as conn:
-            stored = conn.execute(text("SELECT orders FROM orders")).scalar_one()
+            stored, raw_text = conn.execute(text("SELECT orders, raw_text FROM orders WHERE game_id = 901")).one()
         if isinstance(stored, str):  # SQLite hands JSON back as text
             stored = json.loads(stored)
         assert [(o["line"], o["action"]) for o in stored] == [(1, "TAX"), (2, "MOVE"), (3, "NAME")]
         assert stored[1]["number"] == {"count": None, "all_but": 0}
+        assert raw_text == "EMPIRE RIG ********"  # 0004 takes the password out
         migrate.check(engine)
     finally:
         engine.dispose()

@@ -14,12 +14,13 @@ from turnproc.storage.queries import get_game
 from turnproc.mail.outbox import flush_outbox
 from turnproc.turns import run_turn
 from turnproc.rules.serialize import state_from_dict, state_to_json
-from turnproc.storage import migrate
 from turnproc.storage import models as m
 from turnproc.storage.db import make_engine, make_sessionmaker, transaction
 from turnproc.turns import discard_turn, preview_turn, release_turn, rerun_turn, rollback, set_hold
 
-from .game import dump
+from tests.conftest import Fill
+
+from .conftest import dump
 from .play import (
     CODES,
     CONFIG,
@@ -40,12 +41,22 @@ class Sink:
         self.mails.append((recipient, raw))
 
 
+def _war(url: str) -> None:
+    engine = make_engine(url)
+    new_played_game(make_sessionmaker(engine))
+    engine.dispose()
+
+
+@pytest.fixture
+def db_template() -> tuple[str, Fill | None]:
+    """Every database here starts with the generated game "war" (built once per session)."""
+    return "turnctl-war", _war
+
+
 @pytest.fixture
 def db(db_url: str) -> Iterator[tuple[Engine, sessionmaker[Session]]]:
     engine = make_engine(db_url)
-    migrate.upgrade(engine)
     sessions = make_sessionmaker(engine)
-    new_played_game(sessions)
     yield engine, sessions
     engine.dispose()
 

@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import datetime as dt
 from email import message_from_bytes, policy
-from email.message import EmailMessage
-from pathlib import Path
 
 import pytest
 from sqlalchemy import select
 
-from tests.mail.game import PASSWORD, make_corpus_game
+from tests.factories import make_game, order_mail
 from turnproc.app import open_app
 from turnproc.config import Config
 from turnproc.intake import handle_mail
@@ -22,22 +20,16 @@ NOW = dt.datetime(2026, 1, 5, 19, 0, tzinfo=dt.timezone.utc)
 
 
 @pytest.fixture
-def app(tmp_path: Path):
-    app = open_app(Config(database_url=f"sqlite:///{tmp_path / 'g.db'}", from_address="Host <turns@turnproc.example>"))
+def app(sqlite_url: str):
+    app = open_app(Config(database_url=sqlite_url, from_address="Host <turns@turnproc.example>"))
     with transaction(app.sessions) as session:
-        make_corpus_game(session)
+        make_game(session)
     yield app
     app.close()
 
 
 def mail(body: str, n: int) -> bytes:
-    msg = EmailMessage()
-    msg["From"] = "ann@example.org"
-    msg["To"] = "turns@turnproc.example"
-    msg["Subject"] = f"mail {n}"
-    msg["Message-ID"] = f"<cmd-{n}@example.org>"
-    msg.set_content(f"GAME corpus\nEMPIRE RIG {PASSWORD}\n{body}\n")
-    return bytes(msg)
+    return order_mail(body, subject=f"mail {n}", message_id=f"<cmd-{n}@example.org>")
 
 
 def send(app, body: str, n: int):

@@ -17,7 +17,7 @@ from turnproc.config import Config
 from turnproc.intake import poll_maildir
 from turnproc.storage import models as m
 from turnproc.storage.db import transaction
-from tests.mail.game import make_corpus_game
+from tests.factories import make_game, order_mail
 
 CORPUS = Path(__file__).parent / "corpus"
 NOW = dt.datetime(2026, 1, 5, 19, 0, tzinfo=dt.timezone.utc)
@@ -25,16 +25,16 @@ GOOD = ["MOVE 101 103 2", "DISTSQ 101 104", "NAME 101 New Haven", "MESSAGE ALL G
 
 
 @pytest.fixture
-def app(tmp_path: Path):
+def app(sqlite_url: str, tmp_path: Path):
     config = Config(
-        database_url=f"sqlite:///{tmp_path / 'g.db'}",
+        database_url=sqlite_url,
         maildir_in=tmp_path / "in",
         maildir_out=tmp_path / "out",
         from_address="Host <turns@turnproc.example>",
     )
     app = open_app(config)
     with transaction(app.sessions) as session:
-        make_corpus_game(session)
+        make_game(session)
     yield app
     app.close()
 
@@ -236,14 +236,8 @@ def test_mail_we_cannot_place_gets_one_answer_an_hour(app) -> None:
 
 
 def test_oversized_mail_is_answered_and_stores_nothing(app) -> None:
-    from email.message import EmailMessage
-
-    msg = EmailMessage()
-    msg["From"] = "ann@example.org"
-    msg["Subject"] = "huge"
-    msg["Message-ID"] = "<huge@example.org>"
-    msg.set_content("GAME corpus\nEMPIRE RIG sesame\n" + "TAX\n" * 70_000)
-    mailbox.Maildir(app.config.maildir_in, create=True).add(bytes(msg))
+    raw = order_mail("TAX\n" * 70_000, subject="huge", message_id="<huge@example.org>")
+    mailbox.Maildir(app.config.maildir_in, create=True).add(raw)
     [result] = poll_maildir(app, NOW)
     assert result.outcome == "rejected"
     assert _orders(app) is None

@@ -19,16 +19,16 @@ from turnproc.mail.outbox import flush_outbox
 from turnproc.storage import models as m
 from turnproc.storage.db import transaction
 from tests.conftest import IMAP_PASSWORD, IMAP_USER
-from tests.mail.game import make_corpus_game
+from tests.factories import make_game
 
 CORPUS = Path(__file__).parent / "corpus"
 NOW = dt.datetime(2026, 1, 5, 19, 0, tzinfo=dt.timezone.utc)
 
 
 @pytest.fixture
-def app(tmp_path: Path, imap, smtp_server):
+def app(sqlite_url: str, imap, smtp_server):
     config = Config(
-        database_url=f"sqlite:///{tmp_path / 'g.db'}",
+        database_url=sqlite_url,
         transport="imap",
         from_address="Host <turns@turnproc.example>",
         imap=ImapConfig(host="127.0.0.1", port=imap.port, security="plain", user=IMAP_USER, password=IMAP_PASSWORD),
@@ -36,7 +36,7 @@ def app(tmp_path: Path, imap, smtp_server):
     )
     app = open_app(config)
     with transaction(app.sessions) as session:
-        make_corpus_game(session)
+        make_game(session)
     yield app
     app.close()
 

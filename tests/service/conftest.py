@@ -1,5 +1,5 @@
 """Fixtures for the service tests: a controllable clock, an app on SQLite and
-PostgreSQL, and the small two-empire game of the mail tests."""
+PostgreSQL, and the two-empire game of tests.factories."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
-from tests.mail.game import make_corpus_game
+from tests.factories import make_game
 from turnproc.app import App, open_app
 from turnproc.config import Config
 from turnproc.intake import submit_orders
@@ -126,10 +126,7 @@ def new_game(app: App, clock: FakeClock, name: str = "corpus", **settings: objec
     """The corpus game (RIG, VEG), deadline Friday 20:00 London, deadlines
     counted from the clock's now."""
     with transaction(app.sessions) as session:
-        game = make_corpus_game(session, name)
-        game.last_deadline_at = clock.now
-        for key, value in settings.items():
-            setattr(game, key, value)
+        make_game(session, name, last_deadline_at=clock.now, **settings)
     return Game(app, name)
 
 

@@ -19,7 +19,7 @@ from turnproc.logs import JournalFormatter, JsonFormatter
 
 
 @pytest.fixture
-def run(run_cli):
+def run(migrated_default_db, run_cli):
     """A two-empire game made through the CLI, then the CLI itself."""
     _run = run_cli
     _run("game", "new", "alpha", "--players", "2", "--seed", "svc")

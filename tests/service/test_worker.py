@@ -11,7 +11,7 @@ import pytest
 from sqlalchemy import select
 
 import turnproc.worker
-from tests.mail.game import make_corpus_game
+from tests.factories import make_game
 from turnproc.app import open_app
 from turnproc.config import Config
 from turnproc.storage import models as m
@@ -21,13 +21,12 @@ from turnproc.worker import WorkerSettings, run_worker
 UTC = dt.timezone.utc
 
 
-def test_stop_lets_the_turn_in_hand_finish(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    config = Config(database_url=f"sqlite:///{tmp_path / 'g.db'}", maildir_in=tmp_path / "in", maildir_out=tmp_path / "out")
+def test_stop_lets_the_turn_in_hand_finish(sqlite_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    config = Config(database_url=sqlite_url, maildir_in=tmp_path / "in", maildir_out=tmp_path / "out")
     app = open_app(config)
     with transaction(app.sessions) as session:
-        game = make_corpus_game(session)
-        game.schedule, game.nmr_limit = "0 3 1 1 *", 100
-        game.last_deadline_at = dt.datetime.now(UTC) - dt.timedelta(days=400)  # a deadline is due
+        # A yearly schedule whose deadline is due.
+        make_game(session, schedule="0 3 1 1 *", nmr_limit=100, last_deadline_at=dt.datetime.now(UTC) - dt.timedelta(days=400))
     real = turnproc.worker.run_turn
     running = threading.Event()
 

@@ -17,8 +17,6 @@ import sys
 import time
 import uuid
 from collections.abc import Callable, Iterator
-from email.message import EmailMessage
-from email.utils import make_msgid
 from pathlib import Path
 
 import pytest
@@ -26,7 +24,7 @@ from imapclient import IMAPClient
 from sqlalchemy import Engine, create_engine, func, select, update
 
 from tests.conftest import IMAP_PASSWORD, IMAP_USER, SmtpSink
-from tests.mail.game import EMAILS, PASSWORD, make_corpus_game
+from tests.factories import EMAILS, make_game, order_mail
 from tests.servers import DovecotServer, wait_for_port
 from tests.service.conftest import GM, ORDERS
 from turnproc.app import open_app
@@ -104,9 +102,7 @@ def write_config(path: Path, db_url: str, *, imap_port: int | None = None, smtp_
 def setup_game(db_url: str, tmp_path: Path) -> None:
     app = open_app(Config(database_url=db_url))
     with transaction(app.sessions) as session:
-        game = make_corpus_game(session)
-        game.schedule, game.timezone = YEARLY, "Europe/London"
-        game.last_deadline_at = dt.datetime.now(UTC)
+        make_game(session, schedule=YEARLY, timezone="Europe/London", last_deadline_at=dt.datetime.now(UTC))
     app.close()
 
 
@@ -121,16 +117,9 @@ def count(engine: Engine, model: type, *where: object) -> int:
         return conn.scalar(select(func.count()).select_from(model).where(*where)) or 0
 
 
-def order_mail(code: str, turn: int | None = 1) -> bytes:
-    """An order mail; without a turn it is for whatever turn is open when read."""
-    msg = EmailMessage()
-    msg["From"] = EMAILS[code]
-    msg["To"] = "turns@turnproc.example"
-    msg["Subject"] = f"orders {code}"
-    msg["Message-ID"] = make_msgid(domain="players.example")
-    header = f"GAME corpus\nEMPIRE {code} {PASSWORD}\n" + (f"TURN {turn}\n" if turn is not None else "")
-    msg.set_content(f"{header}{ORDERS[code]}\n")
-    return msg.as_bytes()
+def orders_of(code: str, turn: int | None = 1) -> bytes:
+    """``code``'s order mail; without a turn it is for whatever turn is open when read."""
+    return order_mail(ORDERS[code], empire=code, turn=turn)
 
 
 def imap_append(server: DovecotServer, *raws: bytes) -> None:
@@ -185,7 +174,7 @@ def test_full_cycle_mail_in_acks_deadline_turn_reports(
     config = write_config(tmp_path / "turnproc.toml", db_url, imap_port=imap.port, smtp_port=smtp_server.port)
     worker = Worker(config)
     try:
-        imap_append(imap, order_mail("RIG"), order_mail("VEG"))
+        imap_append(imap, orders_of("RIG"), orders_of("VEG"))
         wait_for("two acknowledgements", lambda: recipients(smtp_server, "Re: orders") == sorted(EMAILS.values()), [worker])
         # The outbox's own timer may deliver the acks between the commit and the filing.
         wait_for("the mails filed", lambda: (imap_count(imap, "INBOX"), imap_count(imap, "Processed")) == (0, 2), [worker])
@@ -274,13 +263,13 @@ def test_imap_and_smtp_down_for_a_while_nothing_lost_or_doubled(
     config = write_config(tmp_path / "turnproc.toml", sqlite_url, imap_port=imap.port, smtp_port=smtp_server.port)
     worker = Worker(config)
     try:
-        imap_append(imap, order_mail("RIG"))
+        imap_append(imap, orders_of("RIG"))
         wait_for("RIG's acknowledgement", lambda: recipients(smtp_server, "Re: orders") == [EMAILS["RIG"]], [worker])
 
         # Both servers go away.
         stop_dovecot(imap)
         smtp_server.controller.stop()
-        deliver_to_maildir(imap, order_mail("VEG", turn=None))  # arrives at the provider meanwhile
+        deliver_to_maildir(imap, orders_of("VEG", turn=None))  # arrives at the provider meanwhile
         pass_the_deadline(engine)  # ... and the deadline passes
         wait_for("the turn, run while mail is down", lambda: count(engine, m.TurnRecord) == 1, [worker])
         wait_for("failures logged", lambda: "inbox: ConnectionRefusedError" in worker.log() and "outbox: ConnectionRefusedError" in worker.log(), [worker])
@@ -319,7 +308,7 @@ def test_imap_idle_reads_new_mail_at_once(sqlite_url: str, imap: DovecotServer, 
     worker = Worker(config, "--idle", "--poll", "120")
     try:
         wait_for("the IDLE connection", lambda: "IMAP IDLE: watching INBOX" in worker.log(), [worker])
-        imap_append(imap, order_mail("RIG"))
+        imap_append(imap, orders_of("RIG"))
         wait_for("the acknowledgement, long before the next poll", lambda: recipients(smtp_server) == [EMAILS["RIG"]], [worker], timeout=8)
     finally:
         assert worker.stop() == 0

@@ -7,7 +7,7 @@ import pytest
 from sqlalchemy import text
 from sqlalchemy.exc import IntegrityError
 
-from turnproc.games import add_empire, new_game
+from tests.factories import make_generated_game
 from turnproc.rules.state import Stance, Tech
 from turnproc.storage import migrate
 from turnproc.storage import models as m
@@ -18,17 +18,13 @@ from turnproc.storage.db import make_engine, make_sessionmaker, transaction
 @pytest.fixture
 def sessions(db_url: str):
     engine = make_engine(db_url)
-    migrate.upgrade(engine)
     yield make_sessionmaker(engine)
     engine.dispose()
 
 
 def _game(sessions, players: int = 3):
     with transaction(sessions) as session:
-        game, _ = new_game(session, "alpha", players=players, seed="round-trip")
-        for i, code in enumerate(["AAA", "BBB", "CCC"][:players]):
-            add_empire(session, game, code, f"Empire {code}", f"p{i}@example.org")
-        return game.id
+        return make_generated_game(session, "alpha", ["AAA", "BBB", "CCC"][:players], "round-trip").id
 
 
 def test_state_round_trips_through_rows(sessions) -> None:
@@ -98,8 +94,8 @@ def test_foreign_keys_are_enforced(sessions) -> None:
             session.execute(text("UPDATE systems SET owner_id = 4242 WHERE owner_id IS NOT NULL"))
 
 
-def test_migrations_create_everything_and_check_clean(db_url: str) -> None:
-    engine = make_engine(db_url)
+def test_migrations_create_everything_and_check_clean(empty_db_url: str) -> None:
+    engine = make_engine(empty_db_url)
     migrate.upgrade(engine)
     assert migrate.current_revision(engine) == migrate.head_revision()
     migrate.check(engine)  # raises MigrationDrift on any difference
@@ -109,8 +105,7 @@ def test_migrations_create_everything_and_check_clean(db_url: str) -> None:
 def test_db_check_fails_when_the_database_drifts_from_the_models(sqlite_url: str) -> None:
     from sqlalchemy import text as sql
 
-    engine = make_engine(sqlite_url)
-    migrate.upgrade(engine)
+    engine = make_engine(sqlite_url)  # migrated to head
     with engine.begin() as conn:  # a hand-made change no migration knows
         conn.execute(sql("CREATE TABLE stray (id INTEGER PRIMARY KEY)"))
     with pytest.raises(migrate.MigrationDrift):
