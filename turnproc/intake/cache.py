@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -25,6 +26,16 @@ from ..storage.convert import load_state
 from ..storage.queries import GameView, current_deadline_text, load_game_view, replies_last_hour
 
 __all__ = ["EmpireRow", "IntakeCache"]
+
+# A Message-ID header as it stands in the raw header block (unfolded ones only;
+# any other mail is looked up on its own).
+_MESSAGE_ID = re.compile(rb"^message-id:[ \t]*(<[^\r\n]*>)[ \t]*\r?$", re.IGNORECASE | re.MULTILINE)
+
+
+def _raw_message_id(raw: bytes) -> str:
+    head = raw.split(b"\r\n\r\n", 1)[0].split(b"\n\n", 1)[0]
+    found = _MESSAGE_ID.search(head)
+    return found.group(1).decode("ascii", "replace").strip()[:998] if found else ""
 
 
 @dataclass(frozen=True)
@@ -47,6 +58,10 @@ class IntakeCache:
     reply_counts: dict[tuple[str, str], int] = field(default_factory=dict)
     asked: set[str] = field(default_factory=set)
     """Digests of this batch's mails, looked up together."""
+    asked_ids: set[str] = field(default_factory=set)
+    """Message-IDs of this batch's mails (as their raw headers give them), looked up together."""
+    seen_ids: set[str] = field(default_factory=set)
+    """Of those (and of any handled since in this batch), the ones already in the log."""
     handled: set[str] = field(default_factory=set)
     """Of those (and of any handled since), the ones already in the log."""
     known_systems: dict[tuple[int, int, str], KnownSystems | None] = field(default_factory=dict)
@@ -57,11 +72,19 @@ class IntakeCache:
         self.empires.clear()
         self.asked = set()
         self.handled = set()
+        self.asked_ids, self.seen_ids = set(), set()
         if session is not None and raws:
             self.asked = {hashlib.sha256(raw).hexdigest() for raw in raws}
             self.handled = set(
                 session.scalars(select(m.InboundMessage.sha256).where(m.InboundMessage.sha256.in_(sorted(self.asked))))
             )
+            self.asked_ids = {mid for mid in map(_raw_message_id, raws) if mid}
+            if self.asked_ids:
+                self.seen_ids = set(
+                    session.scalars(
+                        select(m.InboundMessage.message_id).where(m.InboundMessage.message_id.in_(sorted(self.asked_ids)))
+                    )
+                )
 
     def already_handled(self, session: Session, digest: str) -> bool:
         if digest in self.handled:
@@ -70,7 +93,16 @@ class IntakeCache:
             return False
         return session.scalar(select(m.InboundMessage.id).where(m.InboundMessage.sha256 == digest)) is not None
 
+    def forget(self, raw: bytes) -> None:
+        self.seen_ids.discard(_raw_message_id(raw))
+        self.handled.discard(hashlib.sha256(raw).hexdigest())
+
     def message_id_seen(self, session: Session, message_id: str) -> bool:
+        message_id = message_id[:998]
+        if message_id in self.seen_ids:
+            return True
+        if message_id in self.asked_ids:
+            return False
         # The session autoflushes: mails handled earlier in this batch are seen too.
         found = session.scalar(
             select(m.InboundMessage.id).where(m.InboundMessage.message_id == message_id[:998]).limit(1)

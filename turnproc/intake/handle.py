@@ -175,6 +175,9 @@ class _Mail:
         )
 
     def finish(self, result: IntakeResult) -> IntakeResult:
+        if self.message_id:
+            # For the rest of this batch; a rolled-back batch starts the set afresh.
+            self.cache.seen_ids.add(self.message_id[:998])
         self.record.outcome = result.outcome
         self.record.detail = _clean(result.detail)[:2000]
         self.session.add(self.record)

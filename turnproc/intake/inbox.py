@@ -68,6 +68,7 @@ def _attempt(
                 with session.begin_nested():
                     result = handle_mail(session, raw, app.config, now, cache)
             except Exception as exc:
+                cache.forget(raw)  # what its rolled-back savepoint did is undone
                 result = _failed(session, app.config, key, raw, exc, now)
             done.append((key, result))
     return done
