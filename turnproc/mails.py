@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-from email.message import Message
 from email.utils import parseaddr
 from typing import Any
 
@@ -93,24 +92,27 @@ def ack_context(
 def queue_ack(
     session: Session,
     config: Config,
-    answering: Message,
     recipient: str,
     context: dict[str, object],
     *,
     kind: str,
     game_id: int | None,
     now: dt.datetime,
+    subject: str,
+    in_reply_to: str,
+    references: str,
 ) -> str:
-    """The answer to ``answering`` (threaded under it); its Message-ID.
-    ``kind`` (ack, reject, unknown) is what the reply caps count."""
+    """The answer to a mail (threaded under it: its subject, Message-ID and
+    References); its own Message-ID. ``kind`` (ack, reject, unknown) is what
+    the reply caps count."""
     # Whatever the sender put in their headers, ours stay short and storable.
-    subject = _one_line(answering.get("Subject"))
+    subject = _one_line(subject)
     if len(subject) > 200:
         subject = subject[:199] + "\u2026"
     rendered = render("ack", {"subject": subject or "your orders", **context})
     mid = new_message_id(config.from_address)
-    message_id = _one_line(answering.get("Message-ID"))[:500]
-    references = " ".join(_one_line(answering.get("References")).split()[-10:])[:900]
+    message_id = _one_line(in_reply_to)[:500]
+    references = " ".join(_one_line(references).split()[-10:])[:900]
     out = compose(
         sender=config.from_address,
         recipient=recipient,

@@ -12,7 +12,7 @@ import datetime as dt
 import difflib
 import hashlib
 import logging
-from email.message import Message
+from email.header import decode_header, make_header
 from email.utils import parsedate_to_datetime
 from dataclasses import dataclass, field
 
@@ -20,7 +20,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from ..config import Config
-from ..mail.hygiene import auto_reply_subject, automatic_reason, replyable, sender_address
+from ..mail.hygiene import auto_reply_subject, automatic_reason, raw_headers, replyable, sender_address
 from ..mail.mime import MailTooDeep, message_text, parse_headers, parse_message
 from ..mails import ack_context, queue_ack, queue_report
 from ..rules.orders import Header, MailCommand, Order, ParsedOrders, Severity, format_order, slots_used
@@ -160,9 +160,12 @@ class _Mail:
             self.msg = parse_message(raw)
         except MailTooDeep as exc:
             self.msg, self.unreadable = parse_headers(raw), str(exc)
-        self.subject = _clean(str(self.msg.get("Subject", "") or ""))
-        self.message_id = _clean(str(self.msg.get("Message-ID", "") or ""))
-        self.sender = _clean(sender_address(self.msg))
+        # The raw header text: the email package parses a header afresh on
+        # every access, which is most of intake's time otherwise.
+        self.headers = raw_headers(self.msg)
+        self.subject = _clean(_decoded(self.headers.get("subject", "")))
+        self.message_id = _clean(self.headers.get("message-id", ""))
+        self.sender = _clean(sender_address(self.msg, self.headers))
         self.replies: list[str] = []
         # Added to the session once its outcome is known: one INSERT, no UPDATEs.
         self.record = m.InboundMessage(
@@ -192,7 +195,10 @@ class _Mail:
         if self.cache.replies_sent(self.session, recipient, kind, self.now) >= cap:
             self.suppress(recipient, kind, game_id, f"{cap} {kind} replies to this address in the last hour")
             return
-        mid = queue_ack(self.session, self.config, self.msg, recipient, context, kind=kind, game_id=game_id, now=self.now)
+        mid = queue_ack(
+            self.session, self.config, recipient, context, kind=kind, game_id=game_id, now=self.now,
+            subject=self.subject, in_reply_to=self.message_id, references=self.headers.get("references", ""),
+        )  # fmt: skip
         self.cache.count_reply(recipient, kind)
         self.replies.append(mid)
 
@@ -214,7 +220,7 @@ class _Mail:
         return self.finish(IntakeResult("rejected", REJECTED, header.game, header.empire, reason))
 
     def handle(self) -> IntakeResult:
-        auto = automatic_reason(self.msg)
+        auto = automatic_reason(self.msg, self.headers)
         if auto:
             return self.finish(IntakeResult("ignored", REJECTED, detail=auto))
         if self.message_id and self.cache.message_id_seen(self.session, self.message_id):
@@ -303,7 +309,7 @@ class _Mail:
             notice = f"This mail came from {self.sender}, not from your registered address; if that was not you, tell the GM."
         applied = apply_orders(
             session, game.id, empire.id, game.turn, parsed, redact_passwords(text, header.password),
-            self.record, self.now, _sent_at(self.msg, self.now),
+            self.record, self.now, _sent_at(self.headers.get("date", ""), self.now),
         )  # fmt: skip
         if applied.outcome == "older" and applied.on_file_since is not None:
             notice = (notice + " " if notice else "") + (
@@ -352,16 +358,27 @@ class _Mail:
 
 
 def _clean(text: str) -> str:
-    """Header text as it may be stored: no NUL (PostgreSQL refuses it) and no
-    line breaks from a folded or hostile header."""
+    """Header text as it may be stored: no NUL (PostgreSQL refuses it), no lone
+    surrogates (raw 8-bit bytes in a header; no database driver encodes them)
+    and no line breaks from a folded or hostile header."""
+    text = text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
     return " ".join(text.replace("\x00", "").split())
 
 
-def _sent_at(msg: Message, now: dt.datetime) -> dt.datetime:
+def _decoded(value: str) -> str:
+    if "=?" not in value:
+        return value
+    try:
+        return str(make_header(decode_header(value)))
+    except (ValueError, LookupError, UnicodeError):  # a broken encoded-word: keep it as it came
+        return value
+
+
+def _sent_at(date: str, now: dt.datetime) -> dt.datetime:
     """The mail's Date, never later than now (a wrong clock must not lock
     later mails out), now when it has none."""
     try:
-        when = parsedate_to_datetime(str(msg.get("Date", "") or ""))
+        when = parsedate_to_datetime(date)
     except (TypeError, ValueError, IndexError):
         return now
     if when is None:

@@ -7,13 +7,13 @@ import re
 from email.message import EmailMessage
 from email.utils import parseaddr
 
-__all__ = ["automatic_reason", "auto_reply_subject", "sender_address", "replyable", "OUR_ID_MARK"]
+__all__ = ["automatic_reason", "auto_reply_subject", "raw_headers", "sender_address", "replyable", "OUR_ID_MARK"]
 
 #: Part of every Message-ID we make (see mail.compose.new_message_id).
 OUR_ID_MARK = "turnproc."
 
 
-def _raw(msg: EmailMessage) -> dict[str, str]:
+def raw_headers(msg: EmailMessage) -> dict[str, str]:
     # The raw header text, first occurrence of each name: policy.default parses
     # a header afresh on every access, which is most of intake's time otherwise.
     headers: dict[str, str] = {}
@@ -26,7 +26,7 @@ def sender_address(msg: EmailMessage, raw: dict[str, str] | None = None) -> str:
     """Who sent the mail: its From address ("" without one). Reply-To says
     where a person would like answers, not who they are, so it decides nothing
     here: anyone can set it to a player's address."""
-    raw = raw if raw is not None else _raw(msg)
+    raw = raw if raw is not None else raw_headers(msg)
     return parseaddr(raw.get("from", ""))[1].strip()
 
 
@@ -60,9 +60,9 @@ def auto_reply_subject(subject: str) -> bool:
     return _AUTO_SUBJECT.match(subject) is not None
 
 
-def automatic_reason(msg: EmailMessage) -> str | None:
+def automatic_reason(msg: EmailMessage, raw: dict[str, str] | None = None) -> str | None:
     """Why ``msg`` is machine-made and gets no reply, or None for a person's mail."""
-    raw = _raw(msg)
+    raw = raw if raw is not None else raw_headers(msg)
     auto = raw.get("auto-submitted", "no").lower()
     if auto and not auto.startswith("no"):
         return f"Auto-Submitted: {auto}"
