@@ -412,7 +412,7 @@ def test_no_header_at_all() -> None:
 def test_quoted_header_does_not_start_orders() -> None:
     result = parse_mail("> GAME Rigel\n> EMPIRE ABC pw\n>MOVE 101 102 5\n")
     assert result.orders == []
-    assert codes(result) == ["missing_game", "missing_empire"]
+    assert codes(result) == ["missing_game", "missing_empire", "header_only_quoted"]
 
 
 @pytest.mark.parametrize(
