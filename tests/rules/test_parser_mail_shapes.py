@@ -343,3 +343,43 @@ def test_mail_shapes_parse_header_agrees_and_skipped_is_well_formed(text: str) -
         assert last < s.first_line <= s.last_line <= n
         assert not any(s.first_line <= line <= s.last_line for line in read)
         last = s.last_line
+
+
+# The start and end of docs/samples/report.html as turnproc.mail.mime.html_to_text
+# gives it (table cells run together, as there).
+HTML_REPORT_AS_TEXT = """demo - turn 3
+Rigel League (RIG) - rank 1, 3 VP.
+Orders for turn 4 are due at the GM's next run.
+
+Your orders
+LineOrderResultCost
+1MOVE 109 110 2OK: captured, cost 1 BP1
+What happened
+You took 110 by MOVE; 2 cruisers moved in.
+Press
+No messages.
+
+Order form for turn 4
+
+GAME demo
+EMPIRE RIG <password>
+TURN 4
+
+END
+"""
+
+
+def test_html_report_turned_to_text_below_the_orders() -> None:
+    """The HTML report as text (its title line "demo - turn 3" with the rank line
+    below it) ends the orders like the text report's first line."""
+    text = HEADER + "TAX\n\n" + HTML_REPORT_AS_TEXT
+    result = agrees(text)
+    assert result.problems == [] and len(result.orders) == 1
+    assert result.skipped == [Skipped(line_of(text, "demo - turn 3"), last_filled(text), S.HOST_REPORT)]
+
+
+def test_html_report_pasted_above_the_orders() -> None:
+    text = HTML_REPORT_AS_TEXT + "\n" + HEADER + "TAX\n"
+    result = agrees(text)
+    assert result.problems == [] and result.header.password == "mq7hv3kaxp2e"
+    assert result.skipped == [Skipped(1, line_of(text, "END"), S.HOST_REPORT)]

@@ -59,6 +59,10 @@ _UNDERSCORES = re.compile(r"_{5,}")
 # when a mail program turns it into text).
 _REPORT_START = re.compile(r"star chase - game .* - turn \d+ report.*", re.IGNORECASE)
 _FORM_HEADING = re.compile(r"(==\s*)?order form for turn \d+(\s*==)?", re.IGNORECASE)
+# The HTML report's first two lines as text: "demo - turn 3", then
+# "Rigel League (RIG) - rank 1, 3 VP. ..."; the first alone is too plain to go by.
+_HTML_TITLE = re.compile(r".+ - turn \d+( \(corrected\))?", re.IGNORECASE)
+_HTML_RANK = re.compile(r".+ \([A-Za-z]{3}\) - rank \d+, \d+ VP\..*")
 
 _PLACEHOLDER_WORDS = frozenset(
     {"", "pw", "pwd", "pass", "passwd", "password", "passwort", "kennwort", "secret",
@@ -116,6 +120,15 @@ def _reply_line(lines: list[str], i: int) -> bool:
     return False
 
 
+def _html_report(lines: list[str], i: int) -> bool:
+    if not _HTML_TITLE.fullmatch(lines[i].strip()):
+        return False
+    j = i + 1
+    while j < len(lines) and not lines[j].strip():
+        j += 1
+    return j < len(lines) and _HTML_RANK.fullmatch(lines[j].strip()) is not None
+
+
 def mark_lines(lines: list[str]) -> list[SkipReason | None]:
     """Per line: QUOTED, REPLY_HEADER (a reply line), HOST_REPORT (a report's
     first line or its order form's heading), or None for an ordinary line."""
@@ -129,7 +142,7 @@ def mark_lines(lines: list[str]) -> list[SkipReason | None]:
             marks.append(None)
         elif _reply_line(lines, i):
             marks.append(SkipReason.REPLY_HEADER)
-        elif _REPORT_START.fullmatch(line) or _FORM_HEADING.fullmatch(line):
+        elif _REPORT_START.fullmatch(line) or _FORM_HEADING.fullmatch(line) or _html_report(lines, i):
             marks.append(SkipReason.HOST_REPORT)
         else:
             marks.append(None)

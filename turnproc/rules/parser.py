@@ -39,7 +39,9 @@ them in docs/orders.md):
   Outlook's block (a ``From:``/``Von:`` line with ``Sent:``/``Gesendet:``/``Date:``
   within the next three lines), and a line of five or more underscores right
   above such a block; the first line of the host's report (``STAR CHASE - game
-  ... report``) or its order form's heading (``Order form for turn n``). Nothing
+  ... report``; the HTML report as text: ``<game> - turn n`` with the line
+  ``<empire name> (<code>) - rank r, v VP.`` next) or its order form's heading
+  (``Order form for turn n``). Nothing
   after is read, so nothing after gets a problem. Reply and report lines only
   end orders in :func:`parse_mail`; a bare order list has no mail around it.
 * **What was skipped.** ``ParsedOrders.skipped`` lists the stretches not read,
@@ -152,7 +154,10 @@ def _parse(
     run = Run(mail=mail)
     stop = read_lines(run, lines, start, marks) if start is not None else None
     result = run.result
-    before = unread(lines, marks, 0, len(lines) if start is None else start, SkipReason.BEFORE_HEADER) if marks is not None else []
+    before: list[Skipped] = []
+    if marks is not None:
+        above = len(lines) if start is None else start
+        before = unread(lines, marks, 0, above, SkipReason.BEFORE_HEADER)
     result.skipped = before + result.skipped + (_tail(lines, *stop) if stop is not None else [])
     header = result.header
     if mail:
