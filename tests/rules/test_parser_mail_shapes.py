@@ -383,3 +383,27 @@ def test_html_report_pasted_above_the_orders() -> None:
     result = agrees(text)
     assert result.problems == [] and result.header.password == "mq7hv3kaxp2e"
     assert result.skipped == [Skipped(1, line_of(text, "END"), S.HOST_REPORT)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Op " + "schreef " * 20000,
+        "Am " + "schrieb " * 20000 + ":",
+        "On " + "x " * 100000,
+        "-" * 100000 + "original message",
+        "From: x\n" * 20000,
+        "_____\n" * 20000,
+        " - turn 1" * 20000,
+    ],
+    ids=lambda t: repr(t[:12]),
+)
+def test_long_reply_look_alikes_stay_fast(text: str) -> None:
+    """A mail of up to 256 KiB must not make the reply-line patterns backtrack for
+    seconds (the Dutch attribution pattern once took 5 s on the first text)."""
+    import time
+
+    began = time.perf_counter()
+    result = parse_mail(text)
+    assert parse_header(text) == result.header
+    assert time.perf_counter() - began < 2.0

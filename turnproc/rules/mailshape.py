@@ -41,6 +41,7 @@ _ATTRIBUTION = [
         r"op\s.*\bschreef\b.*:",
     )
 ]
+_MAX_ATTRIBUTION = 400
 _ORIGINAL = re.compile(
     r"-{2,}\s*(original message|ursprüngliche nachricht|message d'origine|mensaje original"
     r"|messaggio originale|oorspronkelijk bericht|forwarded message"
@@ -106,10 +107,13 @@ def _reply_line(lines: list[str], i: int) -> bool:
     if _ORIGINAL.fullmatch(line):
         return True
     nxt = lines[i + 1].strip() if i + 1 < len(lines) else ""
-    # Gmail wraps a long "On ..., Name <address> wrote:" over two lines.
-    for pattern in _ATTRIBUTION:
-        if pattern.fullmatch(line) or (nxt and pattern.fullmatch(line + " " + nxt)):
-            return True
+    # Gmail wraps a long "On ..., Name <address> wrote:" over two lines. Every
+    # attribution ends with a colon and is short: checking that first keeps the
+    # patterns' backtracking off long lines (a 256 KiB mail took seconds).
+    for text in (line, line + " " + nxt if nxt else ""):
+        if text.endswith(":") and len(text) <= _MAX_ATTRIBUTION:
+            if any(pattern.fullmatch(text) for pattern in _ATTRIBUTION):
+                return True
     if _FROM.match(line):
         return any(_SENT.match(lines[j].strip()) for j in range(i + 1, min(i + 4, len(lines))))
     if _UNDERSCORES.fullmatch(line):
