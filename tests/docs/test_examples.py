@@ -70,7 +70,9 @@ def parse_block(block: Block) -> ParsedOrders:
     attrs = block.attrs
     empire = attrs.get("empire", "ALF")
     state = example_state(empire, [int(c) for c in _codes(attrs.get("owns", ""))])
-    first_words = {line.split()[0].upper() for line in block.text.splitlines() if line.split()}
+    # A header only in quoted text is still a mail (docs/orders.md, header_only_quoted).
+    stripped = [line.lstrip("> \t") for line in block.text.splitlines()]
+    first_words = {line.split()[0].upper() for line in stripped if line.split()}
     if first_words & {"GAME", "EMPIRE"}:
         return parse_mail(block.text, state)
     return parse_orders(block.text, state, empire)

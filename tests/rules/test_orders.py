@@ -105,5 +105,6 @@ def test_header_codes_are_flagged_in_the_catalogue() -> None:
     assert header == {
         "missing_game", "missing_empire", "missing_password", "bad_empire",
         "bad_turn", "wrong_turn", "conflicting_header", "late_header",
+        "placeholder_password", "password_in_brackets", "header_only_quoted",
     }  # fmt: skip
     assert not is_header_code("no_such_code")

@@ -412,7 +412,7 @@ def test_no_header_at_all() -> None:
 def test_quoted_header_does_not_start_orders() -> None:
     result = parse_mail("> GAME Rigel\n> EMPIRE ABC pw\n>MOVE 101 102 5\n")
     assert result.orders == []
-    assert codes(result) == ["missing_game", "missing_empire"]
+    assert codes(result) == ["missing_game", "missing_empire", "header_only_quoted"]
 
 
 @pytest.mark.parametrize(
@@ -1012,7 +1012,15 @@ def test_never_raises_on_nasty_text(text: str) -> None:
 
 
 @settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(st.sampled_from(["GAME x", "EMPIRE ABC pw", "TURN 2", "TURN x", "MOVE 101 102 3", "> quoted", "", "# c", "TAX", "junk", "EMPIRE DEF other", "GAME y", "END", "-- "]), max_size=30))
+@given(st.lists(st.sampled_from([
+    "GAME x", "EMPIRE ABC pw", "TURN 2", "TURN x", "MOVE 101 102 3", "> quoted", "", "# c", "TAX",
+    "junk", "EMPIRE DEF other", "GAME y", "END", "-- ",
+    # mail shapes (docs/orders.md, "Where the host starts and stops reading")
+    "> GAME x", "> EMPIRE ABC pw", "EMPIRE ABC <password>", "EMPIRE ABC <pw>", "EMPIRE ABC <s3cret>",
+    "On Mon, 12 Jan 2026, GM <gm@example.org> wrote:", "Le lun. 12 janv. 2026, GM a écrit :",
+    "-----Original Message-----", "________________", "From: GM <gm@example.org>", "Sent: Monday",
+    "Von: GM", "Gesendet: Montag", "STAR CHASE - game x - turn 1 report", "== Order form for turn 2 ==",
+]), max_size=30))
 def test_parse_header_agrees_with_parse_mail(lines: list[str]) -> None:
     from turnproc.rules.parser import parse_header
 

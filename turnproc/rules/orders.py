@@ -26,6 +26,8 @@ __all__ = [
     "Problem",
     "MailCommand",
     "Header",
+    "SkipReason",
+    "Skipped",
     "ParsedOrders",
     "format_order",
     "slots_used",
@@ -251,12 +253,50 @@ class Header:
     """Line of the first header line seen (0 when there is none)."""
 
 
+class SkipReason(enum.StrEnum):
+    """Why lines of a mail were not read (stable codes; the acknowledgement words them)."""
+
+    QUOTED = "quoted"
+    """Lines starting with ``>``: text of a mail being replied to."""
+    REPLY_HEADER = "reply_header"
+    """From a mail program's reply line ("On ... wrote:", "-----Original Message-----",
+    Outlook's From:/Sent: block) to the end: the mail being replied to."""
+    HOST_REPORT = "host_report"
+    """A pasted report of the host (from its first line, or its order form's heading)."""
+    SIGNATURE = "signature"
+    """From a signature line ``--`` to the end."""
+    END = "end"
+    """After the END line."""
+    BEFORE_HEADER = "before_header"
+    """Other text above the header (a greeting), or the whole mail when it has no header."""
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A stretch of a mail that was not read, so the acknowledgement can say so."""
+
+    first_line: int
+    """First line not read (1-based, never a blank line)."""
+    last_line: int
+    """Last line not read (inclusive, never a blank line)."""
+    reason: SkipReason
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"first_line": self.first_line, "last_line": self.last_line, "reason": self.reason.value}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Skipped:
+        return cls(int(data["first_line"]), int(data["last_line"]), SkipReason(data["reason"]))
+
+
 @dataclass
 class ParsedOrders:
     header: Header = field(default_factory=Header)
     orders: list[Order] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
     commands: list[MailCommand] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
+    """What was not read, in line order (blank, comment and order lines are read)."""
 
     @property
     def errors(self) -> list[Problem]:

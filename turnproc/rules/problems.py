@@ -40,6 +40,24 @@ PROBLEMS: dict[str, ProblemKind] = {
     "missing_password": ProblemKind(
         _E, "The EMPIRE line has no password: write EMPIRE {value} <password>.", header=True
     ),
+    "placeholder_password": ProblemKind(
+        _E,
+        "The EMPIRE line still has the order form's placeholder where your password goes: "
+        "write EMPIRE {value} followed by your own password, without < and >.",
+        header=True,
+    ),
+    "password_in_brackets": ProblemKind(
+        _W,
+        "The password on the EMPIRE line is in angle brackets; it was read without "
+        "them (passwords never contain < or >).",
+        header=True,
+    ),
+    "header_only_quoted": ProblemKind(
+        _E,
+        "A GAME or EMPIRE line was found only in quoted text (lines starting with >), "
+        "which is never read: write your header again, unquoted, above your orders.",
+        header=True,
+    ),
     "bad_empire": ProblemKind(
         _E, "{value} is not an empire code (three letters, like ABC).", header=True
     ),

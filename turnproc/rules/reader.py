@@ -23,7 +23,8 @@ from .grammar import (
     ActionSpec,
     FieldKind,
 )
-from .orders import Action, MailCommand, Order, ParsedOrders, Quantity
+from .mailshape import bracketed_password, first_word, is_placeholder
+from .orders import Action, MailCommand, Order, ParsedOrders, Quantity, SkipReason, Skipped
 from .problems import make_problem
 from .state import TECH_NAMES, Tech, normalise_tech_name
 
@@ -32,7 +33,6 @@ __all__ = [
     "Run",
     "did_you_mean",
     "first_word",
-    "mail_start",
     "quote",
     "read_lines",
     "split_lines",
@@ -207,46 +207,43 @@ def split_lines(text: str) -> list[str]:
     return lines
 
 
-def first_word(line: str) -> str:
-    stripped = line.strip()
-    if not stripped or stripped[0] in ">#":
-        return ""
-    m = _TOKEN.search(line)
-    return _word(m.group()) if m else ""
-
-
-def mail_start(lines: list[str]) -> int | None:
-    """Index of the first header line of a mail, or None without GAME/EMPIRE."""
-    for i, line in enumerate(lines):
-        if first_word(line) in ("GAME", "EMPIRE"):
-            start = i
-            for j in range(i - 1, -1, -1):
-                stripped = lines[j].strip()
-                if not stripped or stripped.startswith("#"):
-                    continue
-                if first_word(lines[j]) == "TURN":
-                    start = j
-                    continue
-                break
-            return start
-    return None
-
-
-def read_lines(run: Run, lines: list[str], start: int) -> None:
+def read_lines(
+    run: Run, lines: list[str], start: int, marks: list[SkipReason | None] | None = None
+) -> tuple[int, SkipReason] | None:
+    """Read from ``start`` until the orders end; quoted stretches in between go
+    to ``run.result.skipped``. Returns where reading stopped (the index of the
+    first line not read) and why, or None at the end of the text. Without
+    ``marks`` (order lines, not a mail) only quoted lines, END and a signature
+    are recognised."""
+    quoting = False  # the last non-blank line was quoted: a quoted line joins its stretch
     for index in range(start, len(lines)):
         line = lines[index]
         lineno = index + 1
+        mark = marks[index] if marks is not None else None
         if line in ("--", "-- "):
-            return
+            return index, SkipReason.SIGNATURE
+        if mark is SkipReason.REPLY_HEADER or mark is SkipReason.HOST_REPORT:
+            return index, mark
         stripped = line.strip()
-        if not stripped or stripped[0] in ">#":
+        if stripped.startswith(">"):
+            skipped = run.result.skipped
+            if quoting:
+                skipped[-1] = Skipped(skipped[-1].first_line, lineno, SkipReason.QUOTED)
+            else:
+                skipped.append(Skipped(lineno, lineno, SkipReason.QUOTED))
+            quoting = True
+            continue
+        if not stripped:
+            continue
+        quoting = False
+        if stripped[0] == "#":
             continue
         tokens = _tokens(line)
         if not tokens:
             continue
         word = _word(tokens[0].text)
         if word == "END":
-            return
+            return index + 1, SkipReason.END
         if word in HEADER_WORDS:
             _read_header(run, lineno, line, word, tokens)
         elif word in MailCommand.__members__:
@@ -269,6 +266,7 @@ def read_lines(run: Run, lines: list[str], start: int) -> None:
                 )
             else:
                 _read_action(run, ACTION_SPECS[action], lineno, line, tokens)
+    return None
 
 
 def _read_header(run: Run, lineno: int, line: str, word: str, tokens: list[_Token]) -> None:
@@ -293,8 +291,21 @@ def _read_header(run: Run, lineno: int, line: str, word: str, tokens: list[_Toke
         if not _EMPIRE_RE.fullmatch(code):
             run.problem(lineno, "bad_empire", shown, value=quote(code))
             return
-        if not password and header.password is None:
+        if password and is_placeholder(password):
+            # The order form's "<password>" copied as it is: the player has not
+            # put theirs in yet, which is not a wrong password (docs/orders.md).
+            if header.password is None:
+                run.problem(lineno, "placeholder_password", shown, value=code.upper())
+            password = ""
+        elif not password and header.password is None:
             run.problem(lineno, "missing_password", line, value=code.upper())
+        inner = bracketed_password(password)
+        if inner is not None:
+            # "EMPIRE RIG <k7mq2rtx>": the form's brackets kept around a real
+            # password. Passwords the host gives out never hold < or >.
+            password = inner
+            if header.password is None:
+                run.problem(lineno, "password_in_brackets", shown)
         values = {"empire": code.upper()}
         if password:
             values["password"] = password
