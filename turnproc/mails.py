@@ -70,6 +70,7 @@ def ack_context(
     deadline: str | None = None,
     reason: str = "",
     notice: str = "",
+    skipped: list[str] | None = None,
 ) -> dict[str, object]:
     """``outcome``: accepted, cleared, commands or rejected (then ``reason``
     says why). ``on_file`` None: say nothing about the orders on file."""
@@ -86,6 +87,7 @@ def ack_context(
         "deadline": deadline,
         "reason": reason,
         "notice": notice,
+        "skipped": skipped or [],
     }
 
 

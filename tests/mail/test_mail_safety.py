@@ -307,9 +307,9 @@ def test_html_only_mail_is_numbered_as_the_player_sees_it(box: Box) -> None:
 @pytest.mark.parametrize(
     ("password", "words"),
     [
-        ("", "with no password on its EMPIRE line"),
-        ("<password>", "with <password> on its EMPIRE line: put your own password there"),
-        ("<pw>", "with <pw> on its EMPIRE line: put your own password there"),
+        ("", "without a password: The EMPIRE line has no password"),
+        ("<password>", "without a password: The EMPIRE line still has the order form's placeholder"),
+        ("<pw>", "without a password: The EMPIRE line still has the order form's placeholder"),
     ],
 )
 def test_a_missing_or_placeholder_password_gets_its_own_answer(box: Box, password: str, words: str) -> None:
@@ -317,6 +317,63 @@ def test_a_missing_or_placeholder_password_gets_its_own_answer(box: Box, passwor
     box.poll()
     [answer] = box.outbox("reject")
     assert words in body(answer)
+
+
+
+def turn_one_report(box: Box) -> str:
+    from turnproc.turns import run_turn
+
+    with transaction(box.app.sessions) as session:
+        result = run_turn(session, get_game(session, "corpus"), box.app.config, NOW)
+    return result.reports["RIG"]
+
+
+def test_a_report_pasted_above_the_orders_is_ignored(box: Box) -> None:
+    """docs/orders.md: anything above the header is ignored, even a whole report
+    with its own order form (EMPIRE RIG <password>)."""
+    report = turn_one_report(box)
+    assert "EMPIRE RIG <password>" in report
+    box.deliver(mail_at(61, report + "\n\n" + f"GAME corpus\nEMPIRE RIG {PASSWORD}\n{GOOD}\nEND\n", password=PASSWORD)
+                .replace(b"GAME corpus\nEMPIRE RIG sesame\n", b"", 1))
+    results = box.poll(NOW + dt.timedelta(hours=2))
+    assert [r.outcome for r in results] == ["accepted"]
+    assert box.outbox("reject") == []
+    assert box.on_file() == ["TAX", "MOVE 101 103 1"]
+
+
+def test_an_outlook_reply_with_the_report_below_is_read_without_errors(box: Box) -> None:
+    report = turn_one_report(box)
+    outlook = (
+        f"{GOOD}\n\n________________________________\nFrom: Host <{HOST_ADDRESS}>\n"
+        "Sent: Monday, January 5, 2026 7:00 PM\nTo: ann@example.org\nSubject: corpus turn 1 report\n\n" + report
+    )
+    box.deliver(mail_at(61, outlook))
+    box.poll(NOW + dt.timedelta(hours=2))
+    ack = body(box.outbox("ack")[-1])
+    assert "Orders received" in ack and "ERROR" not in ack
+    assert "Not read:\n  lines 6-" in ack and ": the mail you replied to" in ack
+    assert box.on_file() == ["TAX", "MOVE 101 103 1"]
+
+
+def test_gmails_on_wrote_line_ends_the_orders(box: Box) -> None:
+    gmail = f"{GOOD}\n\nOn Mon, 5 Jan 2026 at 19:00, Host <{HOST_ADDRESS}> wrote:\n> Orders received for game corpus\n> bla\n"
+    box.deliver(mail_at(1, gmail))
+    box.poll()
+    ack = body(box.outbox("ack")[-1])
+    assert "ERROR" not in ack and "quoted text (lines starting with >)" not in ack or "Not read:" in ack
+    assert box.on_file() == ["TAX", "MOVE 101 103 1"]
+
+
+def test_a_top_posted_reply_without_a_header_is_told_why(box: Box) -> None:
+    raw = (
+        f"From: {EMAILS['RIG']}\r\nTo: {HOST_ADDRESS}\r\nSubject: Re: orders\r\n\r\nTAX\r\n\r\n"
+        f"On Mon, 5 Jan 2026 at 18:00, Ann <{EMAILS['RIG']}> wrote:\r\n> GAME corpus\r\n> EMPIRE RIG {PASSWORD}\r\n> TAX\r\n"
+    ).encode()
+    box.deliver(raw)
+    box.poll()
+    [answer] = box.outbox()
+    text = body(answer)
+    assert "only in quoted text" in text and "for game ?" not in text
 
 
 def test_a_misspelt_game_gets_a_suggestion(box: Box) -> None:

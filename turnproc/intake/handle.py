@@ -23,7 +23,17 @@ from ..config import Config
 from ..mail.hygiene import auto_reply_subject, automatic_reason, raw_headers, replyable, sender_address
 from ..mail.mime import MailTooDeep, message_text, parse_headers, parse_message
 from ..mails import ack_context, queue_ack, queue_report
-from ..rules.orders import Header, MailCommand, Order, ParsedOrders, Severity, format_order, slots_used
+from ..rules.orders import (
+    Header,
+    MailCommand,
+    Order,
+    ParsedOrders,
+    Severity,
+    SkipReason,
+    Skipped,
+    format_order,
+    slots_used,
+)
 from ..rules.parser import parse_header, parse_mail, parse_orders
 from ..rules.problems import is_header_code
 from ..rules.redact import redact_passwords
@@ -240,9 +250,7 @@ class _Mail:
             reason = f"the mail's text is longer than {MAX_TEXT // 1024} KiB; send only the orders"
             return self.reject(header, reason, self.sender, kind=self.kind_for_stranger(header))
         if not header.game or not header.empire:
-            missing = "GAME" if not header.game else "EMPIRE"
-            reason = f"no {missing} line was found; an order mail starts with GAME <name> and EMPIRE <code> <password>"
-            return self.reject(header, reason, self.sender, kind="unknown")
+            return self.reject(header, _no_header_reason(header, text), self.sender, kind="unknown")
         game = self.cache.game(self.session, header.game)
         if game is None:
             hint = _did_you_mean(header.game, self.cache.game_names(self.session))
@@ -257,7 +265,7 @@ class _Mail:
         if not self.cache.check_password(empire, header.password or ""):
             # Nothing is stored; the owner hears of it, whoever sent it, in
             # words that say what was wrong with the EMPIRE line.
-            return self.reject(header, self.password_problem(header), empire.email, game.id)
+            return self.reject(header, self.password_problem(header, text), empire.email, game.id)
         if game.status == "finished":
             return self.reject(header, f"game {game.name} is over", empire.email, game.id)
         if header.turn is not None and header.turn != game.turn:
@@ -265,16 +273,14 @@ class _Mail:
             return self.reject(header, reason, empire.email, game.id)
         return self.accept(game, empire, text, header)
 
-    def password_problem(self, header: Header) -> str:
+    def password_problem(self, header: Header, text: str) -> str:
         came_from = f"from {self.sender}"
-        password = (header.password or "").strip()
-        if not password:
-            return f"a mail for your empire arrived {came_from} with no password on its EMPIRE line; nothing was stored"
-        if password.startswith("<") and password.endswith(">"):
-            return (
-                f"a mail for your empire arrived {came_from} with {password} on its EMPIRE line: put your own "
-                "password there, without the angle brackets; nothing was stored"
-            )
+        if header.password is None:
+            # The parser knows why there is none (no password, or the form's
+            # placeholder); its words say what to write instead.
+            problems = [p for p in parse_mail(text).problems if p.code in ("missing_password", "placeholder_password")]
+            why = problems[0].message if problems else "The EMPIRE line has no password."
+            return f"a mail for your empire arrived {came_from} without a password: {why} Nothing was stored"
         return f"a mail for your empire arrived {came_from} with a wrong password; nothing was stored"
 
     def kind_for_stranger(self, header: Header) -> str:
@@ -325,6 +331,7 @@ class _Mail:
             lines=_line_results(parsed),
             errors=list(parsed.errors),
             on_file=[format_order(o) for o in on_file],
+            skipped=[_skipped_text(s) for s in parsed.skipped if s.reason is not SkipReason.BEFORE_HEADER],
             slots=slots_used(on_file),
             replaced=replaced,
             deadline=self.cache.deadline(game, self.now),
@@ -386,6 +393,38 @@ def _sent_at(date: str, now: dt.datetime) -> dt.datetime:
     if when.tzinfo is None:
         when = when.replace(tzinfo=dt.timezone.utc)
     return min(when.astimezone(dt.timezone.utc), now)
+
+
+_SKIPPED = {
+    SkipReason.QUOTED: "quoted text (lines starting with >)",
+    SkipReason.REPLY_HEADER: "the mail you replied to",
+    SkipReason.HOST_REPORT: "a copy of the host's report",
+    SkipReason.SIGNATURE: "after your signature",
+    SkipReason.END: "after END",
+    SkipReason.BEFORE_HEADER: "above the GAME line",
+}
+
+
+def _skipped_text(skipped: Skipped) -> str:
+    where = (
+        f"line {skipped.first_line}" if skipped.first_line == skipped.last_line
+        else f"lines {skipped.first_line}-{skipped.last_line}"
+    )  # fmt: skip
+    return f"{where}: {_SKIPPED[skipped.reason]}"
+
+
+def _no_header_reason(header: Header, text: str) -> str:
+    """Why a mail has no usable header, in the parser's words where it found
+    more to say (a header only in quoted text), and what it did not read."""
+    missing = "GAME" if not header.game else "EMPIRE"
+    reason = f"no {missing} line was found; an order mail starts with GAME <name> and EMPIRE <code> <password>"
+    parsed = parse_mail(text)
+    quoted = [p for p in parsed.problems if p.code == "header_only_quoted"]
+    if quoted:
+        reason += f". {quoted[0].message}"
+    elif any(s.reason is SkipReason.QUOTED for s in parsed.skipped):
+        reason += ". Lines starting with > (quoted text) were not read"
+    return reason
 
 
 def _did_you_mean(word: str, candidates: list[str]) -> str:
