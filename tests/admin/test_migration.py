@@ -32,8 +32,8 @@ def test_views_read_the_game(games: Games) -> None:
         assert conn.execute(text("SELECT COUNT(*) FROM gm_turns")).scalar() == 0
 
 
-def test_downgrade_and_upgrade_again(db_url: str) -> None:
-    engine = make_engine(db_url)
+def test_downgrade_and_upgrade_again(empty_db_url: str) -> None:
+    engine = make_engine(empty_db_url)
     try:
         migrate.upgrade(engine)
         assert VIEWS <= set(inspect(engine).get_view_names())
