@@ -331,7 +331,7 @@ class _Mail:
             lines=_line_results(parsed),
             errors=list(parsed.errors),
             on_file=[format_order(o) for o in on_file],
-            skipped=[_skipped_text(s) for s in parsed.skipped if s.reason is not SkipReason.BEFORE_HEADER],
+            skipped=[_skipped_text(s) for s in parsed.skipped if s.reason in _TOLD],
             slots=slots_used(on_file),
             replaced=replaced,
             deadline=self.cache.deadline(game, self.now),
@@ -403,6 +403,11 @@ _SKIPPED = {
     SkipReason.END: "after END",
     SkipReason.BEFORE_HEADER: "above the GAME line",
 }
+
+
+#: What the acknowledgement lists as not read: text a player may not know was
+#: there. Lines above the header, after END or a signature were left out on purpose.
+_TOLD = frozenset({SkipReason.QUOTED, SkipReason.REPLY_HEADER, SkipReason.HOST_REPORT})
 
 
 def _skipped_text(skipped: Skipped) -> str:
