@@ -23,7 +23,7 @@ from ..rules.checks import KnownSystems, known_systems
 from ..rules.state import GameState
 from ..storage import models as m
 from ..storage.convert import load_state
-from ..storage.queries import GameView, current_deadline_text, load_game_view, replies_last_hour
+from ..storage.queries import GameView, current_deadline_text, load_game_view, orders_on_file, replies_last_hour
 
 __all__ = ["EmpireRow", "IntakeCache"]
 
@@ -54,6 +54,7 @@ class IntakeCache:
     verified: set[tuple[int, str, str]] = field(default_factory=set)
     games: dict[str, GameView | None] = field(default_factory=dict)
     empires: dict[tuple[int, str], EmpireRow | None] = field(default_factory=dict)
+    order_sets: dict[tuple[int, int], m.OrderSet | None] = field(default_factory=dict)
     deadlines: dict[tuple[int, tuple[object, ...]], str | None] = field(default_factory=dict)
     reply_counts: dict[tuple[str, str], int] = field(default_factory=dict)
     asked: set[str] = field(default_factory=set)
@@ -70,6 +71,7 @@ class IntakeCache:
         """With the batch's mails, which of them were handled before is asked once."""
         self.games.clear()
         self.empires.clear()
+        self.order_sets.clear()
         self.asked = set()
         self.handled = set()
         self.asked_ids, self.seen_ids = set(), set()
@@ -94,8 +96,10 @@ class IntakeCache:
         return session.scalar(select(m.InboundMessage.id).where(m.InboundMessage.sha256 == digest)) is not None
 
     def forget(self, raw: bytes) -> None:
+        """Undo what a mail whose savepoint was rolled back left here."""
         self.seen_ids.discard(_raw_message_id(raw))
         self.handled.discard(hashlib.sha256(raw).hexdigest())
+        self.order_sets.clear()  # its rows are gone; the others are flushed and read again
 
     def message_id_seen(self, session: Session, message_id: str) -> bool:
         message_id = message_id[:998]
@@ -123,6 +127,17 @@ class IntakeCache:
             loaded = load_game_view(session, name=name, lock="share", empires=False)
             self.games[key] = loaded[1] if loaded is not None else None
         return self.games[key]
+
+    def order_set(self, session: Session, empire_id: int, turn: int) -> m.OrderSet | None:
+        """The empire's order set on file, as this batch left it (the batch's
+        own rows are flushed only at its end)."""
+        key = (empire_id, turn)
+        if key not in self.order_sets:
+            self.order_sets[key] = orders_on_file(session, empire_id, turn)
+        return self.order_sets[key]
+
+    def remember_order_set(self, empire_id: int, turn: int, row: m.OrderSet | None) -> None:
+        self.order_sets[(empire_id, turn)] = row
 
     def empire(self, session: Session, game: GameView, code: str) -> EmpireRow | None:
         key = (game.id, code.upper())

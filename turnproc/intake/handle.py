@@ -97,7 +97,8 @@ def submit_orders(
     same way, and as by mail, orders on file change only when a line is accepted."""
     state = load_state(session, game)
     parsed = parse_orders(text, state, empire.code)
-    applied = apply_orders(session, game.id, empire.id, game.turn, parsed, redact_passwords(text), None, now, now)
+    current = orders_on_file(session, empire.id, game.turn)
+    applied = apply_orders(session, game.id, empire.id, game.turn, parsed, redact_passwords(text), None, now, now, current)
     return parsed, applied.replaced
 
 
@@ -110,6 +111,8 @@ class Applied:
     replaced: bool = False
     on_file_since: dt.datetime | None = None
     """When the orders on file were written (for ``older``)."""
+    current: m.OrderSet | None = None
+    """The order set on file afterwards."""
 
 
 def apply_orders(
@@ -122,28 +125,33 @@ def apply_orders(
     message: m.InboundMessage | None,
     now: dt.datetime,
     sent_at: dt.datetime,
+    current: m.OrderSet | None,
 ) -> Applied:
     """What a parsed order mail does to the orders on file (docs/orders.md):
     they change only when at least one order line is accepted, or on CLEAR;
     of two mails for one turn the one written later counts; WAIT alone marks
-    the orders on file."""
-    current = orders_on_file(session, empire_id, turn)
+    the orders on file. ``current`` is the order set on file now."""
     on_file = [Order.from_dict(d) for d in current.orders] if current is not None else []
     if MailCommand.CLEAR in parsed.commands and not parsed.orders:
         withdraw_orders(session, empire_id, turn)
+        if current is not None:
+            current.active = False
         return Applied("cleared", [])
     if parsed.orders and current is not None and current.sent_at is not None and sent_at < current.sent_at:
-        return Applied("older", on_file, on_file_since=current.sent_at)  # mail can arrive out of order
+        # Mail can arrive out of order.
+        return Applied("older", on_file, on_file_since=current.sent_at, current=current)
     if parsed.orders:
-        replaced = store_orders(session, game_id, empire_id, turn, parsed, raw_text, message, now, sent_at)
-        return Applied("accepted", list(parsed.orders), replaced)
+        stored, replaced = store_orders(
+            session, game_id, empire_id, turn, parsed, raw_text, message, now, sent_at, current=current
+        )
+        return Applied("accepted", list(parsed.orders), replaced, current=stored)
     if any(p.severity is Severity.ERROR and not is_header_code(p.code) for p in parsed.problems):
-        return Applied("unchanged", on_file)  # every order line failed: what is on file stays
+        return Applied("unchanged", on_file, current=current)  # every order line failed: what is on file stays
     if MailCommand.WAIT in parsed.commands and current is not None:
         # WAIT alone keeps the orders on file and only holds off an early
         # run; with nothing on file there is no early run to hold off.
         current.wait = True
-    return Applied("commands", on_file)
+    return Applied("commands", on_file, current=current)
 
 
 def _line_results(parsed: ParsedOrders) -> list[dict[str, object]]:
@@ -316,7 +324,9 @@ class _Mail:
         applied = apply_orders(
             session, game.id, empire.id, game.turn, parsed, redact_passwords(text, header.password),
             self.record, self.now, _sent_at(self.headers.get("date", ""), self.now),
+            self.cache.order_set(session, empire.id, game.turn),
         )  # fmt: skip
+        self.cache.remember_order_set(empire.id, game.turn, applied.current)
         if applied.outcome == "older" and applied.on_file_since is not None:
             notice = (notice + " " if notice else "") + (
                 f"These orders were written before the ones on file (sent {applied.on_file_since:%Y-%m-%d %H:%M} UTC), "

@@ -58,7 +58,10 @@ def _attempt(
     app: App, batch: Sequence[tuple[K, bytes]], now: dt.datetime, cache: IntakeCache, *, isolate: bool
 ) -> list[tuple[K, IntakeResult]]:
     done: list[tuple[K, IntakeResult]] = []
-    with transaction(app.sessions) as session:
+    with transaction(app.sessions) as session, session.no_autoflush:
+        # One flush for the whole batch (at its end, or per mail in isolation):
+        # the cache keeps what the batch's own unflushed rows mean for its
+        # later mails (order sets, Message-IDs, digests, reply counts).
         cache.new_batch(session, [raw for _, raw in batch])
         for key, raw in batch:
             if not isolate:

@@ -4,7 +4,7 @@ joining a mail loop or being used as a mail cannon."""
 from __future__ import annotations
 
 import re
-from email.message import EmailMessage
+from email.message import Message
 from email.utils import parseaddr
 
 __all__ = ["automatic_reason", "auto_reply_subject", "raw_headers", "sender_address", "replyable", "OUR_ID_MARK"]
@@ -13,7 +13,7 @@ __all__ = ["automatic_reason", "auto_reply_subject", "raw_headers", "sender_addr
 OUR_ID_MARK = "turnproc."
 
 
-def raw_headers(msg: EmailMessage) -> dict[str, str]:
+def raw_headers(msg: Message) -> dict[str, str]:
     # The raw header text, first occurrence of each name: policy.default parses
     # a header afresh on every access, which is most of intake's time otherwise.
     headers: dict[str, str] = {}
@@ -22,7 +22,7 @@ def raw_headers(msg: EmailMessage) -> dict[str, str]:
     return headers
 
 
-def sender_address(msg: EmailMessage, raw: dict[str, str] | None = None) -> str:
+def sender_address(msg: Message, raw: dict[str, str] | None = None) -> str:
     """Who sent the mail: its From address ("" without one). Reply-To says
     where a person would like answers, not who they are, so it decides nothing
     here: anyone can set it to a player's address."""
@@ -60,7 +60,7 @@ def auto_reply_subject(subject: str) -> bool:
     return _AUTO_SUBJECT.match(subject) is not None
 
 
-def automatic_reason(msg: EmailMessage, raw: dict[str, str] | None = None) -> str | None:
+def automatic_reason(msg: Message, raw: dict[str, str] | None = None) -> str | None:
     """Why ``msg`` is machine-made and gets no reply, or None for a person's mail."""
     raw = raw if raw is not None else raw_headers(msg)
     auto = raw.get("auto-submitted", "no").lower()

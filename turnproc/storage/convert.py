@@ -336,18 +336,23 @@ def store_orders(
     message: m.InboundMessage | None,
     now: dt.datetime,
     sent_at: dt.datetime | None = None,
-) -> bool:
-    """Store the valid lines as the empire's orders for ``turn``; True when
-    they replaced earlier ones. ``sent_at``: when the player wrote them."""
+    *,
+    current: m.OrderSet | None = None,
+) -> tuple[m.OrderSet, bool]:
+    """Store the valid lines as the empire's orders for ``turn``: the new
+    order set, and True when it replaced earlier ones. ``sent_at``: when the
+    player wrote them; ``current``: the set on file, if the caller holds it
+    (it may not be flushed yet)."""
     replaced = withdraw_orders(session, empire_id, turn)
-    session.add(
-        m.OrderSet(
-            game_id=game_id, empire_id=empire_id, turn=turn, raw_text=raw_text, message=message, received_at=now,
-            sent_at=sent_at,
-            **order_set_values(parsed),
-        )
-    )
-    return replaced
+    if current is not None and current.active:
+        current.active, replaced = False, True
+    row = m.OrderSet(
+        game_id=game_id, empire_id=empire_id, turn=turn, raw_text=raw_text, message=message, received_at=now,
+        sent_at=sent_at, active=True,
+        **order_set_values(parsed),
+    )  # fmt: skip
+    session.add(row)
+    return row, replaced
 
 
 def order_set_values(parsed: ParsedOrders) -> dict[str, Any]:
