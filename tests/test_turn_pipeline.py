@@ -12,7 +12,7 @@ from typing import Any
 
 import jinja2
 import pytest
-from sqlalchemy import event, select, text
+from sqlalchemy import event, func, select, text
 from sqlalchemy.orm import Session, sessionmaker
 
 from turnproc.config import Config
@@ -249,3 +249,52 @@ def test_the_turn_reads_the_parsed_orders_on_file_not_their_text(sessions: sessi
         record = session.scalars(select(m.TurnRecord).where(m.TurnRecord.game_id == game.id)).one()
     ran = [e["data"]["action"] for e in record.events if e["kind"] == "order" and e["empire"] == "AAA"]
     assert sorted(ran) == sorted(expected) and result.turn == 1
+
+
+def test_two_turn_runs_started_together_run_one_turn(sessions: sessionmaker[Session], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two `turnproc turn run` for the same game at once (a cron job and a GM's
+    hand): the second, which started while turn 1 was current, refuses in one
+    line instead of running turn 2 as well."""
+    import threading
+
+    import turnproc.turns as turns
+
+    setup_game(sessions)
+    in_turn, second_read = threading.Event(), threading.Event()
+    real_resolve, real_transaction = turns.resolve, turns.transaction
+
+    def slow_resolve(*args: Any, **kwargs: Any) -> Any:
+        in_turn.set()
+        assert second_read.wait(20)  # the second run has read "turn 1" and now waits for the lock
+        return real_resolve(*args, **kwargs)
+
+    def transaction_after_read(factory: Any) -> Any:
+        if threading.current_thread().name == "second":
+            second_read.set()
+        return real_transaction(factory)
+
+    monkeypatch.setattr(turns, "resolve", slow_resolve)
+    monkeypatch.setattr(turns, "transaction", transaction_after_read)
+    outcomes: dict[str, object] = {}
+
+    def run(name: str) -> None:
+        if name == "second":
+            assert in_turn.wait(20)
+        try:
+            outcomes[name] = turns.run_current_turn(sessions, GAME, CONFIG, START).turn
+        except turns.GMError as exc:
+            outcomes[name] = str(exc)
+
+    threads = [threading.Thread(target=run, args=(n,), name=n) for n in ("first", "second")]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert outcomes["first"] == 1
+    assert outcomes["second"] == f"turn 1 of game {GAME} has already run (the game is at turn 2 now)"
+    with sessions() as session:
+        assert get_game(session, GAME).turn == 2
+        assert session.scalar(select(func.count()).select_from(m.TurnRecord)) == 1
+    # Run again later: that is the next turn, on purpose.
+    monkeypatch.undo()
+    assert turns.run_current_turn(sessions, GAME, CONFIG, START + dt.timedelta(days=1)).turn == 2

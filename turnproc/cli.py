@@ -33,7 +33,7 @@ from .storage import migrate
 from .storage.db import DatabaseError, make_engine, transaction
 from .storage.migrate import MigrationDrift, SchemaOutdated
 from .storage.queries import get_empire, get_game, list_games
-from .turns import discard_turn, preview_turn, release_turn, report_for, rerun_turn, rollback, run_turn, set_hold
+from .turns import discard_turn, preview_turn, release_turn, report_for, rerun_turn, rollback, run_current_turn, set_hold
 from .worker import WorkerSettings, run_once, run_worker
 
 log = logging.getLogger("turnproc")
@@ -174,8 +174,7 @@ def cmd_orders_submit(args: argparse.Namespace) -> int:
 def cmd_turn_run(args: argparse.Namespace) -> int:
 
     app = _open(args)
-    with transaction(app.sessions) as session:
-        result = run_turn(session, get_game(session, args.game), app.config, _now())
+    result = run_current_turn(app.sessions, args.game, app.config, _now())
     _out(f"game {result.game}: turn {result.turn} resolved ({result.events} events), {len(result.reports)} reports queued")
     if result.finished:
         _out("the game is over")

@@ -5,11 +5,15 @@ prints as it is.
 
 from __future__ import annotations
 
-__all__ = ["GMError", "one_line"]
+__all__ = ["GMError", "TurnAlreadyRun", "one_line"]
 
 
 class GMError(ValueError):
     """A game master's request that cannot be carried out; nothing was written."""
+
+
+class TurnAlreadyRun(GMError):
+    """The turn a run was started for was run by another run meanwhile."""
 
 
 def one_line(exc: BaseException) -> str:

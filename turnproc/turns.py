@@ -30,11 +30,11 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 from sqlalchemy import CursorResult, Engine, Result, delete, func, select, update
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, sessionmaker
 
 from .admin import audit
 from .config import Config
-from .errors import GMError
+from .errors import GMError, TurnAlreadyRun
 from .mails import queue_report
 from .reports.context import TurnView, report_context
 from .reports.narrative import narrate
@@ -46,6 +46,7 @@ from .rules.serialize import state_from_dict, state_to_dict
 from .rules.turn import resolve, turn_rng
 from .storage import models as m
 from .storage.convert import load_state, orders_for_turn, save_state
+from .storage.db import transaction
 from .storage.queries import current_deadline_text, get_empire, get_game, staged_record, view_of
 
 log = logging.getLogger(__name__)
@@ -53,6 +54,7 @@ log = logging.getLogger(__name__)
 __all__ = [
     "TurnResult",
     "run_turn",
+    "run_current_turn",
     "report_for",
     "Preview",
     "Rollback",
@@ -96,8 +98,14 @@ def run_turn(
     *,
     stage: bool | None = None,
     corrected: bool = False,
+    turn: int | None = None,
 ) -> TurnResult:
     """Resolve the game's current turn, save everything and queue the reports.
+
+    ``turn`` is the turn the caller saw as current before it took the game's
+    lock: when another run (a second ``turn run``, the worker) got there
+    first, this one refuses with :class:`TurnAlreadyRun` instead of running
+    the next turn too. To run the next turn, run again.
 
     Runs inside the caller's transaction: any failure leaves the database as
     it was. ``stage`` (default: the game's ``hold`` setting) saves the turn as
@@ -106,6 +114,8 @@ def run_turn(
     ones (a GM's rerun).
     """
     _lock(session, game)  # intake batches and a second runner wait for this turn
+    if turn is not None and game.turn != turn:
+        raise TurnAlreadyRun(f"turn {turn} of game {game.name} has already run (the game is at turn {game.turn} now)")
     if game.status == "finished":
         raise GMError(f"game {game.name} is over")
     already = session.scalar(
@@ -160,6 +170,18 @@ def run_turn(
     session.flush()
     log.info("game %s: turn %d resolved, %d events, %d reports", game.name, number, len(events), len(reports))
     return TurnResult(game.name, number, len(events), reports, new_state.finished, missed, inactive, staged=stage)
+
+
+def run_current_turn(sessions: sessionmaker[Session], game_name: str, config: Config, now: dt.datetime) -> TurnResult:
+    """``turnproc turn run``: the turn that is current now, and no other. The
+    turn is read outside any write transaction, without waiting for one (on
+    SQLite a second writer's transaction starts only after the first one's
+    commit, when the next turn is already current)."""
+    engine = sessions.kw["bind"]
+    with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+        current = conn.scalar(select(m.Game.turn).where(m.Game.name == game_name))
+    with transaction(sessions) as session:
+        return run_turn(session, get_game(session, game_name), config, now, turn=current)
 
 
 def report_for(session: Session, game: m.Game, empire: m.Empire, turn: int | None) -> tuple[str, dict[str, Any]]:

@@ -172,6 +172,7 @@ class Service:
         if loaded is None:
             return "", "gone"
         view = loaded[1]
+        first_turn = view.turn
         self.names[game_id] = view.name
         anchor = anchor_time(view, seen, now)
         if anchor is None and decide(view, now).action == "idle":
@@ -193,6 +194,14 @@ class Service:
                 session.flush()  # run_turn refreshes the game row
                 view = replace(view, last_deadline_at=anchor)
             decision = decide(view, now)
+            if decision.action != "idle" and view.turn != first_turn:
+                # A GM's `turn run` (or another worker) ran the turn this pass
+                # came for: its deadline is used up, and the next turn waits
+                # for a deadline of its own.
+                log.info("game %s: turn %d was run meanwhile by another runner", game.name, first_turn)
+                if decision.action in ("run", "guard", "blocked", "skip"):
+                    self._consume_deadline(game, decision.deadline)
+                decision = Decision("idle")
             queued = self._apply(session, game, view, decision, now)
             signature = _signature(game)
         self.seen[game_id] = (signature, now)

@@ -383,3 +383,32 @@ def test_mail_servers_down_cost_no_attempts_and_the_gm_hears_after_half_an_hour(
         f"turnproc: the outbox has failed since {start.isoformat(timespec='minutes')}",
     ]
     assert outbox.rows()[0].recipient == GM
+
+
+def test_a_turn_the_gm_ran_by_hand_meanwhile_is_not_followed_by_another(
+    service: Service, clock: FakeClock, game: Game, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The worker and `turnproc turn run` share one rule: a run is for the turn
+    that was current when it started. The GM runs turn 1 by hand just as the
+    worker comes for the deadline: the worker does not run turn 2 on top."""
+    import turnproc.worker as worker
+    from turnproc.turns import run_current_turn
+
+    game.orders("RIG", clock.now)
+    game.orders("VEG", clock.now)
+    clock.set(FRIDAY + dt.timedelta(seconds=5))
+    real_anchor = worker.anchor_time
+    ran = []
+
+    def gm_runs_the_turn(*args: object) -> object:
+        if not ran:  # after the worker's first look, before its locked one
+            ran.append(run_current_turn(game.app.sessions, "corpus", game.app.config, clock.now).turn)
+        return real_anchor(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(worker, "anchor_time", gm_runs_the_turn)
+    assert service.tick().actions == {"corpus": "idle"}
+    assert ran == [1] and game.turns() == [1]
+    assert game.row().last_deadline_at == FRIDAY  # that deadline is used up
+    clock.advance(minutes=5)
+    assert service.tick().actions == {"corpus": "idle"}
+    assert game.turns() == [1]

@@ -43,7 +43,10 @@ def _sqlite_pragmas(dbapi_connection: Any, connection_record: Any) -> None:
 
 def _sqlite_begin(conn: Any) -> None:
     # IMMEDIATE takes the write lock at BEGIN, so two writers queue instead of
-    # failing half-way with SQLITE_BUSY on lock upgrade.
+    # failing half-way with SQLITE_BUSY on lock upgrade. A connection asked
+    # for AUTOCOMMIT reads the last committed state without waiting for one.
+    if conn.get_execution_options().get("isolation_level") == "AUTOCOMMIT":
+        return
     conn.exec_driver_sql("BEGIN IMMEDIATE")
 
 
