@@ -60,6 +60,12 @@ class Config:
     from_address: str = "turnproc@localhost"
     """Sender of every mail the host sends; players reply to it."""
     gm_address: str = ""
+    stranger_replies_per_hour: int = 3
+    """Answers to addresses that play in no game, all together, per hour (only
+    to mail that names a game here); the rest of such mail is not answered."""
+    password_failures_per_hour: int = 5
+    """Wrong passwords for one empire from one sender in an hour before that
+    sender's mail for it is no longer answered (the GM and the owner are told once)."""
     set_aside_after: int = 3
     """Polls a mail may fail in (our fault, not the player's) before it is
     moved to the Failed folder and the GM is told; it never blocks the inbox."""

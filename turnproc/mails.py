@@ -301,6 +301,29 @@ def queue_reminder(
     )  # fmt: skip
 
 
+def queue_password_lockout(
+    session: Session,
+    config: Config,
+    now: dt.datetime,
+    *,
+    game: str,
+    game_id: int,
+    empire: str,
+    owner: str,
+    sender: str,
+    failures: int,
+) -> None:
+    """To the owner and the GM, once an hour per sender: someone keeps
+    guessing the empire's password, and is no longer answered."""
+    context = {"game": game, "empire": empire, "sender": sender, "failures": failures}
+    hour = now.strftime("%Y%m%d%H")
+    digest = hashlib.sha256(f"{game_id}|{empire}|{sender.lower()}|{hour}".encode()).hexdigest()[:16]
+    for who, to in (("owner", owner), ("gm", config.gm_address)):
+        if to:
+            mid = f"<turnproc.lockout.{digest}.{who}@{_domain(config)}>"
+            _queue_notice(session, config, "password_lockout", context, now, game_id=game_id, recipient=to, message_id=mid)
+
+
 def queue_mail_set_aside(
     session: Session, config: Config, now: dt.datetime, *, digest: str, attempts: int, error: str, raw: bytes
 ) -> bool:

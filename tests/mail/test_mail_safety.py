@@ -393,14 +393,16 @@ def test_orders_attached_to_a_mail_that_says_so_are_read(box: Box) -> None:
 
 
 def test_answers_held_back_are_recorded_and_shown_to_the_gm(box: Box) -> None:
-    stranger = b"From: nobody@example.net\r\nTo: turns@turnproc.example\r\nSubject: hi\r\n\r\nhello\r\n"
-    box.deliver(stranger, stranger.replace(b"hello", b"hello again"))
-    box.deliver(mail_at(1, GOOD, password="wrong1"), mail_at(2, GOOD, password="wrong2"))
+    """A player's second header mistake within the hour gets no answer (one an
+    hour for mail we cannot place), and the GM can see that it was held back."""
+    mistake = f"From: {EMAILS['RIG']}\r\nTo: turns@turnproc.example\r\nSubject: hi\r\n\r\nGAME corpus\r\nTAX\r\n".encode()
+    box.deliver(mistake, mistake.replace(b"TAX", b"TAX again"))
     box.poll()
-    assert len(box.outbox("unknown")) == 1  # one answer an hour to mail we cannot place
+    assert len(box.outbox("unknown")) == 1
     with box.app.sessions() as session:
         held = list(session.scalars(select(m.SuppressedReply)))
-        assert [(r.recipient, r.kind) for r in held] == [("nobody@example.net", "unknown")]
+        assert [(r.recipient, r.kind) for r in held] == [(EMAILS["RIG"], "unknown")]
+        assert "replies to this address in the last hour" in held[0].reason
 
 
 def test_a_big_mail_from_a_registered_player_counts_against_the_refusal_cap(box: Box) -> None:
@@ -423,7 +425,7 @@ def test_report_copies_are_capped_at_five_an_hour_as_documented(box: Box) -> Non
 
 
 def test_no_reply_goes_to_something_that_is_not_an_address(box: Box) -> None:
-    raw = b"From: ann at players dot example\r\nTo: turns@turnproc.example\r\nSubject: x\r\n\r\nhello\r\n"
+    raw = b"From: ann at players dot example\r\nTo: turns@turnproc.example\r\nSubject: x\r\n\r\nGAME corpus\r\nEMPIRE XYZ pw\r\n"
     box.deliver(raw)
     box.poll()
     assert box.outbox() == []
@@ -482,3 +484,41 @@ def test_orders_on_file_are_those_of_the_newest_mail_with_an_accepted_line(sqlit
     finally:
         app.close()
 
+
+
+# -- no backscatter, no password guessing (issue: security) ------------------------------------
+
+
+def test_headerless_mail_with_forged_senders_is_never_answered(box: Box) -> None:
+    forged = [
+        f"From: victim{i}@example.com\r\nTo: {HOST_ADDRESS}\r\nSubject: buy now\r\n\r\nhello\r\n".encode() for i in range(30)
+    ]
+    box.deliver(*forged)
+    assert len(box.poll()) == 30
+    assert box.outbox() == []
+
+
+def test_strangers_naming_a_game_get_a_few_answers_an_hour_in_all(box: Box) -> None:
+    strangers = [
+        f"From: new{i}@example.com\r\nTo: {HOST_ADDRESS}\r\nSubject: join\r\n\r\nGAME corpus\r\nEMPIRE NEW x\r\n".encode()
+        for i in range(10)
+    ]
+    box.deliver(*strangers)
+    box.poll()
+    assert len(box.outbox("stranger")) == box.app.config.stranger_replies_per_hour == 3
+
+
+def test_password_guessing_is_cut_off_and_the_owner_and_gm_told(box: Box) -> None:
+    guesses = [mail_at(i, GOOD, sender="mallory@evil.example", password=f"guess{i}") for i in range(12)]
+    box.deliver(*guesses)
+    outcomes = [r.outcome for r in box.poll()]
+    assert outcomes == ["wrong_password"] * 5 + ["locked_out"] * 7
+    notices = box.outbox("notice")
+    assert sorted(n.recipient for n in notices) == [EMAILS["RIG"], "gm@example.org"]
+    # Even the right password from that address is not checked for the rest of the hour.
+    box.deliver(mail_at(30, GOOD, sender="mallory@evil.example"))
+    assert [r.outcome for r in box.poll(NOW + dt.timedelta(minutes=30))] == ["locked_out"]
+    assert box.on_file() is None
+    # The owner's own address is not locked out.
+    box.deliver(mail_at(31, GOOD))
+    assert [r.outcome for r in box.poll(NOW + dt.timedelta(minutes=31))] == ["accepted"]

@@ -15,7 +15,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from ..passwords import verify_password
@@ -55,6 +55,9 @@ class IntakeCache:
     games: dict[str, GameView | None] = field(default_factory=dict)
     empires: dict[tuple[int, str], EmpireRow | None] = field(default_factory=dict)
     order_sets: dict[tuple[int, int], m.OrderSet | None] = field(default_factory=dict)
+    senders: dict[str, bool] = field(default_factory=dict)
+    failures: dict[tuple[int, str], int] = field(default_factory=dict)
+    strangers_answered: int | None = None
     deadlines: dict[tuple[int, tuple[object, ...]], str | None] = field(default_factory=dict)
     reply_counts: dict[tuple[str, str], int] = field(default_factory=dict)
     asked: set[str] = field(default_factory=set)
@@ -127,6 +130,45 @@ class IntakeCache:
             loaded = load_game_view(session, name=name, lock="share", empires=False)
             self.games[key] = loaded[1] if loaded is not None else None
         return self.games[key]
+
+    def registered(self, session: Session, address: str) -> bool:
+        """Whether ``address`` plays an empire in any game."""
+        key = address.lower()
+        if key not in self.senders:
+            found = session.scalar(select(m.Empire.id).where(func.lower(m.Empire.email) == key).limit(1))
+            self.senders[key] = found is not None
+        return self.senders[key]
+
+    def stranger_replies(self, session: Session, now: dt.datetime) -> int:
+        """Answers to unregistered addresses in the last hour, all together."""
+        if self.strangers_answered is None:
+            self.strangers_answered = session.scalar(
+                select(func.count()).select_from(m.OutboxMail).where(
+                    m.OutboxMail.kind == "stranger", m.OutboxMail.created_at >= now - dt.timedelta(hours=1)
+                )
+            ) or 0
+        return self.strangers_answered
+
+    def count_stranger_reply(self) -> None:
+        self.strangers_answered = (self.strangers_answered or 0) + 1
+
+    def password_failures(self, session: Session, empire_id: int, sender: str, now: dt.datetime) -> int:
+        """Wrong passwords for ``empire_id`` from ``sender`` in the last hour."""
+        key = (empire_id, sender.lower())
+        if key not in self.failures:
+            self.failures[key] = session.scalar(
+                select(func.count()).select_from(m.InboundMessage).where(
+                    m.InboundMessage.empire_id == empire_id,
+                    func.lower(m.InboundMessage.sender) == key[1],
+                    m.InboundMessage.outcome == "wrong_password",
+                    m.InboundMessage.received_at >= now - dt.timedelta(hours=1),
+                )
+            ) or 0
+        return self.failures[key]
+
+    def count_password_failure(self, empire_id: int, sender: str) -> None:
+        key = (empire_id, sender.lower())
+        self.failures[key] = self.failures.get(key, 0) + 1
 
     def order_set(self, session: Session, empire_id: int, turn: int) -> m.OrderSet | None:
         """The empire's order set on file, as this batch left it (the batch's

@@ -22,7 +22,7 @@ from sqlalchemy.orm import Session
 from ..config import Config
 from ..mail.hygiene import auto_reply_subject, automatic_reason, raw_headers, replyable, sender_address
 from ..mail.mime import MailTooDeep, message_text, parse_headers, parse_message
-from ..mails import ack_context, queue_ack, queue_report
+from ..mails import ack_context, queue_ack, queue_password_lockout, queue_report
 from ..rules.orders import (
     Header,
     MailCommand,
@@ -51,7 +51,7 @@ __all__ = ["REPLY_CAPS_PER_HOUR", "MAX_TEXT", "PROCESSED", "REJECTED", "IntakeRe
 #: to unknown or wrong-password mail are what an attacker would try to multiply.
 #: Mail we cannot place (no header, unknown game or empire) gets one answer an
 #: hour at most: it is where forged senders and mail loops show up.
-REPLY_CAPS_PER_HOUR = {"ack": 30, "reject": 5, "report_copy": 5, "unknown": 1}
+REPLY_CAPS_PER_HOUR = {"ack": 30, "reject": 5, "report_copy": 5, "unknown": 1, "stranger": 1}
 #: The outbox kind of a report sent again on a player's REPORT (the turn's own
 #: reports are kind "report" and count against no cap).
 REPORT_COPY = "report_copy"
@@ -66,9 +66,10 @@ FAILED = "Failed"
 @dataclass
 class IntakeResult:
     outcome: str
-    """duplicate, ignored, rejected, accepted, cleared, commands, unchanged
-    (every order line failed), older (written before the orders on file) or
-    failed (our fault: left for the next poll, or set aside)."""
+    """duplicate, ignored, rejected, wrong_password, locked_out (too many
+    wrong passwords from this sender this hour), accepted, cleared, commands,
+    unchanged (every order line failed), older (written before the orders on
+    file) or failed (our fault: left for the next poll, or set aside)."""
     folder: str
     game: str | None = None
     empire: str | None = None
@@ -247,7 +248,7 @@ class _Mail:
             return self.finish(IntakeResult("duplicate", PROCESSED, detail=f"Message-ID {self.message_id[:200]} seen before"))
         if self.unreadable:
             reason = f"{self.unreadable}; send the orders as plain text"
-            return self.reject(Header(), reason, self.sender, kind="unknown")
+            return self.unplaced(Header(), reason, None)
         text = message_text(self.msg)
         header = parse_header(text[:MAX_TEXT])
         if auto_reply_subject(self.subject) and not (header.game and header.empire and header.password):
@@ -256,24 +257,33 @@ class _Mail:
             return self.unsigned(header)
         if len(text) > MAX_TEXT:
             reason = f"the mail's text is longer than {MAX_TEXT // 1024} KiB; send only the orders"
-            return self.reject(header, reason, self.sender, kind=self.kind_for_stranger(header))
+            if self.kind_for_stranger(header) == "reject":
+                return self.reject(header, reason, self.sender)
+            return self.unplaced(header, reason, self.cache.game(self.session, header.game) if header.game else None)
         if not header.game or not header.empire:
-            return self.reject(header, _no_header_reason(header, text), self.sender, kind="unknown")
+            return self.unplaced(header, _no_header_reason(header, text), None)
         game = self.cache.game(self.session, header.game)
         if game is None:
             hint = _did_you_mean(header.game, self.cache.game_names(self.session))
-            return self.reject(header, f"there is no game called {header.game!r} here{hint}", self.sender, kind="unknown")
+            return self.unplaced(header, f"there is no game called {header.game!r} here{hint}", None)
         self.record.game_id = game.id
         empire = self.cache.empire(self.session, game, header.empire)
         if empire is None:
             hint = _did_you_mean(header.empire.upper(), self.cache.empire_codes(self.session, game))
             reason = f"game {game.name} has no empire {header.empire.upper()!r}{hint}"
-            return self.reject(header, reason, self.sender, game.id, kind="unknown")
+            return self.unplaced(header, reason, game)
         self.record.empire_id = empire.id
+        failures = self.cache.password_failures(self.session, empire.id, self.sender, self.now)
+        if failures >= self.config.password_failures_per_hour:
+            # Someone is guessing: no more answers, no more password checks,
+            # for this sender and empire until the hour has passed.
+            self.suppress(self.sender, "reject", game.id, f"{failures} wrong passwords for {empire.code} in the last hour")
+            result = IntakeResult("locked_out", REJECTED, game.name, empire.code, f"{failures} wrong passwords in the last hour")
+            return self.finish(result)
         if not self.cache.check_password(empire, header.password or ""):
             # Nothing is stored; the owner hears of it, whoever sent it, in
             # words that say what was wrong with the EMPIRE line.
-            return self.reject(header, self.password_problem(header, text), empire.email, game.id)
+            return self.wrong_password(header, text, game, empire, failures + 1)
         if game.status == "finished":
             return self.reject(header, f"game {game.name} is over", empire.email, game.id)
         if header.turn is not None and header.turn != game.turn:
@@ -290,6 +300,36 @@ class _Mail:
             why = problems[0].message if problems else "The EMPIRE line has no password."
             return f"a mail for your empire arrived {came_from} without a password: {why} Nothing was stored"
         return f"a mail for your empire arrived {came_from} with a wrong password; nothing was stored"
+
+    def wrong_password(self, header: Header, text: str, game: GameView, empire: EmpireRow, failures: int) -> IntakeResult:
+        reason = self.password_problem(header, text)
+        context = ack_context(outcome="rejected", game=header.game, empire=header.empire, turn=header.turn, reason=reason)
+        self.reply(empire.email, "reject", context, game.id)
+        self.cache.count_password_failure(empire.id, self.sender)
+        if failures == self.config.password_failures_per_hour:
+            queue_password_lockout(
+                self.session, self.config, self.now,
+                game=game.name, game_id=game.id, empire=empire.code, owner=empire.email, sender=self.sender, failures=failures,
+            )  # fmt: skip
+        return self.finish(IntakeResult("wrong_password", REJECTED, header.game, header.empire, reason))
+
+    def unplaced(self, header: Header, reason: str, game: GameView | None) -> IntakeResult:
+        """A mail that is no player's orders for a game we can find. A player
+        writing from a registered address is answered (once an hour); a
+        stranger only when the mail names a game that exists, and only a few
+        strangers an hour in all: otherwise anyone could make the host mail
+        whomever they name in a forged From."""
+        if self.cache.registered(self.session, self.sender):
+            return self.reject(header, reason, self.sender, game.id if game else None, kind="unknown")
+        if game is None:
+            self.suppress(self.sender, "stranger", None, "a mail from an unregistered address that names no game here")
+            return self.finish(IntakeResult("rejected", REJECTED, header.game, header.empire, reason))
+        cap = self.config.stranger_replies_per_hour
+        if self.cache.stranger_replies(self.session, self.now) >= cap:
+            self.suppress(self.sender, "stranger", game.id, f"{cap} answers to unregistered addresses in the last hour")
+            return self.finish(IntakeResult("rejected", REJECTED, header.game, header.empire, reason))
+        self.cache.count_stranger_reply()
+        return self.reject(header, reason, self.sender, game.id, kind="stranger")
 
     def kind_for_stranger(self, header: Header) -> str:
         """Which reply cap a refusal to this sender counts against: a player
