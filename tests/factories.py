@@ -20,13 +20,16 @@ from email.utils import make_msgid
 
 from sqlalchemy.orm import Session
 
+from turnproc.app import App, open_app
+from turnproc.config import Config, ImapConfig, SmtpConfig
+
 from turnproc.games import add_empire, new_game
 from turnproc.passwords import hash_password
 from turnproc.rules.state import Empire, GameSettings, GameState, System, SystemType, link_key
 from turnproc.storage import models as m
 from turnproc.storage import migrate
 from turnproc.storage.convert import save_state
-from turnproc.storage.db import make_engine
+from turnproc.storage.db import make_engine, transaction
 
 PASSWORD = "sesame"
 EMAILS = {"RIG": "ann@example.org", "VEG": "bo@example.org"}
@@ -103,6 +106,23 @@ def make_generated_game(
     for i, code in enumerate(codes):
         add_empire(session, game, code, f"Empire {code}", f"p{i}@example.org")
     return game
+
+
+def imap_app(database_url: str, imap_port: int, smtp_port: int, user: str, password: str, **settings: object) -> App:
+    """The host as it runs in production, on loopback: IMAP in from the test's
+    Dovecot, SMTP out to its sink, with the two-empire game in the database."""
+    config = Config(
+        database_url=database_url,
+        transport="imap",
+        from_address=f"Host <{HOST_ADDRESS}>",
+        imap=ImapConfig(host="127.0.0.1", port=imap_port, security="plain", user=user, password=password),
+        smtp=SmtpConfig(host="127.0.0.1", port=smtp_port, security="plain"),
+        **settings,  # type: ignore[arg-type]
+    )
+    app = open_app(config)
+    with transaction(app.sessions) as session:
+        make_game(session)
+    return app
 
 
 def order_mail(

@@ -10,16 +10,13 @@ import pytest
 from imapclient import IMAPClient
 from sqlalchemy import select
 
-from turnproc.app import open_app
-from turnproc.config import Config, ImapConfig, SmtpConfig
 from turnproc.intake import poll
 from turnproc.mail.transport import outbound
 from turnproc.mail.imap import ImapMailbox
 from turnproc.mail.outbox import flush_outbox
 from turnproc.storage import models as m
-from turnproc.storage.db import transaction
 from tests.conftest import IMAP_PASSWORD, IMAP_USER
-from tests.factories import make_game
+from tests.factories import imap_app
 
 CORPUS = Path(__file__).parent / "corpus"
 NOW = dt.datetime(2026, 1, 5, 19, 0, tzinfo=dt.timezone.utc)
@@ -27,16 +24,7 @@ NOW = dt.datetime(2026, 1, 5, 19, 0, tzinfo=dt.timezone.utc)
 
 @pytest.fixture
 def app(sqlite_url: str, imap, smtp_server):
-    config = Config(
-        database_url=sqlite_url,
-        transport="imap",
-        from_address="Host <turns@turnproc.example>",
-        imap=ImapConfig(host="127.0.0.1", port=imap.port, security="plain", user=IMAP_USER, password=IMAP_PASSWORD),
-        smtp=SmtpConfig(host="127.0.0.1", port=smtp_server.port, security="plain"),
-    )
-    app = open_app(config)
-    with transaction(app.sessions) as session:
-        make_game(session)
+    app = imap_app(sqlite_url, imap.port, smtp_server.port, IMAP_USER, IMAP_PASSWORD)
     yield app
     app.close()
 

@@ -19,9 +19,9 @@ from imapclient import IMAPClient
 from sqlalchemy import inspect, select, text
 
 from tests.conftest import IMAP_PASSWORD, IMAP_USER
-from tests.factories import EMAILS, HOST_ADDRESS, PASSWORD, make_game, order_mail
+from tests.factories import EMAILS, HOST_ADDRESS, PASSWORD, imap_app, make_game, order_mail
 from turnproc.app import App, open_app
-from turnproc.config import Config, ImapConfig, SmtpConfig
+from turnproc.config import Config
 from turnproc.games import game_summary
 from turnproc.intake import IntakeResult, handle_mail, poll
 from turnproc.storage import models as m
@@ -91,17 +91,7 @@ def body(mail: m.OutboxMail) -> str:
 
 @pytest.fixture
 def box(db_url: str, imap, smtp_server) -> Iterator[Box]:  # noqa: ANN001
-    config = Config(
-        database_url=db_url,
-        transport="imap",
-        from_address=f"Host <{HOST_ADDRESS}>",
-        gm_address="gm@example.org",
-        imap=ImapConfig(host="127.0.0.1", port=imap.port, security="plain", user=IMAP_USER, password=IMAP_PASSWORD),
-        smtp=SmtpConfig(host="127.0.0.1", port=smtp_server.port, security="plain"),
-    )
-    app = open_app(config)
-    with transaction(app.sessions) as session:
-        make_game(session)
+    app = imap_app(db_url, imap.port, smtp_server.port, IMAP_USER, IMAP_PASSWORD, gm_address="gm@example.org")
     yield Box(app, imap.port)
     app.close()
 
