@@ -5,11 +5,17 @@ prints as it is.
 
 from __future__ import annotations
 
-__all__ = ["GMError", "one_line"]
+__all__ = ["GMError", "ServerUnavailable", "one_line"]
 
 
 class GMError(ValueError):
     """A game master's request that cannot be carried out; nothing was written."""
+
+
+class ServerUnavailable(RuntimeError):
+    """A mail server (IMAP or SMTP) cannot be reached or refused our login; the
+    message names the server and the reason in one line. Nothing was handed
+    over or taken: retrying later is safe."""
 
 
 def one_line(exc: BaseException) -> str:
