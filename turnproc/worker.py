@@ -375,8 +375,11 @@ class Service:
         if not _is_smtp(self.transport):
             return
         smtp = self.app.config.smtp
-        with socket.create_connection((smtp.host, smtp.port), timeout=min(smtp.timeout, 10.0)):
-            pass
+        try:
+            with socket.create_connection((smtp.host, smtp.port), timeout=min(smtp.timeout, 10.0)):
+                pass
+        except OSError as exc:
+            raise ServerUnavailable(f"SMTP server {smtp.host}:{smtp.port} unavailable: {one_line(exc)}") from None
 
     def _outage_notice(self, what: str, backoff: Backoff, exc: Exception, now: dt.datetime) -> None:
         if backoff.noticed or backoff.since is None or now - backoff.since < OUTAGE_NOTICE_AFTER:

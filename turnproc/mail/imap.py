@@ -48,6 +48,8 @@ def connect(config: ImapConfig, *, timeout: float | None = None) -> IMAPClient:
 def _text(exc: BaseException) -> str:
     arg = exc.args[0] if len(exc.args) == 1 else exc
     text = (arg.decode("utf-8", "replace") if isinstance(arg, bytes) else str(arg)).strip()
+    if text[:2] in ("b'", 'b"') and text[-1:] == text[1]:  # imapclient quotes the server's bytes
+        text = text[2:-1]
     return text.splitlines()[0] if text else type(exc).__name__
 
 
