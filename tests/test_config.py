@@ -67,3 +67,14 @@ def test_bad_config_names_the_key(tmp_path: Path, content: str, words: str) -> N
 def test_missing_config_file_is_one_clear_error(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="does not exist"):
         load_config(tmp_path / "nope.toml", env={})
+
+
+def test_the_intake_limits_are_set_in_the_config_file(tmp_path: Path) -> None:
+    """docs/gm-handbook.md names these keys; a config file sets them."""
+    path = tmp_path / "turnproc.toml"
+    path.write_text("stranger_replies_per_hour = 0\npassword_failures_per_hour = 3\nset_aside_after = 5\n")
+    config = load_config(str(path))
+    assert (config.stranger_replies_per_hour, config.password_failures_per_hour, config.set_aside_after) == (0, 3, 5)
+    path.write_text("set_aside_after = 0\n")
+    with pytest.raises(ConfigError, match="set_aside_after 0 is not a whole number from 1 to 100"):
+        load_config(str(path))

@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from . import __version__
 from .admin import audit, check_game, describe_rows, format_violation, result_lines, run_script
@@ -23,11 +23,11 @@ from .app import App, open_app
 from .config import ConfigError, load_config
 from .deadlines import format_deadline
 from .demo import run_demo
-from .errors import GMError
+from .errors import GMError, ServerUnavailable, one_line
 from .games import GameSummary, add_empire, game_summary, new_game, parse_modules, pause_game, resume_game, set_schedule
 from .intake import poll, submit_orders
 from .logs import configure_logging
-from .mail.outbox import flush_outbox
+from .mail.outbox import OutboxError, flush_outbox
 from .mail.transport import outbound
 from .storage import migrate
 from .storage.db import DatabaseError, make_engine, transaction
@@ -331,7 +331,8 @@ def cmd_poll(args: argparse.Namespace) -> int:
 
 def cmd_send(args: argparse.Namespace) -> int:
     app = _open(args)
-    sent, failed = flush_outbox(app.sessions, outbound(app.config), _now())
+    lease = dt.timedelta(seconds=app.config.outbox_lease)
+    sent, failed = flush_outbox(app.sessions, outbound(app.config), _now(), lease=lease)
     _out(f"{sent} mails sent, {failed} failed (they will be retried)")
     return 0 if not failed else 1
 
@@ -570,7 +571,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-_ERRORS = (GMError, ConfigError, DatabaseError, SchemaOutdated, MigrationDrift, CLIError)
+_ERRORS = (GMError, ConfigError, DatabaseError, SchemaOutdated, MigrationDrift, CLIError, ServerUnavailable, OutboxError)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -588,6 +589,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         # which rule, in one line, instead of a traceback.
         reason = str(exc.orig).strip().splitlines()[0] if exc.orig else str(exc)
         sys.stderr.write(f"turnproc: error: the database refused the change, nothing was written: {reason}\n")
+        return 1
+    except DBAPIError as exc:
+        # A full disk, a lost connection, a lock held too long: one line; -vv
+        # (debug) shows the whole exception.
+        log.debug("database error", exc_info=True)
+        sys.stderr.write(f"turnproc: error: database error, the command's changes were not saved: {one_line(exc.orig or exc)}\n")
+        return 1
+    except OSError as exc:
+        log.debug("system error", exc_info=True)
+        where = f": {exc.filename}" if exc.filename else ""
+        sys.stderr.write(f"turnproc: error: {exc.strerror or one_line(exc)}{where}\n")
         return 1
     except KeyboardInterrupt:
         sys.stderr.write("turnproc: interrupted\n")

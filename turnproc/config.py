@@ -60,6 +60,7 @@ class Config:
     from_address: str = "turnproc@localhost"
     """Sender of every mail the host sends; players reply to it."""
     gm_address: str = ""
+    """Where notices for the game master go; empty means none are sent."""
     stranger_replies_per_hour: int = 3
     """Answers to addresses that play in no game, all together, per hour (only
     to mail that names a game here); the rest of such mail is not answered."""
@@ -69,13 +70,22 @@ class Config:
     set_aside_after: int = 3
     """Polls a mail may fail in (our fault, not the player's) before it is
     moved to the Failed folder and the GM is told; it never blocks the inbox."""
-    """Where notices for the game master go; empty means none are sent."""
+    outbox_lease: float = 600.0
+    """Seconds a flush holds its claim on the mail it is delivering: no other
+    flush sends that mail before the lease runs out, even if the claimant died
+    or could not record the delivery. Longer than one SMTP delivery can take."""
     imap: ImapConfig = field(default_factory=ImapConfig)
     smtp: SmtpConfig = field(default_factory=SmtpConfig)
     source: str = "<defaults>"
 
 
-_TOP_KEYS = {"database_url", "transport", "maildir_in", "maildir_out", "from_address", "gm_address"}
+_TOP_KEYS = {
+    "database_url", "transport", "maildir_in", "maildir_out", "from_address", "gm_address", "outbox_lease",
+    "stranger_replies_per_hour", "password_failures_per_hour", "set_aside_after",
+}  # fmt: skip
+
+#: Whole-number settings and their ranges.
+_COUNTS = {"stranger_replies_per_hour": (0, 1000), "password_failures_per_hour": (1, 1000), "set_aside_after": (1, 100)}
 
 
 def _section(cls: type, raw: Mapping[str, Any], where: str, base_dir: Path) -> Any:
@@ -139,6 +149,13 @@ def load_config(path: str | os.PathLike[str] | None = None, env: Mapping[str, st
     for key in ("maildir_in", "maildir_out"):
         if key in top:
             top[key] = base_dir / str(top[key]) if chosen else Path(str(top[key]))
+    for key, (low, high) in _COUNTS.items():
+        value = top.get(key, low)
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+            raise ConfigError(f"{source}: {key} {value!r} is not a whole number from {low} to {high}")
+    lease = top.get("outbox_lease", 600.0)
+    if isinstance(lease, bool) or not isinstance(lease, (int, float)) or not 1 <= lease <= 86400:
+        raise ConfigError(f"{source}: outbox_lease {lease!r} is not a number of seconds from 1 to 86400")
     if top.get("transport", "maildir") not in ("maildir", "imap"):
         raise ConfigError(f"{source}: transport {top['transport']!r} is not maildir or imap")
     return Config(imap=imap, smtp=smtp, source=source, **top)

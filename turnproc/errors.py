@@ -5,7 +5,7 @@ prints as it is.
 
 from __future__ import annotations
 
-__all__ = ["GMError", "TurnAlreadyRun", "one_line"]
+__all__ = ["GMError", "TurnAlreadyRun", "ServerUnavailable", "one_line"]
 
 
 class GMError(ValueError):
@@ -14,6 +14,12 @@ class GMError(ValueError):
 
 class TurnAlreadyRun(GMError):
     """The turn a run was started for was run by another run meanwhile."""
+
+
+class ServerUnavailable(RuntimeError):
+    """A mail server (IMAP or SMTP) cannot be reached or refused our login; the
+    message names the server and the reason in one line. Nothing was handed
+    over or taken: retrying later is safe."""
 
 
 def one_line(exc: BaseException) -> str:

@@ -32,10 +32,10 @@ from . import mails
 from .app import App
 from .config import Config, ImapConfig
 from .deadlines import local_text
-from .errors import one_line
+from .errors import ServerUnavailable, one_line
 from .intake import poll
 from .mail import imap
-from .mail.outbox import Transport, flush_outbox
+from .mail.outbox import OutboxError, Transport, claimant_tag, flush_outbox
 from .mail.smtp import SmtpTransport
 from .mail.transport import outbound
 from .retry import Backoff
@@ -117,6 +117,8 @@ class Service:
         self.tick_backoff = Backoff(base_backoff, max_backoff)
         self.poll_backoff = Backoff(base_backoff, max_backoff)
         self.flush_backoff = Backoff(base_backoff, max_backoff)
+        self.claimant = claimant_tag()
+        """This worker's name on the outbox mails it claims."""
         self.game_backoff: dict[int, Backoff] = {}
         self.seen: dict[int, tuple[tuple[Any, ...], dt.datetime]] = {}
         self.names: dict[int, str] = {}
@@ -308,8 +310,9 @@ class Service:
                 )  # fmt: skip
             if queued:
                 self._mail_queued()
-        except Exception:  # telling the GM must not hide the first error
-            log.warning("game %s: could not queue the error notice", name, exc_info=True)
+        except Exception as notice_exc:  # telling the GM must not hide the first error
+            log.warning("game %s: could not queue the error notice: %s", name, _brief(notice_exc))
+            log.debug("error notice failure", exc_info=True)
 
     # -- mail in and out --
 
@@ -335,7 +338,8 @@ class Service:
             results = poll(self.app, now)
         except Exception as exc:  # IMAP or database away: nothing was filed, nothing is lost
             delay = self.poll_backoff.failed(now)
-            log.warning("inbox: %s; retrying in %.0fs", one_line(exc), delay)
+            log.warning("inbox: %s; retrying in %.0fs", _brief(exc), delay)
+            log.debug("inbox failure", exc_info=True)
             self._outage_notice("inbox", self.poll_backoff, exc, now)
             return 0
         if self.poll_backoff.succeeded():
@@ -362,10 +366,12 @@ class Service:
             # An unreachable server would cost each waiting mail one of its
             # limited attempts; find out once, before touching any of them.
             self._probe_smtp()
-            sent, failed = flush_outbox(self.app.sessions, self.transport, now)
+            lease = dt.timedelta(seconds=self.app.config.outbox_lease)
+            sent, failed = flush_outbox(self.app.sessions, self.transport, now, lease=lease, claimant=self.claimant)
         except Exception as exc:
             delay = self.flush_backoff.failed(now)
-            log.warning("outbox: %s; retrying in %.0fs", one_line(exc), delay)
+            log.warning("outbox: %s; retrying in %.0fs", _brief(exc), delay)
+            log.debug("outbox failure", exc_info=True)
             self._outage_notice("outbox", self.flush_backoff, exc, now)
             return 0, 0
         if failed and not sent:
@@ -378,8 +384,11 @@ class Service:
         if not _is_smtp(self.transport):
             return
         smtp = self.app.config.smtp
-        with socket.create_connection((smtp.host, smtp.port), timeout=min(smtp.timeout, 10.0)):
-            pass
+        try:
+            with socket.create_connection((smtp.host, smtp.port), timeout=min(smtp.timeout, 10.0)):
+                pass
+        except OSError as exc:
+            raise ServerUnavailable(f"SMTP server {smtp.host}:{smtp.port} unavailable: {one_line(exc)}") from None
 
     def _outage_notice(self, what: str, backoff: Backoff, exc: Exception, now: dt.datetime) -> None:
         if backoff.noticed or backoff.since is None or now - backoff.since < OUTAGE_NOTICE_AFTER:
@@ -392,8 +401,18 @@ class Service:
                     summary=f"the {what} has failed since {backoff.since.isoformat(timespec='minutes')}",
                     detail=one_line(exc),
                 )  # fmt: skip
-        except Exception:  # the database may be what is down
-            log.warning("could not queue the %s outage notice", what, exc_info=True)
+        except Exception as notice_exc:  # the database may be what is down
+            log.warning("could not queue the %s outage notice: %s", what, _brief(notice_exc))
+            log.debug("outage notice failure", exc_info=True)
+
+
+def _brief(exc: BaseException) -> str:
+    """One line for a log: our own errors say it all; others get their type."""
+    if isinstance(exc, (ServerUnavailable, OutboxError)):
+        return str(exc)
+    if isinstance(exc, DBAPIError) and exc.orig is not None:
+        return f"database error: {one_line(exc.orig)}"
+    return one_line(exc)
 
 
 def _signature(game: m.Game) -> tuple[Any, ...]:
@@ -453,7 +472,8 @@ class IdleWatcher(threading.Thread):
                 self._watch()
             except Exception as exc:  # server away or connection dropped
                 delay = self.backoff.failed(dt.datetime.now(UTC))
-                log.warning("IMAP IDLE: %s; reconnecting in %.0fs", one_line(exc), delay)
+                log.warning("IMAP IDLE: %s; reconnecting in %.0fs", _brief(exc), delay)
+                log.debug("IMAP IDLE failure", exc_info=True)
                 self.stop.wait(delay)
 
     def _watch(self) -> None:

@@ -120,8 +120,8 @@ def test_imap_login_failure_is_an_error_not_a_loss(app) -> None:
 
     app.config = replace(app.config, imap=replace(app.config.imap, password="wrong"))
     _append(app, "thunderbird_plain.eml")
-    from imapclient.exceptions import LoginError
+    from turnproc.errors import ServerUnavailable
 
-    with pytest.raises(LoginError):
+    with pytest.raises(ServerUnavailable, match=r"IMAP login as 'turns' on 127\.0\.0\.1:\d+ refused: \[AUTHENTICATIONFAILED\]"):
         poll(app, NOW)
     assert len(_folder(app, "INBOX")) == 1

@@ -272,7 +272,7 @@ def test_imap_and_smtp_down_for_a_while_nothing_lost_or_doubled(
         deliver_to_maildir(imap, orders_of("VEG", turn=None))  # arrives at the provider meanwhile
         pass_the_deadline(engine)  # ... and the deadline passes
         wait_for("the turn, run while mail is down", lambda: count(engine, m.TurnRecord) == 1, [worker])
-        wait_for("failures logged", lambda: "inbox: ConnectionRefusedError" in worker.log() and "outbox: ConnectionRefusedError" in worker.log(), [worker])
+        wait_for("failures logged", lambda: "inbox: IMAP server" in worker.log() and "outbox: SMTP server" in worker.log(), [worker])
         time.sleep(1.5)
         assert worker.alive()
         assert count(engine, m.OutboxMail, m.OutboxMail.sent_at.is_(None)) == 3  # 2 reports, 1 notice

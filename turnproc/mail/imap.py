@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import imaplib
 import logging
 import ssl
 from collections.abc import Iterator
 from types import TracebackType
 
 from imapclient import IMAPClient
+from imapclient.exceptions import LoginError
 from imapclient.imapclient import SEEN
 
 from ..config import ImapConfig
+from ..errors import ServerUnavailable, one_line
 
 log = logging.getLogger(__name__)
 
@@ -18,16 +21,36 @@ __all__ = ["ImapMailbox", "connect"]
 
 
 def connect(config: ImapConfig, *, timeout: float | None = None) -> IMAPClient:
-    """A logged-in client: TLS, STARTTLS or plain as configured."""
-    client = IMAPClient(config.host, port=config.port, ssl=config.security == "tls", timeout=timeout or config.timeout)
+    """A logged-in client: TLS, STARTTLS or plain as configured;
+    :class:`ServerUnavailable` (one line) when the server cannot be reached
+    or refuses the login."""
+    where = f"{config.host}:{config.port}"
+    try:
+        client = IMAPClient(config.host, port=config.port, ssl=config.security == "tls", timeout=timeout or config.timeout)
+    except (OSError, imaplib.IMAP4.error) as exc:
+        raise ServerUnavailable(f"IMAP server {where} unavailable: {one_line(exc)}") from None
     try:
         if config.security == "starttls":
             client.starttls(ssl.create_default_context())
         client.login(config.user, config.password)
-    except BaseException:
+    except LoginError as exc:
         client.shutdown()  # no logout without a login; just close the socket
+        raise ServerUnavailable(f"IMAP login as {config.user!r} on {where} refused: {_text(exc)}") from None
+    except (OSError, imaplib.IMAP4.error) as exc:
+        client.shutdown()
+        raise ServerUnavailable(f"IMAP server {where} unavailable: {one_line(exc)}") from None
+    except BaseException:
+        client.shutdown()
         raise
     return client
+
+
+def _text(exc: BaseException) -> str:
+    arg = exc.args[0] if len(exc.args) == 1 else exc
+    text = (arg.decode("utf-8", "replace") if isinstance(arg, bytes) else str(arg)).strip()
+    if text[:2] in ("b'", 'b"') and text[-1:] == text[1]:  # imapclient quotes the server's bytes
+        text = text[2:-1]
+    return text.splitlines()[0] if text else type(exc).__name__
 
 
 class ImapMailbox:

@@ -4,15 +4,51 @@ from __future__ import annotations
 
 import logging
 import mailbox
+import os
+import stat
 from collections.abc import Iterator
 from pathlib import Path
+from typing import BinaryIO
 
 log = logging.getLogger(__name__)
 
-__all__ = ["MaildirInbox", "MaildirOutbox", "PROCESSED", "REJECTED"]
+__all__ = ["MaildirInbox", "MaildirOutbox", "PrivateMaildir", "PROCESSED", "REJECTED"]
 
 PROCESSED = "Processed"
 REJECTED = "Rejected"
+
+
+class PrivateMaildir(mailbox.Maildir):
+    """A Maildir whose folders are 0700 and files 0600 whatever the umask:
+    mail holds players' passwords and reports (the standard library's
+    Maildir makes its files 0666 less the umask)."""
+
+    def __init__(self, dirname: str | os.PathLike[str], create: bool = True) -> None:
+        super().__init__(dirname, factory=None, create=create)
+        for sub in ("", "tmp", "new", "cur"):
+            folder = os.path.join(self._path, sub)
+            if os.path.isdir(folder) and stat.S_IMODE(os.stat(folder).st_mode) & 0o077:
+                os.chmod(folder, 0o700)
+
+    def _create_tmp(self) -> BinaryIO:
+        made: BinaryIO = getattr(mailbox.Maildir, "_create_tmp")(self)
+        os.fchmod(made.fileno(), 0o600)
+        return made
+
+    def add_folder(self, folder: str) -> PrivateMaildir:
+        path = os.path.join(self._path, "." + folder)
+        result = PrivateMaildir(path)
+        marker = os.path.join(path, "maildirfolder")
+        if not os.path.exists(marker):
+            os.close(os.open(marker, os.O_CREAT | os.O_WRONLY, 0o600))
+        return result
+
+    def get_folder(self, folder: str) -> PrivateMaildir:
+        return PrivateMaildir(os.path.join(self._path, "." + folder), create=False)
+
+
+def _private_parent(path: Path) -> None:
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
 
 
 class MaildirInbox:
@@ -21,8 +57,8 @@ class MaildirInbox:
 
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.box = mailbox.Maildir(self.path, create=True)
+        _private_parent(self.path)
+        self.box = PrivateMaildir(self.path)
 
     def pending(self) -> Iterator[tuple[str, bytes]]:
         """(key, raw bytes) of every message still waiting, oldest first."""
@@ -64,8 +100,8 @@ class MaildirOutbox:
 
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.box = mailbox.Maildir(self.path, create=True)
+        _private_parent(self.path)
+        self.box = PrivateMaildir(self.path)
 
     def deliver(self, raw: bytes, recipient: str) -> None:
         self.box.add(raw)

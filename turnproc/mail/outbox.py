@@ -1,29 +1,52 @@
 """The outbox: mails are queued in the database in the transaction that decided
 to send them, and delivered only after it committed.
 
-A mail marked sent is never sent again; a failed delivery is retried with
-growing back-off. Delivery is per mail in its own transaction, so a crash
-mid-flush re-sends at most the one mail in hand.
+Any number of flushes (workers, ``turnproc send``, on any number of hosts) may
+run at once. Each mail is delivered like this:
+
+1. *claim*: in a short transaction, take the oldest due mail nobody holds and
+   write ``claimed_by`` and a lease ``claimed_until`` (PostgreSQL: ``SELECT
+   ... FOR UPDATE SKIP LOCKED``; SQLite: the whole claim under ``BEGIN
+   IMMEDIATE``); commit;
+2. *deliver* it, holding no database lock;
+3. *mark it sent* (or record the failure and release the claim), and only
+   then claim the next.
+
+A mail marked sent is never sent again. A claimed mail is not touched by
+anyone else until its lease ends, so a flush that died or could not record a
+delivery (a full disk) causes no second delivery before then. What no design
+can rule out over SMTP: a crash between the server's 250 and our commit; the
+mail goes again after the lease with the same Message-ID, so the receiver can
+tell the copy (deploy/OPERATIONS.md, "Outbox").
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import logging
+import os
+import secrets
+import socket
+import threading
+import time
 from email.header import decode_header, make_header
 from email.message import Message
 from typing import Protocol
 
-from sqlalchemy import or_, select
+from sqlalchemy import ColumnElement, Update, and_, or_, select, update
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session, sessionmaker
 
+from ..errors import ServerUnavailable, one_line
 from ..storage import models as m
 
 log = logging.getLogger(__name__)
 
-__all__ = ["Transport", "queue_mail", "flush_outbox", "pending_count"]
+__all__ = ["Transport", "ServerUnavailable", "OutboxError", "queue_mail", "flush_outbox", "pending_count", "claimant_tag", "LEASE"]
 
 MAX_ATTEMPTS = 12
+#: How long a claim keeps other flushes off a mail (config: outbox_lease).
+LEASE = dt.timedelta(minutes=10)
 
 
 class Transport(Protocol):
@@ -66,38 +89,178 @@ def _backoff(attempts: int) -> dt.timedelta:
     return dt.timedelta(seconds=min(3600, 30 * 2 ** max(0, attempts - 1)))
 
 
-def flush_outbox(factory: sessionmaker[Session], transport: Transport, now: dt.datetime) -> tuple[int, int]:
-    """Deliver every due mail; returns (sent, failed)."""
-    with factory() as session:
-        due = session.scalars(
-            select(m.OutboxMail.id)
-            .where(
-                m.OutboxMail.sent_at.is_(None),
-                m.OutboxMail.held.is_(False),
-                m.OutboxMail.attempts < MAX_ATTEMPTS,
-                or_(m.OutboxMail.next_attempt_at.is_(None), m.OutboxMail.next_attempt_at <= now),
-            )
-            .order_by(m.OutboxMail.id)
-        ).all()
+class OutboxError(Exception):
+    """A flush stopped; the message is one line for the operator."""
+
+
+def claimant_tag() -> str:
+    """Who claims: host, process and a random tag (a restarted process on the
+    same host with the same pid is still someone else)."""
+    return f"{socket.gethostname()}/{os.getpid()}/{secrets.token_hex(3)}"
+
+
+_unrecorded_lock = threading.Lock()
+_unrecorded: dict[int, tuple[str, dt.datetime]] = {}
+"""Mails this process delivered but could not mark sent (id -> message id,
+sent at): recorded at the next flush, before anything new is claimed."""
+
+
+def _reason(exc: BaseException) -> str:
+    if isinstance(exc, DBAPIError) and exc.orig is not None:
+        exc = exc.orig
+    return one_line(exc)
+
+
+def _due(at: dt.datetime) -> ColumnElement[bool]:
+    return and_(
+        m.OutboxMail.sent_at.is_(None),
+        m.OutboxMail.held.is_(False),
+        m.OutboxMail.attempts < MAX_ATTEMPTS,
+        or_(m.OutboxMail.next_attempt_at.is_(None), m.OutboxMail.next_attempt_at <= at),
+        or_(m.OutboxMail.claimed_until.is_(None), m.OutboxMail.claimed_until <= at),
+    )
+
+
+def _claim(session: Session, me: str, at: dt.datetime, lease: dt.timedelta) -> m.OutboxMail | None:
+    """Claim the oldest due mail nobody holds, in the caller's transaction.
+
+    PostgreSQL: ``FOR UPDATE SKIP LOCKED`` passes over rows another flush is
+    claiming this instant. SQLite: the engine's ``BEGIN IMMEDIATE`` makes the
+    whole claim one writer at a time. Either way, once committed, the lease
+    in ``claimed_until`` keeps every other flush off the mail."""
+    query = select(m.OutboxMail).where(_due(at)).order_by(m.OutboxMail.id).limit(1)
+    if session.get_bind().dialect.name != "sqlite":
+        query = query.with_for_update(skip_locked=True)
+    row = session.scalars(query).first()
+    if row is not None:
+        row.claimed_by = me
+        row.claimed_until = at + lease
+    return row
+
+
+def _write(factory: sessionmaker[Session], statement: Update, tries: int = 3) -> int:
+    """Run one UPDATE in its own transaction, a few times if the database
+    refuses (a full disk may be freed, a lock released); the rows changed."""
+    for attempt in range(tries):
+        try:
+            with factory() as session, session.begin():
+                return session.execute(statement).rowcount  # type: ignore[attr-defined, no-any-return]
+        except DBAPIError:
+            if attempt == tries - 1:
+                raise
+            time.sleep(0.2 * 4**attempt)
+    raise AssertionError("unreachable")
+
+
+def _mark_sent(factory: sessionmaker[Session], mail_id: int, at: dt.datetime) -> None:
+    _write(
+        factory,
+        update(m.OutboxMail)
+        .where(m.OutboxMail.id == mail_id, m.OutboxMail.sent_at.is_(None))
+        .values(sent_at=at, attempts=m.OutboxMail.attempts + 1, claimed_until=None, last_error=""),
+    )
+
+
+def _record_unrecorded(factory: sessionmaker[Session]) -> None:
+    """Mark sent what this process delivered earlier but could not record."""
+    with _unrecorded_lock:
+        waiting = dict(_unrecorded)
+    for mail_id, (message_id, at) in sorted(waiting.items()):
+        try:
+            _mark_sent(factory, mail_id, at)
+        except DBAPIError as exc:
+            raise OutboxError(
+                f"mail {message_id} was delivered but still cannot be marked sent ({_reason(exc)}); "
+                "nothing new is sent until it is"
+            ) from None
+        with _unrecorded_lock:
+            _unrecorded.pop(mail_id, None)
+        log.info("outbox: mail %s now recorded as sent", message_id)
+
+
+def flush_outbox(
+    factory: sessionmaker[Session],
+    transport: Transport,
+    now: dt.datetime,
+    *,
+    lease: dt.timedelta = LEASE,
+    claimant: str | None = None,
+) -> tuple[int, int]:
+    """Deliver every due mail, one claim at a time; returns (sent, failed).
+
+    Each mail is claimed (with a lease) and committed before it is handed to
+    the transport, and marked sent before the next claim, so any number of
+    flushes, in any number of processes and hosts, deliver each mail once.
+    Raises :class:`OutboxError` (one line) when the flush cannot go on: the
+    server is away, or the database cannot record a claim or a delivery."""
+    me = claimant or claimant_tag()
+    started = time.monotonic()
+
+    def at() -> dt.datetime:
+        # The caller's clock, moving on in real time: a long flush's later
+        # claims get leases counted from when they were made.
+        return now + dt.timedelta(seconds=time.monotonic() - started)
+
+    _record_unrecorded(factory)
     sent = failed = 0
-    for mail_id in due:
-        with factory() as session, session.begin():
-            row = session.get(m.OutboxMail, mail_id)
-            if row is None or row.sent_at is not None or row.held:
-                # Sent meanwhile, or held back again by a GM since the query.
-                continue
+
+    def stopped(what: str) -> OutboxError:
+        return OutboxError(f"{what} ({sent} sent, {failed} failed before that)")
+
+    while True:
+        claim_at = at()
+        try:
+            with factory() as session, session.begin():
+                row = _claim(session, me, claim_at, lease)
+                if row is None:
+                    break
+                mail_id, message_id, recipient, body = row.id, row.message_id, row.recipient, row.body
+                attempts = row.attempts + 1
+        except DBAPIError as exc:
+            raise stopped(f"cannot claim the next mail: {_reason(exc)}") from None
+        try:
+            transport.deliver(body, recipient)
+        except ServerUnavailable as exc:
+            # Nothing was handed over: give the claim back, count no attempt.
             try:
-                transport.deliver(row.body, row.recipient)
-            except Exception as exc:  # any transport failure: keep the mail, retry later
-                row.attempts += 1
-                row.last_error = f"{type(exc).__name__}: {exc}"[:2000]
-                row.next_attempt_at = now + _backoff(row.attempts)
-                failed += 1
-                log.warning("mail %s to %s not delivered (attempt %d): %s", row.message_id, row.recipient, row.attempts, exc)
-                continue
-            row.attempts += 1
-            row.sent_at = now
-            sent += 1
+                _write(factory, update(m.OutboxMail).where(m.OutboxMail.id == mail_id, m.OutboxMail.claimed_by == me).values(claimed_until=None))
+            except DBAPIError:
+                log.debug("outbox: could not release the claim on %s", message_id, exc_info=True)
+            raise stopped(str(exc)) from None
+        except Exception as exc:  # this mail failed (refused, dropped): retry it later
+            failed += 1
+            try:
+                _write(
+                    factory,
+                    update(m.OutboxMail)
+                    .where(m.OutboxMail.id == mail_id)
+                    .values(
+                        attempts=attempts,
+                        last_error=one_line(exc)[:2000],
+                        next_attempt_at=claim_at + _backoff(attempts),
+                        claimed_until=None,
+                    ),
+                )
+            except DBAPIError as db_exc:
+                raise stopped(f"mail {message_id} not delivered and the failure cannot be recorded: {_reason(db_exc)}") from None
+            log.warning("mail %s to %s not delivered (attempt %d): %s", message_id, recipient, attempts, one_line(exc))
+            log.debug("mail %s: delivery failure", message_id, exc_info=True)
+            continue
+        done_at = at()
+        try:
+            _mark_sent(factory, mail_id, done_at)
+        except DBAPIError as exc:
+            # Delivered, but not recorded: keep the claim (no flush anywhere
+            # sends it again before the lease ends) and retry the mark first
+            # thing at this process's next flush.
+            with _unrecorded_lock:
+                _unrecorded[mail_id] = (message_id, done_at)
+            until = (claim_at + lease).isoformat(timespec="seconds")
+            raise stopped(
+                f"mail {message_id} to {recipient} was delivered but cannot be marked sent: {_reason(exc)}; "
+                f"no flush sends it again before {until}; free the space or fix the database, then run `turnproc send`"
+            ) from None
+        sent += 1
     if sent or failed:
         log.info("outbox: %d sent, %d failed", sent, failed)
     return sent, failed

@@ -8,6 +8,7 @@ import ssl
 from email.utils import parseaddr
 
 from ..config import SmtpConfig
+from ..errors import ServerUnavailable, one_line
 
 __all__ = ["SmtpTransport"]
 
@@ -18,6 +19,18 @@ class SmtpTransport:
         self.sender = parseaddr(sender)[1] or sender
 
     def _connect(self) -> smtplib.SMTP:
+        """A connected, logged-in client; :class:`ServerUnavailable` (one line)
+        when the server cannot be reached or refuses the login."""
+        c = self.config
+        try:
+            return self._open()
+        except smtplib.SMTPAuthenticationError as exc:
+            reason = exc.smtp_error.decode("utf-8", "replace") if isinstance(exc.smtp_error, bytes) else str(exc.smtp_error)
+            raise ServerUnavailable(f"SMTP login as {c.user!r} on {c.host}:{c.port} refused: {exc.smtp_code} {reason.strip()}") from None
+        except (OSError, smtplib.SMTPException) as exc:
+            raise ServerUnavailable(f"SMTP server {c.host}:{c.port} unavailable: {one_line(exc)}") from None
+
+    def _open(self) -> smtplib.SMTP:
         c = self.config
         if c.security == "tls":
             client: smtplib.SMTP = smtplib.SMTP_SSL(c.host, c.port, timeout=c.timeout, context=ssl.create_default_context())
@@ -26,7 +39,11 @@ class SmtpTransport:
             if c.security == "starttls":
                 client.starttls(context=ssl.create_default_context())
         if c.user:
-            client.login(c.user, c.password)
+            try:
+                client.login(c.user, c.password)
+            except BaseException:
+                client.close()
+                raise
         return client
 
     def deliver(self, raw: bytes, recipient: str) -> None:

@@ -32,6 +32,8 @@ from .model import MAX_NAME, SYSTEM_COUNTS, Scenario, ScenarioError
 __all__ = ["load_scenario", "load_scenario_file"]
 
 _EMPIRE_CODE = re.compile(r"[A-Z]{3}")
+#: The largest whole number a scenario may hold: a 32-bit database INTEGER.
+MAX_INT = 2**31 - 1
 
 
 def load_scenario_file(path: str | PathLike[str]) -> Scenario:
@@ -119,6 +121,10 @@ class _Reader:
             raise self.fail(path, f"should be a whole number, not {_kind(value)}")
         if minimum is not None and value < minimum:
             raise self.fail(path, f"{value} is below the minimum {minimum}")
+        # TOML allows any size; the database's columns and the rules' arithmetic
+        # do not (a huge number used to end in an OverflowError traceback).
+        if not -MAX_INT <= value <= MAX_INT:
+            raise self.fail(path, f"{value} is too large (at most {MAX_INT} either way)")
         return value
 
     def str_(self, value: object, path: KeyPath) -> str:

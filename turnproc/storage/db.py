@@ -8,8 +8,10 @@ worker and a GM's CLI can share the file, a busy timeout instead of instant
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine, create_engine, event, text
@@ -50,6 +52,27 @@ def _sqlite_begin(conn: Any) -> None:
     conn.exec_driver_sql("BEGIN IMMEDIATE")
 
 
+def _private_sqlite_file(engine: Engine) -> None:
+    """Create the SQLite file 0600 (its folder 0700) before SQLite does, whatever
+    the umask: it holds game seeds and password hashes. SQLite gives the
+    journal, WAL and shared-memory files the mode of the database file."""
+    database = engine.url.database
+    if not database or database == ":memory:" or database.startswith("file:"):
+        return
+    path = Path(database)
+    if path.exists():
+        return
+    try:
+        if not path.parent.exists():
+            path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+        os.chmod(path, 0o600)
+    except FileExistsError:  # made by someone else meanwhile: theirs to keep
+        pass
+    except OSError as exc:
+        raise DatabaseError(f"cannot create the database file {path}: {exc.strerror}") from None
+
+
 def make_engine(url: str, *, check: bool = True, **kwargs: Any) -> Engine:
     """An engine for ``url``; with ``check``, connect once so a bad URL fails here
     with one clear line instead of somewhere deep in a command."""
@@ -58,6 +81,7 @@ def make_engine(url: str, *, check: bool = True, **kwargs: Any) -> Engine:
     except (ArgumentError, ImportError, ValueError) as exc:
         raise DatabaseError(f"bad database URL {_safe(url)!r}: {exc}") from None
     if is_sqlite(engine):
+        _private_sqlite_file(engine)
         event.listen(engine, "connect", _sqlite_pragmas)
         event.listen(engine, "begin", _sqlite_begin)
     if check:

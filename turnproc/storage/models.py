@@ -445,6 +445,11 @@ class OutboxMail(Base):
     """Part of a staged turn: not delivered until the GM releases the turn."""
     turn: Mapped[int | None]
     """For a report mail, the turn it reports: a rollback cancels the unsent ones."""
+    claimed_by: Mapped[str | None] = mapped_column(String(200))
+    """The flush delivering this mail now (host, pid, a random tag): see mail/outbox.py."""
+    claimed_until: Mapped[dt.datetime | None] = mapped_column(UTCDateTime)
+    """The claim's lease: until then no other flush touches the mail, even when
+    the claimant died or could not record the delivery."""
 
 
 class AuditEntry(Base):
