@@ -4,11 +4,9 @@ in the worker's log, never a traceback."""
 
 from __future__ import annotations
 
-import datetime as dt
 import time
 from pathlib import Path
 
-import pytest
 from sqlalchemy import create_engine, select
 
 from tests.conftest import IMAP_USER, SmtpSink
