@@ -18,6 +18,7 @@ from __future__ import annotations
 import logging
 
 from sqlalchemy import Connection, text
+from sqlalchemy.exc import DBAPIError
 
 log = logging.getLogger(__name__)
 
@@ -65,7 +66,16 @@ def ensure_role(conn: Connection, tables: list[str], views: list[str]) -> bool:
     ):
         conn.execute(text(f"GRANT USAGE ON SEQUENCE {sequence} TO {ROLE}"))
     if not conn.scalar(text("SELECT pg_has_role(current_user, :r, 'MEMBER')"), {"r": ROLE}):
-        conn.execute(text(f"GRANT {ROLE} TO current_user"))
+        try:
+            with conn.begin_nested():
+                conn.execute(text(f"GRANT {ROLE} TO current_user"))
+        except DBAPIError:
+            # The role was made by someone else, who did not make us a member.
+            log.warning(
+                "cannot make the database user a member of role %s: GM scripts will run "
+                "with the parse check only; see docs/gm-schema.md", ROLE,
+            )  # fmt: skip
+            return False
     return True
 
 
