@@ -135,3 +135,11 @@ def _significant(statement: str) -> bool:
         else:
             return True
     return False
+
+
+def test_postgres_statements_are_cut_by_characters_not_bytes() -> None:
+    script = "UPDATE empires SET name = 'Ålfheim — ü' WHERE code = 'ALF';\nSELECT 'ß';  SELECT 2"
+    got = split_statements(script, dialect="postgresql")
+    assert [(s.line, s.text) for s in got] == [
+        (1, "UPDATE empires SET name = 'Ålfheim — ü' WHERE code = 'ALF'"), (2, "SELECT 'ß'"), (2, "SELECT 2"),
+    ]

@@ -196,8 +196,8 @@ _COMMANDS = frozenset({
 
 def postgres_refusals(statement: Statement) -> list[str]:
     """Why PostgreSQL's parse tree of ``statement`` may not run (empty: it may)."""
-    from pglast import ast
-    from pglast.visitors import Visitor
+    from pglast import ast  # the postgres extra: a SQLite install runs without it
+    from pglast.visitors import Visitor  # the postgres extra
 
     early = keyword_refusal(statement)
     node = statement.node
