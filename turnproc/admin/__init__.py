@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from .checks import check_game, describe_rows, format_violation
 from .script import ScriptResult, StatementResult, result_lines, run_script
-from .sqlsplit import ScriptSyntaxError, Statement, split_statements
+from .statements import ScriptSyntaxError, Statement, split_statements
 
 __all__ = [
     "ScriptResult",

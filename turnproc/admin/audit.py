@@ -1,8 +1,11 @@
 """The audit log: who did what to which game's data, when, and how it ended.
 
-Rows are only ever added. A change and its audit entry commit in the same
-transaction, so there is no change without its entry; a refused or failed
-attempt is recorded in a transaction of its own after the rollback.
+Rows are only ever added. A turn action and its audit entry commit in the
+same transaction, so there is no change without its entry; a refused or failed
+attempt is recorded in a transaction of its own after the rollback. A GM
+script's entry is always written apart (:func:`record_apart`, its own
+connection, after the script's transaction ended), so the script cannot reach
+it; a crash between the commit and that entry would leave a change unaudited.
 """
 
 from __future__ import annotations

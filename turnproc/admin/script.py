@@ -1,11 +1,17 @@
 """Run a GM's SQL script against one game: one transaction, checked, audited.
 
-The script's statements run in order inside a single transaction. Then the
-game is checked exactly as the engine would check it (plus the row checks of
-:mod:`.checks`), and every row outside the game is compared with how it was
-before. Only when nothing is wrong — and this is not a dry run — is the
-transaction committed, together with its audit entry. Anything else rolls
-back and is audited on its own, with the reason.
+The script is cut into statements and checked by the database's own
+machinery (:mod:`.statements`): PostgreSQL's parser refuses anything but
+SELECT/INSERT/UPDATE/DELETE on the game tables before anything runs, and the
+statements then run as the role :data:`turnproc.storage.gmrole.ROLE` (DML on
+the game tables only); on SQLite the authorizer denies the same while SQLite
+compiles each statement. The statements run in order inside a single
+transaction. Then the game is checked exactly as the engine would check it
+(plus the row checks of :mod:`.checks`), and every row outside the game is
+compared with how it was before. Only when nothing is wrong — and this is not
+a dry run — is the transaction committed. Every attempt is audited afterwards
+in a transaction of its own, on its own connection, so no script can remove
+or change its entry.
 
 On PostgreSQL the transaction is REPEATABLE READ, so the before/after
 comparison of other games sees one snapshot (intake may be writing other
@@ -21,15 +27,23 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Connection, Engine, select
+from sqlalchemy import Connection, Engine, select, text
 from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.orm import Session
 
 from ..rules.invariants import Violation
+from ..storage import gmrole
 from ..storage import models as m
 from . import audit
 from .checks import Fingerprint, check_game, describe_rows, format_violation
-from .sqlsplit import ScriptSyntaxError, Statement, refusal, split_statements
+from .statements import (
+    ScriptSyntaxError,
+    Statement,
+    keyword_refusal,
+    postgres_refusals,
+    split_statements,
+    sqlite_authorizer,
+)
 
 log = logging.getLogger(__name__)
 
@@ -131,12 +145,17 @@ def run_script(
         )  # fmt: skip
         return result
 
+    postgres = engine.dialect.name == "postgresql"
     try:
         statements = split_statements(script, dialect=engine.dialect.name)
     except ScriptSyntaxError as exc:
-        result.errors.append(f"the script cannot be split into statements: {exc}")
+        result.errors.append(f"the script cannot be read: {exc}")
         return finish_apart()
-    result.errors.extend(r for r in map(refusal, statements) if r)
+    for statement in statements:
+        if postgres:
+            result.errors.extend(postgres_refusals(statement))
+        elif reason := keyword_refusal(statement):
+            result.errors.append(reason)
     if not statements:
         result.errors.append("the script holds no SQL statement")
     if result.errors:
@@ -157,13 +176,7 @@ def run_script(
                     trans.rollback()
                     return finish_apart()
                 before = Fingerprint.take(conn, game_id)
-                for statement in statements:
-                    try:
-                        result.statements.append(_execute(conn, statement))
-                    except DBAPIError as exc:
-                        result.outcome = "failed"
-                        result.errors.append(_database_message(exc, statement))
-                        break
+                _run_statements(conn, statements, result)
                 if result.outcome != "failed":
                     # The script changed rows behind the session's back.
                     session.expire_all()
@@ -176,17 +189,12 @@ def run_script(
                         result.outcome = "dry-run"
                     else:
                         result.outcome = "committed"
-                        entry = audit.record(
-                            session, action="sql", game_id=game_id, game_name=game_name, script=script,
-                            outcome="committed", detail=_summary(result), now=now, user=user,
-                        )  # fmt: skip
-                        result.audit_id = entry.id
             if result.outcome == "committed":
                 try:
                     trans.commit()
                 except DBAPIError as exc:
                     # A concurrent change to the same rows (PostgreSQL serialization failure).
-                    result.outcome, result.audit_id = "failed", None
+                    result.outcome = "failed"
                     reason = str(exc.orig).strip().splitlines()[0] if exc.orig else str(exc)
                     result.errors.append(f"the commit failed, nothing was changed: {reason}; run the script again")
             else:
@@ -195,10 +203,49 @@ def run_script(
             if trans.is_active:
                 trans.rollback()
             raise
-    if result.outcome != "committed":
-        return finish_apart()
-    log.info("game %s: GM script %s committed (audit %s)", game_name, result.sha256[:12], result.audit_id)
+    finish_apart()
+    if result.outcome == "committed":
+        log.info("game %s: GM script %s committed (audit %s)", game_name, result.sha256[:12], result.audit_id)
     return result
+
+
+def _run_statements(conn: Connection, statements: list[Statement], result: ScriptResult) -> None:
+    """Run the statements as far as the first failure, fenced in by the database:
+    PostgreSQL as the GM script role, SQLite under the authorizer."""
+    if conn.dialect.name == "postgresql":
+        # The parser read the script with standard strings: the server must too.
+        conn.exec_driver_sql("SET LOCAL standard_conforming_strings = on")
+        role = gmrole.role_usable(conn)
+        if role:
+            conn.exec_driver_sql(f"SET LOCAL ROLE {gmrole.ROLE}")
+        else:
+            log.warning("role %s is missing: the GM script runs with the parse check only", gmrole.ROLE)
+        for statement in statements:
+            try:
+                result.statements.append(_execute(conn, statement))
+            except DBAPIError as exc:
+                result.outcome = "failed"
+                result.errors.append(_database_message(exc, statement))
+                return
+        if role:
+            conn.execute(text("RESET ROLE"))
+        return
+    raw: Any = conn.connection.dbapi_connection
+    denied: list[str] = []
+    raw.set_authorizer(sqlite_authorizer(denied))
+    try:
+        for statement in statements:
+            try:
+                result.statements.append(_execute(conn, statement))
+            except DBAPIError as exc:
+                result.outcome = "failed"
+                if denied:
+                    result.errors.append(f"{statement.where()} was refused: {denied[0]}")
+                else:
+                    result.errors.append(_database_message(exc, statement))
+                return
+    finally:
+        raw.set_authorizer(None)
 
 
 def _summary(result: ScriptResult) -> str:

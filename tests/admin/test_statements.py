@@ -1,4 +1,6 @@
-"""The statement splitter: ';' ends a statement only outside quotes and comments."""
+"""Cutting a script into statements with the databases' own tokenizers: ';'
+ends a statement only outside quotes and comments (SQLite: complete_statement;
+PostgreSQL: its parser, through pglast)."""
 
 from __future__ import annotations
 
@@ -6,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from turnproc.admin.sqlsplit import ScriptSyntaxError, refusal, split_statements
+from turnproc.admin.statements import ScriptSyntaxError, keyword_refusal, postgres_refusals, split_statements
 
 
 def texts(script: str, dialect: str = "sqlite") -> list[str]:
@@ -45,17 +47,14 @@ def test_sqlite_comments_do_not_nest() -> None:
     assert texts("/* a /* b */ SELECT 1; SELECT 2") == ["SELECT 1", "SELECT 2"]
 
 
+@pytest.mark.parametrize("dialect", ["sqlite", "postgresql"])
 @pytest.mark.parametrize(
-    "script, line, what",
-    [
-        ("SELECT 1;\nSELECT 'open", 2, "quoted string"),
-        ('SELECT "open', 1, "quoted name"),
-        ("SELECT 1;\n\n/* never closed", 3, "comment"),
-    ],
+    "script, line",
+    [("SELECT 1;\nSELECT 'open", 2), ('SELECT "open', 1), ("SELECT 1;\n\nSELECT /* never closed", 3)],
 )
-def test_unclosed_quotes_and_comments(script: str, line: int, what: str) -> None:
-    with pytest.raises(ScriptSyntaxError, match=what) as info:
-        split_statements(script)
+def test_unclosed_quotes_and_comments(script: str, line: int, dialect: str) -> None:
+    with pytest.raises(ScriptSyntaxError) as info:
+        split_statements(script, dialect=dialect)
     assert info.value.line == line
 
 
@@ -74,9 +73,33 @@ def test_unclosed_quotes_and_comments(script: str, line: int, what: str) -> None
         ("attach 'x' as y", False),
     ],
 )
-def test_only_data_statements_are_allowed(statement: str, allowed: bool) -> None:
+def test_only_data_statements_are_allowed_sqlite(statement: str, allowed: bool) -> None:
     (stmt,) = split_statements(statement)
-    assert (refusal(stmt) is None) is allowed
+    assert (keyword_refusal(stmt) is None) is allowed
+
+
+@pytest.mark.parametrize(
+    "statement, allowed",
+    [
+        ("select 1", True),
+        ("(SELECT 1) UNION (SELECT 2)", True),
+        ("WITH x AS (SELECT 1) UPDATE empires SET vp = 1", True),
+        ("insert into orders values (1)", True),
+        ("SELECT lower(name), count(*) FROM gm_empires GROUP BY 1", True),
+        ("COMMIT", False),
+        ("end", False),
+        ("savepoint a", False),
+        ("ALTER TABLE t ADD c int", False),
+        ("vacuum", False),
+        ("SELECT * INTO t2 FROM empires", False),
+        ("WITH d AS (DELETE FROM audit_log RETURNING 1) SELECT * FROM d", False),
+        ("SELECT pg_catalog.set_config('a.b', 'c', true)", False),
+        ("UPDATE empires SET vp = (SELECT nextval('empires_id_seq'))", False),
+    ],
+)
+def test_only_data_statements_are_allowed_postgres(statement: str, allowed: bool) -> None:
+    (stmt,) = split_statements(statement, dialect="postgresql")
+    assert (not postgres_refusals(stmt)) is allowed
 
 
 _plain = st.text(alphabet="abc XYZ019=,()\n", min_size=1, max_size=12)
@@ -112,3 +135,11 @@ def _significant(statement: str) -> bool:
         else:
             return True
     return False
+
+
+def test_postgres_statements_are_cut_by_characters_not_bytes() -> None:
+    script = "UPDATE empires SET name = 'Ålfheim — ü' WHERE code = 'ALF';\nSELECT 'ß';  SELECT 2"
+    got = split_statements(script, dialect="postgresql")
+    assert [(s.line, s.text) for s in got] == [
+        (1, "UPDATE empires SET name = 'Ålfheim — ü' WHERE code = 'ALF'"), (2, "SELECT 'ß'"), (2, "SELECT 2"),
+    ]
