@@ -2,7 +2,7 @@
 so any number of workers deliver each mail once
 
 Revision ID: 0006
-Revises: 0004 (to be re-chained onto 0005 when merged)
+Revises: 0005
 Create Date: 2026-12-01 10:00:00
 """
 from __future__ import annotations
@@ -12,7 +12,7 @@ import sqlalchemy as sa
 
 
 revision = '0006'
-down_revision = '0004'
+down_revision = '0005'
 branch_labels = None
 depends_on = None
 
