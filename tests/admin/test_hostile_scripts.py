@@ -154,7 +154,7 @@ CATALOGUE = [
     Hostile("vacuum-into", "VACUUM INTO '/tmp/turnproc-copy.db';", only="sqlite"),
     Hostile("notify", "NOTIFY turnproc, 'x';", only="postgres"),
     Hostile("discard", "DISCARD ALL;", only="postgres"),
-    Hostile("merge", f"MERGE INTO empires e USING games g ON g.id = e.game_id WHEN MATCHED THEN UPDATE SET vp = 0;", only="postgres"),
+    Hostile("merge", "MERGE INTO empires e USING games g ON g.id = e.game_id WHEN MATCHED THEN UPDATE SET vp = 0;", only="postgres"),
     # schema
     Hostile("create-table", "CREATE TABLE loot (a int);"),
     Hostile("create-temp-table", "CREATE TEMP TABLE loot (a int);"),
