@@ -201,11 +201,21 @@ CATALOGUE = [
 ]
 
 
-@pytest.mark.parametrize("case", CATALOGUE, ids=[c.id for c in CATALOGUE])
+def _on(backend: str) -> list[pytest.MarkDecorator]:
+    return [pytest.mark.postgres] if backend == "postgres" else []
+
+
+# Each script runs on the databases it means something to: the pairs are made
+# here, so nothing is collected only to be skipped.
+PAIRS = [
+    pytest.param(case, backend, id=f"{case.id}-{backend}", marks=_on(backend))
+    for case in CATALOGUE
+    for backend in ([case.only] if case.only else ["sqlite", "postgres"])
+]
+
+
+@pytest.mark.parametrize(("case", "db_url"), PAIRS, indirect=["db_url"])
 def test_hostile_script_is_refused(games: Games, case: Hostile) -> None:
-    backend = _backend(games)
-    if case.only and case.only != backend:
-        pytest.skip(f"{case.only} only: the script means nothing to {backend}")
     _attempt(games, case.script)
 
 
@@ -216,6 +226,8 @@ def test_the_catalogue_is_large_and_names_unique() -> None:
 # -- the role on its own ----------------------------------------------------------------------
 
 
+@pytest.mark.postgres
+@pytest.mark.parametrize("db_url", ["postgres"], indirect=True)
 @pytest.mark.parametrize(
     "script",
     [
@@ -233,9 +245,8 @@ def test_the_role_refuses_what_the_parse_check_missed(
     games: Games, script: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """With the parse check switched off, PostgreSQL itself refuses: the
-    script runs as turnproc_gm_script."""
-    if _backend(games) != "postgres":
-        pytest.skip("the role is PostgreSQL's; SQLite's authorizer is tested above")
+    script runs as turnproc_gm_script (SQLite's authorizer is tested above)."""
+    assert _backend(games) == "postgres"
     monkeypatch.setattr(script_module, "postgres_refusals", lambda statement: [])
     result = _attempt(games, script)
     assert result.outcome == "failed"
