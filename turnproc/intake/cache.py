@@ -23,7 +23,7 @@ from ..rules.checks import KnownSystems, known_systems
 from ..rules.state import GameState
 from ..storage import models as m
 from ..storage.convert import load_state
-from ..storage.queries import GameView, current_deadline_text, load_game_view, orders_on_file, replies_last_hour
+from ..storage.queries import GameView, current_deadline_text, load_game_view, replies_last_hour
 
 __all__ = ["EmpireRow", "IntakeCache"]
 
@@ -55,6 +55,7 @@ class IntakeCache:
     games: dict[str, GameView | None] = field(default_factory=dict)
     empires: dict[tuple[int, str], EmpireRow | None] = field(default_factory=dict)
     order_sets: dict[tuple[int, int], m.OrderSet | None] = field(default_factory=dict)
+    order_set_games: set[int] = field(default_factory=set)
     senders: dict[str, bool] = field(default_factory=dict)
     failures: dict[tuple[int, str], int] = field(default_factory=dict)
     strangers_answered: int | None = None
@@ -75,6 +76,7 @@ class IntakeCache:
         self.games.clear()
         self.empires.clear()
         self.order_sets.clear()
+        self.order_set_games.clear()
         self.asked = set()
         self.handled = set()
         self.asked_ids, self.seen_ids = set(), set()
@@ -102,7 +104,8 @@ class IntakeCache:
         """Undo what a mail whose savepoint was rolled back left here."""
         self.seen_ids.discard(_raw_message_id(raw))
         self.handled.discard(hashlib.sha256(raw).hexdigest())
-        self.order_sets.clear()  # its rows are gone; the others are flushed and read again
+        self.order_sets.clear()
+        self.order_set_games.clear()  # its rows are gone; the others are flushed and read again
 
     def message_id_seen(self, session: Session, message_id: str) -> bool:
         message_id = message_id[:998]
@@ -170,13 +173,19 @@ class IntakeCache:
         key = (empire_id, sender.lower())
         self.failures[key] = self.failures.get(key, 0) + 1
 
-    def order_set(self, session: Session, empire_id: int, turn: int) -> m.OrderSet | None:
+    def order_set(self, session: Session, game: GameView, empire_id: int) -> m.OrderSet | None:
         """The empire's order set on file, as this batch left it (the batch's
-        own rows are flushed only at its end)."""
-        key = (empire_id, turn)
-        if key not in self.order_sets:
-            self.order_sets[key] = orders_on_file(session, empire_id, turn)
-        return self.order_sets[key]
+        own rows are flushed only at its end). The game's sets are read in one
+        query, the first time the batch asks about the game."""
+        if game.id not in self.order_set_games:
+            self.order_set_games.add(game.id)
+            for row in session.scalars(
+                select(m.OrderSet)
+                .where(m.OrderSet.game_id == game.id, m.OrderSet.turn == game.turn, m.OrderSet.active.is_(True))
+                .order_by(m.OrderSet.id)
+            ):
+                self.order_sets.setdefault((row.empire_id, game.turn), row)  # never more than one; the first if so
+        return self.order_sets.get((empire_id, game.turn))
 
     def remember_order_set(self, empire_id: int, turn: int, row: m.OrderSet | None) -> None:
         self.order_sets[(empire_id, turn)] = row

@@ -364,7 +364,7 @@ class _Mail:
         applied = apply_orders(
             session, game.id, empire.id, game.turn, parsed, redact_passwords(text, header.password),
             self.record, self.now, _sent_at(self.headers.get("date", ""), self.now),
-            self.cache.order_set(session, empire.id, game.turn),
+            self.cache.order_set(session, game, empire.id),
         )  # fmt: skip
         self.cache.remember_order_set(empire.id, game.turn, applied.current)
         if applied.outcome == "older" and applied.on_file_since is not None:

@@ -23,7 +23,6 @@ from ..rules.orders import MailCommand, Order, ParsedOrders
 from ..rules.orders import format_order
 from ..rules.state import Empire, GameSettings, GameState, Stance, System, SystemType, Tech
 from . import models as m
-from .queries import withdraw_orders
 
 log = logging.getLogger(__name__)
 
@@ -341,9 +340,9 @@ def store_orders(
 ) -> tuple[m.OrderSet, bool]:
     """Store the valid lines as the empire's orders for ``turn``: the new
     order set, and True when it replaced earlier ones. ``sent_at``: when the
-    player wrote them; ``current``: the set on file, if the caller holds it
-    (it may not be flushed yet)."""
-    replaced = withdraw_orders(session, empire_id, turn)
+    player wrote them; ``current``: the set on file now (None: nothing is on
+    file), which may not be flushed yet. There is never more than one."""
+    replaced = False
     if current is not None and current.active:
         current.active, replaced = False, True
     row = m.OrderSet(
