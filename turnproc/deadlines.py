@@ -24,6 +24,7 @@ __all__ = [
     "next_deadline",
     "due_deadline",
     "format_deadline",
+    "in_zone",
     "local_text",
 ]
 
@@ -136,12 +137,16 @@ def format_deadline(when: dt.datetime | None) -> str | None:
     return when.strftime("%A %d %B %Y, %H:%M %Z")
 
 
-def local_text(when: dt.datetime | None, timezone: str) -> str | None:
-    """``when`` as players read it: in the game's zone (UTC if the zone is unknown)."""
-    if when is None:
-        return None
+def in_zone(when: dt.datetime, timezone: str) -> dt.datetime:
+    """``when`` in the game's zone (UTC if the zone is unknown: a GM's SQL may
+    have put a bad one in, and no player's mail must fail on it)."""
     try:
         zone: dt.tzinfo = ZoneInfo(timezone)
     except (ZoneInfoNotFoundError, ValueError):
         zone = _UTC
-    return format_deadline(when.astimezone(zone))
+    return when.astimezone(zone)
+
+
+def local_text(when: dt.datetime | None, timezone: str) -> str | None:
+    """``when`` as players read it, in the game's zone."""
+    return None if when is None else format_deadline(in_zone(when, timezone))

@@ -20,6 +20,7 @@ from sqlalchemy.orm import Session
 
 from .config import Config
 from .mail.compose import DOMAIN_FALLBACK, compose, new_message_id
+from .mail.hygiene import clean_header
 from .mail.outbox import queue_mail
 from .reports.render import ReportDocuments, render, render_report_documents
 from .storage import models as m
@@ -108,13 +109,13 @@ def queue_ack(
     References); its own Message-ID. ``kind`` (ack, reject, unknown) is what
     the reply caps count."""
     # Whatever the sender put in their headers, ours stay short and storable.
-    subject = _one_line(subject)
+    subject = clean_header(subject)
     if len(subject) > 200:
         subject = subject[:199] + "\u2026"
     rendered = render("ack", {"subject": subject or "your orders", **context})
     mid = new_message_id(config.from_address)
-    message_id = _one_line(in_reply_to)[:500]
-    references = " ".join(_one_line(references).split()[-10:])[:900]
+    message_id = clean_header(in_reply_to)[:500]
+    references = " ".join(clean_header(references).split()[-10:])[:900]
     out = compose(
         sender=config.from_address,
         recipient=recipient,
@@ -127,10 +128,6 @@ def queue_ack(
     )
     queue_mail(session, out, kind=kind, game_id=game_id, now=now)
     return mid
-
-
-def _one_line(value: object) -> str:
-    return " ".join(str(value or "").replace("\x00", "").split())
 
 
 # -- reports ---------------------------------------------------------------------------

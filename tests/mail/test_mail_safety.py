@@ -266,7 +266,9 @@ def test_a_wrong_password_warning_names_the_from_address(box: Box) -> None:
     assert "arrived from mallory@evil.example with a wrong password" in body(warning)
 
 
-@pytest.mark.parametrize("subject", ["Out of Office: Re: Orders", "Automatische Antwort: Orders", "Automatic reply: orders"])
+@pytest.mark.parametrize(
+    "subject", ["Out of Office: Re: Orders", "Automatische Antwort: Orders", "Automatic reply: orders", "Réponse automatique : ordres"]
+)
 def test_out_of_office_replies_are_known_by_their_subject(box: Box, subject: str) -> None:
     msg = EmailMessage()
     msg["From"], msg["To"], msg["Subject"] = EMAILS["RIG"], HOST_ADDRESS, subject
@@ -393,6 +395,9 @@ def test_answers_held_back_are_recorded_and_shown_to_the_gm(box: Box) -> None:
         held = list(session.scalars(select(m.SuppressedReply)))
         assert [(r.recipient, r.kind) for r in held] == [(EMAILS["RIG"], "unknown")]
         assert "replies to this address in the last hour" in held[0].reason
+        # `turnproc game show` lists it (docs/gm-schema.md, docs/orders.md).
+        [(_, recipient, kind, reason)] = game_summary(session, get_game(session, "corpus"), NOW).suppressed
+        assert (recipient, kind) == (EMAILS["RIG"], "unknown") and reason == held[0].reason
 
 
 def test_a_big_mail_from_a_registered_player_counts_against_the_refusal_cap(box: Box) -> None:

@@ -57,7 +57,7 @@ class IntakeCache:
     order_sets: dict[tuple[int, int], m.OrderSet | None] = field(default_factory=dict)
     order_set_games: set[int] = field(default_factory=set)
     senders: dict[str, bool] = field(default_factory=dict)
-    failures: dict[tuple[int, str], int] = field(default_factory=dict)
+    failures: dict[tuple[int | None, str], int] | None = None
     strangers_answered: int | None = None
     deadlines: dict[tuple[int, tuple[object, ...]], str | None] = field(default_factory=dict)
     reply_counts: dict[tuple[str, str], int] = field(default_factory=dict)
@@ -156,20 +156,24 @@ class IntakeCache:
         self.strangers_answered = (self.strangers_answered or 0) + 1
 
     def password_failures(self, session: Session, empire_id: int, sender: str, now: dt.datetime) -> int:
-        """Wrong passwords for ``empire_id`` from ``sender`` in the last hour."""
-        key = (empire_id, sender.lower())
-        if key not in self.failures:
-            self.failures[key] = session.scalar(
-                select(func.count()).select_from(m.InboundMessage).where(
-                    m.InboundMessage.empire_id == empire_id,
-                    func.lower(m.InboundMessage.sender) == key[1],
-                    m.InboundMessage.outcome == "wrong_password",
-                    m.InboundMessage.received_at >= now - dt.timedelta(hours=1),
+        """Wrong passwords for ``empire_id`` from ``sender`` in the last hour.
+        Every mail with a header asks; the hour's few failures are read once a poll."""
+        if self.failures is None:
+            self.failures = {
+                (empire_id, address): count
+                for empire_id, address, count in session.execute(
+                    select(m.InboundMessage.empire_id, func.lower(m.InboundMessage.sender), func.count())
+                    .where(
+                        m.InboundMessage.outcome == "wrong_password",
+                        m.InboundMessage.received_at >= now - dt.timedelta(hours=1),
+                    )
+                    .group_by(m.InboundMessage.empire_id, func.lower(m.InboundMessage.sender))
                 )
-            ) or 0
-        return self.failures[key]
+            }
+        return self.failures.get((empire_id, sender.lower()), 0)
 
     def count_password_failure(self, empire_id: int, sender: str) -> None:
+        assert self.failures is not None  # asked before any failure is counted
         key = (empire_id, sender.lower())
         self.failures[key] = self.failures.get(key, 0) + 1
 

@@ -20,7 +20,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from ..config import Config
-from ..mail.hygiene import auto_reply_subject, automatic_reason, raw_headers, replyable, sender_address
+from ..mail.hygiene import auto_reply_subject, automatic_reason, clean_header, raw_headers, replyable, sender_address
 from ..mail.mime import MailTooDeep, message_text, parse_headers, parse_message
 from ..mails import ack_context, queue_ack, queue_password_lockout, queue_report
 from ..rules.orders import (
@@ -182,9 +182,9 @@ class _Mail:
         # The raw header text: the email package parses a header afresh on
         # every access, which is most of intake's time otherwise.
         self.headers = raw_headers(self.msg)
-        self.subject = _clean(_decoded(self.headers.get("subject", "")))
-        self.message_id = _clean(self.headers.get("message-id", ""))
-        self.sender = _clean(sender_address(self.msg, self.headers))
+        self.subject = clean_header(_decoded(self.headers.get("subject", "")))
+        self.message_id = clean_header(self.headers.get("message-id", ""))
+        self.sender = clean_header(sender_address(self.msg, self.headers))
         self.replies: list[str] = []
         # Added to the session once its outcome is known: one INSERT, no UPDATEs.
         self.record = m.InboundMessage(
@@ -201,7 +201,7 @@ class _Mail:
             # For the rest of this batch; a rolled-back batch starts the set afresh.
             self.cache.seen_ids.add(self.message_id[:998])
         self.record.outcome = result.outcome
-        self.record.detail = _clean(result.detail)[:2000]
+        self.record.detail = clean_header(result.detail)[:2000]
         self.session.add(self.record)
         result.replies = self.replies
         return result
@@ -257,12 +257,13 @@ class _Mail:
             return self.unsigned(header)
         if len(text) > MAX_TEXT:
             reason = f"the mail's text is longer than {MAX_TEXT // 1024} KiB; send only the orders"
-            if self.kind_for_stranger(header) == "reject":
-                return self.reject(header, reason, self.sender)
+            if self.cache.registered(self.session, self.sender):
+                return self.reject(header, reason, self.sender)  # a player's mistake, under the refusal cap
             return self.unplaced(header, reason, self.cache.game(self.session, header.game) if header.game else None)
+        game = self.cache.game(self.session, header.game) if header.game else None
         if not header.game or not header.empire:
-            return self.unplaced(header, _no_header_reason(header, text), None)
-        game = self.cache.game(self.session, header.game)
+            # A game it does name is still where the GM looks for an answer held back.
+            return self.unplaced(header, _no_header_reason(header, text), game)
         if game is None:
             hint = _did_you_mean(header.game, self.cache.game_names(self.session))
             return self.unplaced(header, f"there is no game called {header.game!r} here{hint}", None)
@@ -330,16 +331,6 @@ class _Mail:
             return self.finish(IntakeResult("rejected", REJECTED, header.game, header.empire, reason))
         self.cache.count_stranger_reply()
         return self.reject(header, reason, self.sender, game.id, kind="stranger")
-
-    def kind_for_stranger(self, header: Header) -> str:
-        """Which reply cap a refusal to this sender counts against: a player
-        writing from their registered address is not a stranger."""
-        if header.game and header.empire:
-            game = self.cache.game(self.session, header.game)
-            empire = self.cache.empire(self.session, game, header.empire) if game is not None else None
-            if empire is not None and empire.email.lower() == self.sender.lower():
-                return "reject"
-        return "unknown"
 
     def unsigned(self, header: Header) -> IntakeResult:
         """A mail with no From address: nothing to verify it against and no one
@@ -412,14 +403,6 @@ class _Mail:
             return
         queue_report(session, self.config, game.id, game.name, empire.code, empire.email, latest, self.now, kind=REPORT_COPY)
         self.cache.count_reply(empire.email, REPORT_COPY)
-
-
-def _clean(text: str) -> str:
-    """Header text as it may be stored: no NUL (PostgreSQL refuses it), no lone
-    surrogates (raw 8-bit bytes in a header; no database driver encodes them)
-    and no line breaks from a folded or hostile header."""
-    text = text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
-    return " ".join(text.replace("\x00", "").split())
 
 
 def _decoded(value: str) -> str:

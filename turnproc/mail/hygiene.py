@@ -7,7 +7,7 @@ import re
 from email.message import Message
 from email.utils import parseaddr
 
-__all__ = ["automatic_reason", "auto_reply_subject", "raw_headers", "sender_address", "replyable", "OUR_ID_MARK"]
+__all__ = ["automatic_reason", "auto_reply_subject", "clean_header", "raw_headers", "sender_address", "replyable", "OUR_ID_MARK"]
 
 #: Part of every Message-ID we make (see mail.compose.new_message_id).
 OUR_ID_MARK = "turnproc."
@@ -20,6 +20,14 @@ def raw_headers(msg: Message) -> dict[str, str]:
     for name, value in msg.raw_items():
         headers.setdefault(name.lower(), str(value).strip())
     return headers
+
+
+def clean_header(text: str) -> str:
+    """Header text as it may be stored or sent on: no NUL (PostgreSQL refuses
+    it), no lone surrogates (raw 8-bit bytes in a header; no database driver
+    encodes them) and no line breaks from a folded or hostile header."""
+    text = text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+    return " ".join(text.replace("\x00", "").split())
 
 
 def sender_address(msg: Message, raw: dict[str, str] | None = None) -> str:

@@ -16,6 +16,8 @@ import re
 from email.message import EmailMessage, Message
 from html.parser import HTMLParser
 
+from ..rules.parser import parse_header
+
 log = logging.getLogger(__name__)
 
 __all__ = ["MailTooDeep", "parse_message", "parse_headers", "message_text", "html_to_text"]
@@ -163,8 +165,10 @@ def html_to_text(markup: str) -> str:
     return "\n".join(lines).strip("\n")
 
 
-# A line starting with GAME or EMPIRE: where an order mail's header would be.
-_HEADER_LINE = re.compile(r"(?im)^[ \t]*(?:GAME|EMPIRE)\b")
+def _has_header(text: str) -> bool:
+    """Whether ``text`` holds an order header, as the one parser reads headers."""
+    header = parse_header(text)
+    return bool(header.game or header.empire)
 
 
 def message_text(msg: Message) -> str:
@@ -177,14 +181,14 @@ def message_text(msg: Message) -> str:
     try:
         body = msg.get_body(preferencelist=("plain",))
         text = _decode(body) if body is not None else ""
-        if text.strip() and _HEADER_LINE.search(text):
+        if text.strip() and _has_header(text):
             return text
         # "Orders attached": a .txt attachment with the header beats a body without one.
         for part in msg.walk():
             filename = (part.get_filename() or "").lower()
             if filename.endswith(".txt") and part.get_content_maintype() == "text":
                 attached = _decode(part)
-                if _HEADER_LINE.search(attached) or not text.strip():
+                if _has_header(attached) or not text.strip():
                     return attached
         if text.strip():
             return text

@@ -11,7 +11,6 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 from typing import Literal
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
@@ -218,7 +217,7 @@ def current_deadline(view: GameView, now: dt.datetime) -> dt.datetime | None:
     Raises :class:`turnproc.deadlines.DeadlineError` for a bad schedule.
     """
     if view.deadline_override is not None:
-        return _in_zone(view.deadline_override, view.timezone)
+        return deadlines.in_zone(view.deadline_override, view.timezone)
     after = max(now, view.last_deadline_at or now)
     return deadlines.next_deadline(view.schedule, view.timezone, after)
 
@@ -230,13 +229,6 @@ def current_deadline_text(view: GameView, now: dt.datetime) -> str | None:
         return deadlines.format_deadline(current_deadline(view, now))
     except deadlines.DeadlineError:
         return None
-
-
-def _in_zone(when: dt.datetime, timezone: str) -> dt.datetime:
-    try:
-        return when.astimezone(ZoneInfo(timezone))
-    except (ZoneInfoNotFoundError, ValueError):
-        return when.astimezone(dt.timezone.utc)
 
 
 def get_game(session: Session, name: str) -> m.Game:
