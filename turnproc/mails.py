@@ -12,14 +12,13 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-from email.utils import parseaddr
 from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from .config import Config
-from .mail.compose import DOMAIN_FALLBACK, compose, new_message_id
+from .mail.compose import compose, message_id_domain, new_message_id
 from .mail.hygiene import clean_header
 from .mail.outbox import queue_mail
 from .reports.render import ReportDocuments, render, render_report_documents
@@ -43,15 +42,11 @@ def stable_message_id(from_address: str, kind: str, game: m.Game, *parts: object
     outbox's unique Message-ID makes a second copy impossible. The digest
     includes the game's secret and id: a new game reusing a name or an id
     gets fresh ids."""
-    domain = parseaddr(from_address)[1].rpartition("@")[2] or DOMAIN_FALLBACK
+    domain = message_id_domain(from_address)
     digest = hashlib.sha256("|".join(map(str, (game.seed, game.id, kind, *parts))).encode()).hexdigest()[:12]
     label = ".".join(str(p) for p in parts)
     # "turnproc." marks it as ours: intake never answers a mail carrying it.
     return f"<turnproc.{kind}.{game.name}.{label}.{digest}@{domain}>"
-
-
-def _domain(config: Config) -> str:
-    return parseaddr(config.from_address)[1].rpartition("@")[2] or DOMAIN_FALLBACK
 
 
 # -- acknowledgements ------------------------------------------------------------------
@@ -317,7 +312,7 @@ def queue_password_lockout(
     digest = hashlib.sha256(f"{game_id}|{empire}|{sender.lower()}|{hour}".encode()).hexdigest()[:16]
     for who, to in (("owner", owner), ("gm", config.gm_address)):
         if to:
-            mid = f"<turnproc.lockout.{digest}.{who}@{_domain(config)}>"
+            mid = f"<turnproc.lockout.{digest}.{who}@{message_id_domain(config.from_address)}>"
             _queue_notice(session, config, "password_lockout", context, now, game_id=game_id, recipient=to, message_id=mid)
 
 
@@ -328,7 +323,7 @@ def queue_mail_set_aside(
     to the Failed folder; its headers say whose it was."""
     head = raw.split(b"\r\n\r\n", 1)[0].split(b"\n\n", 1)[0][:4000].decode("utf-8", "replace").replace("\x00", "")
     context = {"digest": digest, "attempts": attempts, "error": error, "headers": head}
-    mid = f"<turnproc.set-aside.{digest[:32]}.{attempts}@{_domain(config)}>"
+    mid = f"<turnproc.set-aside.{digest[:32]}.{attempts}@{message_id_domain(config.from_address)}>"
     return _queue_notice(session, config, "mail_set_aside", context, now, game_id=None, message_id=mid)
 
 

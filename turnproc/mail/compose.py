@@ -19,14 +19,19 @@ from email.mime.multipart import MIMEMultipart
 from email.mime.text import MIMEText
 from email.utils import format_datetime, formataddr, make_msgid, parseaddr
 
-__all__ = ["new_message_id", "compose", "DOMAIN_FALLBACK", "message_bytes"]
+__all__ = ["new_message_id", "message_id_domain", "compose", "DOMAIN_FALLBACK", "message_bytes"]
 
 DOMAIN_FALLBACK = "turnproc.invalid"
 
 
+def message_id_domain(from_address: str) -> str:
+    """The right-hand side of the Message-IDs we make: our own address's domain."""
+    return parseaddr(from_address)[1].rpartition("@")[2] or DOMAIN_FALLBACK
+
+
 def new_message_id(from_address: str) -> str:
     """A Message-ID we can recognise as ours (mail loops are refused by it)."""
-    domain = parseaddr(from_address)[1].rpartition("@")[2] or DOMAIN_FALLBACK
+    domain = message_id_domain(from_address)
     return make_msgid(idstring=f"turnproc.{secrets.token_hex(6)}", domain=domain)
 
 
