@@ -151,3 +151,9 @@ def test_the_checks_catch_what_they_are_for(tmp_path: Path) -> None:
     assert layer_of("turnproc.rules.parser") < layer_of("turnproc.storage.convert") < layer_of("turnproc.turns")
     assert layer_of("turnproc.turns") < layer_of("turnproc.worker") < layer_of("turnproc.cli")
     assert layer_of("turnproc.storage.queries") < layer_of("turnproc.mails") < layer_of("turnproc.intake.handle")
+
+
+def test_no_module_is_over_600_lines() -> None:
+    """A module that grows past this mixes jobs: split it by what each part owns."""
+    long = {m: n for m, p in MODULES.items() if (n := len(p.read_text(encoding="utf-8").splitlines())) > 600}
+    assert not long, f"modules over 600 lines: {long}"

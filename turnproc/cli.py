@@ -54,6 +54,14 @@ def _open(args: argparse.Namespace, *, migrate: bool = True) -> App:
     return open_app(config, migrate=migrate)
 
 
+def _read_input(path: str) -> str:
+    """A file the GM names (``-``: standard input), as text; a BOM is dropped."""
+    try:
+        return Path(path).read_text(encoding="utf-8-sig") if path != "-" else sys.stdin.read()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CLIError(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from None
+
+
 def _out(text: str = "") -> None:
     sys.stdout.write(text + ("\n" if not text.endswith("\n") else ""))
 
@@ -70,7 +78,6 @@ def cmd_db_upgrade(args: argparse.Namespace) -> int:
 
 
 def cmd_db_check(args: argparse.Namespace) -> int:
-
     config = load_config(args.config)
     engine = make_engine(config.database_url)
     current, head = migrate.current_revision(engine), migrate.head_revision()
@@ -153,11 +160,7 @@ def cmd_empire_add(args: argparse.Namespace) -> int:
 
 
 def cmd_orders_submit(args: argparse.Namespace) -> int:
-
-    try:
-        text = Path(args.file).read_text(encoding="utf-8-sig") if args.file != "-" else sys.stdin.read()
-    except OSError as exc:
-        raise CLIError(f"cannot read {args.file}: {exc.strerror}") from None
+    text = _read_input(args.file)
     app = _open(args)
     with transaction(app.sessions) as session:
         game = get_game(session, args.game)
@@ -172,7 +175,6 @@ def cmd_orders_submit(args: argparse.Namespace) -> int:
 
 
 def cmd_turn_run(args: argparse.Namespace) -> int:
-
     app = _open(args)
     result = run_current_turn(app.sessions, args.game, app.config, _now())
     _out(f"game {result.game}: turn {result.turn} resolved ({result.events} events), {len(result.reports)} reports queued")
@@ -198,11 +200,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def cmd_sql(args: argparse.Namespace) -> int:
-
-    try:
-        script = Path(args.file).read_text(encoding="utf-8-sig") if args.file != "-" else sys.stdin.read()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise CLIError(f"cannot read {args.file}: {getattr(exc, 'strerror', None) or exc}") from None
+    script = _read_input(args.file)
     app = _open(args)
     result = run_script(app.engine, args.game, script, now=_now(), dry_run=args.dry_run)
     for line in result_lines(result):
@@ -213,7 +211,6 @@ def cmd_sql(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-
     app = _open(args)
     with app.sessions() as session:
         game = get_game(session, args.game)
@@ -230,7 +227,6 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
-
     app = _open(args)
     with app.sessions() as session:
         entries = audit.recent(session, args.game, args.limit)
@@ -247,7 +243,6 @@ def cmd_audit(args: argparse.Namespace) -> int:
 
 
 def cmd_turn_preview(args: argparse.Namespace) -> int:
-
     app = _open(args)
     preview = preview_turn(app.engine, args.game, app.config, _now(), empire=args.empire)
     for line in preview.summary():
@@ -260,7 +255,6 @@ def cmd_turn_preview(args: argparse.Namespace) -> int:
 
 
 def cmd_turn_hold(args: argparse.Namespace) -> int:
-
     app = _open(args)
     with transaction(app.sessions) as session:
         set_hold(session, get_game(session, args.game), not args.off, _now())
@@ -270,7 +264,6 @@ def cmd_turn_hold(args: argparse.Namespace) -> int:
 
 
 def cmd_turn_release(args: argparse.Namespace) -> int:
-
     app = _open(args)
     with transaction(app.sessions) as session:
         released = release_turn(session, get_game(session, args.game), _now())
@@ -282,7 +275,6 @@ def cmd_turn_release(args: argparse.Namespace) -> int:
 
 
 def cmd_turn_discard(args: argparse.Namespace) -> int:
-
     app = _open(args)
     with transaction(app.sessions) as session:
         result = discard_turn(session, get_game(session, args.game), _now())
@@ -291,7 +283,6 @@ def cmd_turn_discard(args: argparse.Namespace) -> int:
 
 
 def cmd_turn_rollback(args: argparse.Namespace) -> int:
-
     app = _open(args)
     with transaction(app.sessions) as session:
         result = rollback(session, get_game(session, args.game), args.to, _now())
@@ -301,7 +292,6 @@ def cmd_turn_rollback(args: argparse.Namespace) -> int:
 
 
 def cmd_turn_rerun(args: argparse.Namespace) -> int:
-
     app = _open(args)
     with transaction(app.sessions) as session:
         rolled, result = rerun_turn(session, get_game(session, args.game), args.turn, app.config, _now())
@@ -319,7 +309,6 @@ def cmd_turn_rerun(args: argparse.Namespace) -> int:
 
 
 def cmd_poll(args: argparse.Namespace) -> int:
-
     app = _open(args)
     results = poll(app, _now())
     counts: dict[str, int] = {}
@@ -338,7 +327,6 @@ def cmd_send(args: argparse.Namespace) -> int:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-
     try:
         summary = run_demo(Path(args.dir), turns=args.turns, players=args.players, seed=args.seed)
     except (FileExistsError, ValueError) as exc:
@@ -362,7 +350,6 @@ def _print_schedule(summary: GameSummary) -> None:
 
 
 def cmd_game_schedule(args: argparse.Namespace) -> int:
-
     app = _open(args)
     with transaction(app.sessions) as session:
         schedule = set_schedule(
@@ -382,7 +369,6 @@ def cmd_game_schedule(args: argparse.Namespace) -> int:
 
 
 def cmd_game_pause(args: argparse.Namespace) -> int:
-
     app = _open(args)
     with transaction(app.sessions) as session:
         pause_game(session, get_game(session, args.game))
@@ -391,7 +377,6 @@ def cmd_game_pause(args: argparse.Namespace) -> int:
 
 
 def cmd_game_resume(args: argparse.Namespace) -> int:
-
     app = _open(args)
     with transaction(app.sessions) as session:
         schedule = resume_game(session, get_game(session, args.game), _now())
@@ -400,7 +385,6 @@ def cmd_game_resume(args: argparse.Namespace) -> int:
 
 
 def cmd_worker(args: argparse.Namespace) -> int:
-
     configure_logging(args.log_format, logging.DEBUG if args.verbose > 1 else logging.INFO)
     config = load_config(args.config)
     for name in ("tick", "poll", "flush", "max_backoff"):
