@@ -1,0 +1,78 @@
+"""The ``turnproc`` command: thin wiring, one library call per command.
+
+Each group of commands lives in its own module with a ``register`` function;
+this one builds the parser from them and turns library errors a GM can cause
+into one line on stderr and exit status 1. Nothing here holds game logic.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from collections.abc import Sequence
+
+from sqlalchemy.exc import DBAPIError, IntegrityError
+
+from .. import __version__
+from ..config import ConfigError
+from ..errors import GMError, ServerUnavailable, one_line
+from ..mail.outbox import OutboxError
+from ..storage.db import DatabaseError
+from ..storage.migrate import MigrationDrift, SchemaOutdated
+from . import admin, db, empires, games, service, turns
+from .common import CLIError
+
+log = logging.getLogger("turnproc")
+
+__all__ = ["main", "build_parser", "CLIError"]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="turnproc",
+        description="Play-by-e-mail turn processor for Star Chase.\n\nExample:\n  turnproc demo",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--config", metavar="FILE", help="config file (default: $TURNPROC_CONFIG, else ./turnproc.toml, else built-in defaults)")
+    parser.add_argument("-v", "--verbose", action="count", default=0, help="more logging (-vv for debug)")
+    parser.add_argument("--version", action="version", version=f"turnproc {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for module in (db, games, empires, turns, admin, service):
+        module.register(sub)
+    return parser
+
+
+_ERRORS = (GMError, ConfigError, DatabaseError, SchemaOutdated, MigrationDrift, CLIError, ServerUnavailable, OutboxError)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    level = logging.WARNING - 10 * min(args.verbose, 2)
+    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+    try:
+        return int(args.handler(args))
+    except _ERRORS as exc:
+        sys.stderr.write(f"turnproc: error: {exc}\n")
+        return 1
+    except IntegrityError as exc:
+        # The database's own constraints caught what no check above did: say
+        # which rule, in one line, instead of a traceback.
+        reason = str(exc.orig).strip().splitlines()[0] if exc.orig else str(exc)
+        sys.stderr.write(f"turnproc: error: the database refused the change, nothing was written: {reason}\n")
+        return 1
+    except DBAPIError as exc:
+        # A full disk, a lost connection, a lock held too long: one line; -vv
+        # (debug) shows the whole exception.
+        log.debug("database error", exc_info=True)
+        sys.stderr.write(f"turnproc: error: database error, the command's changes were not saved: {one_line(exc.orig or exc)}\n")
+        return 1
+    except OSError as exc:
+        log.debug("system error", exc_info=True)
+        where = f": {exc.filename}" if exc.filename else ""
+        sys.stderr.write(f"turnproc: error: {exc.strerror or one_line(exc)}{where}\n")
+        return 1
+    except KeyboardInterrupt:
+        sys.stderr.write("turnproc: interrupted\n")
+        return 130

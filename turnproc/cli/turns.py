@@ -1,0 +1,144 @@
+"""Running turns, the GM's turn control, and reports: ``turnproc turn ...``, ``turnproc report``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from ..storage.db import transaction
+from ..storage.queries import get_empire, get_game
+from ..turns import (
+    discard_turn,
+    preview_turn,
+    release_turn,
+    report_for,
+    rerun_turn,
+    rollback,
+    run_current_turn,
+    set_hold,
+)
+from .common import add_command, now, open_from, out
+from .service import cmd_send
+
+
+def cmd_turn_run(args: argparse.Namespace) -> int:
+    app = open_from(args)
+    result = run_current_turn(app.sessions, args.game, app.config, now())
+    out(f"game {result.game}: turn {result.turn} resolved ({result.events} events), {len(result.reports)} reports queued")
+    if result.finished:
+        out("the game is over")
+    if result.staged:
+        out(f"the game is on hold: the turn is staged; turnproc turn release {result.game} sends it, turn discard drops it")
+    else:
+        out("send them with: turnproc send")
+    return 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    app = open_from(args)
+    with app.sessions() as session:
+        game = get_game(session, args.game)
+        text, data = report_for(session, game, get_empire(session, game, args.empire), args.turn)
+    out(json.dumps(data, indent=2, sort_keys=True) if args.format == "json" else text)
+    return 0
+
+
+def cmd_turn_preview(args: argparse.Namespace) -> int:
+    app = open_from(args)
+    preview = preview_turn(app.engine, args.game, app.config, now(), empire=args.empire)
+    for line in preview.summary():
+        out(line)
+    if preview.report is not None:
+        out("")
+        out(preview.report)
+    out("(preview only: nothing was saved or sent)")
+    return 0
+
+
+def cmd_turn_hold(args: argparse.Namespace) -> int:
+    app = open_from(args)
+    with transaction(app.sessions) as session:
+        set_hold(session, get_game(session, args.game), not args.off, now())
+    out(f"game {args.game}: " + ("turns are run as usual again" if args.off else
+         f"each turn is staged for you; turnproc turn release {args.game} sends it"))
+    return 0
+
+
+def cmd_turn_release(args: argparse.Namespace) -> int:
+    app = open_from(args)
+    with transaction(app.sessions) as session:
+        released = release_turn(session, get_game(session, args.game), now())
+    out(f"game {released.game}: turn {released.turn} released, {released.mails} mails ready")
+    if args.no_send:
+        out("send them with: turnproc send")
+        return 0
+    return cmd_send(args)
+
+
+def cmd_turn_discard(args: argparse.Namespace) -> int:
+    app = open_from(args)
+    with transaction(app.sessions) as session:
+        result = discard_turn(session, get_game(session, args.game), now())
+    out(result.summary())
+    return 0
+
+
+def cmd_turn_rollback(args: argparse.Namespace) -> int:
+    app = open_from(args)
+    with transaction(app.sessions) as session:
+        result = rollback(session, get_game(session, args.game), args.to, now())
+    out(result.summary())
+    out(f"fix orders if needed (turnproc orders submit), then: turnproc turn rerun {args.game} {args.to}")
+    return 0
+
+
+def cmd_turn_rerun(args: argparse.Namespace) -> int:
+    app = open_from(args)
+    with transaction(app.sessions) as session:
+        rolled, result = rerun_turn(session, get_game(session, args.game), args.turn, app.config, now())
+    if rolled is not None:
+        out(rolled.summary())
+    out(f"game {result.game}: turn {result.turn} re-run ({result.events} events), {len(result.reports)} corrected reports queued")
+    if result.staged:
+        out(f"the game is on hold: turnproc turn release {result.game} sends them")
+    else:
+        out("send them with: turnproc send")
+    return 0
+
+
+def register(sub: Any) -> None:
+    turn = add_command(sub, "turn", lambda a: 2, "Run turns.", "turnproc turn run spring26")
+    tsub = turn.add_subparsers(dest="turn_command", metavar="SUBCOMMAND", required=True)
+    p = add_command(tsub, "run", cmd_turn_run, "Resolve the current turn and queue every report.", "turnproc turn run spring26")
+    p.add_argument("game")
+    p = add_command(tsub, "preview", cmd_turn_preview, "Resolve the current turn without saving anything; print what would happen.",
+             "turnproc turn preview spring26 --empire RIG")
+    p.add_argument("game")
+    p.add_argument("--empire", metavar="CODE", help="also print this empire's report as it would be sent")
+    p = add_command(tsub, "hold", cmd_turn_hold, "Stage each turn for the GM to release (or --off to run as usual).",
+             "turnproc turn hold spring26")
+    p.add_argument("game")
+    p.add_argument("--off", action="store_true", help="stop holding; a turn already staged stays staged")
+    p = add_command(tsub, "release", cmd_turn_release, "Make the staged turn final and send its reports.",
+             "turnproc turn release spring26")
+    p.add_argument("game")
+    p.add_argument("--no-send", action="store_true", help="only release; leave delivery to `turnproc send`")
+    p = add_command(tsub, "discard", cmd_turn_discard, "Drop the staged turn; the game collects that turn's orders again.",
+             "turnproc turn discard spring26")
+    p.add_argument("game")
+    p = add_command(tsub, "rollback", cmd_turn_rollback, "Go back to collecting orders for turn N; later turns are archived.",
+             "turnproc turn rollback spring26 --to 4")
+    p.add_argument("game")
+    p.add_argument("--to", type=int, required=True, metavar="N", help="the turn to collect orders for again")
+    p = add_command(tsub, "rerun", cmd_turn_rerun, "Run turn N again with its seed and the orders on file; reports go out as corrected.",
+             "turnproc turn rerun spring26 4")
+    p.add_argument("game")
+    p.add_argument("turn", type=int, metavar="N")
+
+    p = add_command(sub, "report", cmd_report, "Print an empire's latest (or a given turn's) report.",
+             "turnproc report spring26 RIG --format json")
+    p.add_argument("game")
+    p.add_argument("empire")
+    p.add_argument("--turn", type=int, help="the turn the report describes (default: latest)")
+    p.add_argument("--format", choices=("text", "json"), default="text")
