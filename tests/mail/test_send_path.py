@@ -5,6 +5,7 @@ and a connection that went stale between mails replaced without losing one."""
 from __future__ import annotations
 
 import datetime as dt
+from pathlib import Path
 
 import pytest
 from aiosmtpd.controller import Controller
@@ -87,3 +88,36 @@ def test_a_stale_connection_is_replaced_before_the_next_mail(monkeypatch: pytest
 )
 def test_every_line_ends_in_crlf_once(raw: bytes, wire: bytes) -> None:
     assert wire_bytes(raw) == wire
+
+
+def test_sent_mails_older_than_the_setting_lose_their_bytes_not_their_rows(
+    sqlite_url: str, sessions: sessionmaker, smtp_server: SmtpSink  # type: ignore[type-arg]
+) -> None:
+    """gm-handbook, `outbox_keep_days`: after that many days only the row is kept."""
+    engine = create_engine(sqlite_url)
+    queue(engine, 3)
+    now = dt.datetime.now(UTC)
+    with sessions() as session, session.begin():
+        old, recent, unsent = session.scalars(select(m.OutboxMail).order_by(m.OutboxMail.id)).all()
+        old.sent_at = now - dt.timedelta(days=31)
+        recent.sent_at = now - dt.timedelta(days=29)
+        old_id, recent_id, unsent_id = old.id, recent.id, unsent.id
+    assert outbox.flush_outbox(sessions, transport(smtp_server), now, keep_days=30) == (1, 0)
+    with sessions() as session:
+        bodies = {mail_id: body for mail_id, body in session.execute(select(m.OutboxMail.id, m.OutboxMail.body))}
+    assert bodies[old_id] == b"" and bodies[recent_id] and bodies[unsent_id]
+    assert outbox.purge_sent_bodies(sessions, now + dt.timedelta(days=40), 0) == 0  # 0 keeps everything
+    assert outbox.purge_sent_bodies(sessions, now + dt.timedelta(days=40), 30) == 2
+
+
+def test_the_keep_days_setting_is_read_and_checked(tmp_path: Path) -> None:
+    from turnproc.config import ConfigError, load_config
+
+    path = tmp_path / "turnproc.toml"
+    path.write_text("")
+    assert load_config(path).outbox_keep_days == 30
+    path.write_text("outbox_keep_days = 7\n")
+    assert load_config(path).outbox_keep_days == 7
+    path.write_text("outbox_keep_days = -1\n")
+    with pytest.raises(ConfigError, match="outbox_keep_days -1 is not a whole number from 0 to 3650"):
+        load_config(path)

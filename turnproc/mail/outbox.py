@@ -45,7 +45,7 @@ from ..storage import models as m
 
 log = logging.getLogger(__name__)
 
-__all__ = ["Transport", "ServerUnavailable", "OutboxError", "queue_mail", "flush_outbox", "pending_count", "claimant_tag", "LEASE"]
+__all__ = ["Transport", "ServerUnavailable", "OutboxError", "queue_mail", "flush_outbox", "purge_sent_bodies", "pending_count", "claimant_tag", "LEASE"]
 
 MAX_ATTEMPTS = 12
 #: Mails claimed, and marked sent, in one transaction.
@@ -202,6 +202,7 @@ def flush_outbox(
     lease: dt.timedelta = LEASE,
     claimant: str | None = None,
     batch: int = BATCH,
+    keep_days: int = 0,
 ) -> tuple[int, int]:
     """Deliver every due mail, a claimed batch at a time; returns (sent, failed).
 
@@ -210,12 +211,19 @@ def flush_outbox(
     number of flushes, in any number of processes and hosts, deliver each
     mail once. Raises :class:`OutboxError` (one line) when the flush cannot
     go on: the server is away, or the database cannot record a claim or a
-    delivery."""
+    delivery. A flush that sent something then empties the bytes of mails
+    sent more than ``keep_days`` ago (:func:`purge_sent_bodies`)."""
     try:
-        return _flush(factory, transport, now, lease=lease, me=claimant or claimant_tag(), batch=batch)
+        sent, failed = _flush(factory, transport, now, lease=lease, me=claimant or claimant_tag(), batch=batch)
     finally:
         if isinstance(transport, Closable):
             transport.close()
+    if sent:
+        try:
+            purge_sent_bodies(factory, now, keep_days)
+        except DBAPIError as exc:  # housekeeping: the next flush tries again
+            log.warning("outbox: could not empty old sent mails: %s", _reason(exc))
+    return sent, failed
 
 
 def _flush(
@@ -311,6 +319,24 @@ def _flush(
     if sent or failed:
         log.info("outbox: %d sent, %d failed", sent, failed)
     return sent, failed
+
+
+def purge_sent_bodies(factory: sessionmaker[Session], now: dt.datetime, keep_days: int) -> int:
+    """Empty the bytes of mails sent more than ``keep_days`` ago (0: keep all);
+    the rows stay, so the GM still sees who got what and when. At a thousand
+    empires a night's mail is hundreds of megabytes; the reports it carried
+    stay in ``reports`` and can be mailed again (REPORT n). Returns the count."""
+    if keep_days <= 0:
+        return 0
+    purged = _write(
+        factory,
+        update(m.OutboxMail)
+        .where(m.OutboxMail.sent_at < now - dt.timedelta(days=keep_days), func.length(m.OutboxMail.body) > 0)
+        .values(body=b""),
+    )
+    if purged:
+        log.info("outbox: emptied %d sent mails older than %d days", purged, keep_days)
+    return purged
 
 
 def pending_count(session: Session) -> int:

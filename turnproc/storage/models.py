@@ -380,6 +380,8 @@ class InboundMessage(Base):
     """Every mail the intake has looked at, so none is ever applied twice."""
 
     __tablename__ = "inbound_messages"
+    # The hour's wrong passwords, read once per poll.
+    __table_args__ = (Index("ix_inbound_outcome_received", "outcome", "received_at"),)
 
     id: Mapped[intpk]
     sha256: Mapped[str] = mapped_column(String(64), unique=True)
@@ -426,7 +428,14 @@ class OutboxMail(Base):
     send it; delivered only after that transaction committed."""
 
     __tablename__ = "outbox"
-    __table_args__ = (Index("ix_outbox_pending", "sent_at", "next_attempt_at"),)
+    __table_args__ = (
+        Index("ix_outbox_pending", "sent_at", "next_attempt_at"),
+        # The reply caps count a recipient's recent mails of a kind on every
+        # mail a poll answers: without this, each count reads the whole outbox.
+        Index("ix_outbox_recipient_kind_created", "recipient", "kind", "created_at"),
+        # Who was reminded this turn, read for every game at every tick.
+        Index("ix_outbox_game_kind_turn", "game_id", "kind", "turn"),
+    )
 
     id: Mapped[intpk]
     game_id: Mapped[int | None] = mapped_column(ForeignKey("games.id", ondelete="SET NULL"))
