@@ -211,7 +211,8 @@ def _queue_notice(
         when=now,
         message_id=message_id or new_message_id(config.from_address),
     )
-    queue_mail(session, msg, kind=kind, game_id=game_id, turn=turn)
+    # The caller's clock: the reply caps count notices to players against it too.
+    queue_mail(session, msg, kind=kind, game_id=game_id, turn=turn, now=now)
     return True
 
 

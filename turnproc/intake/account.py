@@ -261,6 +261,10 @@ class Account:
         )
 
 
+def _join(account: Account, line: CommandLine) -> str:
+    return "you play here already: JOIN is for a mail without a header, from an address that plays nowhere yet"
+
+
 _HANDLERS = {
     MailCommand.HELP: Account.help,
     MailCommand.REPORT: Account.report,
@@ -270,4 +274,5 @@ _HANDLERS = {
     MailCommand.VACATION: Account.vacation,
     MailCommand.BACK: Account.back,
     MailCommand.QUIT: Account.quit,
+    MailCommand.JOIN: _join,
 }

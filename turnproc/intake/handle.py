@@ -424,7 +424,7 @@ class _Mail:
         if join is None:
             # A JOIN line that did not parse: the line names a game when it has a second word.
             problem = _request_problem(parsed)
-            assert problem is not None  # no JOIN, and errors: one of them is the JOIN line's
+            assert problem is not None  # neither HELP nor JOIN read: the JOIN line had a mistake
             words = problem.text.split()
             game = self.cache.game(self.session, words[1]) if len(words) > 1 else None
             return self.unplaced(Header(game=game.name if game else None), f"your JOIN line: {problem.message}", game)
@@ -505,8 +505,8 @@ def _no_header_reason(header: Header, text: str) -> str:
 
 
 def _request_problem(parsed: ParsedOrders) -> Problem | None:
-    """The first error on a header-less mail's HELP or JOIN line."""
-    return next((p for p in parsed.errors if first_word(p.text) in HEADERLESS), None)
+    """The first error on a header-less mail's JOIN line."""
+    return next((p for p in parsed.errors if first_word(p.text) == MailCommand.JOIN), None)
 
 
 def _did_you_mean(word: str, candidates: list[str]) -> str:

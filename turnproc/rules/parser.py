@@ -104,8 +104,8 @@ them in docs/orders.md):
   first appearance (given again differently: ``duplicate_command``, the later
   line counts). A mistyped keyword gets "did you mean" like an order's.
 * **No header, only a request.** A mail with no header block whose first line
-  read (not quoted, above any reply line, signature or report) is ``HELP`` or
-  a ``JOIN`` line is read from that line, and no ``missing_game`` /
+  read (not quoted, above any reply line, signature or report) is ``HELP``
+  alone or a ``JOIN`` line is read from that line, and no ``missing_game`` /
   ``missing_empire`` is reported: the help and sign-up requests of people who
   play nowhere yet need no header.
 * **Limits.** Only stored lines count: the 17th slot-using order is
@@ -205,7 +205,9 @@ def _request_start(lines: list[str], marks: list[SkipReason | None]) -> int | No
             continue
         if word == "END":
             return None
-        return index if word in HEADERLESS else None
+        # "HELP" alone: "help me, my orders bounced" is a question for the GM, not a request.
+        alone = len(line.split()) == 1
+        return index if word in HEADERLESS and (alone or word != "HELP") else None
     return None
 
 
