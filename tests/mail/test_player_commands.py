@@ -231,6 +231,15 @@ def test_address_code_expires_after_48_hours(host: Host) -> None:
     assert host.empire().email == "ann@example.org"
 
 
+def test_a_new_address_request_replaces_the_one_waiting(host: Host) -> None:
+    first = _code(host.mail(player("ADDRESS ann@first.example")), "ann@first.example")
+    second = _code(host.mail(player("ADDRESS ann@second.example")), "ann@second.example")
+    (ack,) = host.mail(player(f"CONFIRM {first}", sender="ann@first.example"))
+    assert "the code must come back from ann@second.example" in ack.text
+    host.mail(player(f"CONFIRM {second}", sender="ann@second.example"))
+    assert host.empire().email == "ann@second.example"
+
+
 @pytest.mark.parametrize(
     "line,said",
     [

@@ -172,3 +172,13 @@ def test_approval_prints_no_password_and_mails_it_to_the_applicant(host: Host, c
     assert password not in out + err
     raw = host.smtp.messages[-1][2]
     assert message_from_bytes(raw, policy=policy.default)["To"] == ZED
+
+
+def test_a_join_beyond_the_answer_cap_still_waits_for_the_gm(host: Host, capsys) -> None:  # noqa: ANN001
+    cli(capsys, "game", "signup", "spring26", "--open")
+    host.mail(stranger("HELP"))  # this address's one answer this hour
+    sent = host.mail(stranger(JOIN))
+    assert to(sent, ZED) == [] and len(to(sent, GM)) == 1
+    assert requests(host) == [("ZED", ZED, "pending")]
+    with host.app.sessions() as session:
+        assert session.scalars(select(m.SuppressedReply.kind)).all() == ["stranger"]

@@ -5,7 +5,7 @@ balance still becomes ships; what this module keeps is the count of misses in
 a row. After ``inactive_after`` of them the empire is inactive: left out of the
 no-orders guard and of the early run's "everyone is in". Orders make it active
 again. An empire on leave (VACATION) misses no turn; one whose player sent
-QUIT becomes inactive at this turn whatever it sent.
+QUIT becomes inactive at this turn whatever it sent (rules.md §4.2, ruling O6).
 """
 
 from __future__ import annotations
