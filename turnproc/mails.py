@@ -431,7 +431,8 @@ def queue_signup_approved(
         "game": game, "turn": turn, "code": code, "name": name, "password": password, "deadline": deadline,
         "reply_to": config.from_address,
     }  # fmt: skip
-    return _queue_notice(session, config, "signup_approved", context, now, game_id=game_id, recipient=recipient, kind="signup")
+    # Kind "welcome": the outbox blanks the body once delivered (it holds the password).
+    return _queue_notice(session, config, "signup_approved", context, now, game_id=game_id, recipient=recipient, kind="welcome")
 
 
 def queue_signup_refused(

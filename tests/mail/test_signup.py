@@ -172,6 +172,10 @@ def test_approval_prints_no_password_and_mails_it_to_the_applicant(host: Host, c
     assert password not in out + err
     raw = host.smtp.messages[-1][2]
     assert message_from_bytes(raw, policy=policy.default)["To"] == ZED
+    # Delivered: the outbox keeps no copy of the password.
+    with host.app.sessions() as session:
+        bodies = [row.body for row in session.scalars(select(m.OutboxMail))]
+    assert bodies and not any(password.encode() in body for body in bodies)
 
 
 def test_a_join_beyond_the_answer_cap_still_waits_for_the_gm(host: Host, capsys) -> None:  # noqa: ANN001

@@ -42,11 +42,19 @@ from ..storage import models as m
 
 log = logging.getLogger(__name__)
 
-__all__ = ["Transport", "ServerUnavailable", "OutboxError", "queue_mail", "flush_outbox", "pending_count", "claimant_tag", "LEASE"]
+__all__ = [
+    "Transport", "ServerUnavailable", "OutboxError", "queue_mail", "flush_outbox", "pending_count", "claimant_tag", "LEASE",
+    "SECRET_KINDS", "SCRUBBED",
+]  # fmt: skip
 
 MAX_ATTEMPTS = 12
 #: How long a claim keeps other flushes off a mail (config: outbox_lease).
 LEASE = dt.timedelta(minutes=10)
+#: Kinds of mail that carry a secret in clear (a new player's password, an
+#: address-change code): the table keeps it only until delivery, then the body
+#: is replaced by :data:`SCRUBBED`, so no password stays stored in clear.
+SECRET_KINDS = frozenset({"welcome", "address_confirm"})
+SCRUBBED = b"(the body of this mail held a password or a code and was removed once it was delivered)"
 
 
 class Transport(Protocol):
@@ -158,6 +166,10 @@ def _mark_sent(factory: sessionmaker[Session], mail_id: int, at: dt.datetime) ->
         update(m.OutboxMail)
         .where(m.OutboxMail.id == mail_id, m.OutboxMail.sent_at.is_(None))
         .values(sent_at=at, attempts=m.OutboxMail.attempts + 1, claimed_until=None, last_error=""),
+    )
+    _write(
+        factory,
+        update(m.OutboxMail).where(m.OutboxMail.id == mail_id, m.OutboxMail.kind.in_(sorted(SECRET_KINDS))).values(body=SCRUBBED),
     )
 
 
