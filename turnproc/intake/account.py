@@ -123,8 +123,7 @@ class Account:
         query = select(m.Report).where(m.Report.empire_id == self.empire.id, m.Report.turn.not_in(staged))
         if turn is None:
             latest = session.scalar(query.order_by(m.Report.turn.desc()).limit(1))
-            # Before any report: the position now, which before turn 1 is the start.
-            return latest if latest is not None else self._start(self.game.turn - 1, self.cache.state(session, self.game))
+            return latest if latest is not None else self._position()
         if turn == 0:
             if self.game.turn == 1:
                 return self._start(0, self.cache.state(session, self.game))
@@ -142,6 +141,16 @@ class Account:
         if turn >= self.game.turn:
             return f"turn {turn} has not run yet ({span}, and REPORT 0 for the start)"
         return f"there is no report of turn {turn} for you ({span}, and REPORT 0 for the start)"
+
+    def _position(self) -> m.Report | str:
+        """No report yet: the position now (before turn 1, the start), or, while a
+        turn waits for the GM's release, the position before it."""
+        staged = self.session.scalar(
+            select(m.TurnRecord).where(m.TurnRecord.game_id == self.game.id, m.TurnRecord.staged.is_(True))
+        )
+        if staged is not None:
+            return self._start(staged.number - 1, state_from_dict(staged.state_before))
+        return self._start(self.game.turn - 1, self.cache.state(self.session, self.game))
 
     def _start(self, turn: int, state: GameState) -> m.Report | str:
         if self.empire.code not in state.empires:
