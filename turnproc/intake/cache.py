@@ -207,6 +207,13 @@ class IntakeCache:
             self.empires[key] = EmpireRow(*row) if row is not None else None
         return self.empires[key]
 
+    def forget_empire(self, game_id: int, code: str, *addresses: str) -> None:
+        """After a password or address change: read the empire (and whether
+        ``addresses`` play anywhere) again on the next mail."""
+        self.empires.pop((game_id, code.upper()), None)
+        for address in addresses:
+            self.senders.pop(address.lower(), None)
+
     def deadline(self, game: GameView, now: dt.datetime) -> str | None:
         key = (game.id, (*game.signature, game.last_deadline_at))
         if key not in self.deadlines:

@@ -45,7 +45,10 @@ from ..storage import models as m
 
 log = logging.getLogger(__name__)
 
-__all__ = ["Transport", "ServerUnavailable", "OutboxError", "queue_mail", "flush_outbox", "purge_sent_bodies", "pending_count", "claimant_tag", "LEASE"]
+__all__ = [
+    "Transport", "ServerUnavailable", "OutboxError", "queue_mail", "flush_outbox", "purge_sent_bodies", "pending_count",
+    "claimant_tag", "LEASE", "SECRET_KINDS", "SCRUBBED",
+]  # fmt: skip
 
 MAX_ATTEMPTS = 12
 #: Mails claimed, and marked sent, in one transaction.
@@ -54,6 +57,11 @@ BATCH = 25
 BATCH_SECONDS = 2.0
 #: How long a claim keeps other flushes off a mail (config: outbox_lease).
 LEASE = dt.timedelta(minutes=10)
+#: Kinds of mail that carry a secret in clear (a new player's password, an
+#: address-change code): the table keeps it only until delivery, then the body
+#: is replaced by :data:`SCRUBBED`, so no password stays stored in clear.
+SECRET_KINDS = frozenset({"welcome", "address_confirm"})
+SCRUBBED = b"(the body of this mail held a password or a code and was removed once it was delivered)"
 
 
 class Transport(Protocol):
@@ -154,13 +162,17 @@ def _claim(session: Session, me: str, at: dt.datetime, lease: dt.timedelta, batc
     return rows
 
 
-def _write(factory: sessionmaker[Session], statement: Update, tries: int = 3) -> int:
-    """Run one UPDATE in its own transaction, a few times if the database
-    refuses (a full disk may be freed, a lock released); the rows changed."""
+def _write(factory: sessionmaker[Session], statement: Update, *more: Update, tries: int = 3) -> int:
+    """Run UPDATEs in one transaction of their own, a few times if the
+    database refuses (a full disk may be freed, a lock released); the rows
+    the first changed."""
     for attempt in range(tries):
         try:
             with factory() as session, session.begin():
-                return session.execute(statement).rowcount  # type: ignore[attr-defined, no-any-return]
+                changed: int = session.execute(statement).rowcount  # type: ignore[attr-defined]
+                for other in more:
+                    session.execute(other)
+                return changed
         except DBAPIError:
             if attempt == tries - 1:
                 raise
@@ -174,6 +186,7 @@ def _mark_sent(factory: sessionmaker[Session], mail_ids: list[int], at: dt.datet
         update(m.OutboxMail)
         .where(m.OutboxMail.id.in_(mail_ids), m.OutboxMail.sent_at.is_(None))
         .values(sent_at=at, attempts=m.OutboxMail.attempts + 1, claimed_until=None, last_error=""),
+        update(m.OutboxMail).where(m.OutboxMail.id.in_(mail_ids), m.OutboxMail.kind.in_(sorted(SECRET_KINDS))).values(body=SCRUBBED),
     )
 
 
