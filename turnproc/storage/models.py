@@ -79,7 +79,13 @@ TECH_COLUMNS: dict[str, str] = {
     "CULTURAL": "tech_cultural",
     "DRIVE": "tech_drive",
     "SCANNER": "tech_scanner",
+    # Rule set 2 (migration 0009).
+    "PROBE": "tech_probe",
+    "HYPERSPACE": "tech_hyperspace",
+    "RECOVERY": "tech_recovery",
 }
+#: Rule-set versions a game row may hold (rules.md §19).
+RULESET_VERSIONS = (1, 2)
 
 
 def utcnow() -> dt.datetime:
@@ -133,6 +139,7 @@ class Game(Base):
         CheckConstraint("reminder_hours >= 0", "reminder_hours_not_negative"),
         CheckConstraint("inactive_after >= 1", "inactive_after_positive"),
         CheckConstraint("nmr_limit BETWEEN 0 AND 100", "nmr_limit_percentage"),
+        CheckConstraint(f"ruleset IN {RULESET_VERSIONS}", "ruleset_known"),
     )
 
     id: Mapped[intpk]
@@ -141,6 +148,9 @@ class Game(Base):
     """The game's secret: the galaxy and every turn's dice derive from it."""
     modules: Mapped[str] = mapped_column(String(64), default="zoc,pinning,engage")
     """Comma-separated rule modules switched on."""
+    ruleset: Mapped[int] = mapped_column(default=2)
+    """Rule-set version the game was created with (rules.md §19); games from
+    before version 2 were marked 1 by migration 0009."""
     turn: Mapped[int] = mapped_column(default=1)
     status: Mapped[str] = mapped_column(String(16), default="active")
     turn_limit: Mapped[int] = mapped_column(default=30)
@@ -182,6 +192,7 @@ class Empire(Base):
         CheckConstraint("treasury >= 0", "treasury_not_negative"),
         CheckConstraint("lost_in_space >= 0", "lost_in_space_not_negative"),
         CheckConstraint("missed_turns >= 0", "missed_turns_not_negative"),
+        CheckConstraint("reserve >= 0", "reserve_not_negative"),
         *(CheckConstraint(f"{col} >= 0", f"{col}_not_negative") for col in TECH_COLUMNS.values()),
     )
 
@@ -214,6 +225,15 @@ class Empire(Base):
     tech_cultural: Mapped[int] = mapped_column(default=0)
     tech_drive: Mapped[int] = mapped_column(default=1)
     tech_scanner: Mapped[int] = mapped_column(default=1)
+    tech_probe: Mapped[int] = mapped_column(default=1)
+    tech_hyperspace: Mapped[int] = mapped_column(default=0)
+    tech_recovery: Mapped[int] = mapped_column(default=0)
+    reserve: Mapped[count]
+    """Cruisers in the fleet reserve (rule set 2)."""
+    active_probe: Mapped[int | None]
+    """System code of the active probe (rule set 2)."""
+    inactive_probes: Mapped[list[Any]] = mapped_column(JSON, default=list, server_default="[]")
+    """System codes of the inactive probes, oldest first (rule set 2)."""
 
     game: Mapped[Game] = relationship(back_populates="empires")
 
