@@ -82,11 +82,11 @@ def test_example_file_loads() -> None:
     assert len(state.systems) == 12 and set(state.empires) == {"ALF", "BET"}
     assert scenario.emails == {"ALF": "alf@example.org", "BET": "bet@example.org"}
     assert check_galaxy(state) == []
-    assert state.settings == GameSettings()
+    assert state.settings == GameSettings(ruleset=2)
     assert state.systems[100].stance is Stance.AMBUSH and state.systems[100].stance_target == 102
     assert state.systems[109].pop == 0 and state.systems[109].owner is None
     assert state.empires["BET"].tech(Tech.DRIVE) == 2
-    assert state.empires["ALF"].techs == TECH_START
+    assert state.empires["ALF"].techs == {**TECH_START, Tech.PROBE: 3}
 
 
 def test_example_file_round_trips() -> None:

@@ -242,7 +242,7 @@ def report_context(
 
 
 def _add_v2(context: dict[str, Any], state: GameState, mine: list[Event], empire_code: str) -> None:
-    """What a rule-set-2 report adds (rules.md §19.2, §19.5); a version-1 report
+    """What a rule-set-2 report adds (rules.md §19.2, rules.md §19.5); a version-1 report
     stays as it always was, key for key."""
     empire = state.empires[empire_code]
     context["schema"] = SCHEMA_ID_V2

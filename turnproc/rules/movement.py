@@ -82,7 +82,7 @@ def _reset_retreat(ctx: Resolution, empire: str, src: System, dst: System) -> No
     """rules.md §19.7 (Star Chase 3.5): a cruiser MOVE into an own system points its
     RETREAT destination back where the cruisers came from, unless that is a
     planet or belt. Only a system whose stance is RETREAT has a destination to
-    reset (rules.md §19.7, ruling V4): AMBUSH's target means something else."""
+    reset (rules.md §19.7, ruling R4): AMBUSH's target means something else."""
     if not src.is_star or dst.stance is not Stance.RETREAT or dst.stance_target == src.code:
         return
     dst.stance_target = src.code

@@ -129,7 +129,7 @@ class Resolution:
 
     @property
     def v2(self) -> bool:
-        """Rule set version 2 (rules.md §19, §20)."""
+        """Rule set version 2 (rules.md §19, rules.md §20)."""
         return self.state.v2
 
     @property

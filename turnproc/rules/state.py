@@ -164,8 +164,8 @@ TECH_START: dict[Tech, int] = {
     Tech.RECOVERY: 0,
 }
 
-#: Rule-set versions a game can be created with (rules.md §19): 1 is §1–§18,
-#: 2 adds §19 and the corrections of §20.
+#: Rule-set versions a game can be created with (rules.md §19): 1 is rules.md §1–18,
+#: 2 adds rules.md §19 and the corrections of rules.md §20.
 RULESETS: tuple[int, ...] = (1, 2)
 LATEST_RULESET = 2
 
@@ -358,7 +358,7 @@ class GameState:
 
     @property
     def v2(self) -> bool:
-        """Whether the game plays rule set version 2 (rules.md §19, §20)."""
+        """Whether the game plays rule set version 2 (rules.md §19, rules.md §20)."""
         return self.settings.ruleset >= 2
 
     @property

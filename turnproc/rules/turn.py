@@ -21,7 +21,7 @@ Phases
    fail (``too_many_actions``) after slot 16.
    Rule set 2: an empire's first TAKE waits for the trade match, a second
    fails (``one_take``); STASH without a number runs only in slot 16.
-2b. Rule set 2 (rules.md §19.5, §19.6): the TAKEs, in the slots and slot
+2b. Rule set 2 (rules.md §19.5, rules.md §19.6): the TAKEs, in the slots and slot
    order they were written in; then the PROBE lines, empire by empire in code
    order, each empire's in the order written (beyond the Probe tech:
    ``too_many_probes``). In rule set 1 PROBE lines fail (``not_in_ruleset``).
@@ -147,7 +147,7 @@ def _slot_order_run(ctx: Resolution, code: str, order: Order, slot: int, took: s
 
 def _after_slots(ctx: Resolution, plans: Mapping[str, _Plan]) -> None:
     """Rule set 2 between slot 16 and the economy: the trade match, then the
-    PROBE lines (rules.md §19.5, §19.6). In rule set 1 PROBE lines fail."""
+    PROBE lines (rules.md §19.5, rules.md §19.6). In rule set 1 PROBE lines fail."""
     for slot, code, order in ctx.takes:
         run_order(ctx, code, order, slot)
     if ctx.v2:

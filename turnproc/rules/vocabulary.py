@@ -89,7 +89,7 @@ Event kinds (``Event.kind``; ``Event.empire`` is the actor, data as listed)
     Game over: ``reason`` (turn_limit/vp_target/last_empire), ``winner``,
     ``ranking`` (list of {empire, vp, industry}).
 
-Rule set version 2 only (rules.md §19, §20); a version-1 turn never has these
+Rule set version 2 only (rules.md §19, rules.md §20); a version-1 turn never has these
 kinds nor these extra fields:
 
 ``battle`` / ``bombard`` extra field
