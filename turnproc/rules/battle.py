@@ -296,6 +296,10 @@ def encounter(
                     escaping = dst.cruisers - caught
             if escaping > 0:
                 _withdraw(ctx, attacker, dst, escaping, caught)
+    elif stance is Stance.STANDOFF and ctx.engage and ctx.v2 and _is_static(ctx, dst):
+        # rules.md §20.2: a static's engage value is reported, no dice are drawn
+        # and it fights as if it stood on DEFEND (statics never avoid battle).
+        _, engage_info = _roll_both(ctx, att_emp, def_emp, dst, 0, "SF")
     elif stance is Stance.STANDOFF and ctx.engage and not _is_static(ctx, dst):
         def_wins, engage_info = _roll_both(ctx, att_emp, def_emp, dst, 0, "SF")
         if def_wins:

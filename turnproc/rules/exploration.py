@@ -2,7 +2,7 @@
 
 Random numbers, in order: one d100 (``randint(1, 100)``); for a tech find the
 tech (rule set 1: ``choice`` over the thirteen techs in declaration order; rule
-set 2: one ``randrange(40)`` walked over :data:`FIND_WEIGHTS`); then the amount
+set 2: one ``randrange(34)`` walked over :data:`FIND_WEIGHTS`); then the amount
 (``randint(1, cap)``). "Nothing" and population off a planet draw no amount.
 """
 
@@ -34,7 +34,7 @@ UNCAPPED_TECHS: frozenset[Tech] = frozenset({Tech.BP_INCOME, Tech.CULTURAL, Tech
 
 
 #: Rule set 2's tech-find weights (rules.md §20.1, 3.11: "some tech levels are
-#: easier to find than others"), walked in this order; 40 in all.
+#: easier to find than others"), walked in this order; 34 in all.
 FIND_WEIGHTS: tuple[tuple[Tech, int], ...] = (
     (Tech.WEAPONS, 3),
     (Tech.DEFENCE, 3),
@@ -57,7 +57,7 @@ _FIND_TOTAL = sum(w for _, w in FIND_WEIGHTS)
 
 
 def weighted_tech(draw: int) -> Tech:
-    """The tech a draw in ``range(40)`` finds, by :data:`FIND_WEIGHTS`."""
+    """The tech a draw in ``range(34)`` finds, by :data:`FIND_WEIGHTS`."""
     for tech, weight in FIND_WEIGHTS:
         if draw < weight:
             return tech

@@ -44,7 +44,7 @@ Random numbers are drawn in exactly this order
      find ``choice(list(Tech))``; then the amount ``randint(1, cap)`` (no amount
      for "nothing" and for population off a planet).
    * BOMBARD (rule set 2): ``randint(1, 5)`` for population, then industry.
-   * A rule-set-2 tech find draws ``randrange(40)`` instead of the ``choice``.
+   * A rule-set-2 tech find draws ``randrange(34)`` instead of the ``choice``.
 3. Research: per empire still owning a system, in code order, one
    ``randrange(sum of (level + 1))`` over the game's techs in :class:`Tech`
    order (13 in rule set 1, 16 in rule set 2).
