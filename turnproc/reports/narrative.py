@@ -171,10 +171,11 @@ def _battle(e: Event, viewer: str) -> str:
                 parts.append(f"{_who(attacker if side == 'attacker' else defender, viewer)} lost {what}")
     pool = d.get("lost_in_space")
     if isinstance(pool, dict):
-        for side in ("attacker", "defender"):
-            if pool.get(side):
-                who = _whose(attacker if side == "attacker" else defender, viewer)
-                parts.append(f"{_n(pool[side], 'cruiser')} of {who} losses drifted lost in space")
+        # Only the reader's own pool: what drifted from another empire's losses is
+        # its business (rules.md §19.2: the pools count toward nothing others see).
+        side = "attacker" if attacker == viewer else "defender" if defender == viewer else None
+        if side is not None and pool.get(side):
+            parts.append(f"{_n(pool[side], 'cruiser')} of your losses drifted lost in space")
     if d.get("captured"):
         parts.append(f"{_who(attacker, viewer)} captured the system")
     else:
