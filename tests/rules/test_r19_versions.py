@@ -29,8 +29,8 @@ V1_GOLDEN = {
 
 @pytest.mark.parametrize("name", sorted(V1_GOLDEN))
 def test_r19_version_1_golden_turns_are_byte_identical(name: str) -> None:
-    """rules.md §19: "Games created before version 2 existed play rule set 1 — §1 to §18
-    exactly as written, turn after turn." The engine's output for each version-1 golden
+    """rules.md §19: "Games created before version 2 existed play rule set 1 ... exactly
+    as written, turn after turn." The engine's output for each version-1 golden
     turn hashes to what it was before rule set 2."""
     case = GOLDEN / name
     assert load_scenario_file(case / "scenario.toml").state.settings.ruleset == 1
