@@ -173,9 +173,9 @@ def _battle(e: Event, viewer: str) -> str:
     if isinstance(pool, dict):
         # Only the reader's own pool: what drifted from another empire's losses is
         # its business (rules.md §19.2: the pools count toward nothing others see).
-        side = "attacker" if attacker == viewer else "defender" if defender == viewer else None
-        if side is not None and pool.get(side):
-            parts.append(f"{_n(pool[side], 'cruiser')} of your losses drifted lost in space")
+        mine = pool.get("attacker") if attacker == viewer else pool.get("defender") if defender == viewer else None
+        if mine:
+            parts.append(f"{_n(mine, 'cruiser')} of your losses drifted lost in space")
     if d.get("captured"):
         parts.append(f"{_who(attacker, viewer)} captured the system")
     else:
