@@ -1,6 +1,6 @@
 """Reports against events, over random games in both rule sets: the balance, the VP,
 the lost-in-space pool and the reserve a report shows are what the turn's events
-say, and every report validates against the published schema (rules.md §14, §19.2)."""
+say, and every report validates against the published schema (rules.md §14, rules.md §19.2)."""
 
 from __future__ import annotations
 
