@@ -41,7 +41,7 @@ Random numbers are drawn in exactly this order
      AMBUSH against a MOVE from the named system; not against a static or a
      pursued withdrawer): attacker ``randint(1, 6)`` twice, then defender twice.
    * A capture of a never-owned system: d100 ``randint(1, 100)``; for a tech
-     find ``choice(list(Tech))``; then the amount ``randint(1, cap)`` (no amount
+     find ``choice`` over the thirteen techs of rule set 1; then the amount ``randint(1, cap)`` (no amount
      for "nothing" and for population off a planet).
    * BOMBARD (rule set 2): ``randint(1, 5)`` for population, then industry.
    * A rule-set-2 tech find draws ``randrange(34)`` instead of the ``choice``.

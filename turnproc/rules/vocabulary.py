@@ -101,14 +101,18 @@ kinds nor these extra fields:
     ``cruisers_lost``, ``fighters_lost``, ``lost_in_space``.
 ``link``
     A new link: ``from``, ``to``, ``distsq``.
+``order`` extra fields
+    LAYUP/RESERVE: ``reserve`` (after); RECOVER: ``lost_in_space`` (after);
+    BOMBARD: ``pop_lost``, ``industry_lost``, ``cruisers_lost``, ``fighters_lost``;
+    LINK: ``distsq``; PROBE (slot None): ``where`` (the target), ``case``
+    (activated/moved/launched), ``lost`` (an inactive probe lost to the limit);
+    FIND: ``destroyed``; TRADE: ``level`` (None: the trader's own); TAKE (its
+    slot, run after slot 16): ``level``, ``received``.
 ``retreat_reset``
     A cruiser MOVE set ``system``'s RETREAT destination to ``to`` (rules.md §19.7).
 ``trade``
     A TAKE matched a TRADE (sent to the trader, actor = trader): ``taker``,
     ``tech``, ``level`` (the taker's new level), ``paid``, ``received``.
-``probe``
-    One PROBE line ran: ``line``, ``target``, ``case`` (activated/moved/launched),
-    ``ok``, ``reason``, ``cost``, ``lost`` (an inactive probe lost to the limit).
 ``probe_lost``
     One of the empire's probes was destroyed by a FIND: ``system``.
 ``probe_view``
@@ -160,7 +164,6 @@ class EventKind:
     LINK: Final = "link"
     RETREAT_RESET: Final = "retreat_reset"
     TRADE: Final = "trade"
-    PROBE: Final = "probe"
     PROBE_LOST: Final = "probe_lost"
     PROBE_VIEW: Final = "probe_view"
     RESERVE: Final = "reserve"
