@@ -45,11 +45,15 @@ def empire_code(i: int) -> str:
     return "".join(chr(65 + (i // 26**k) % 26) for k in (2, 1, 0))
 
 
-def synthetic_state(n: int, seed: str = "bench") -> GameState:
-    """Turn 1 of an ``n``-empire game with every module on, all homes claimed."""
-    state = generate_galaxy(seed, n, SYSTEMS_PER_EMPIRE, GameSettings(modules=MODULES))
+def synthetic_state(n: int, seed: str = "bench", ruleset: int = 1) -> GameState:
+    """Turn 1 of an ``n``-empire game with every module on, all homes claimed; in
+    rule set 2 each empire also has 2 cruisers in the reserve and 2 lost in space."""
+    state = generate_galaxy(seed, n, SYSTEMS_PER_EMPIRE, GameSettings(modules=MODULES, ruleset=ruleset))
     for i in range(n):
         place_empire(state, empire_code(i), f"Empire {empire_code(i)}")
+        if ruleset >= 2:
+            emp = state.empires[empire_code(i)]
+            emp.reserve = emp.lost_in_space = 2
     return state
 
 
@@ -88,7 +92,27 @@ def synthetic_orders(state: GameState, code: str, rng: random.Random) -> str:
     ]
     if rng.random() < 0.2:
         lines.append(f"MESSAGE ALL Greetings from {code}")
+    if state.v2:
+        lines = _v2_mix(state, code, lines, base, planet, a)
     return "\n".join(lines)
+
+
+def _v2_mix(state: GameState, code: str, lines: list[str], base: int, planet: int, a: int | None) -> list[str]:
+    """Rule set 2's order mix (rules.md §19): the reserve, recovery, a trade offer
+    and a TAKE in every empire's orders, and a probe; still 16 slots."""
+    codes = sorted(state.empires)
+    i = codes.index(code)
+    after, before = codes[(i + 1) % len(codes)], codes[i - 1]
+    swaps = {
+        7: f"TRADE WEAPONS {after}" if after != code else "TAX",  # was TAX
+        8: f"LAYUP {base} 1",  # was STASH 1
+        13: f"RESERVE {planet} 1",  # was HOME
+        14: f"TAKE WEAPONS {before}" if before != code else "TAX",  # was CASH 1
+        15: f"RECOVER {base} 1",  # was MOVE base planet 1
+    }
+    out = [swaps.get(k, line) for k, line in enumerate(lines)]
+    out.append(f"PROBE {a}" if a else f"PROBE {base}")
+    return out
 
 
 def write_game(url: str, state: GameState, seed: str = "bench") -> dict[str, str]:
@@ -152,7 +176,7 @@ def _store_orders(session: Session, game: m.Game, state: GameState, texts: dict[
 def main() -> None:
     n = int(sys.argv[1])
     path = Path(sys.argv[2])
-    state = synthetic_state(n)
+    state = synthetic_state(n, ruleset=int(sys.argv[3]) if len(sys.argv) > 3 else 1)
     write_game(f"sqlite:///{path}", state)
     print(f"{path}: {n} empires, {len(state.systems)} systems, {len(state.links)} links")
 

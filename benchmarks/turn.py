@@ -33,6 +33,13 @@ reports is visible. Peak memory is the process's peak resident set
 before the phase starts.
 Targets (N = 1,000 on SQLite, 2 cores): turn <= 30 s, turn <= 5 x floor, and
 turn(1000) / turn(100) <= 11.
+
+    /tmp/venv/bin/python benchmarks/turn.py --sizes 1000 --compare-rulesets --repeat 3
+
+times ``resolve`` for the same galaxy played in rule set 1 (the usual order mix)
+and in rule set 2 (the reserve, recovery, a trade offer, a TAKE and a probe in
+every empire's orders, rules.md §19), each in fresh processes, and prints both
+and their ratio. Target: rule set 2 within 10 % of rule set 1.
 """
 
 from __future__ import annotations
@@ -229,6 +236,33 @@ def _run_child(phase: str, db: Path, profile: bool) -> dict[str, Any]:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+def _best_resolve(db_base: Path, work: Path, tag: str, repeat: int) -> dict[str, Any]:
+    runs = []
+    for i in range(repeat):
+        db = work / f"{tag}-{i}.db"
+        _copy(db_base, db)
+        runs.append(_run_child("resolve", db, False))
+        db.unlink()
+    return min(runs, key=lambda r: r["seconds"])
+
+
+def compare_rulesets(n: int, work: Path, repeat: int) -> None:
+    """``resolve`` of rule set 1 and of rule set 2 (its order mix) on one galaxy."""
+    best: dict[int, dict[str, Any]] = {}
+    for ruleset in (1, 2):
+        base = work / f"rules{ruleset}-{n}.db"
+        write_game(f"sqlite:///{base}", synthetic_state(n, ruleset=ruleset))
+        best[ruleset] = _best_resolve(base, work, f"rules{ruleset}-{n}", repeat)
+    one, two = best[1], best[2]
+    ratio = two["seconds"] / one["seconds"]
+    cpu = two["cpu"] / one["cpu"]
+    print(f"N={n}, resolve only, best of {repeat}: seconds wall (CPU)")
+    print(f"  rule set 1: {one['seconds']:.2f} ({one['cpu']:.2f}), {one['events']} events")
+    print(f"  rule set 2: {two['seconds']:.2f} ({two['cpu']:.2f}), {two['events']} events")
+    print(f"  rule set 2 / rule set 1: x {ratio:.3f} wall, x {cpu:.3f} CPU  "
+          f"{'ok' if cpu <= 1.10 else 'MISSED'} (target <= 1.10)")
+
+
 def measure(n: int, work: Path, profile: str | None, repeat: int) -> dict[str, Any]:
     t0 = time.perf_counter()
     state = synthetic_state(n)
@@ -319,6 +353,8 @@ def main() -> None:
     ap.add_argument("--sizes", default="12,100,1000", help="comma-separated empire counts")
     ap.add_argument("--repeat", type=int, default=1, help="run each phase this many times, keep the fastest")
     ap.add_argument("--profile", choices=sorted(PHASES), help="cProfile this phase (to stderr)")
+    ap.add_argument("--compare-rulesets", action="store_true",
+                    help="time resolve in rule set 1 and rule set 2 (their order mixes) instead")
     ap.add_argument("--child", choices=sorted(PHASES), help=argparse.SUPPRESS)
     ap.add_argument("--db", help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -327,6 +363,11 @@ def main() -> None:
         return
     sizes = [int(x) for x in args.sizes.split(",")]
     load = os.getloadavg()
+    if args.compare_rulesets:
+        with tempfile.TemporaryDirectory(prefix="turnproc-rules-bench-") as tmp:
+            for n in sizes:
+                compare_rulesets(n, Path(tmp), args.repeat)
+        return
     with tempfile.TemporaryDirectory(prefix="turnproc-turn-bench-") as tmp:
         rows = []
         for n in sizes:

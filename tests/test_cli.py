@@ -48,6 +48,20 @@ def test_game_new_and_empires_and_show(run) -> None:
     assert code == 0 and out.startswith("alpha")
 
 
+def test_r19_game_new_records_the_rule_set(run) -> None:
+    """rules.md §19: "New games play rule set 2 unless the GM asks for 1"; game show says
+    which; an unknown rule set is refused."""
+    code, out, _ = run("game", "new", "two", "--players", "2")
+    assert code == 0 and "rule set 2" in out
+    code, out, _ = run("game", "new", "one", "--players", "2", "--ruleset", "1")
+    assert code == 0 and "rule set 1" in out
+    code, out, _ = run("game", "show", "one")
+    assert code == 0 and "rule set 1" in out
+    with pytest.raises(SystemExit) as refused:  # argparse refuses it before the command runs
+        run("game", "new", "three", "--players", "2", "--ruleset", "3")
+    assert refused.value.code == 2
+
+
 def test_only_a_salted_hash_of_the_password_is_stored(run, tmp_path: Path) -> None:
     run("game", "new", "alpha", "--players", "2")
     _, out, _ = run("empire", "add", "alpha", "--code", "RIG", "--name", "R", "--email", "a@example.org")

@@ -82,11 +82,11 @@ def test_example_file_loads() -> None:
     assert len(state.systems) == 12 and set(state.empires) == {"ALF", "BET"}
     assert scenario.emails == {"ALF": "alf@example.org", "BET": "bet@example.org"}
     assert check_galaxy(state) == []
-    assert state.settings == GameSettings()
+    assert state.settings == GameSettings(ruleset=2)
     assert state.systems[100].stance is Stance.AMBUSH and state.systems[100].stance_target == 102
     assert state.systems[109].pop == 0 and state.systems[109].owner is None
     assert state.empires["BET"].tech(Tech.DRIVE) == 2
-    assert state.empires["ALF"].techs == TECH_START
+    assert state.empires["ALF"].techs == {**TECH_START, Tech.PROBE: 3}
 
 
 def test_example_file_round_trips() -> None:
@@ -95,6 +95,30 @@ def test_example_file_round_trips() -> None:
     assert again.state == scenario.state
     assert again.emails == scenario.emails
     assert dump_scenario(again) == dump_scenario(scenario)
+
+
+def test_r19_rule_set_2_state_round_trips() -> None:
+    """rules.md §19: scenario files carry the rule set, the reserve, the lost-in-space
+    pool, the probes and links made by LINK."""
+    state = load_scenario_file(EXAMPLE).state
+    alf = state.empires["ALF"]
+    alf.reserve, alf.lost_in_space = 4, 3
+    alf.active_probe, alf.inactive_probes = 104, (102, 106)
+    alf.techs[Tech.HYPERSPACE] = 9
+    state.links = state.links | {(104, 105)}  # as LINK 104 105 makes it (distance² 9)
+    scenario = Scenario(state=state, emails={})
+    text = dump_scenario(scenario)
+    assert "ruleset = 2" in text and "inactive_probes = [102, 106]" in text
+    again = load_scenario(text).state
+    assert again == state and again.settings.ruleset == 2
+
+
+def test_r19_a_scenario_without_ruleset_is_rule_set_1() -> None:
+    """docs/scenarios.md: "a file without it is a version-1 game"; only 1 and 2 exist."""
+    text = EXAMPLE.read_text(encoding="utf-8").replace("ruleset = 2\n", "")
+    assert load_scenario(text).state.settings.ruleset == 1
+    with pytest.raises(ScenarioError, match="not a rule set"):
+        load_scenario(EXAMPLE.read_text(encoding="utf-8").replace("ruleset = 2", "ruleset = 3"))
 
 
 def test_generated_game_with_empires_round_trips() -> None:

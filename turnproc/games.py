@@ -12,7 +12,7 @@ import datetime as dt
 import logging
 import re
 import secrets
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -23,7 +23,7 @@ from . import deadlines
 from .errors import GMError
 from .passwords import generate_password, hash_password
 from .rules.generate import GalaxyError, generate_galaxy, place_empire
-from .rules.state import MODULES, GameSettings
+from .rules.state import LATEST_RULESET, MODULES, RULESETS, GameSettings
 from .scenario import Scenario, ScenarioError, load_scenario_file
 from .storage import models as m
 from .storage.convert import load_state, new_game_row, save_state
@@ -69,8 +69,13 @@ def new_game(
     scenario: Path | None = None,
     modules: frozenset[str] | None = None,
     systems_per_player: int = 30,
+    ruleset: int | None = None,
 ) -> tuple[m.Game, dict[str, str]]:
     """Create a game from a generated galaxy or a scenario file.
+
+    ``ruleset`` is the rule-set version (rules.md §19): by default the
+    scenario's own (``ruleset`` in the file, 1 when it has none), else the
+    latest.
 
     Returns the game and, for a scenario that declares empires with e-mail
     addresses, the generated password of each (shown to the GM once).
@@ -79,6 +84,8 @@ def new_game(
         raise GMError(f"game name {name!r}: use letters, digits, '-', '_' or '.', up to 64 characters")
     if session.scalar(select(m.Game.id).where(m.Game.name == name)) is not None:
         raise GMError(f"a game named {name!r} already exists")
+    if ruleset is not None and ruleset not in RULESETS:
+        raise GMError(f"--ruleset {ruleset}: known rule sets are {', '.join(map(str, RULESETS))}")
     seed = seed or secrets.token_hex(16)
     if scenario is not None:
         try:
@@ -88,18 +95,19 @@ def new_game(
         except OSError as exc:
             raise GMError(f"cannot read scenario {scenario}: {exc.strerror}") from None
         if modules is not None:
-            loaded.state.settings = GameSettings(
-                modules=modules,
-                turn_limit=loaded.state.settings.turn_limit,
-                vp_target=loaded.state.settings.vp_target,
-            )
+            loaded.state.settings = replace(loaded.state.settings, modules=modules)
+        if ruleset is not None:
+            loaded.state.settings = replace(loaded.state.settings, ruleset=ruleset)
         state = loaded.state
     else:
         if not 1 <= players <= 2000:
             raise GMError(f"--players {players}: a game has 1 to 2000 players")
         if systems_per_player < 3:
             raise GMError("--systems-per-player must be at least 3")
-        settings = GameSettings(modules=MODULES if modules is None else modules)
+        settings = GameSettings(
+            modules=MODULES if modules is None else modules,
+            ruleset=LATEST_RULESET if ruleset is None else ruleset,
+        )
         state = generate_galaxy(seed, players, systems_per_player, settings)
         loaded = None
 

@@ -3,7 +3,7 @@ kind and time), the reminders (outbox by game, kind and turn) and the hour's
 wrong passwords (inbound mail by outcome and time)
 
 Revision ID: 0010
-Revises: 0007
+Revises: 0009
 Create Date: 2026-12-01 03:00:00
 """
 from __future__ import annotations
@@ -12,7 +12,7 @@ from alembic import op
 
 
 revision = '0010'
-down_revision = '0007'
+down_revision = '0009'
 branch_labels = None
 depends_on = None
 

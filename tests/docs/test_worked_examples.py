@@ -154,3 +154,53 @@ def test_r6_15_tech_costs() -> None:
     assert tech_cost(1, 1) == 4
     assert tech_cost(0, 2) == 8
     assert tech_cost(0, 1) + tech_cost(1, 1) == 5
+
+
+def test_r19_2_layup_and_reserve_example() -> None:
+    """rules.md §19.2's example: 6 cruisers at 101 and 4 in the reserve; LAYUP 101 - 2
+    leaves 4 at 101 and 6 in the reserve; RESERVE 102 - ALL brings only the 4 that were
+    there before the turn to 102, which then sticks."""
+    b = Builder(modules=(), ruleset=2)
+    b.empire("ABC", supply=100)
+    b.star(101, 0, 0, owner="ABC", pop=5, industry=5, cruisers=6)
+    b.star(102, 0, 1, owner="ABC", pop=5)
+    b.link(101, 102)
+    b.empires["ABC"].reserve = 4
+    orders = [o(A.LAYUP, 101, None, 2), o(A.RESERVE, 102, None, "ALL"), o(A.MOVE, 102, 101, 1)]
+    new, events = run(b.build(), {"ABC": orders})
+    layup, reserve, move = order_events(events, "ABC")
+    assert (layup["reserve"], reserve["done"], move["reason"]) == (6, 4, "sticky")
+    assert (new.systems[101].cruisers, new.systems[102].cruisers, new.empires["ABC"].reserve) == (4, 4, 2)
+
+
+def test_r19_4_link_example() -> None:
+    """rules.md §19.4's example: with Hyperspace 4, 101 at (0, 0) and 103 at (0, 2) are
+    distance² 4 apart; LINK 101 103 costs 20 BP, unless a star sits at (0, 1)."""
+    for blocker, reason, cost in ((False, None, 20), (True, "blocked", 0)):
+        b = Builder(modules=(), ruleset=2)
+        b.empire("ABC", supply=100, hyperspace=4)
+        b.star(101, 0, 0, owner="ABC", pop=5, industry=5)
+        b.star(103, 0, 2)
+        b.star(104, 1, 1)
+        b.link(101, 104, 103)
+        if blocker:
+            b.star(102, 0, 1)
+            b.link(102, 104)
+        _, events = run(b.build(), {"ABC": [o(A.LINK, 101, 103)]})
+        link = order_events(events, "ABC")[0]
+        assert (link["reason"], link["cost"], link["distsq"]) == (reason, cost, 4)
+
+
+def test_r19_5_probe_example() -> None:
+    """rules.md §19.5's example: with Probe 1 and Jump 1, PROBE 103 next to your star 102
+    launches a probe (2 BP); next turn PROBE 104 moves it along the link to 104."""
+    b = Builder(modules=(), ruleset=2)
+    b.empire("ABC", supply=100)
+    b.star(102, 0, 0, owner="ABC", pop=5, industry=5)
+    b.star(103, 0, 2)
+    b.star(104, 0, 4)
+    b.link(102, 103, 104)
+    first, events = run(b.build(), {"ABC": [o(A.PROBE, 103)]})
+    assert (order_events(events, "ABC")[0]["case"], order_events(events, "ABC")[0]["cost"]) == ("launched", 2)
+    second, events = run(first, {"ABC": [o(A.PROBE, 104)]})
+    assert order_events(events, "ABC")[0]["case"] == "moved" and second.empires["ABC"].active_probe == 104

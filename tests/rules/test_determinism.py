@@ -109,10 +109,13 @@ CODES = ("ABC", "DEF", "GHI")
 
 
 @st.composite
-def galaxies(draw: st.DrawFn) -> GameState:
+def galaxies(draw: st.DrawFn, ruleset: int = 1) -> GameState:
     modules = draw(st.sets(st.sampled_from(sorted(MODULES))))
     b = Builder(
-        modules=modules, turn_limit=draw(st.integers(1, 6)), vp_target=draw(st.integers(5, 60))
+        modules=modules,
+        turn_limit=draw(st.integers(1, 6)),
+        vp_target=draw(st.integers(5, 60)),
+        ruleset=ruleset,
     )
     n_stars = draw(st.integers(2, 7))
     squares = draw(
@@ -157,6 +160,12 @@ def galaxies(draw: st.DrawFn) -> GameState:
         )
         for tech in (Tech.WEAPONS, Tech.DRIVE, Tech.JUMP, Tech.MARINES, Tech.LIFE_SUPPORT):
             emp.techs[tech] = draw(st.integers(0, 4))
+        if ruleset >= 2:
+            # Rule set 2's own state (rules.md §19): a reserve, a pool, the new techs.
+            emp.reserve = draw(st.integers(0, 5))
+            emp.lost_in_space = draw(st.integers(0, 5))
+            for tech in (Tech.PROBE, Tech.HYPERSPACE, Tech.RECOVERY):
+                emp.techs[tech] = draw(st.integers(0, 9))
     for i, sys_code in enumerate(owned):
         sys = b.systems[sys_code]
         sys.owner = CODES[i % n_emp]
@@ -192,7 +201,8 @@ def quantities() -> st.SearchStrategy[Quantity | None]:
 
 
 def orders_for(state: GameState, empire: str) -> st.SearchStrategy[list[Order]]:
-    """Mostly sensible orders (own systems, their neighbours), some nonsense."""
+    """Mostly sensible orders (own systems, their neighbours), some nonsense; in rule
+    set 2 every order of rules.md §19 is among the sensible ones."""
     codes = sorted(state.systems) + [999]
     system = st.one_of(st.none(), st.sampled_from(codes))
     anything = st.builds(
@@ -212,16 +222,27 @@ def orders_for(state: GameState, empire: str) -> st.SearchStrategy[list[Order]]:
     linked = [(a, n) for a in mine for n in state.neighbours(a)]
     others = [(a, b) for a in mine for b in codes if b != a][:40]
     pairs = linked * 4 + others
+    v2 = state.v2
     sensible = st.builds(
-        lambda action, pair, number, tech, line: Order(
-            line, action, pair[0], pair[1] if action not in _ONE_PLACE else None, number, None, tech
+        lambda action, pair, number, tech, line, partner: Order(
+            line,
+            action,
+            pair[0] if action not in _NO_PLACE else None,
+            pair[1] if action not in _ONE_PLACE | _NO_PLACE else None,
+            number,
+            partner if action in (A.TRADE, A.TAKE) else None,
+            tech,
         ),
-        action=st.sampled_from(_SENSIBLE),
+        action=st.sampled_from(_SENSIBLE + (_SENSIBLE_V2 if v2 else [])),
         pair=st.sampled_from(pairs) if pairs else st.just((mine[0], None)),
         number=quantities(),
-        tech=st.sampled_from(list(Tech)),
+        tech=st.sampled_from(list(state.techs)),
         line=st.integers(1, 40),
+        partner=st.sampled_from(sorted(state.empires)),
     )
+    probes = st.builds(lambda c, line: Order(line, A.PROBE, c), st.sampled_from(codes), st.integers(1, 40))
+    if v2:
+        return st.lists(st.one_of(sensible, sensible, probes, anything), max_size=20)
     return st.lists(st.one_of(sensible, sensible, anything), max_size=20)
 
 
@@ -247,13 +268,38 @@ _SENSIBLE = [
     A.TECH,
     A.DISTSQ,
 ]
-_ONE_PLACE = {A.NEWCRS, A.NEWFTR, A.NEWCOL, A.BUILD, A.GROW, A.SCRAPC, A.STANDOFF}
+_ONE_PLACE = {
+    A.NEWCRS, A.NEWFTR, A.NEWCOL, A.BUILD, A.GROW, A.SCRAPC, A.STANDOFF,
+    A.LAYUP, A.RESERVE, A.RECOVER, A.FIND, A.STASH,
+}  # fmt: skip
+_NO_PLACE = {A.TRADE, A.TAKE, A.STASH}
+#: Rule set 2's orders (rules.md §19), all in the sensible mix of a version-2 game;
+#: PROBE lines come from their own strategy.
+_SENSIBLE_V2 = [
+    A.LAYUP, A.RESERVE, A.RECOVER, A.BOMBARD, A.LINK, A.FIND, A.TRADE, A.TAKE, A.STASH,
+]  # fmt: skip
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_random_games_never_crash_and_keep_invariants(data: st.DataObject) -> None:
-    state = data.draw(galaxies())
+    play_random_game(data, data.draw(galaxies()))
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_r19_random_rule_set_2_games_never_crash_and_keep_invariants(data: st.DataObject) -> None:
+    """rules.md §19: random version-2 games with every new order in the mix keep every
+    invariant (reserve and pool never negative, probes within limits, links within 7)
+    and are deterministic."""
+    state = data.draw(galaxies(ruleset=2))
+    final = play_random_game(data, state)
+    assert final.v2
+
+
+def play_random_game(data: st.DataObject, state: GameState) -> GameState:
+    """Up to four turns of random orders; every turn's invariants, the order count,
+    determinism (the same turn again gives the same bytes) and money conservation."""
     assert check_invariants(state) == []
     seed = data.draw(st.integers(0, 2**32))
     for turn in range(4):
@@ -262,6 +308,9 @@ def test_random_games_never_crash_and_keep_invariants(data: st.DataObject) -> No
         orders = {code: data.draw(orders_for(state, code)) for code in sorted(state.empires)}
         before = state_to_json(state)
         new, events = resolve(state, orders, random.Random(seed + turn))
+        again, events_again = resolve(state, orders, random.Random(seed + turn))
+        assert events_to_json(events_again) == events_to_json(events)
+        assert state_to_json(again) == state_to_json(new)
         assert state_to_json(state) == before
         assert check_invariants(new) == []
         assert new.turn == state.turn + 1
@@ -271,10 +320,15 @@ def test_random_games_never_crash_and_keep_invariants(data: st.DataObject) -> No
         assert sum(1 for e in events if e.kind == "order") == n_orders
         _check_conservation(state, new, events)
         state = new
+    return state
 
 
 def _check_conservation(old: GameState, new: GameState, events: list[Any]) -> None:
-    """Money never appears from nowhere: treasury moves are all accounted for."""
+    """Money never appears from nowhere: treasury moves are all accounted for, and
+    every trade pays the trader half, rounded down (rules.md §19.6)."""
+    for e in events:
+        if e.kind == "trade":
+            assert e.data["received"] == e.data["paid"] // 2
     gifts = sum(
         e.data["treasury_cost"] for e in events if e.kind == "order" and e.data["action"] == "GIFT"
     )

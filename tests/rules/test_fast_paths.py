@@ -24,14 +24,15 @@ SYSTEM_FIELDS = {
 }  # fmt: skip
 EMPIRE_FIELDS = {
     "code", "name", "balance", "treasury", "vp", "techs", "base", "home", "lost_in_space",
-    "active", "missed_turns",
+    "active", "missed_turns", "reserve", "active_probe", "inactive_probes",
 }  # fmt: skip
 STATE_FIELDS = {"turn", "systems", "links", "empires", "settings", "seen", "finished", "_adj_cache"}
 
 
 def test_fields_are_known() -> None:
     """Systems hold only immutable values; an empire's techs are its one mutable
-    field; the state's links and settings are immutable."""
+    field (its inactive probes are a tuple); the state's links and settings are
+    immutable."""
     assert {f.name for f in dataclasses.fields(System)} == SYSTEM_FIELDS
     assert {f.name for f in dataclasses.fields(Empire)} == EMPIRE_FIELDS
     assert {f.name for f in dataclasses.fields(GameState)} == STATE_FIELDS

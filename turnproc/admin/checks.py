@@ -32,7 +32,7 @@ from sqlalchemy.orm import Session
 
 from .. import deadlines
 from ..rules.invariants import Violation, check_invariants
-from ..rules.state import MODULES, GameState
+from ..rules.state import MODULES, RULESETS, GameState
 from ..storage import models as m
 from ..storage.convert import load_state
 
@@ -141,6 +141,8 @@ def game_checks(game: m.Game) -> list[Violation]:
     if modules - MODULES:
         unknown = ", ".join(sorted(modules - MODULES))
         out.append(Violation("game_modules", f"unknown rule module(s) {unknown} (known: {', '.join(sorted(MODULES))})"))
+    if game.ruleset not in RULESETS:
+        out.append(Violation("game_ruleset", f"unknown rule set {game.ruleset} (known: {', '.join(map(str, RULESETS))})"))
     try:
         ZoneInfo(game.timezone)
     except (ZoneInfoNotFoundError, ValueError):

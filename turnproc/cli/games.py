@@ -34,10 +34,14 @@ def cmd_game_new(args: argparse.Namespace) -> int:
             scenario=Path(args.scenario) if args.scenario else None,
             modules=modules,
             systems_per_player=args.systems_per_player,
+            ruleset=args.ruleset,
         )
         summary = game_summary(session, game, now())
     name = summary.view.name
-    out(f"game {name}: {summary.systems} systems, {summary.free_homes} free homes, rules: {summary.view.modules or 'none'}")
+    out(
+        f"game {name}: {summary.systems} systems, {summary.free_homes} free homes, "
+        f"rules: {summary.view.modules or 'none'}, rule set {summary.view.ruleset}"
+    )
     for code, password in sorted(passwords.items()):
         out(f"  empire {code} password: {password}")
     if not passwords:
@@ -64,7 +68,7 @@ def cmd_game_show(args: argparse.Namespace) -> int:
         s = game_summary(session, game, now())
         players = player_lines(session, game)
     v = s.view
-    out(f"game {v.name}: turn {v.turn}, {v.status}, rules: {v.modules or 'none'}")
+    out(f"game {v.name}: turn {v.turn}, {v.status}, rules: {v.modules or 'none'}, rule set {v.ruleset}")
     out(f"schedule: {v.schedule or 'none (run turns by hand)'} ({v.timezone})")
     out(f"{s.systems} systems, {s.free_homes} free homes")
     for e in v.empires:
@@ -136,6 +140,8 @@ def register(sub: Any) -> None:
     p.add_argument("--scenario", metavar="FILE", help="a scenario TOML file declaring the whole start")
     p.add_argument("--rules", metavar="MODULES", help="rule modules: any of zoc,pinning,engage, or none (default: all)")
     p.add_argument("--systems-per-player", type=int, default=30, help="systems per player (default 30)")
+    p.add_argument("--ruleset", type=int, choices=(1, 2),
+                   help="rule-set version (default: the scenario's, else 2); see docs/rules.md section 19")
     add_command(gsub, "list", cmd_game_list, "List the games.", "turnproc game list")
     p = add_command(gsub, "show", cmd_game_show, "Show a game: turn, schedule, empires and who has orders in.", "turnproc game show spring26")
     p.add_argument("game")

@@ -18,9 +18,14 @@ from ..rules.state import Empire, GameState, System, Tech
 from ..rules.visibility import audience, visible_from
 from .narrative import narrate
 
-__all__ = ["SCHEMA_ID", "TurnView", "report_context", "roundup", "order_form"]
+__all__ = ["SCHEMA_ID", "SCHEMA_ID_V2", "TurnView", "report_context", "roundup", "order_form"]
 
 SCHEMA_ID = "https://turnproc.example/schemas/report-1.json"
+#: Reports of rule-set-2 games (rules.md §19) say this schema: the same document,
+#: with the reserve, the rule set and the probes' section required.
+SCHEMA_ID_V2 = "https://turnproc.example/schemas/report-2.json"
+#: Kinds with a section of their own in a rule-set-2 report, not told as happenings.
+_SECTION_KINDS = ("probe_view", "reserve")
 
 
 def roundup(state: GameState) -> list[dict[str, Any]]:
@@ -163,7 +168,7 @@ def report_context(
     happenings = [
         {"kind": e.kind, "text": narrate(e, empire_code), "data": e.data}
         for e in mine
-        if e.kind not in ("order", "message", "stance", "name", "sticky")
+        if e.kind not in ("order", "message", "stance", "name", "sticky", *_SECTION_KINDS)
     ]
     press = [
         {
@@ -178,7 +183,7 @@ def report_context(
     income_now = _latest(mine, "income", empire_code)
     ranks = view.roundup
     rank = next(r["rank"] for r in ranks if r["code"] == empire_code)
-    return {
+    context = {
         "schema": SCHEMA_ID,
         "game": game_name,
         "turn": turn,
@@ -203,7 +208,7 @@ def report_context(
             "home": empire.home,
             "lost_in_space": empire.lost_in_space,
             "active": empire.active,
-            "techs": {t.value: empire.tech(t) for t in Tech},
+            "techs": {t.value: empire.tech(t) for t in state.techs},
         },
         "orders": orders,
         "happenings": happenings,
@@ -234,4 +239,22 @@ def report_context(
         "roundup": ranks,
         "press": press,
         "order_form": order_form(game_name, empire_code, state.turn),
+    }
+    if state.v2:
+        _add_v2(context, state, mine, empire_code)
+    return context
+
+
+def _add_v2(context: dict[str, Any], state: GameState, mine: list[Event], empire_code: str) -> None:
+    """What a rule-set-2 report adds (rules.md §19.2, rules.md §19.5); a version-1 report
+    stays as it always was, key for key."""
+    empire = state.empires[empire_code]
+    context["schema"] = SCHEMA_ID_V2
+    context["ruleset"] = state.settings.ruleset
+    context["empire"]["reserve"] = empire.reserve
+    view = _latest(mine, "probe_view", empire_code)
+    context["probes"] = {
+        "probes": view.get("probes") or [],
+        "systems": view.get("systems") or [],
+        "lost": [e.data["system"] for e in mine if e.kind == "probe_lost" and e.empire == empire_code],
     }

@@ -48,6 +48,24 @@ REASONS: dict[str, str] = {
     "too_many_actions": "only 16 actions are carried out",
     "bad_parts": "RETREAT parts must be 1 to 3",
     "no_empire": "your empire owns no system",
+    # Rule set 2 (rules.md §19).
+    "not_in_ruleset": "this game plays rule set 1, which does not have it",
+    "no_reserve": "no reserve cruisers (those laid up this turn cannot come back yet)",
+    "no_pool": "nothing is lost in space",
+    "not_planet": "the target is not a planet of that star",
+    "not_enemy": "the planet is not another empire's",
+    "not_star_from": "FROM must be a star",
+    "target_owned": "the target star belongs to another empire",
+    "already_linked": "the stars are already linked",
+    "bad_distance": "a link must be distance squared 1, 2, 4 or 9",
+    "blocked": "another star lies on the way",
+    "too_many_links": "a star there already has 7 links",
+    "out_of_range": "not linked to, nor within Jump of, your probe or systems",
+    "too_many_probes": "more PROBE lines than your Probe tech",
+    "no_offer": "no matching TRADE offer above your level",
+    "one_take": "only one TAKE a turn",
+    "level_too_high": "you may not offer a level above your own",
+    "not_slot_16": "STASH without a number works only as action 16",
 }
 
 FINDS = {
@@ -106,7 +124,11 @@ def _order(e: Event, viewer: str) -> str:
         parts.append(f"{done} of {asked}")
     if d.get("gained"):
         parts.append(f"+{d['gained']} BP")
-    if d.get("tech") and d.get("level") is not None:
+    if d.get("case"):
+        parts.append(f"probe {d['case']}")
+    if d.get("action") == "FIND":
+        parts.append(f"{_n(d.get('destroyed', 0), 'probe')} destroyed")
+    if d.get("tech") and d.get("level") is not None and d.get("action") != "TRADE":
         parts.append(f"{d['tech']} now {d['level']}")
     cost = d.get("cost") or 0
     treasury = d.get("treasury_cost") or 0
@@ -147,6 +169,13 @@ def _battle(e: Event, viewer: str) -> str:
             if isinstance(lost, dict) and any(lost.values()):
                 what = ", ".join(_n(n, kind[:-1].replace("_", " ")) for kind, n in sorted(lost.items()) if n)
                 parts.append(f"{_who(attacker if side == 'attacker' else defender, viewer)} lost {what}")
+    pool = d.get("lost_in_space")
+    if isinstance(pool, dict):
+        # Only the reader's own pool: what drifted from another empire's losses is
+        # its business (rules.md §19.2: the pools count toward nothing others see).
+        mine = pool.get("attacker") if attacker == viewer else pool.get("defender") if defender == viewer else None
+        if mine:
+            parts.append(f"{_n(mine, 'cruiser')} of your losses drifted lost in space")
     if d.get("captured"):
         parts.append(f"{_who(attacker, viewer)} captured the system")
     else:
@@ -239,8 +268,9 @@ def _leftovers(e: Event, viewer: str) -> str:
     if d.get("fighters"):
         parts.append(f"{_n(d['fighters'], 'fighter')} at {d.get('home')}")
     bought = " bought " + " and ".join(parts) if parts else " bought nothing"
+    stashed = f"; {d['treasury']} BP went into the treasury" if d.get("treasury") else ""
     lost = f"; {d['lost']} BP were lost" if d.get("lost") else ""
-    return f"Your {d.get('balance')} leftover BP{bought}{lost}."
+    return f"Your {d.get('balance')} leftover BP{bought}{stashed}{lost}."
 
 
 def _income(e: Event, viewer: str) -> str:
@@ -303,6 +333,43 @@ def _end(e: Event, viewer: str) -> str:
     return f"The game is over: {why.get(str(d.get('reason')), d.get('reason'))}, and {who}."
 
 
+def _bombard(e: Event, viewer: str) -> str:
+    d = e.data
+    hits = [f"{d.get('pop_lost')} population", f"{d.get('industry_lost')} industry"]
+    if d.get("cruisers_lost"):
+        hits.append(_n(d["cruisers_lost"], "cruiser"))
+    if d.get("fighters_lost"):
+        hits.append(_n(d["fighters_lost"], "fighter"))
+    return (
+        f"{_cap(_who(d.get('attacker'), viewer))} bombarded planet {d.get('system')} of "
+        f"{_who(d.get('defender'), viewer)} from {d.get('from')}: "
+        f"rolls {d.get('pop_roll')} and {d.get('industry_roll')}, {', '.join(hits)} lost."
+    )
+
+
+def _link(e: Event, viewer: str) -> str:
+    d = e.data
+    return f"A new link appeared between {d.get('from')} and {d.get('to')} (distance squared {d.get('distsq')})."
+
+
+def _retreat_reset(e: Event, viewer: str) -> str:
+    d = e.data
+    return f"{d.get('system')} will now retreat to {d.get('to')}, where its cruisers came from."
+
+
+def _trade(e: Event, viewer: str) -> str:
+    d = e.data
+    return (
+        f"{_cap(_who(d.get('taker'), viewer))} took {d.get('tech')} from {_who(e.empire, viewer)} "
+        f"to level {d.get('level')}, paying {d.get('paid')} treasury BP "
+        f"({d.get('received')} to {_who(e.empire, viewer)})."
+    )
+
+
+def _probe_lost(e: Event, viewer: str) -> str:
+    return f"Your probe at {e.data.get('system')} was found and destroyed."
+
+
 def _generic(e: Event, viewer: str) -> str:
     details = ", ".join(f"{k.replace('_', ' ')} {_fmt(v)}" for k, v in sorted(e.data.items()))
     who = f"{e.empire}: " if e.empire and e.empire != viewer else ""
@@ -341,6 +408,11 @@ _PHRASES: dict[str, Callable[[Event, str], str]] = {
     "stance": _stance,
     "eliminated": _eliminated,
     "end": _end,
+    "bombard": _bombard,
+    "link": _link,
+    "retreat_reset": _retreat_reset,
+    "trade": _trade,
+    "probe_lost": _probe_lost,
 }
 
 def narrate(event: Event, viewer: str) -> str:

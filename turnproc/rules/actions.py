@@ -13,14 +13,19 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from .battle import claim_unowned
+from .battle import claim_unowned, retreat_target_allowed
+from .bombard import do_bombard
 from .resolution import Outcome, Resolution, fail, ok
-from .economy import is_blockaded
+from .economy import STASH_RATE, is_blockaded
 from .events import Event
 from .exploration import explore
 from .galaxy import distance_sq, population_limit
 from .movement import asked_count, move_colony_ships, move_cruisers, move_fighters
-from .orders import Action, Order, format_order
+from .links import do_link
+from .orders import V2_ACTIONS, Action, Order, format_order
+from .probes import do_find, do_probe
+from .reserve import do_layup, do_recover, do_reserve
+from .trade import do_take, do_trade
 from .state import Stance, System, Tech
 from .vocabulary import EventKind, Reason
 
@@ -33,7 +38,6 @@ GROW_COST = 4
 COLONISE_COST = 2
 SCRAP_COST = 1
 TAX_GAIN = 2
-STASH_RATE = 3
 
 Handler = Callable[[Resolution, str, Order], Outcome]
 
@@ -283,6 +287,8 @@ def do_tech(ctx: Resolution, empire: str, order: Order) -> Outcome:
     if order.tech is None:
         return fail(Reason.MISSING_FIELD)
     tech: Tech = order.tech
+    if tech not in ctx.state.techs:
+        return fail(Reason.NOT_IN_RULESET, tech=tech.value)
     level = emp.tech(tech)
     affordable = 0
     while tech_cost(level, affordable + 1) <= emp.treasury:
@@ -337,7 +343,7 @@ def do_stance(ctx: Resolution, empire: str, order: Order) -> Outcome:
         if order.action is Action.RETREAT:
             if tsys.owner != empire:
                 return fail(Reason.DEST_NOT_OWNED, where=sys.code, to=tsys.code)
-            if not tsys.is_star:
+            if not retreat_target_allowed(sys, tsys, ctx.v2):
                 return fail(Reason.NOT_STAR, where=sys.code, to=tsys.code)
             if order.number is not None:
                 if order.number.count is None or not 1 <= order.number.count <= 3:
@@ -407,7 +413,19 @@ HANDLERS: dict[Action, Handler] = {
     Action.STANDOFF: do_stance,
     Action.NAME: do_name,
     Action.MESSAGE: do_message,
+    Action.LAYUP: do_layup,
+    Action.RESERVE: do_reserve,
+    Action.RECOVER: do_recover,
+    Action.BOMBARD: do_bombard,
+    Action.LINK: do_link,
+    Action.PROBE: do_probe,
+    Action.FIND: do_find,
+    Action.TRADE: do_trade,
+    Action.TAKE: do_take,
 }
+
+#: The slot in which STASH may leave its number out (rules.md §19.7).
+STASH_ALL_SLOT = 16
 
 
 def run_order(
@@ -417,9 +435,15 @@ def run_order(
     mark = len(ctx.events)
     if forced_reason is not None:
         outcome = fail(forced_reason)
+    elif order.action in V2_ACTIONS and not ctx.v2:
+        outcome = fail(Reason.NOT_IN_RULESET)
     elif order.action is not Action.MESSAGE and not ctx.owns_anything(empire):
         # rules.md §4.2 (ruling O3): an empire that owns no system only talks.
         outcome = fail(Reason.NO_EMPIRE)
+    elif (
+        ctx.v2 and order.action is Action.STASH and order.number is None and slot != STASH_ALL_SLOT
+    ):
+        outcome = fail(Reason.NOT_SLOT_16)
     else:
         outcome = HANDLERS[order.action](ctx, empire, order)
     data = {

@@ -30,7 +30,7 @@ from .galaxy import population_limit
 from .orders import Action
 from .state import Empire, Stance, System, SystemType, Tech
 from .vocabulary import EventKind
-from .zoc import controlling_systems
+from .zoc import controlling_systems, enemy_controllers
 
 __all__ = [
     "STATIC_ENGAGE_VALUE",
@@ -44,10 +44,39 @@ __all__ = [
     "encounter",
     "capture",
     "claim_unowned",
+    "battle_losses_lost",
+    "static_value",
 ]
 
 #: Statics (a system with no ships, only population) do not roll (seed 003).
 STATIC_ENGAGE_VALUE = -3
+#: Rule set 2: a system with fighters or colony ships but no cruisers is a
+#: military static (rules.md §20.2, seed 003).
+MILITARY_STATIC_ENGAGE_VALUE = -1
+
+
+def battle_losses_lost(ctx: Resolution, empire: str | None, cruisers: int) -> int:
+    """Half (rounded down) of the ``cruisers`` a side lost in one battle go to
+    ``empire``'s lost-in-space pool (rules.md §19.2); returns how many did.
+    Nothing in rule set 1: there they are all destroyed."""
+    if not ctx.v2 or empire is None or cruisers <= 0:
+        return 0
+    to_pool = cruisers // 2
+    ctx.state.empires[empire].lost_in_space += to_pool
+    return to_pool
+
+
+def static_value(sys: System, v2: bool) -> int | None:
+    """The engage value of a defending static, or None when the system rolls.
+
+    Rule set 1: only a system with no ships at all is a static (-3). Rule set 2
+    adds military statics (fighters or colony ships, no cruisers: -1).
+    """
+    if sys.cruisers + sys.fighters + sys.colony_ships == 0:
+        return STATIC_ENGAGE_VALUE
+    if v2 and sys.cruisers == 0:
+        return MILITARY_STATIC_ENGAGE_VALUE
+    return None
 
 
 @dataclass(frozen=True)
@@ -113,16 +142,28 @@ def _take_defender_losses(sys: System, n: int) -> tuple[int, int]:
     return fighters, cruisers
 
 
+def retreat_target_allowed(sys: System, target: System, v2: bool) -> bool:
+    """A RETREAT destination's kind: a star; in rule set 2 also an asteroid belt of
+    the same star (rules.md §20.3)."""
+    if target.is_star:
+        return True
+    return v2 and target.type is SystemType.AB and target.star == sys.code
+
+
 def _retreat_target_ok(ctx: Resolution, sys: System) -> bool:
     target = sys.stance_target
     if target is None or target == sys.code or target not in ctx.state.systems:
         return False
     tsys = ctx.state.systems[target]
-    return tsys.owner == sys.owner and tsys.is_star and ctx.state.linked(sys.code, target)
+    return (
+        tsys.owner == sys.owner
+        and retreat_target_allowed(sys, tsys, ctx.v2)
+        and ctx.state.linked(sys.code, target)
+    )
 
 
-def _is_static(sys: System) -> bool:
-    return sys.cruisers + sys.fighters + sys.colony_ships == 0
+def _is_static(ctx: Resolution, sys: System) -> bool:
+    return static_value(sys, ctx.v2) is not None
 
 
 def _withdraw(ctx: Resolution, attacker: str, sys: System, count: int, caught: int) -> None:
@@ -132,7 +173,12 @@ def _withdraw(ctx: Resolution, attacker: str, sys: System, count: int, caught: i
     assert defender is not None and sys.stance_target is not None
     target = state.systems[sys.stance_target]
     lost = 0
-    if ctx.zoc and controlling_systems(state, ctx.supply, attacker, target.code):
+    if ctx.v2:
+        # rules.md §20.3: control by any empire but the withdrawer's own costs ships.
+        losing = ctx.zoc and bool(enemy_controllers(state, ctx.supply, defender, target.code))
+    else:
+        losing = ctx.zoc and bool(controlling_systems(state, ctx.supply, attacker, target.code))
+    if losing:
         # Retreat losses: one in five, rounded up (rules.md §8.4).
         lost = -(-count // 5)
     sys.cruisers -= count
@@ -153,7 +199,14 @@ def _withdraw(ctx: Resolution, attacker: str, sys: System, count: int, caught: i
     if ctx.pinning:
         att_drive = state.empires[attacker].tech(Tech.DRIVE)
         def_drive = state.empires[defender].tech(Tech.DRIVE)
-        if att_drive > def_drive or target.type is SystemType.AB:
+        into_belt = target.type is SystemType.AB
+        # Rule set 1 lets a pursuer force a withdrawal into a belt; rule set 2
+        # reads seed 000 the other way: a belt cannot be pursued (rules.md §20.3).
+        if ctx.v2:
+            chase = att_drive > def_drive and not into_belt
+        else:
+            chase = att_drive > def_drive or into_belt
+        if chase:
             ctx.pursuit[(attacker, target.code)] = defender
             ctx.emit(
                 EventKind.PURSUIT,
@@ -188,8 +241,11 @@ def _roll_both(
 
     Statics do not roll and never win; ties favour the attacker.
     """
-    if _is_static(sys):
-        return False, _engage_data(None, None, def_order, "attacker")
+    value = static_value(sys, ctx.v2)
+    if value is not None:
+        data = _engage_data(None, None, def_order, "attacker")
+        data["defender_value"] = value
+        return False, data
     att = engage_roll(ctx, attacker.tech(Tech.DRIVE), 0)
     dfn = engage_roll(ctx, defender.tech(Tech.DRIVE), bonus)
     def_wins = dfn[0] > att[0]
@@ -240,7 +296,11 @@ def encounter(
                     escaping = dst.cruisers - caught
             if escaping > 0:
                 _withdraw(ctx, attacker, dst, escaping, caught)
-    elif stance is Stance.STANDOFF and ctx.engage and not _is_static(dst):
+    elif stance is Stance.STANDOFF and ctx.engage and ctx.v2 and _is_static(ctx, dst):
+        # rules.md §20.2: a static's engage value is reported, no dice are drawn
+        # and it fights as if it stood on DEFEND (statics never avoid battle).
+        _, engage_info = _roll_both(ctx, att_emp, def_emp, dst, 0, "SF")
+    elif stance is Stance.STANDOFF and ctx.engage and not _is_static(ctx, dst):
         def_wins, engage_info = _roll_both(ctx, att_emp, def_emp, dst, 0, "SF")
         if def_wins:
             ctx.emit(
@@ -308,6 +368,12 @@ def encounter(
     marines = att_emp.tech(Tech.MARINES)
     level = defence_level(dst, marines)
     won = attacker_wins(dst.fleet, survivors, dst, marines)
+    pool: dict[str, Any] = {}
+    if ctx.v2:
+        pool["lost_in_space"] = {
+            "attacker": battle_losses_lost(ctx, attacker, n - survivors),
+            "defender": battle_losses_lost(ctx, defender_code, lost_c),
+        }
     ctx.emit(
         EventKind.BATTLE,
         attacker,
@@ -328,6 +394,7 @@ def encounter(
         defence_level=level,
         winner="attacker" if won else "defender",
         captured=won,
+        **pool,
         **{"from": src.code},
     )
     if won:
@@ -352,14 +419,18 @@ def capture(ctx: Resolution, attacker: str, dst: System, survivors: int, how: st
     loser_code = dst.owner
     assert loser_code is not None
     loser = state.empires[loser_code]
+    # Rule set 2 reads 3.10 as naming MOVE and ASSAULT only: a DEEP capture
+    # takes the system whole and costs the loser no VP (rules.md §20.4).
+    whole = ctx.v2 and how == Action.DEEP.value
     # rules.md §10.4 (ruling B3): VP never go below zero.
-    vp_lost = min(1, loser.vp)
+    vp_lost = 0 if whole else min(1, loser.vp)
     loser.vp -= vp_lost
     _forget_loser_points(loser, dst.code)
     ctx.system_lost(loser_code, dst.code)
-    dst.pop //= 2
-    dst.industry //= 2
-    dst.colony_ships //= 2
+    if not whole:
+        dst.pop //= 2
+        dst.industry //= 2
+        dst.colony_ships //= 2
     dst.fighters = 0
     dst.cruisers = survivors
     _change_hands(ctx, dst, attacker)

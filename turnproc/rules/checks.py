@@ -7,10 +7,10 @@ from collections.abc import Set
 from dataclasses import dataclass, field
 
 from .grammar import SETTINGS, STANCES, FieldKind
-from .orders import MAX_NAMES, MAX_SLOTS, STANCE_ACTIONS, Action, Severity
+from .orders import MAX_NAMES, MAX_SLOTS, STANCE_ACTIONS, V2_ACTIONS, Action, Order, Severity
 from .problems import PROBLEMS
 from .reader import Candidate, Run, did_you_mean, quote
-from .state import GameState
+from .state import GameState, SystemType, Tech, link_key
 
 __all__ = ["KnownSystems", "known_systems", "known_systems_all", "check_orders"]
 
@@ -62,6 +62,8 @@ class _Scope:
     owned: Set[int] = field(default_factory=frozenset)
     known: Set[int] = field(default_factory=frozenset)
     captured: set[int] = field(default_factory=set)
+    new_links: set[tuple[int, int]] = field(default_factory=set)
+    """Rule set 2: links earlier LINK lines of these orders make (rules.md §19.4)."""
 
 
 def _scope_of(state: GameState | None, empire: str | None, known: KnownSystems | None = None) -> _Scope:
@@ -93,6 +95,13 @@ def _state_checks(run: Run, scope: _Scope, cand: Candidate) -> bool:
     state = scope.state
     if state is None:
         return ok
+    if not state.v2:
+        v2_only = o.action.value if o.action in V2_ACTIONS else None
+        if o.tech is not None and o.tech not in state.techs:
+            v2_only = o.tech.value
+        if v2_only is not None:
+            add("not_in_ruleset", value=v2_only, ruleset=state.settings.ruleset)
+            return ok
     unknown: set[str] = set()
     for f in spec.fields:
         value = getattr(o, f.attr)
@@ -107,9 +116,15 @@ def _state_checks(run: Run, scope: _Scope, cand: Candidate) -> bool:
         else:
             add("not_owned", value=where, hint=_codes_hint(where, scope.owned))
     if to is not None and "to" not in unknown:
-        if spec.to_star and not state.systems[to].is_star:
+        if spec.to_star and not state.systems[to].is_star and not _belt_retreat(state, o):
             add("target_is_planet", action=name, value=to)
-        if spec.linked and where is not None and where in scope.owned and not state.linked(where, to):
+        if (
+            spec.linked
+            and where is not None
+            and where in scope.owned
+            and not state.linked(where, to)
+            and link_key(where, to) not in scope.new_links
+        ):
             add("not_linked", action=name, value=where, to=to)
         if spec.to_owned and to not in scope.owned and to not in scope.captured:
             add("target_not_owned", action=name, value=to)
@@ -130,6 +145,44 @@ def _state_checks(run: Run, scope: _Scope, cand: Candidate) -> bool:
     return ok
 
 
+def _belt_retreat(state: GameState, o: Order) -> bool:
+    """Rule set 2: RETREAT may name an asteroid belt of the same star (rules.md §20.3)."""
+    if not state.v2 or o.action is not Action.RETREAT or o.to is None:
+        return False
+    target = state.systems[o.to]
+    return target.type is SystemType.AB and target.star == o.where
+
+
+def _limit_problem(run: Run, scope: _Scope, cand: Candidate, counts: dict[str, int]) -> bool:
+    """Rule set 2's per-turn limits (PROBE lines, one TAKE, STASH without a
+    number as action 16); True when the line may be stored. ``counts`` holds
+    the stored slots, probes and the line of the first TAKE so far."""
+    o = cand.order
+    state = scope.state
+    if o.action is Action.PROBE and state is not None and scope.empire is not None:
+        limit = state.empires[scope.empire].tech(Tech.PROBE)
+        if counts["probes"] >= limit:
+            run.problem(o.line, "too_many_probes", cand.text, limit=limit)
+            return False
+        counts["probes"] += 1
+    if o.action is Action.TAKE:
+        if counts["take"]:
+            run.problem(o.line, "second_take", cand.text, other=counts["take"])
+            return False
+        counts["take"] = o.line
+    if o.action is Action.STASH and o.number is None and state is not None:
+        if not state.v2:
+            run.problem(
+                o.line, "missing_field", cand.text, action="STASH", field="NUMBER",
+                usage="STASH NUMBER",
+            )
+            return False
+        if counts["slots"] + 1 != MAX_SLOTS:
+            run.problem(o.line, "stash_not_last", cand.text, slot=counts["slots"] + 1)
+            return False
+    return True
+
+
 def check_orders(
     run: Run, state: GameState | None, empire: str | None, known: KnownSystems | None = None
 ) -> None:
@@ -139,9 +192,13 @@ def check_orders(
     stances: dict[int, int] = {}
     settings: dict[Action, int] = {}
     named: dict[int, int] = {}
+    counts = {"slots": 0, "probes": 0, "take": 0}
     for cand in run.candidates:
         o = cand.order
         if not _state_checks(run, scope, cand):
+            continue
+        counts["slots"] = slots
+        if not _limit_problem(run, scope, cand, counts):
             continue
         if o.uses_slot:
             if slots >= MAX_SLOTS:
@@ -175,3 +232,5 @@ def check_orders(
         run.result.orders.append(o)
         if cand.spec.captures and o.to is not None:
             scope.captured.add(o.to)
+        if o.action is Action.LINK and o.where is not None and o.to is not None:
+            scope.new_links.add(link_key(o.where, o.to))

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 
 from .resolution import Resolution, holdings
 from .galaxy import population_limit
-from .state import TECH_START, Empire, GameState, System, Tech
+from .state import TECH_START, V1_TECHS, Empire, GameState, System, SystemType, Tech
 from .vocabulary import EventKind
 from .zoc import SupplyMap, compute_supply
 
@@ -38,6 +38,8 @@ CRUISER_COST = 10
 FIGHTER_COST = 3
 #: One cruiser is scrapped per this many BP of supply shortfall (rounded up).
 SHORTFALL_PER_CRUISER = 3
+#: Balance BP per treasury BP, for STASH and (rule set 2) the leftovers.
+STASH_RATE = 3
 
 
 def is_blockaded(state: GameState, planet: System) -> bool:
@@ -45,6 +47,9 @@ def is_blockaded(state: GameState, planet: System) -> bool:
     cruisers + fighters + 5 × colony ships there exceed the planet's population
     + cruisers (rules.md §13.4)."""
     if planet.star is None or planet.owner is None:
+        return False
+    if state.v2 and planet.type is not SystemType.PL:
+        # rules.md §20.5: an asteroid belt is never blockaded in rule set 2.
         return False
     star = state.systems[planet.star]
     if star.owner is None or star.owner == planet.owner:
@@ -108,6 +113,13 @@ def _leftovers(ctx: Resolution, code: str) -> None:
         fighters = balance // FIGHTER_COST
         balance -= fighters * FIGHTER_COST
         home.fighters += fighters
+    extra: dict[str, int] = {}
+    if state.v2:
+        # rules.md §19.7: what is left goes into the treasury at STASH's 3 : 1.
+        stashed = balance // STASH_RATE
+        balance -= stashed * STASH_RATE
+        emp.treasury += stashed
+        extra["treasury"] = stashed
     ctx.emit(
         EventKind.LEFTOVERS,
         code,
@@ -117,6 +129,7 @@ def _leftovers(ctx: Resolution, code: str) -> None:
         fighters=fighters,
         home=emp.home if fighters else None,
         lost=balance,
+        **extra,
     )
     emp.balance = 0
 
@@ -200,15 +213,15 @@ def _interest(ctx: Resolution, code: str) -> None:
     ctx.emit(EventKind.INTEREST, code, rate=rate, amount=amount, treasury=emp.treasury)
 
 
-def research_weight(techs: Mapping[Tech, int]) -> int:
-    """Sum of (level + 1) over every tech: the range of the research draw."""
-    return sum(techs.get(t, TECH_START[t]) + 1 for t in Tech)
+def research_weight(techs: Mapping[Tech, int], among: Iterable[Tech] = V1_TECHS) -> int:
+    """Sum of (level + 1) over the game's techs (``among``): the range of the draw."""
+    return sum(techs.get(t, TECH_START[t]) + 1 for t in among)
 
 
-def research_pick(techs: Mapping[Tech, int], draw: int) -> Tech:
-    """The tech a research draw in ``range(research_weight(techs))`` lands on,
-    walking the techs in :class:`Tech` order, each (level + 1) wide."""
-    for tech in Tech:
+def research_pick(techs: Mapping[Tech, int], draw: int, among: Iterable[Tech] = V1_TECHS) -> Tech:
+    """The tech a research draw in ``range(research_weight(techs, among))`` lands
+    on, walking ``among`` in :class:`Tech` order, each (level + 1) wide."""
+    for tech in among:
         width = techs.get(tech, TECH_START[tech]) + 1
         if draw < width:
             return tech
@@ -218,7 +231,8 @@ def research_pick(techs: Mapping[Tech, int], draw: int) -> Tech:
 
 def _research(ctx: Resolution, code: str) -> None:
     emp = ctx.state.empires[code]
-    tech = research_pick(emp.techs, ctx.rng.randrange(research_weight(emp.techs)))
+    among = ctx.state.techs
+    tech = research_pick(emp.techs, ctx.rng.randrange(research_weight(emp.techs, among)), among)
     emp.techs[tech] = emp.tech(tech) + 1
     ctx.emit(EventKind.RESEARCH, code, tech=tech.value, level=emp.techs[tech])
 

@@ -44,7 +44,11 @@ def check_end(ctx: Resolution) -> None:
         return
     rows = ranking(state)
     winners: list[str] = []
-    if rows:
+    if state.v2 and reason == "last_empire":
+        # rules.md §19.8: the last empire owning a system wins whatever the VP;
+        # an eliminated empire never wins (nobody does when none is left).
+        winners = playing
+    elif rows:
         best = (rows[0]["vp"], rows[0]["industry"])
         winners = [r["empire"] for r in rows if (r["vp"], r["industry"]) == best]
     state.finished = True

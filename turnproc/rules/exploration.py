@@ -1,7 +1,8 @@
 """Exploration (rules.md §12, Star Chase 3.11): digging in the Old Empire's ruins.
 
 Random numbers, in order: one d100 (``randint(1, 100)``); for a tech find the
-tech (``choice`` over :class:`Tech` in declaration order); then the amount
+tech (rule set 1: ``choice`` over the thirteen techs in declaration order; rule
+set 2: one ``randrange(34)`` walked over :data:`FIND_WEIGHTS`); then the amount
 (``randint(1, cap)``). "Nothing" and population off a planet draw no amount.
 """
 
@@ -9,10 +10,10 @@ from __future__ import annotations
 
 from .resolution import Resolution
 from .galaxy import population_limit
-from .state import SystemType, Tech
+from .state import V1_TECHS, SystemType, Tech
 from .vocabulary import EventKind
 
-__all__ = ["FIND_TABLE", "UNCAPPED_TECHS", "explore"]
+__all__ = ["FIND_TABLE", "FIND_WEIGHTS", "UNCAPPED_TECHS", "explore", "weighted_tech"]
 
 #: (highest roll, find) in ascending order; the d100 table of rules.md §12.
 FIND_TABLE: tuple[tuple[int, str], ...] = (
@@ -30,6 +31,38 @@ FIND_TABLE: tuple[tuple[int, str], ...] = (
 
 #: Techs found up to Expo at a time; every other tech is capped at 5 (3.11).
 UNCAPPED_TECHS: frozenset[Tech] = frozenset({Tech.BP_INCOME, Tech.CULTURAL, Tech.TREASURY})
+
+
+#: Rule set 2's tech-find weights (rules.md §20.1, 3.11: "some tech levels are
+#: easier to find than others"), walked in this order; 34 in all.
+FIND_WEIGHTS: tuple[tuple[Tech, int], ...] = (
+    (Tech.WEAPONS, 3),
+    (Tech.DEFENCE, 3),
+    (Tech.FIGHTER, 3),
+    (Tech.EXPO, 3),
+    (Tech.SUPPLY, 3),
+    (Tech.LIFE_SUPPORT, 3),
+    (Tech.DRIVE, 2),
+    (Tech.SCANNER, 2),
+    (Tech.MARINES, 2),
+    (Tech.JUMP, 2),
+    (Tech.PROBE, 2),
+    (Tech.RECOVERY, 2),
+    (Tech.HYPERSPACE, 1),
+    (Tech.BP_INCOME, 1),
+    (Tech.TREASURY, 1),
+    (Tech.CULTURAL, 1),
+)
+_FIND_TOTAL = sum(w for _, w in FIND_WEIGHTS)
+
+
+def weighted_tech(draw: int) -> Tech:
+    """The tech a draw in ``range(34)`` finds, by :data:`FIND_WEIGHTS`."""
+    for tech, weight in FIND_WEIGHTS:
+        if draw < weight:
+            return tech
+        draw -= weight
+    raise ValueError(f"tech-find draw out of range: {draw}")
 
 
 def _find_for(roll: int) -> str:
@@ -74,7 +107,10 @@ def explore(ctx: Resolution, empire: str, code: int) -> None:
         amount = rng.randint(1, 2 * expo)
         emp.treasury += amount
     elif find == "tech":
-        picked = rng.choice(list(Tech))  # rules.md §12 (ruling E7): all 13 equally likely
+        if state.v2:
+            picked = weighted_tech(rng.randrange(_FIND_TOTAL))
+        else:
+            picked = rng.choice(list(V1_TECHS))  # rules.md §12 (ruling E7): all 13 equally likely
         cap = expo if picked in UNCAPPED_TECHS else min(expo, 5)
         amount = rng.randint(1, cap)
         emp.techs[picked] = emp.tech(picked) + amount

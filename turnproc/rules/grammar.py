@@ -91,6 +91,8 @@ _FROM = FieldSpec("FROM", _K.SYSTEM, "where")
 _TO = FieldSpec("TO", _K.SYSTEM, "to")
 _WHERE = FieldSpec("WHERE", _K.SYSTEM, "where")
 _NUMBER = FieldSpec("NUMBER", _K.QUANTITY, "number")
+_TECH = FieldSpec("TECH", _K.TECH, "tech")
+_EMPIRE = FieldSpec("EMPIRE", _K.EMPIRE, "empire")
 
 
 def _specs() -> dict[Action, ActionSpec]:
@@ -126,13 +128,15 @@ def _specs() -> dict[Action, ActionSpec]:
         ActionSpec(a.SCRAPC, (_WHERE, _NUMBER), owned=True),
         ActionSpec(a.SCRAPF, (_WHERE, _NUMBER), owned=True),
         ActionSpec(a.TAX),
-        ActionSpec(a.STASH, (_NUMBER,)),
+        # Rule set 2 lets STASH leave its number out as action 16 (rules.md §19.7);
+        # the state checks refuse that in a version-1 game.
+        ActionSpec(a.STASH, (FieldSpec("NUMBER", _K.QUANTITY, "number", optional=True),)),
         ActionSpec(a.CASH, (_NUMBER,)),
-        ActionSpec(a.GIFT, (FieldSpec("EMPIRE", _K.EMPIRE, "empire"), _NUMBER)),
+        ActionSpec(a.GIFT, (_EMPIRE, _NUMBER)),
         ActionSpec(
             a.TECH,
             (
-                FieldSpec("TECH", _K.TECH, "tech"),
+                _TECH,
                 FieldSpec("LEVELS", _K.LEVELS, "number", optional=True, default=Quantity(1)),
             ),
         ),
@@ -158,6 +162,23 @@ def _specs() -> dict[Action, ActionSpec]:
         ActionSpec(a.STANDOFF, (_WHERE,), owned=True),
         ActionSpec(a.NAME, (_WHERE,), text="TEXT", owned=True),
         ActionSpec(a.MESSAGE, (FieldSpec("ALL|EMPIRE", _K.RECIPIENT, "empire"),), text="TEXT"),
+        # Rule set 2 (rules.md §19).
+        ActionSpec(a.LAYUP, (_WHERE, _NUMBER), owned=True),
+        ActionSpec(a.RESERVE, (_WHERE, _NUMBER), owned=True),
+        ActionSpec(a.RECOVER, (_WHERE, _NUMBER), owned=True),
+        ActionSpec(a.BOMBARD, (_FROM, _TO), owned=True, distinct=True, linked=True),
+        ActionSpec(a.LINK, (_FROM, _TO), owned=True, distinct=True, to_star=True),
+        ActionSpec(a.PROBE, (FieldSpec("TARGET", _K.SYSTEM, "where"),)),
+        ActionSpec(a.FIND, (_WHERE,), owned=True),
+        ActionSpec(
+            a.TRADE,
+            (
+                _TECH,
+                _EMPIRE,
+                FieldSpec("LEVEL", _K.LEVELS, "number", optional=True),
+            ),
+        ),
+        ActionSpec(a.TAKE, (_TECH, _EMPIRE)),
     ]
     return {s.action: s for s in specs}
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from itertools import chain
 
 from .galaxy import MAX_LINKS, code_width, link_allowed, population_limit, unreachable_systems
-from .state import GameState
+from .state import GameState, Tech
 
 __all__ = ["Violation", "check_invariants"]
 
@@ -201,7 +201,7 @@ def _empires_part(state: GameState, out: list[Violation]) -> None:
                     "empire_code", f"empire code {e.code!r} is not 3 letters A–Z", (), (e.code,)
                 )
             )
-        for attr in ("balance", "treasury", "vp", "lost_in_space", "missed_turns"):
+        for attr in ("balance", "treasury", "vp", "lost_in_space", "missed_turns", "reserve"):
             value = getattr(e, attr)
             if value < 0:
                 out.append(
@@ -234,10 +234,49 @@ def _empires_part(state: GameState, out: list[Violation]) -> None:
                 )
 
 
+def _probes_part(state: GameState, out: list[Violation]) -> None:
+    """Rule set 2 (rules.md §19.5): probes stand in systems of the game, at most
+    Probe (tech) inactive ones; a version-1 game has no probes and no reserve."""
+    for code, e in sorted(state.empires.items()):
+        probes = [*e.inactive_probes, *([] if e.active_probe is None else [e.active_probe])]
+        if not state.v2 and (probes or e.reserve):
+            out.append(
+                Violation(
+                    "not_in_ruleset",
+                    f"empire {e.code} has probes or a reserve in a rule-set-1 game",
+                    (),
+                    (code,),
+                )
+            )
+        unknown = [p for p in probes if p not in state.systems]
+        if unknown:
+            out.append(
+                Violation(
+                    "probe_unknown",
+                    f"empire {e.code} has a probe in unknown system(s) "
+                    + ", ".join(map(str, unknown)),
+                    tuple(unknown),
+                    (code,),
+                )
+            )
+        limit = e.tech(Tech.PROBE)
+        if len(e.inactive_probes) > limit:
+            out.append(
+                Violation(
+                    "too_many_probes",
+                    f"empire {e.code} has {len(e.inactive_probes)} inactive probes, "
+                    f"more than its Probe tech ({limit})",
+                    (),
+                    (code,),
+                )
+            )
+
+
 def check_invariants(state: GameState) -> list[Violation]:
     """Every broken rule in ``state``; an empty list means the state is sound."""
     out: list[Violation] = []
     _systems_part(state, out)
     _links_part(state, out)
     _empires_part(state, out)
+    _probes_part(state, out)
     return out

@@ -15,7 +15,7 @@ from .resolution import Outcome, Resolution, fail, ok
 from .exploration import explore
 from .galaxy import distance_sq
 from .orders import Action, Order, Quantity
-from .state import System, Tech
+from .state import Stance, System, Tech
 from .vocabulary import EventKind, Reason
 from .zoc import enemy_controllers, held_by_pin, pin_strength
 
@@ -76,6 +76,17 @@ def _enter_control(ctx: Resolution, empire: str, dst: System, cruisers: int) -> 
     else:
         ctx.make_sticky(empire, dst.code)
         ctx.emit(EventKind.CONTROL_STOP, empire, system=dst.code, by=sorted(by))
+
+
+def _reset_retreat(ctx: Resolution, empire: str, src: System, dst: System) -> None:
+    """rules.md §19.7 (Star Chase 3.5): a cruiser MOVE into an own system points its
+    RETREAT destination back where the cruisers came from, unless that is a
+    planet or belt. Only a system whose stance is RETREAT has a destination to
+    reset (rules.md §19.7, ruling R4): AMBUSH's target means something else."""
+    if not src.is_star or dst.stance is not Stance.RETREAT or dst.stance_target == src.code:
+        return
+    dst.stance_target = src.code
+    ctx.emit(EventKind.RETREAT_RESET, empire, system=dst.code, to=src.code)
 
 
 def move_cruisers(ctx: Resolution, empire: str, order: Order) -> Outcome:
@@ -154,6 +165,8 @@ def move_cruisers(ctx: Resolution, empire: str, order: Order) -> Outcome:
             sticky=ctx.is_sticky(empire, dst.code),
             **fields,
         )
+        if ctx.v2 and action is Action.MOVE:
+            _reset_retreat(ctx, empire, src, dst)
         return ok(cost, outcome="moved", arrived=n, **fields)
 
     if dst.owner is None:

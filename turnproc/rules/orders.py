@@ -17,6 +17,7 @@ from .state import Tech
 __all__ = [
     "Action",
     "SLOT_FREE",
+    "V2_ACTIONS",
     "STANCE_ACTIONS",
     "MAX_SLOTS",
     "MAX_NAMES",
@@ -66,10 +67,34 @@ class Action(enum.StrEnum):
     STANDOFF = "STANDOFF"
     NAME = "NAME"
     MESSAGE = "MESSAGE"
+    # Rule set version 2 (rules.md §19).
+    LAYUP = "LAYUP"
+    RESERVE = "RESERVE"
+    RECOVER = "RECOVER"
+    BOMBARD = "BOMBARD"
+    LINK = "LINK"
+    PROBE = "PROBE"
+    FIND = "FIND"
+    TRADE = "TRADE"
+    TAKE = "TAKE"
 
 
-#: Actions that use no slot (rules.md §4.1).
-SLOT_FREE: frozenset[Action] = frozenset({Action.NAME, Action.MESSAGE})
+#: Actions that use no slot (rules.md §4.1; PROBE lines: rules.md §19.5).
+SLOT_FREE: frozenset[Action] = frozenset({Action.NAME, Action.MESSAGE, Action.PROBE})
+#: Actions only a rule-set-2 game has (rules.md §19).
+V2_ACTIONS: frozenset[Action] = frozenset(
+    {
+        Action.LAYUP,
+        Action.RESERVE,
+        Action.RECOVER,
+        Action.BOMBARD,
+        Action.LINK,
+        Action.PROBE,
+        Action.FIND,
+        Action.TRADE,
+        Action.TAKE,
+    }
+)
 #: Actions applied before slot 1 whatever slot they were written in (rules.md §4.1).
 STANCE_ACTIONS: frozenset[Action] = frozenset(
     {Action.DEFEND, Action.RETREAT, Action.AMBUSH, Action.STANDOFF, Action.BASE, Action.HOME}
@@ -119,9 +144,10 @@ class Order:
     to: int | None = None
     """Second system field (TO)."""
     number: Quantity | None = None
-    """NUMBER field; for RETREAT the number of parts."""
+    """NUMBER field; for RETREAT the number of parts; for TRADE the level offered."""
     empire: str | None = None
-    """GIFT recipient; MESSAGE recipient (None with MESSAGE means ALL)."""
+    """GIFT recipient; MESSAGE recipient (None with MESSAGE means ALL); TRADE
+    and TAKE partner."""
     tech: Tech | None = None
     text: str | None = None
     """NAME's new name or MESSAGE's text."""

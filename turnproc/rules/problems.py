@@ -128,6 +128,15 @@ PROBLEMS: dict[str, ProblemKind] = {
         "{action} {value} builds {value} at your BASE; to build at system {value} "
         "write {action} {value} <number>.",
     ),
+    "not_in_ruleset": ProblemKind(
+        _E,
+        "{value} belongs to rule set 2; this game plays rule set {ruleset} and does not have it.",
+    ),
+    "stash_not_last": ProblemKind(
+        _E,
+        "STASH without a number stashes everything left only as your 16th action "
+        "(this is action {slot}); write STASH <number>, or make it action 16.",
+    ),
     # limits
     "too_many_slots": ProblemKind(
         _E,
@@ -136,6 +145,12 @@ PROBLEMS: dict[str, ProblemKind] = {
     ),
     "too_many_names": ProblemKind(
         _E, "You already have {limit} NAME lines; this one is not taken."
+    ),
+    "too_many_probes": ProblemKind(
+        _E, "You already have {limit} PROBE lines (your Probe tech); this one is not taken."
+    ),
+    "second_take": ProblemKind(
+        _E, "You already have a TAKE on line {other}; an empire may TAKE once a turn."
     ),
     "duplicate_stance": ProblemKind(
         _W, "System {value} already got a stance on line {other}; this later one wins."

@@ -364,7 +364,7 @@ def _read_action(
 ) -> None:
     name = spec.action.value
     args = tokens[1:]
-    if spec.action is Action.TECH:
+    if spec.fields and spec.fields[0].kind is FieldKind.TECH:
         args = _merge_tech_words(args)
     fields = list(spec.fields)
     text: str | None = None

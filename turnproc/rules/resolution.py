@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .events import Event
+from .orders import Order
 from .state import GameState, System
 from .zoc import Supply, compute_supply, is_enemy_controlled
 
@@ -76,6 +77,21 @@ class Resolution:
     owned_count: dict[str, int] = field(default_factory=dict)
     """Systems each empire owns right now (kept up to date by every capture)."""
 
+    # -- rule set 2 (rules.md §19) ----------------------------------------------
+    laid_up: dict[str, int] = field(default_factory=dict)
+    """Per empire, cruisers laid up this turn (they may not come back this turn)."""
+    offers: dict[tuple[str, str, str], int | None] = field(default_factory=dict)
+    """(trader, taker, tech value) -> level offered by TRADE (None: the trader's own)."""
+    takes: list[tuple[int, str, Order]] = field(default_factory=list)
+    """TAKE orders waiting for the match after slot 16: (slot, empire, order), in
+    execution order."""
+    probe_bases: dict[str, tuple[int, ...]] | None = None
+    """Per empire, the systems it owns when the PROBE lines run (set once then:
+    ownership does not change after slot 16, and walking the galaxy per line
+    would be slow in a big game)."""
+    traded_in: dict[tuple[str, str], int] = field(default_factory=dict)
+    """(empire, tech value) -> levels received by TAKE this turn (not offerable)."""
+
     def __post_init__(self) -> None:
         if self.state.has_module("zoc"):
             self.supply = compute_supply(self.state)
@@ -110,6 +126,11 @@ class Resolution:
     @property
     def engage(self) -> bool:
         return self.state.has_module("engage")
+
+    @property
+    def v2(self) -> bool:
+        """Rule set version 2 (rules.md §19, rules.md §20)."""
+        return self.state.v2
 
     @property
     def control_matters(self) -> bool:

@@ -22,10 +22,11 @@ def state_to_dict(state: GameState) -> dict[str, Any]:
             "modules": sorted(state.settings.modules),
             "turn_limit": state.settings.turn_limit,
             "vp_target": state.settings.vp_target,
+            "ruleset": state.settings.ruleset,
         },
         "systems": [_system(s) for _, s in sorted(state.systems.items())],
         "links": [list(l) for l in sorted(state.links)],
-        "empires": [_empire(e) for _, e in sorted(state.empires.items())],
+        "empires": [_empire(e, state.techs) for _, e in sorted(state.empires.items())],
         "seen": {code: sorted(codes) for code, codes in sorted(state.seen.items())},
     }
 
@@ -52,19 +53,22 @@ def _system(s: System) -> dict[str, Any]:
     }
 
 
-def _empire(e: Empire) -> dict[str, Any]:
+def _empire(e: Empire, techs: tuple[Tech, ...]) -> dict[str, Any]:
     return {
         "code": e.code,
         "name": e.name,
         "balance": e.balance,
         "treasury": e.treasury,
         "vp": e.vp,
-        "techs": {t.value: e.tech(t) for t in Tech},
+        "techs": {t.value: e.tech(t) for t in techs},
         "base": e.base,
         "home": e.home,
         "lost_in_space": e.lost_in_space,
         "active": e.active,
         "missed_turns": e.missed_turns,
+        "reserve": e.reserve,
+        "active_probe": e.active_probe,
+        "inactive_probes": list(e.inactive_probes),
     }
 
 
@@ -77,7 +81,7 @@ def state_from_dict(d: dict[str, Any]) -> GameState:
     empires = {}
     for raw in d["empires"]:
         techs = {Tech(k): v for k, v in raw["techs"].items()}
-        e = Empire(**{**raw, "techs": techs})
+        e = Empire(**{**raw, "techs": techs, "inactive_probes": tuple(raw.get("inactive_probes", ()))})
         empires[e.code] = e
     return GameState(
         turn=d["turn"],
@@ -88,6 +92,7 @@ def state_from_dict(d: dict[str, Any]) -> GameState:
             modules=frozenset(settings["modules"]),
             turn_limit=settings["turn_limit"],
             vp_target=settings["vp_target"],
+            ruleset=settings.get("ruleset", 1),
         ),
         seen={code: set(codes) for code, codes in d["seen"].items()},
         finished=d["finished"],

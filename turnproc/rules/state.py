@@ -20,6 +20,10 @@ __all__ = [
     "TECH_NAMES",
     "TECH_START",
     "MODULES",
+    "RULESETS",
+    "LATEST_RULESET",
+    "techs_of",
+    "V1_TECHS",
     "System",
     "Empire",
     "GameSettings",
@@ -86,6 +90,11 @@ class Tech(enum.StrEnum):
     CULTURAL = "CULTURAL"
     DRIVE = "DRIVE"
     SCANNER = "SCANNER"
+    # Rule set version 2 only (rules.md §19.1); declared last so that version 1's
+    # walks over the first thirteen, in this order, draw the same dice as ever.
+    PROBE = "PROBE"
+    HYPERSPACE = "HYPERSPACE"
+    RECOVERY = "RECOVERY"
 
     @classmethod
     def from_name(cls, text: str) -> Tech:
@@ -122,6 +131,9 @@ def _tech_names() -> dict[str, Tech]:
             "CULTURE": Tech.CULTURAL,
             "CULTURALLEVEL": Tech.CULTURAL,  # as the rules' tech table spells it
             "SCANNERS": Tech.SCANNER,
+            "PROBES": Tech.PROBE,
+            "HYPER": Tech.HYPERSPACE,
+            "RECOVER": Tech.RECOVERY,
         }
     )
     return names
@@ -147,7 +159,25 @@ TECH_START: dict[Tech, int] = {
     Tech.CULTURAL: 0,
     Tech.DRIVE: 1,
     Tech.SCANNER: 1,
+    Tech.PROBE: 1,
+    Tech.HYPERSPACE: 0,
+    Tech.RECOVERY: 0,
 }
+
+#: Rule-set versions a game can be created with (rules.md §19): 1 is rules.md §1–18,
+#: 2 adds rules.md §19 and the corrections of rules.md §20.
+RULESETS: tuple[int, ...] = (1, 2)
+LATEST_RULESET = 2
+
+#: The thirteen techs of rule set 1, in :class:`Tech` order.
+V1_TECHS: tuple[Tech, ...] = tuple(Tech)[:13]
+_V2_TECHS: tuple[Tech, ...] = tuple(Tech)
+
+
+def techs_of(ruleset: int) -> tuple[Tech, ...]:
+    """The techs a game of rule set ``ruleset`` has, in :class:`Tech` order
+    (13 in version 1, 16 in version 2: rules.md §19.1)."""
+    return V1_TECHS if ruleset < 2 else _V2_TECHS
 
 #: The per-game rule modules (rules.md §16); all on by default.
 MODULES: frozenset[str] = frozenset({"zoc", "pinning", "engage"})
@@ -227,7 +257,14 @@ class Empire:
     home: int | None = None
     """Where leftover BPs become fighters."""
     lost_in_space: int = 0
-    """Ships lost in hyperspace on DEEP jumps (rules.md §6.3)."""
+    """Cruisers lost in space: hyperspace losses (rules.md §6.3) and, in rule set 2,
+    half of the battle losses (rules.md §19.2); RECOVER brings them back."""
+    reserve: int = 0
+    """Cruisers laid up off the map (rule set 2, rules.md §19.2)."""
+    active_probe: int | None = None
+    """System of the empire's active probe (rule set 2, rules.md §19.5)."""
+    inactive_probes: tuple[int, ...] = ()
+    """Systems of its inactive probes, oldest first (a tuple: copies share it safely)."""
     active: bool = True
     missed_turns: int = 0
     """Turns in a row with no orders on file."""
@@ -243,6 +280,10 @@ class GameSettings:
     modules: frozenset[str] = MODULES
     turn_limit: int = 30
     vp_target: int = 100
+    ruleset: int = 1
+    """Rule-set version the game was created with (rules.md §19). The dataclass
+    default is 1 so that states built before version 2 existed keep their rules;
+    a new game asks for :data:`LATEST_RULESET`."""
 
 
 @dataclass
@@ -314,6 +355,16 @@ class GameState:
 
     def has_module(self, name: str) -> bool:
         return name in self.settings.modules
+
+    @property
+    def v2(self) -> bool:
+        """Whether the game plays rule set version 2 (rules.md §19, rules.md §20)."""
+        return self.settings.ruleset >= 2
+
+    @property
+    def techs(self) -> tuple[Tech, ...]:
+        """The techs of this game's rule set (:func:`techs_of`)."""
+        return techs_of(self.settings.ruleset)
 
 
 def _shallow(obj: _T) -> _T:

@@ -19,6 +19,12 @@ Phases
 2. Slots 1–16: in each slot every empire's action of that number, empires in
    the slot order drawn once for the turn. Slot-using orders after the 16th
    fail (``too_many_actions``) after slot 16.
+   Rule set 2: an empire's first TAKE waits for the trade match, a second
+   fails (``one_take``); STASH without a number runs only in slot 16.
+2b. Rule set 2 (rules.md §19.5, rules.md §19.6): the TAKEs, in the slots and slot
+   order they were written in; then the PROBE lines, empire by empire in code
+   order, each empire's in the order written (beyond the Probe tech:
+   ``too_many_probes``). In rule set 1 PROBE lines fail (``not_in_ruleset``).
 3. End of turn (rules.md §13.1): leftovers, income, supply cost and shortfall scrapping,
    interest, research, VP; ``eliminated`` events; the map each empire has
    seen is updated (rules.md §14); end of game (rules.md §15); ``turn`` + 1.
@@ -35,10 +41,16 @@ Random numbers are drawn in exactly this order
      AMBUSH against a MOVE from the named system; not against a static or a
      pursued withdrawer): attacker ``randint(1, 6)`` twice, then defender twice.
    * A capture of a never-owned system: d100 ``randint(1, 100)``; for a tech
-     find ``choice(list(Tech))``; then the amount ``randint(1, cap)`` (no amount
+     find ``choice`` over the thirteen techs of rule set 1; then the amount ``randint(1, cap)`` (no amount
      for "nothing" and for population off a planet).
+   * BOMBARD (rule set 2): ``randint(1, 5)`` for population, then industry.
+   * A rule-set-2 tech find draws ``randrange(34)`` instead of the ``choice``.
 3. Research: per empire still owning a system, in code order, one
-   ``randrange(sum of (level + 1))`` over the techs in :class:`Tech` order.
+   ``randrange(sum of (level + 1))`` over the game's techs in :class:`Tech`
+   order (13 in rule set 1, 16 in rule set 2).
+
+Rule set 2 adds no other draws: probes, trades, links and the reserve are
+certain.
 
 Rulings
 -------
@@ -52,6 +64,7 @@ from __future__ import annotations
 import hashlib
 import random
 from collections.abc import Mapping, Sequence
+from typing import NamedTuple
 
 from .actions import run_order
 from .resolution import Resolution, holdings
@@ -60,6 +73,8 @@ from .endgame import check_end
 from .events import Event
 from .invariants import Violation, check_invariants
 from .orders import MAX_NAMES, MAX_SLOTS, STANCE_ACTIONS, Action, Order
+from .probes import probe_view
+from .reserve import report_reserve
 from .state import GameState, Tech
 from .visibility import visible_from
 from .vocabulary import EventKind, Reason
@@ -90,21 +105,59 @@ def _visible(state: GameState) -> dict[str, set[int]]:
     }
 
 
-def _plan(
-    orders: Sequence[Order],
-) -> tuple[list[Order], list[tuple[int, Order]], list[Order]]:
-    """Split an empire's orders: (slot-free, (slot, order) for slots 1–16, overflow)."""
+class _Plan(NamedTuple):
+    free: list[Order]
+    """NAME and MESSAGE: before slot 1."""
+    slotted: list[tuple[int, Order]]
+    overflow: list[Order]
+    probes: list[Order]
+    """PROBE lines: after the trade match (rules.md §19.5)."""
+
+
+def _plan(orders: Sequence[Order]) -> _Plan:
+    """Split an empire's orders into the phases that run them."""
     free: list[Order] = []
     slotted: list[tuple[int, Order]] = []
     overflow: list[Order] = []
+    probes: list[Order] = []
     for order in orders:
-        if not order.uses_slot:
+        if order.action is Action.PROBE:
+            probes.append(order)
+        elif not order.uses_slot:
             free.append(order)
         elif len(slotted) < MAX_SLOTS:
             slotted.append((len(slotted) + 1, order))
         else:
             overflow.append(order)
-    return free, slotted, overflow
+    return _Plan(free, slotted, overflow, probes)
+
+
+def _slot_order_run(ctx: Resolution, code: str, order: Order, slot: int, took: set[str]) -> None:
+    """Run one slot's order; in rule set 2 an empire's first TAKE waits for the
+    match after slot 16, a second one fails at once (rules.md §19.6)."""
+    if ctx.v2 and order.action is Action.TAKE:
+        if code in took:
+            run_order(ctx, code, order, slot, Reason.ONE_TAKE)
+        else:
+            took.add(code)
+            ctx.takes.append((slot, code, order))
+        return
+    run_order(ctx, code, order, slot)
+
+
+def _after_slots(ctx: Resolution, plans: Mapping[str, _Plan]) -> None:
+    """Rule set 2 between slot 16 and the economy: the trade match, then the
+    PROBE lines (rules.md §19.5, rules.md §19.6). In rule set 1 PROBE lines fail."""
+    for slot, code, order in ctx.takes:
+        run_order(ctx, code, order, slot)
+    if ctx.v2:
+        held = holdings(ctx.state)
+        ctx.probe_bases = {code: tuple(s.code for s in held.get(code, ())) for code in plans}
+    for code, plan in plans.items():
+        limit = ctx.state.empires[code].tech(Tech.PROBE)
+        for i, order in enumerate(plan.probes):
+            reason = Reason.TOO_MANY_PROBES if ctx.v2 and i >= limit else None
+            run_order(ctx, code, order, None, reason)
 
 
 def resolve(
@@ -134,7 +187,7 @@ def resolve(
     start_playing = {code for code in new.empires if ctx.owns_anything(code)}
     plans = {code: _plan(orders.get(code, ())) for code in sorted(new.empires)}
 
-    for code, (free, _, _) in plans.items():
+    for code, (free, _, _, _) in plans.items():
         names = 0
         for order in free:
             reason = None
@@ -144,23 +197,23 @@ def resolve(
                     reason = Reason.TOO_MANY_NAMES
             run_order(ctx, code, order, None, reason)
 
-    for code, (_, slotted, _) in plans.items():
-        for slot, order in slotted:
+    for code, plan in plans.items():
+        for slot, order in plan.slotted:
             if order.action in STANCE_ACTIONS:
                 run_order(ctx, code, order, slot)
 
-    by_slot = {
-        code: {slot: order for slot, order in slotted} for code, (_, slotted, _) in plans.items()
-    }
+    by_slot = {code: dict(plan.slotted) for code, plan in plans.items()}
+    took: set[str] = set()
     for slot in range(1, MAX_SLOTS + 1):
         for code in slot_order:
             planned = by_slot[code].get(slot)
             if planned is not None and planned.action not in STANCE_ACTIONS:
-                run_order(ctx, code, planned, slot)
+                _slot_order_run(ctx, code, planned, slot, took)
 
-    for code, (_, _, overflow) in plans.items():
-        for order in overflow:
+    for code, plan in plans.items():
+        for order in plan.overflow:
             run_order(ctx, code, order, None, Reason.TOO_MANY_ACTIONS)
+    _after_slots(ctx, plans)
 
     # Which systems ended the movement phase sticky, told once per empire so
     # reports need not work the rules of rules.md §7 out again.
@@ -176,6 +229,10 @@ def resolve(
         if not ctx.owns_anything(code):
             ctx.emit(EventKind.ELIMINATED, code)
     end_visible = _visible(new)
+    if ctx.v2:
+        report_reserve(ctx)
+        for code, sights in probe_view(ctx).items():
+            end_visible.setdefault(code, set()).update(sights)
     for code in sorted(new.empires):
         seen = new.seen.setdefault(code, set())
         seen |= start_visible.get(code, set())

@@ -63,7 +63,7 @@ def audience(event: Event) -> frozenset[str] | None:
         if d.get("to") is None:
             return None
         who.add(d["to"])
-    elif event.kind in ("battle", "standoff"):
+    elif event.kind in ("battle", "standoff", "bombard"):
         who.update((d.get("attacker"), d.get("defender")))
     elif event.kind == "capture":
         who.add(d.get("from_empire"))
@@ -75,6 +75,8 @@ def audience(event: Event) -> frozenset[str] | None:
         who.update(d.get("by") or [])
     elif event.kind == "blockade":
         who.add(d.get("by"))
+    elif event.kind == "trade":
+        who.add(d.get("taker"))
     return frozenset(x for x in who if isinstance(x, str))
 
 

@@ -88,6 +88,39 @@ Event kinds (``Event.kind``; ``Event.empire`` is the actor, data as listed)
 ``end``
     Game over: ``reason`` (turn_limit/vp_target/last_empire), ``winner``,
     ``ranking`` (list of {empire, vp, industry}).
+
+Rule set version 2 only (rules.md §19, rules.md §20); a version-1 turn never has these
+kinds nor these extra fields:
+
+``battle`` / ``bombard`` extra field
+    ``lost_in_space``: {attacker, defender} cruisers of the losses that went to
+    each owner's lost-in-space pool (rules.md §19.2).
+``bombard``
+    ``system`` (the planet), ``from`` (its star), ``attacker``, ``defender``,
+    ``pop_roll``, ``industry_roll``, ``pop_lost``, ``industry_lost``,
+    ``cruisers_lost``, ``fighters_lost``, ``lost_in_space``.
+``link``
+    A new link: ``from``, ``to``, ``distsq``.
+``order`` extra fields
+    LAYUP/RESERVE: ``reserve`` (after); RECOVER: ``lost_in_space`` (after);
+    BOMBARD: ``pop_lost``, ``industry_lost``, ``cruisers_lost``, ``fighters_lost``;
+    LINK: ``distsq``; PROBE (slot None): ``where`` (the target), ``case``
+    (activated/moved/launched), ``lost`` (an inactive probe lost to the limit);
+    FIND: ``destroyed``; TRADE: ``level`` (None: the trader's own); TAKE (its
+    slot, run after slot 16): ``level``, ``received``.
+``retreat_reset``
+    A cruiser MOVE set ``system``'s RETREAT destination to ``to`` (rules.md §19.7).
+``trade``
+    A TAKE matched a TRADE (sent to the trader, actor = trader): ``taker``,
+    ``tech``, ``level`` (the taker's new level), ``paid``, ``received``.
+``probe_lost``
+    One of the empire's probes was destroyed by a FIND: ``system``.
+``probe_view``
+    End of turn, per empire with probes: ``probes`` (list of {system, state}),
+    ``systems`` (list of {system, type, owner, pop, industry, cruisers,
+    fighters, colony_ships}) - what its probes see.
+``reserve``
+    End of turn, per empire: ``reserve``, ``lost_in_space`` (rules.md §19.2).
 """
 
 from __future__ import annotations
@@ -126,6 +159,14 @@ class EventKind:
     VP: Final = "vp"
     ELIMINATED: Final = "eliminated"
     END: Final = "end"
+    # Rule set version 2 (rules.md §19).
+    BOMBARD: Final = "bombard"
+    LINK: Final = "link"
+    RETREAT_RESET: Final = "retreat_reset"
+    TRADE: Final = "trade"
+    PROBE_LOST: Final = "probe_lost"
+    PROBE_VIEW: Final = "probe_view"
+    RESERVE: Final = "reserve"
 
 
 class Reason:
@@ -185,3 +226,37 @@ class Reason:
     """RETREAT parts must be 1–3."""
     NO_EMPIRE: Final = "no_empire"
     """The empire owns no system any more: nothing it orders can happen."""
+    # Rule set version 2 (rules.md §19).
+    NOT_IN_RULESET: Final = "not_in_ruleset"
+    """An order or tech of rule set 2 in a version-1 game."""
+    NO_RESERVE: Final = "no_reserve"
+    """RESERVE: no reserve cruisers (laid up before this turn)."""
+    NO_POOL: Final = "no_pool"
+    """RECOVER: nothing lost in space."""
+    NOT_PLANET: Final = "not_planet"
+    """BOMBARD: TO is not a planet of FROM's star."""
+    NOT_ENEMY: Final = "not_enemy"
+    """BOMBARD: the planet is yours or nobody's."""
+    NOT_STAR_FROM: Final = "not_star_from"
+    """BOMBARD, LINK: FROM must be a star."""
+    TARGET_OWNED: Final = "target_owned"
+    """LINK: TO belongs to another empire."""
+    ALREADY_LINKED: Final = "already_linked"
+    BAD_DISTANCE: Final = "bad_distance"
+    """LINK: distance² must be 1, 2, 4 or 9."""
+    BLOCKED: Final = "blocked"
+    """LINK: another star's square lies on the segment."""
+    TOO_MANY_LINKS: Final = "too_many_links"
+    """LINK: an end already has 7 links."""
+    OUT_OF_RANGE: Final = "out_of_range"
+    """PROBE: no case applies (not linked to, nor within Jump of, your probe or systems)."""
+    TOO_MANY_PROBES: Final = "too_many_probes"
+    """More PROBE lines than the Probe tech."""
+    NO_OFFER: Final = "no_offer"
+    """TAKE: no matching TRADE to you, or the level offered is not above yours."""
+    ONE_TAKE: Final = "one_take"
+    """A second TAKE in the same turn."""
+    LEVEL_TOO_HIGH: Final = "level_too_high"
+    """TRADE: a level above your own (not counting levels received by trade)."""
+    NOT_SLOT_16: Final = "not_slot_16"
+    """STASH with no number outside slot 16."""

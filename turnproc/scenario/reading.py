@@ -17,6 +17,7 @@ from ..rules.generate import START_TREASURY, code_range, scanner_range
 from ..rules.state import (
     MODULES,
     TECH_START,
+    RULESETS,
     Empire,
     GameSettings,
     GameState,
@@ -60,11 +61,12 @@ def load_scenario(text: str, source: str = "<scenario>") -> Scenario:
 
 
 _TOP_KEYS = ("game", "map", "empires", "systems")
-_GAME_KEYS = ("turn", "modules", "turn_limit", "vp_target", "finished")
+_GAME_KEYS = ("turn", "modules", "turn_limit", "vp_target", "finished", "ruleset")
 _MAP_KEYS = ("links",)
 _EMPIRE_KEYS = (
     "code", "name", "email", "balance", "treasury", "vp", "techs", "base", "home",
-    "lost_in_space", "active", "missed_turns", "seen",
+    "lost_in_space", "active", "missed_turns", "seen", "reserve", "active_probe",
+    "inactive_probes",
 )  # fmt: skip
 _SYSTEM_KEYS = (
     "code", "type", "row", "col", "star", "name", "owner", "pop", "industry",
@@ -206,9 +208,17 @@ class _Reader:
                 tbl.get("turn_limit", default.turn_limit), path + ("turn_limit",), 1
             ),
             vp_target=self.int_(tbl.get("vp_target", default.vp_target), path + ("vp_target",), 1),
+            # A file without ``ruleset`` is rule set 1: files from before version 2.
+            ruleset=self._ruleset(tbl.get("ruleset", default.ruleset), path + ("ruleset",)),
         )
         finished = self.bool_(tbl.get("finished", False), path + ("finished",))
         return turn, settings, finished
+
+    def _ruleset(self, value: object, path: KeyPath) -> int:
+        version = self.int_(value, path, 1)
+        if version not in RULESETS:
+            raise self.fail(path, f"{version} is not a rule set ({', '.join(map(str, RULESETS))})")
+        return version
 
     def email(self, value: object, path: KeyPath) -> str:
         email = self.str_(value, path).strip()
@@ -248,6 +258,7 @@ class _Reader:
             vp=self.int_(tbl.get("vp", 0), path + ("vp",)),
             techs=techs,
             lost_in_space=self.int_(tbl.get("lost_in_space", 0), path + ("lost_in_space",), 0),
+            reserve=self.int_(tbl.get("reserve", 0), path + ("reserve",), 0),
             active=self.bool_(tbl.get("active", True), path + ("active",)),
             missed_turns=self.int_(tbl.get("missed_turns", 0), path + ("missed_turns",), 0),
         )
@@ -262,6 +273,14 @@ class _Reader:
                 if state.systems[code].owner != empire.code:
                     raise self.fail(path + (key,), f"system {code} is not owned by {empire.code}")
                 setattr(empire, key, code)
+        if "active_probe" in tbl:
+            empire.active_probe = self.code_(tbl["active_probe"], path + ("active_probe",), state.systems)
+        if "inactive_probes" in tbl:
+            probes_path = path + ("inactive_probes",)
+            raw_probes = self.list_(tbl["inactive_probes"], probes_path)
+            empire.inactive_probes = tuple(
+                self.code_(c, probes_path + (j,), state.systems) for j, c in enumerate(raw_probes)
+            )
         if "balance" in tbl:
             empire.balance = self.int_(tbl["balance"], path + ("balance",), 0)
         else:

@@ -27,6 +27,7 @@ def dump_scenario(scenario: Scenario) -> str:
         f"turn_limit = {state.settings.turn_limit}",
         f"vp_target = {state.settings.vp_target}",
         f"finished = {_value(state.finished)}",
+        f"ruleset = {state.settings.ruleset}",
     ]
     for ecode, empire in sorted(state.empires.items()):
         out += ["", "[[empires]]", f"code = {_value(ecode)}", f"name = {_value(empire.name)}"]
@@ -41,13 +42,20 @@ def dump_scenario(scenario: Scenario) -> str:
             "lost_in_space",
             "active",
             "missed_turns",
+            "reserve",
+            "active_probe",
         ):
             value = getattr(empire, key)
             if value is not None:
                 out.append(f"{key} = {_value(value)}")
+        if empire.inactive_probes:
+            out.append(f"inactive_probes = {_array(list(empire.inactive_probes))}")
         out += _wrapped("seen", sorted(state.seen.get(ecode, ())), 12)
         out += ["", "[empires.techs]"]
-        out += [f"{tech.value.lower()} = {level}" for tech, level in empire.techs.items()]
+        out += [
+            f"{tech.value.lower()} = {empire.tech(tech)}"
+            for tech in state.techs
+        ]
     defaults = System(code=0, type=SystemType.YD, row=0, col=0)
     for code, s in sorted(state.systems.items()):
         out += ["", "[[systems]]", f"code = {code}", f"type = {_value(s.type.value)}"]

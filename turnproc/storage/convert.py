@@ -45,7 +45,10 @@ _SYSTEM_FIELDS = (
 # the enum, which counts when loading tens of thousands of systems.
 _TYPES = {t.value: t for t in SystemType}
 _STANCES = {t.value: t for t in Stance}
-_EMPIRE_FIELDS = ("name", "balance", "treasury", "vp", "base", "home", "lost_in_space", "active", "missed_turns")
+_EMPIRE_FIELDS = (
+    "name", "balance", "treasury", "vp", "base", "home", "lost_in_space", "active", "missed_turns",
+    "reserve", "active_probe",
+)  # fmt: skip
 
 
 def modules_text(modules: frozenset[str]) -> str:
@@ -54,7 +57,9 @@ def modules_text(modules: frozenset[str]) -> str:
 
 def settings_of(game: m.Game) -> GameSettings:
     modules = frozenset(x.strip() for x in game.modules.split(",") if x.strip())
-    return GameSettings(modules=modules, turn_limit=game.turn_limit, vp_target=game.vp_target)
+    return GameSettings(
+        modules=modules, turn_limit=game.turn_limit, vp_target=game.vp_target, ruleset=game.ruleset
+    )
 
 
 def new_game_row(name: str, seed: str, state: GameState) -> m.Game:
@@ -64,6 +69,7 @@ def new_game_row(name: str, seed: str, state: GameState) -> m.Game:
         name=name,
         seed=seed,
         modules=modules_text(state.settings.modules),
+        ruleset=state.settings.ruleset,
         turn=state.turn,
         turn_limit=state.settings.turn_limit,
         vp_target=state.settings.vp_target,
@@ -84,6 +90,7 @@ def load_state(session: Session, game: m.Game) -> GameState:
         empires[row.code] = Empire(
             code=row.code,
             techs=techs,
+            inactive_probes=tuple(int(c) for c in row.inactive_probes or ()),
             **{f: getattr(row, f) for f in _EMPIRE_FIELDS},
         )
         code_of[row.id] = row.code
@@ -151,6 +158,7 @@ def save_state(session: Session, game: m.Game, state: GameState) -> None:
 
     game.turn = state.turn
     game.modules = modules_text(state.settings.modules)
+    game.ruleset = state.settings.ruleset
     game.turn_limit = state.settings.turn_limit
     game.vp_target = state.settings.vp_target
     if state.finished:
@@ -168,6 +176,7 @@ def _save_empires(session: Session, state: GameState, empire_ids: dict[str, int]
     changes: list[dict[str, Any]] = []
     for code, e in state.empires.items():
         values: dict[str, Any] = {f: getattr(e, f) for f in _EMPIRE_FIELDS}
+        values["inactive_probes"] = list(e.inactive_probes)
         for t, col in m.TECH_COLUMNS.items():
             values[col] = e.tech(Tech(t))
         changes.append({"_id": empire_ids[code], **values})

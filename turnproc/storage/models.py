@@ -82,7 +82,13 @@ TECH_COLUMNS: dict[str, str] = {
     "CULTURAL": "tech_cultural",
     "DRIVE": "tech_drive",
     "SCANNER": "tech_scanner",
+    # Rule set 2 (migration 0009).
+    "PROBE": "tech_probe",
+    "HYPERSPACE": "tech_hyperspace",
+    "RECOVERY": "tech_recovery",
 }
+#: Rule-set versions a game row may hold (rules.md §19).
+RULESET_VERSIONS = (1, 2)
 
 
 def utcnow() -> dt.datetime:
@@ -138,6 +144,7 @@ class Game(Base):
         CheckConstraint("nmr_limit BETWEEN 0 AND 100", "nmr_limit_percentage"),
         CheckConstraint("vacation_limit BETWEEN 0 AND 100", "vacation_limit_range"),
         CheckConstraint("signup_limit >= 1", "signup_limit_positive"),
+        CheckConstraint(f"ruleset IN {RULESET_VERSIONS}", "ruleset_known"),
     )
 
     id: Mapped[intpk]
@@ -146,6 +153,9 @@ class Game(Base):
     """The game's secret: the galaxy and every turn's dice derive from it."""
     modules: Mapped[str] = mapped_column(String(64), default="zoc,pinning,engage")
     """Comma-separated rule modules switched on."""
+    ruleset: Mapped[int] = mapped_column(default=2)
+    """Rule-set version the game was created with (rules.md §19); games from
+    before version 2 were marked 1 by migration 0009."""
     turn: Mapped[int] = mapped_column(default=1)
     status: Mapped[str] = mapped_column(String(16), default="active")
     turn_limit: Mapped[int] = mapped_column(default=30)
@@ -193,6 +203,7 @@ class Empire(Base):
         CheckConstraint("treasury >= 0", "treasury_not_negative"),
         CheckConstraint("lost_in_space >= 0", "lost_in_space_not_negative"),
         CheckConstraint("missed_turns >= 0", "missed_turns_not_negative"),
+        CheckConstraint("reserve >= 0", "reserve_not_negative"),
         *(CheckConstraint(f"{col} >= 0", f"{col}_not_negative") for col in TECH_COLUMNS.values()),
     )
 
@@ -230,6 +241,15 @@ class Empire(Base):
     orders count for neither the missed-orders guard nor inactivity."""
     quit_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime)
     """When the player asked to leave (QUIT): the next turn makes the empire inactive."""
+    tech_probe: Mapped[int] = mapped_column(default=1)
+    tech_hyperspace: Mapped[int] = mapped_column(default=0)
+    tech_recovery: Mapped[int] = mapped_column(default=0)
+    reserve: Mapped[count]
+    """Cruisers in the fleet reserve (rule set 2)."""
+    active_probe: Mapped[int | None]
+    """System code of the active probe (rule set 2)."""
+    inactive_probes: Mapped[list[Any]] = mapped_column(JSON, default=list, server_default="[]")
+    """System codes of the inactive probes, oldest first (rule set 2)."""
 
     game: Mapped[Game] = relationship(back_populates="empires")
 

@@ -72,6 +72,8 @@ class GameView:
     opened_at: dt.datetime
     """When the current turn began: the last turn's run, else the game's creation."""
     modules: str = ""
+    ruleset: int = 2
+    """Rule-set version (rules.md §19)."""
     deadline_override: dt.datetime | None = None
     """A deadline the GM set by hand for the current turn; replaces the schedule's."""
     early_run: bool = False
@@ -116,6 +118,7 @@ def view_of(
         turn=game.turn,
         status=game.status,
         modules=game.modules or "",
+        ruleset=game.ruleset,
         schedule=game.schedule or None,
         timezone=game.timezone,
         last_deadline_at=game.last_deadline_at,

@@ -1,0 +1,88 @@
+"""BOMBARD (rule set 2, rules.md §19.3, Star Chase 4.7): cruisers at a star fire
+on one of its planets owned by another empire.
+
+Each BOMBARD kills one defending cruiser and one defending fighter where there
+are any, and two separate d5 + 4 rolls of population and of industry (never
+below 0). It captures nothing and costs no VP; FROM becomes sticky.
+
+Random numbers, in order: ``randint(1, 5)`` for population, then for industry.
+"""
+
+from __future__ import annotations
+
+from .orders import Order
+from .battle import battle_losses_lost
+from .resolution import Outcome, Resolution, fail, ok
+from .state import SystemType
+from .vocabulary import EventKind, Reason
+
+__all__ = ["BOMBARD_COST", "bombard_roll", "do_bombard"]
+
+BOMBARD_COST = 2
+
+
+def bombard_roll(ctx: Resolution) -> int:
+    """d5 + 4: 5 to 9."""
+    return ctx.rng.randint(1, 5) + 4
+
+
+def do_bombard(ctx: Resolution, empire: str, order: Order) -> Outcome:
+    state = ctx.state
+    emp = state.empires[empire]
+    if order.where is None or order.to is None:
+        return fail(Reason.MISSING_FIELD)
+    if order.where not in state.systems or order.to not in state.systems:
+        return fail(Reason.NO_SYSTEM)
+    src, dst = state.systems[order.where], state.systems[order.to]
+    fields = {"from": src.code, "to": dst.code}
+    if src.owner != empire:
+        return fail(Reason.NOT_OWNED, **fields)
+    if not src.is_star:
+        return fail(Reason.NOT_STAR_FROM, **fields)
+    if dst.type is not SystemType.PL or dst.star != src.code:
+        return fail(Reason.NOT_PLANET, **fields)
+    if dst.owner is None or dst.owner == empire:
+        return fail(Reason.NOT_ENEMY, **fields)
+    if src.cruisers <= 0:
+        return fail(Reason.NO_SHIPS, **fields)
+    if emp.balance < BOMBARD_COST:
+        return fail(Reason.NO_MONEY, **fields)
+    emp.balance -= BOMBARD_COST
+    defender = dst.owner
+    cruisers = min(1, dst.cruisers)
+    fighters = min(1, dst.fighters)
+    dst.cruisers -= cruisers
+    dst.fighters -= fighters
+    ctx.cruisers_destroyed(defender, dst, cruisers)
+    pop_roll = bombard_roll(ctx)
+    industry_roll = bombard_roll(ctx)
+    pop_lost = min(pop_roll, dst.pop)
+    industry_lost = min(industry_roll, dst.industry)
+    dst.pop -= pop_lost
+    dst.industry -= industry_lost
+    to_pool = battle_losses_lost(ctx, defender, cruisers)
+    ctx.make_sticky(empire, src.code)
+    ctx.touch(empire, dst.code)
+    ctx.emit(
+        EventKind.BOMBARD,
+        empire,
+        system=dst.code,
+        attacker=empire,
+        defender=defender,
+        pop_roll=pop_roll,
+        industry_roll=industry_roll,
+        pop_lost=pop_lost,
+        industry_lost=industry_lost,
+        cruisers_lost=cruisers,
+        fighters_lost=fighters,
+        lost_in_space={"attacker": 0, "defender": to_pool},
+        **{"from": src.code},
+    )
+    return ok(
+        BOMBARD_COST,
+        pop_lost=pop_lost,
+        industry_lost=industry_lost,
+        cruisers_lost=cruisers,
+        fighters_lost=fighters,
+        **fields,
+    )
