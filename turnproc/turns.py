@@ -47,7 +47,7 @@ from .rules.turn import resolve, turn_rng
 from .storage import models as m
 from .storage.convert import load_state, orders_for_turn, save_state
 from .storage.db import transaction
-from .storage.queries import current_deadline_text, get_empire, get_game, staged_record, view_of
+from .storage.queries import current_deadline_or_none, get_empire, get_game, staged_record, view_of
 
 log = logging.getLogger(__name__)
 
@@ -153,7 +153,7 @@ def run_turn(
         )
     )
     game.deadline_override = None  # a hand-set deadline is for the turn just run
-    deadline = current_deadline_text(view_of(game), now)
+    deadline = current_deadline_or_none(view_of(game), now)
     reports: dict[str, str] = {}
     empire_rows = {e.code: e for e in session.scalars(select(m.Empire).where(m.Empire.game_id == game.id))}
     view, shared = TurnView.build(new_state, events), SharedParts()
