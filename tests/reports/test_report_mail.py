@@ -11,6 +11,7 @@ import re
 import time
 from email import message_from_bytes, policy
 from email.message import EmailMessage
+from pathlib import Path
 
 from tests.conftest import IMAP_PASSWORD, IMAP_USER, SmtpSink
 from tests.factories import imap_app
@@ -20,7 +21,7 @@ from turnproc.mail.outbox import flush_outbox
 from turnproc.mail.transport import outbound
 from turnproc.reports.context import report_context
 from turnproc.reports.mapimage import png_map, png_size
-from turnproc.reports.svgmap import MAX_PNG_SIDE, label_limit, svg_map
+from turnproc.reports.svgmap import CELL, MARGIN, MAX_PNG_SIDE, MIN_LABEL_SCALE, label_limit, svg_map
 from turnproc.rules.generate import generate_galaxy, place_empire
 from turnproc.rules.state import GameSettings
 from turnproc.turns import run_current_turn
@@ -102,3 +103,13 @@ def test_a_map_of_the_whole_galaxy_is_bounded_in_size_and_time() -> None:
     # Too small to read: the picture leaves the labels out, the legend stays.
     small = svg_map(context, max_side=MAX_PNG_SIDE)
     assert "Legend" in small and f">{stars[0]['code']}</text>" not in small
+
+
+def test_the_limits_the_rulebook_states_are_the_codes() -> None:
+    """rules.md §5.1 states the picture's limits in numbers: they are these."""
+    text = (Path(__file__).parents[2] / "docs" / "rules.md").read_text(encoding="utf-8")
+    section = text.split("### 5.1 The map picture")[1].split("\n## ")[0]
+    assert f"at most {MAX_PNG_SIDE:,} pixels wide and high" in section
+    full = int((MAX_PNG_SIDE - 2 * MARGIN) / CELL)  # squares that fit at full size
+    assert f"higher than {full} grid squares is scaled down" in section
+    assert f"below {round(MIN_LABEL_SCALE * 100)} %" in section and f"more than {label_limit()}" in section

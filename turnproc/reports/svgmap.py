@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
-__all__ = ["svg_map", "ascii_map", "owner_colour", "MAX_PNG_SIDE", "MIN_LABEL_SCALE", "CELL", "label_limit"]
+__all__ = ["svg_map", "ascii_map", "owner_colour", "MAX_PNG_SIDE", "MIN_LABEL_SCALE", "CELL", "MARGIN", "label_limit"]
 
 #: One grid square, in SVG units (pixels at full size).
 CELL = 140
@@ -224,7 +224,7 @@ def svg_map(context: dict[str, Any], max_side: int | None = None) -> str:
     scale = 1.0 if max_side is None else min(1.0, max_side / max(frame.width, frame.height))
     labels = scale >= MIN_LABEL_SCALE
     owners = sorted({s["owner"] for s in systems if s["owner"] and s["owner"] != viewer})
-    width = max(frame.width * scale, 640.0)
+    width = max(frame.width * scale, 560.0)
     legend, legend_height = _legend(context, owners, width)
     top = 30.0
     height = top + frame.height * scale + legend_height
