@@ -7,6 +7,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 from importlib import resources
+from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -91,3 +92,14 @@ def test_the_order_form_lists_every_system_and_reads_back_as_no_orders(seed: int
         own = ctx["systems"][0]["code"]
         filled = parse_mail(form.replace("<password>", "secret").replace("\nEND", f"\nGROW {own} 1\nEND"), state, viewer)
         assert [o.action.value for o in filled.orders] == ["GROW"] and filled.errors == []
+
+
+def test_a_report_stored_before_schema_2_can_still_be_sent_again() -> None:
+    """A player may ask for an old report (REPORT): one stored in the first
+    JSON format still renders, and its JSON is sent as it was stored."""
+    old = json.loads((Path(__file__).parent / "stored" / "report-schema-1.json").read_text(encoding="utf-8"))
+    assert "deadline_text" not in old
+    docs = render_report_documents(old)
+    assert "Orders for turn 2 are due Friday 09 January 2026, 20:00 GMT." in docs.text
+    assert "Balance for turn 2:  0 BP (income 86 less supply 86)" in docs.text
+    assert json.loads(docs.json) == old and docs.png[:4] == b"\x89PNG"

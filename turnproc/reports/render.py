@@ -35,6 +35,7 @@ __all__ = [
     "wrap",
     "press_heading",
     "MAP_CID",
+    "stored_context",
 ]
 
 #: The Content-ID of the map picture in a report mail; the HTML shows it as
@@ -171,7 +172,24 @@ class SharedParts:
         return self._roundups[key]
 
 
+def stored_context(context: dict[str, Any]) -> dict[str, Any]:
+    """A report context as the templates need it. Reports stored before schema
+    version 2 (a player may ask for one again) lack a few fields: they are
+    filled in from what the old report has; the JSON stays as it was stored."""
+    if "deadline_text" in context and "economy_ran" in context["empire"]:
+        return context
+    empire = dict(context["empire"])
+    empire.setdefault("economy_ran", bool(empire.get("income_by_system")) or bool(empire.get("supply_cost")))
+    empire.setdefault("supply_paid", empire.get("supply_cost", 0) - empire.get("supply_shortfall", 0))
+    empire.setdefault("next_income", empire.get("income", 0))
+    # Before version 2, "deadline" was the text players read.
+    return {**context, "deadline_text": context.get("deadline"), "empire": empire}
+
+
 def render_report_documents(context: dict[str, Any], shared: SharedParts | None = None) -> ReportDocuments:
+    # Compact: the JSON is for programs, and in a big game every byte is mailed a thousand times.
+    data = json.dumps(context, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    context = stored_context(context)
     roundup_text, roundup_html = (shared or SharedParts()).roundup(context["roundup"])
     svg = svg_map(context)
     png = png_map(context)
@@ -181,7 +199,5 @@ def render_report_documents(context: dict[str, Any], shared: SharedParts | None 
         "roundup_text": roundup_text, "roundup_html": roundup_html,
     }  # fmt: skip
     rendered = render("report", {**context, **extra})
-    # Compact: the JSON is for programs, and in a big game every byte is mailed a thousand times.
-    data = json.dumps(context, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     assert rendered.html is not None
     return ReportDocuments(rendered.subject, rendered.text, rendered.html, svg, data, png)
