@@ -37,16 +37,19 @@ def _fonts() -> list[str] | None:
     return None
 
 
-def png_map(context: dict[str, Any]) -> bytes:
-    """The report context's map as PNG bytes, at most MAX_PNG_SIDE pixels wide
-    and high plus the legend."""
-    svg = svg_map(context, max_side=MAX_PNG_SIDE)
+def _render(svg: str) -> bytes:
     fonts = _fonts()
     if fonts is None:
         return bytes(resvg_py.svg_to_bytes(svg_string=svg))
     return bytes(
         resvg_py.svg_to_bytes(svg_string=svg, skip_system_fonts=True, font_files=fonts, sans_serif_family="DejaVu Sans")
     )
+
+
+def png_map(context: dict[str, Any]) -> bytes:
+    """The report context's map as PNG bytes, at most MAX_PNG_SIDE pixels wide
+    and high plus the legend."""
+    return _render(svg_map(context, max_side=MAX_PNG_SIDE))
 
 
 def png_size(png: bytes) -> tuple[int, int]:

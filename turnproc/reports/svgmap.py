@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
-__all__ = ["svg_map", "ascii_map", "owner_colour", "MAX_PNG_SIDE", "MIN_LABEL_SCALE", "CELL", "MARGIN", "label_limit"]
+__all__ = ["svg_map", "ascii_map", "owner_colour", "MAX_PNG_SIDE", "MIN_LABEL_SCALE", "CELL", "MARGIN", "label_limit", "static_legend", "LEGEND_WIDTH"]
 
 #: One grid square, in SVG units (pixels at full size).
 CELL = 140
@@ -144,9 +145,12 @@ def _system(s: dict[str, Any], frame: _Frame, row: dict[str, Any] | None, contex
     ring = owner_colour(s["owner"], viewer)
     star = s["star"] is None
     fill = STAR_FILL.get(s["type"], "#cccccc") if star else (BELT_FILL if s["type"] == "AB" else PLANET_FILL)
-    opacity = "" if s["visible"] or row else ' opacity="0.5"'
+    # Faded by fill and stroke opacity, which the group's children inherit, not
+    # by the group's opacity: that makes the renderer paint the group on a
+    # layer of its own, a cost per system.
+    faded = "" if s["visible"] or row else ' fill-opacity="0.5" stroke-opacity="0.5"'
     title = f'{s["code"]} {s["type"]}' + (f' ({s["owner"]})' if s["owner"] else "")
-    out = [f"<g{opacity}><title>{escape(title)}</title>"]
+    out = [f"<g{faded}><title>{escape(title)}</title>"]
     width = 4 if s["owner"] == viewer else (3 if s["owner"] else 1)
     radius = 9 if star else 6
     if star:
@@ -180,38 +184,58 @@ def _system(s: dict[str, Any], frame: _Frame, row: dict[str, Any] | None, contex
     return out
 
 
-def _legend(context: dict[str, Any], owners: list[str], width: float) -> tuple[list[str], float]:
-    """The legend as SVG at (0, 0), never scaled; returns it and its height."""
-    viewer = context["empire"]["code"]
-    items: list[tuple[str, str]] = []  # (symbol SVG at 0,0, words)
+#: The legend's part that is the same on every map is this wide, whatever the map's width.
+LEGEND_WIDTH = 560
+_LEGEND_LINE = 22
+
+
+def _flow(items: list[tuple[str, str]], width: float, y: float) -> tuple[list[str], float]:
+    """Legend entries (symbol SVG at 0,0, words) in rows ``width`` wide from
+    ``y``; returns them and the baseline of the last row."""
+    out = []
+    x = MARGIN / 2
+    for symbol, words in items:
+        pad = 48 if "polygon" in symbol else 30  # an arrow is wider than a dot
+        w = (pad if symbol else 0) + 7 * len(words) + 18
+        if x + w > width - MARGIN / 2 and x > MARGIN / 2:
+            x, y = MARGIN / 2, y + _LEGEND_LINE
+        out.append(f'<g transform="translate({x:.1f},{y:.1f})">{symbol}'
+                   f'<text x="{pad if symbol else 0}" y="0" font-size="12" fill="{INK}">{escape(words)}</text></g>')
+        x += w
+    return out, y
+
+
+@lru_cache(maxsize=1)
+def static_legend() -> tuple[str, float]:
+    """What every map's legend says (star types, marks, arrows), as SVG at
+    (0, 0) and :data:`LEGEND_WIDTH` wide, and its height: the same for every
+    empire, so it is built once a process."""
+    items: list[tuple[str, str]] = []
     for t in ("YD", "WD", "RD", "BD", "RG", "SG"):
         items.append((f'<circle cx="8" cy="-4" r="7" fill="{STAR_FILL[t]}" stroke="{NOBODY}"/>', f"{t} {STAR_NAMES[t]}"))
     items.append((f'<circle cx="8" cy="-4" r="5" fill="{PLANET_FILL}" stroke="{NOBODY}"/>', "PL planet"))
     items.append((f'<rect x="4" y="-8" width="8" height="8" transform="rotate(45 8 -4)" fill="{BELT_FILL}" stroke="{NOBODY}"/>', "AB asteroid belt"))
-    items.append((f'<circle cx="8" cy="-4" r="7" fill="none" stroke="{OWN}" stroke-width="4"/>', f"yours ({viewer})"))
+    items.append((f'<circle cx="8" cy="-4" r="7" fill="none" stroke="{NOBODY}"/>', "nobody's"))
+    items.append((f'<circle cx="8" cy="-4" r="7" fill="{NOBODY}" fill-opacity="0.5" stroke="{NOBODY}" stroke-opacity="0.5"/>', "faded: not in scanner range now"))
     items.append((f'<circle cx="8" cy="-4" r="7" fill="none" stroke="{ARROW_COLOUR["capture"]}" stroke-width="2.5"/>', "captured this turn"))
     items.append((f'<path d="M3,-9 l10,10 m0,-10 l-10,10" stroke="{ARROW_COLOUR["attack"]}" stroke-width="3"/>', "battle this turn"))
-    for code in owners[:12]:
-        items.append((f'<circle cx="8" cy="-4" r="7" fill="none" stroke="{owner_colour(code, viewer)}" stroke-width="3"/>', code))
-    if len(owners) > 12:
-        items.append(("", f"and {len(owners) - 12} more empires"))
-    items.append((f'<circle cx="8" cy="-4" r="7" fill="none" stroke="{NOBODY}"/>', "nobody's"))
-    items.append((f'<circle cx="8" cy="-4" r="7" fill="{NOBODY}" opacity="0.5"/>', "faded: not in scanner range now"))
     items.append(("", "5c 2f 1k: cruisers, fighters, colony ships"))
     items.append(("", "H your HOME, B your BASE"))
     for kind in ("move", "attack", "capture", "lost"):
         items.append((_arrow(-10, -4, 40, -4, ARROW_COLOUR[kind], kind == "lost"), f"this turn: {ARROW_WORDS[kind]}"))
     out = [f'<text x="{MARGIN / 2:.1f}" y="18" font-size="13" font-weight="bold" fill="{INK}">Legend</text>']
-    x, y, line = MARGIN / 2, 40.0, 22
-    for symbol, words in items:
-        pad = 48 if "polygon" in symbol else 30  # an arrow is wider than a dot
-        w = (pad if symbol else 0) + 7 * len(words) + 18
-        if x + w > width - MARGIN / 2 and x > MARGIN / 2:
-            x, y = MARGIN / 2, y + line
-        out.append(f'<g transform="translate({x:.1f},{y:.1f})">{symbol}'
-                   f'<text x="{pad if symbol else 0}" y="0" font-size="12" fill="{INK}">{escape(words)}</text></g>')
-        x += w
-    return out, y + 14
+    rows, y = _flow(items, LEGEND_WIDTH, 40.0)
+    return "\n".join(out + rows), y + 8
+
+
+def _owner_legend(viewer: str, owners: list[str], width: float, y: float) -> tuple[list[str], float]:
+    """The legend's owners: the reader's colour and each other empire's on the map."""
+    items = [(f'<circle cx="8" cy="-4" r="7" fill="none" stroke="{OWN}" stroke-width="4"/>', f"yours ({viewer})")]
+    for code in owners[:12]:
+        items.append((f'<circle cx="8" cy="-4" r="7" fill="none" stroke="{owner_colour(code, viewer)}" stroke-width="3"/>', code))
+    if len(owners) > 12:
+        items.append(("", f"and {len(owners) - 12} more empires"))
+    return _flow(items, width, y)
 
 
 def svg_map(context: dict[str, Any], max_side: int | None = None) -> str:
@@ -224,8 +248,10 @@ def svg_map(context: dict[str, Any], max_side: int | None = None) -> str:
     scale = 1.0 if max_side is None else min(1.0, max_side / max(frame.width, frame.height))
     labels = scale >= MIN_LABEL_SCALE
     owners = sorted({s["owner"] for s in systems if s["owner"] and s["owner"] != viewer})
-    width = max(frame.width * scale, 560.0)
-    legend, legend_height = _legend(context, owners, width)
+    width = max(frame.width * scale, float(LEGEND_WIDTH))
+    static, static_height = static_legend()
+    owners_part, last = _owner_legend(viewer, owners, width, static_height + 14)
+    legend, legend_height = [static, *owners_part], last + 14
     top = 30.0
     height = top + frame.height * scale + legend_height
     caption = f'{context["game"]} turn {context["turn"]}: the map of {viewer}'
