@@ -103,3 +103,8 @@ def test_a_report_stored_before_schema_2_can_still_be_sent_again() -> None:
     assert "Orders for turn 2 are due Friday 09 January 2026, 20:00 GMT." in docs.text
     assert "Balance for turn 2:  0 BP (income 86 less supply 86)" in docs.text
     assert json.loads(docs.json) == old and docs.png[:4] == b"\x89PNG"
+
+
+def test_the_form_width_docs_orders_states_is_the_codes() -> None:
+    text = (Path(__file__).parents[2] / "docs" / "orders.md").read_text(encoding="utf-8")
+    assert f"the form's lines are at most {WIDTH} characters long" in " ".join(text.split())
