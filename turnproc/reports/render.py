@@ -176,14 +176,16 @@ def stored_context(context: dict[str, Any]) -> dict[str, Any]:
     """A report context as the templates need it. Reports stored before schema
     version 2 (a player may ask for one again) lack a few fields: they are
     filled in from what the old report has; the JSON stays as it was stored."""
-    if "deadline_text" in context and "economy_ran" in context["empire"]:
+    if "deadline_text" in context and "economy_ran" in context["empire"] and "on_leave_until" in context:
         return context
     empire = dict(context["empire"])
     empire.setdefault("economy_ran", bool(empire.get("income_by_system")) or bool(empire.get("supply_cost")))
     empire.setdefault("supply_paid", empire.get("supply_cost", 0) - empire.get("supply_shortfall", 0))
     empire.setdefault("next_income", empire.get("income", 0))
+    upgraded = {"on_leave_until": None, **context, "empire": empire}
     # Before version 2, "deadline" was the text players read.
-    return {**context, "deadline_text": context.get("deadline"), "empire": empire}
+    upgraded.setdefault("deadline_text", context.get("deadline"))
+    return upgraded
 
 
 def render_report_documents(context: dict[str, Any], shared: SharedParts | None = None) -> ReportDocuments:
