@@ -33,6 +33,7 @@ window.addEventListener("load", () => {
   document.querySelectorAll("table").forEach((table, t) => {
     out.tables += 1;
     const heads = table.querySelectorAll("thead th").length;
+    const cards = table.classList.contains("cards");
     table.querySelectorAll("tbody tr").forEach((tr) => {
       const cells = [...tr.children];
       if (heads && !tr.querySelector(".empty") && cells.length !== heads) out.columns.push([t, cells.length, heads]);
@@ -42,7 +43,7 @@ window.addEventListener("load", () => {
         const style = getComputedStyle(td);
         if (style.display === "none" || style.visibility === "hidden" || r.width < 1 || r.height < 1
             || r.left < -0.5 || r.right > window.innerWidth + 0.5) out.offscreen.push([t, i, td.textContent.slice(0, 40)]);
-        if (heads && !td.classList.contains("empty") && !td.dataset.label) out.unlabelled.push([t, i]);
+        if (cards && !td.classList.contains("empty") && !td.dataset.label) out.unlabelled.push([t, i]);
       });
     });
   });
