@@ -12,9 +12,11 @@ What is made, and how it stays the same from run to run:
 * The demo game (``turnproc.demo.run_demo``, seed ``demo``) plays ``TURNS``
   turns; its dice come from the seed, so every run plays the same game.
 * ``report.txt`` and ``report.html`` are Rigel League's (RIG) report of the last
-  turn; ``report.png`` is a headless-Chromium screenshot of ``report.html``. PNG
-  bytes differ between machines, so the screenshot carries the sha256 of the
-  HTML it shows in a PNG text chunk, and the test compares that instead.
+  turn (the HTML as a page of its own: the map is the SVG drawing, where the mail
+  has the PNG); ``report.png`` and ``report-phone.png`` are headless-Chromium
+  screenshots of ``report.html`` at 1,200 and 390 pixels wide. PNG bytes differ
+  between machines, so each screenshot carries the sha256 of the HTML it shows
+  in a PNG text chunk, and the test compares that instead.
 * The demo's passwords are random. To send order mails of our own, this script
   then gives RIG a fixed password (``SAMPLE_PASSWORD``), as a GM resetting a
   password would, and gives the game a deadline schedule; then it sends the
@@ -49,6 +51,8 @@ EMPIRE = "RIG"
 SAMPLE_PASSWORD = "mq7hv3kaxp2e"
 SCHEDULE = ("0 20 * * 1,4", "Europe/London")  # Mondays and Thursdays, 20:00 London time
 PNG_KEY = "turnproc-html-sha256"
+#: Screenshots of report.html: file name -> window width in pixels (desktop, phone).
+SCREENSHOTS = {"report.png": 1200, "report-phone.png": 390}
 
 #: Files in docs/samples/ this script writes (report.png separately).
 TEXT_SAMPLES = (
@@ -168,7 +172,7 @@ def make_samples(workdir: Path) -> dict[str, str]:
             assert report is not None
             docs = render_report_documents(report.data)
             out["report.txt"] = docs.text
-            out["report.html"] = docs.html
+            out["report.html"] = docs.page()
             data, turn = dict(report.data), game.turn
             empire.password_hash = hash_password(SAMPLE_PASSWORD)
             game.schedule, game.timezone = SCHEDULE
@@ -224,8 +228,9 @@ def chromium() -> str | None:
     return shutil.which("chromium") or shutil.which("chromium-browser")
 
 
-def screenshot(html: str, browser: str) -> bytes:
-    """``html`` rendered by headless Chromium, with the HTML's digest inside."""
+def screenshot(html: str, browser: str, width: int = 1200) -> bytes:
+    """``html`` rendered by headless Chromium in a window ``width`` pixels wide,
+    with the HTML's digest inside."""
     with tempfile.TemporaryDirectory(prefix="turnproc-samples-") as tmp:
         page, png, profile = Path(tmp, "report.html"), Path(tmp, "report.png"), Path(tmp, "profile")
         page.write_text(html, encoding="utf-8")
@@ -233,7 +238,7 @@ def screenshot(html: str, browser: str) -> bytes:
             [
                 browser, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--hide-scrollbars",
                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                f"--user-data-dir={profile}", "--window-size=1000,1900", f"--screenshot={png}", page.as_uri(),
+                f"--user-data-dir={profile}", f"--window-size={width},2400", f"--screenshot={png}", page.as_uri(),
             ],
             check=True, capture_output=True, timeout=120,
         )  # fmt: skip
@@ -273,9 +278,10 @@ def differences(samples: dict[str, str]) -> list[str]:
         text = doc.read_text(encoding="utf-8")
         if embed(text, samples) != text:
             problems.append(f"docs/{doc.name}: an embedded sample differs from docs/samples/")
-    png = SAMPLES / "report.png"
-    if not png.exists() or png_text(png.read_bytes()).get(PNG_KEY) != html_digest(samples["report.html"]):
-        problems.append("docs/samples/report.png is not a screenshot of the current report.html")
+    for name in SCREENSHOTS:
+        png = SAMPLES / name
+        if not png.exists() or png_text(png.read_bytes()).get(PNG_KEY) != html_digest(samples["report.html"]):
+            problems.append(f"docs/samples/{name} is not a screenshot of the current report.html")
     return problems
 
 
@@ -294,13 +300,14 @@ def write(samples: dict[str, str]) -> list[str]:
         if new != text:
             doc.write_text(new, encoding="utf-8")
             changed.append(f"docs/{doc.name}")
-    png = SAMPLES / "report.png"
-    if not png.exists() or png_text(png.read_bytes()).get(PNG_KEY) != html_digest(samples["report.html"]):
-        browser = chromium()
-        if browser is None:
-            raise RuntimeError("docs/samples/report.png is out of date and Chromium is not installed to redo it")
-        png.write_bytes(screenshot(samples["report.html"], browser))
-        changed.append("docs/samples/report.png")
+    for name, width in SCREENSHOTS.items():
+        png = SAMPLES / name
+        if not png.exists() or png_text(png.read_bytes()).get(PNG_KEY) != html_digest(samples["report.html"]):
+            browser = chromium()
+            if browser is None:
+                raise RuntimeError(f"docs/samples/{name} is out of date and Chromium is not installed to redo it")
+            png.write_bytes(screenshot(samples["report.html"], browser, width))
+            changed.append(f"docs/samples/{name}")
     return changed
 
 

@@ -24,7 +24,7 @@ from .config import Config
 from .mail.compose import compose, message_id_domain, new_message_id
 from .mail.hygiene import clean_header
 from .mail.outbox import queue_mail
-from .reports.render import ReportDocuments, render, render_report_documents
+from .reports.render import MAP_CID, ReportDocuments, render, render_report_documents
 from .storage import models as m
 
 __all__ = [
@@ -156,8 +156,9 @@ def queue_report(
     docs: ReportDocuments | None = None,
     kind: str = "report",
 ) -> None:
-    """The report as a mail: text and HTML alternatives, the map as SVG and the
-    machine-readable JSON attached. ``held`` keeps it back for a staged turn;
+    """The report as a mail: text and HTML alternatives, the map as a PNG the
+    HTML shows inline (``cid:``), and the map as SVG and the machine-readable
+    JSON attached. ``held`` keeps it back for a staged turn;
     ``docs`` are the report already rendered (else rendered from its data);
     ``kind`` tells a turn's report from a copy sent again."""
     docs = docs or render_report_documents(report.data)
@@ -174,6 +175,7 @@ def queue_report(
             (f"{stem}-map.svg", "image/svg+xml", docs.svg.encode("utf-8")),
             (f"{stem}.json", "application/json", docs.json.encode("utf-8")),
         ],
+        inline=[(MAP_CID, f"{stem}-map.png", "image/png", docs.png)],
     )
     queue_mail(session, out, kind=kind, game_id=game_id, turn=report.turn, held=held, now=now)
 

@@ -43,11 +43,12 @@ from .rules.activity import record_missed_turns
 from .rules.events import Event
 from .rules.invariants import check_invariants
 from .rules.serialize import state_from_dict, state_to_dict
+from .rules.state import GameState
 from .rules.turn import resolve, turn_rng
 from .storage import models as m
 from .storage.convert import load_state, orders_for_turn, save_state
 from .storage.db import transaction
-from .storage.queries import current_deadline_text, get_empire, get_game, staged_record, view_of
+from .storage.queries import current_deadline_or_none, get_empire, get_game, staged_record, view_of
 
 log = logging.getLogger(__name__)
 
@@ -55,6 +56,7 @@ __all__ = [
     "TurnResult",
     "run_turn",
     "run_current_turn",
+    "write_reports",
     "report_for",
     "Preview",
     "Rollback",
@@ -158,24 +160,43 @@ def run_turn(
         )
     )
     game.deadline_override = None  # a hand-set deadline is for the turn just run
-    deadline = current_deadline_text(view_of(game), now)
+    reports = write_reports(session, config, game, new_state, events, number, now, corrected=corrected, held=stage)
+    session.flush()
+    log.info("game %s: turn %d resolved, %d events, %d reports", game.name, number, len(events), len(reports))
+    return TurnResult(game.name, number, len(events), reports, new_state.finished, missed, inactive, staged=stage)
+
+
+def write_reports(
+    session: Session,
+    config: Config,
+    game: m.Game,
+    state: GameState,
+    events: list[Event],
+    number: int,
+    now: dt.datetime,
+    *,
+    corrected: bool = False,
+    held: bool = False,
+) -> dict[str, str]:
+    """Every empire's report of turn ``number`` (``state`` is the state after
+    it): stored as a ``reports`` row and queued as a mail. Returns the texts."""
+    deadline = current_deadline_or_none(view_of(game), now)
     reports: dict[str, str] = {}
-    view, shared = TurnView.build(new_state, events), SharedParts()
-    for code in sorted(new_state.empires):
-        leave = on_leave.get(code)
+    empire_rows = {e.code: e for e in session.scalars(select(m.Empire).where(m.Empire.game_id == game.id))}
+    view, shared = TurnView.build(state, events), SharedParts()
+    for code in sorted(state.empires):
+        leave = empire_rows[code].vacation_until
         context = report_context(
-            new_state, events, code, game_name=game.name, turn=number, deadline=deadline, corrected=corrected, view=view,
+            state, events, code, game_name=game.name, turn=number, deadline=deadline, corrected=corrected, view=view,
             on_leave_until=leave if leave is not None and leave > number else None,
         )  # fmt: skip
         docs = render_report_documents(context, shared)
         empire = empire_rows[code]
         report = m.Report(game_id=game.id, empire_id=empire.id, turn=number, text=docs.text, data=context, created_at=now)
         session.add(report)
-        queue_report(session, config, game.id, game.name, code, empire.email, report, now, held=stage, docs=docs)
+        queue_report(session, config, game.id, game.name, code, empire.email, report, now, held=held, docs=docs)
         reports[code] = docs.text
-    session.flush()
-    log.info("game %s: turn %d resolved, %d events, %d reports", game.name, number, len(events), len(reports))
-    return TurnResult(game.name, number, len(events), reports, new_state.finished, missed, inactive, staged=stage)
+    return reports
 
 
 def run_current_turn(sessions: sessionmaker[Session], game_name: str, config: Config, now: dt.datetime) -> TurnResult:

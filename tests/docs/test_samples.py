@@ -50,7 +50,8 @@ def test_the_samples_are_shown_in_the_docs() -> None:
     assert shown <= set(ms.TEXT_SAMPLES), f"embedded samples that make_samples.py does not make: {shown - set(ms.TEXT_SAMPLES)}"
     for name in ms.TEXT_SAMPLES:
         assert name in shown or f"samples/{name}" in text, f"docs/samples/{name} is neither embedded nor linked"
-    assert "samples/report.png" in text
+    for name in ms.SCREENSHOTS:
+        assert f"samples/{name}" in text
 
 
 def test_png_text_chunks_round_trip() -> None:

@@ -8,6 +8,7 @@ import json
 import mailbox
 import re
 from email import message_from_bytes, policy
+from email.message import EmailMessage
 from importlib import resources
 from pathlib import Path
 
@@ -19,6 +20,22 @@ from turnproc.demo import run_demo
 from turnproc.reports.context import report_context
 from turnproc.reports.render import render_report_documents
 from turnproc.rules.events import Event
+
+def inline_picture(msg: EmailMessage, html: str) -> bytes:
+    """The map picture as a mail program finds it: the HTML's one ``cid:``
+    reference, resolved to the part of the same multipart/related with that
+    Content-ID (RFC 2387)."""
+    refs = re.findall(r'<img[^>]* src="cid:([^"]+)"', html)
+    assert len(refs) == 1, refs
+    related = [p for p in msg.walk() if p.get_content_type() == "multipart/related"]
+    assert len(related) == 1
+    parts = [p for p in related[0].iter_parts() if p.get("Content-ID") == f"<{refs[0]}>"]
+    assert len(parts) == 1 and parts[0].get_content_type() == "image/png"
+    assert parts[0].get_content_disposition() == "inline"
+    data = parts[0].get_content()
+    assert isinstance(data, bytes)
+    return data
+
 
 SCHEMA = json.loads(resources.files("turnproc.reports").joinpath("report.schema.json").read_text(encoding="utf-8"))
 
@@ -51,7 +68,8 @@ def test_demo_report_mails_carry_every_format(tmp_path: Path) -> None:
     for msg in reports:
         assert msg.get_body(preferencelist=("plain",)).get_content().startswith("STAR CHASE")
         html = msg.get_body(preferencelist=("html",)).get_content()
-        assert html.lstrip().startswith("<!DOCTYPE html>") and "<svg" in html
+        assert html.lstrip().startswith("<!DOCTYPE html>") and "<svg" not in html
+        assert inline_picture(msg, html)[:8] == b"\x89PNG\r\n\x1a\n"
         attachments = {part.get_filename(): part for part in msg.iter_attachments()}
         svg = next(p for name, p in attachments.items() if name.endswith("-map.svg"))
         assert svg.get_content_type() == "image/svg+xml"
@@ -85,7 +103,8 @@ def hostile_context() -> dict:
 def test_hostile_player_text_is_escaped_in_html() -> None:
     docs = render_report_documents(hostile_context())
     assert "<script>" not in docs.html and "&lt;script&gt;" in docs.html
-    assert "<img" not in docs.html and "&lt;img" in docs.html
+    # The one picture is the map; the player's <img> is text.
+    assert docs.html.count("<img") == 1 and "<img src=x" not in docs.html and "&lt;img" in docs.html
     assert "onerror" not in docs.svg
     assert HOSTILE["emoji"] in docs.html and HOSTILE["rtl"][:10] in docs.html
     validate(json.loads(docs.json))
@@ -98,6 +117,8 @@ def test_hostile_player_text_keeps_the_text_layout() -> None:
     # Every row keeps its columns: the name is clipped to its 24 characters
     # (plus the two invisible isolates around right-to-left script).
     for row in rows:
+        if row.startswith("      links "):  # each system's links, under its row
+            continue
         assert re.match(r"^\d{3,5} +[A-Z]{2} ", row), row
         assert len(row.replace("\u2068", "").replace("\u2069", "")) <= len(header) + 12, row
     assert "\u2068" in text  # right-to-left names are isolated

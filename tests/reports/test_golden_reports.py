@@ -4,9 +4,11 @@ Rewrite them after a deliberate change with ``pytest --update-golden``."""
 
 from __future__ import annotations
 
+import datetime as dt
 import difflib
 import json
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import pytest
 
@@ -17,6 +19,7 @@ from turnproc.rules.turn import resolve, turn_rng
 from turnproc.scenario import load_scenario_file
 
 GOLDEN = Path(__file__).parent / "golden"
+DEADLINE = dt.datetime(2026, 1, 9, 20, 0, tzinfo=ZoneInfo("Europe/London"))
 
 
 def reports_for(case: Path) -> dict[str, str]:
@@ -26,7 +29,7 @@ def reports_for(case: Path) -> dict[str, str]:
     files: dict[str, str] = {}
     for code in sorted(new.empires):
         docs = render_report_documents(
-            report_context(new, events, code, game_name=case.name, turn=state.turn, deadline="Friday 09 January 2026, 20:00 GMT")
+            report_context(new, events, code, game_name=case.name, turn=state.turn, deadline=DEADLINE)
         )
         files[f"{code}.txt"] = docs.text
         # Pretty-printed here so a change reads as a small diff.

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.rules.test_determinism import galaxies, orders_for
-from turnproc.reports.context import SCHEMA_ID, SCHEMA_ID_V2, report_context
+from turnproc.reports.context import SCHEMA_ID, report_context
 from turnproc.reports.render import render_report_documents
 from turnproc.rules.events import Event
 from turnproc.rules.turn import resolve
@@ -51,7 +51,7 @@ def test_r19_2_reports_agree_with_the_events(data: st.DataObject, ruleset: int) 
                 assert shown["vp"] == vp["vp"]
             assert shown["lost_in_space"] == new.empires[code].lost_in_space
             if ruleset == 2:
-                assert context["schema"] == SCHEMA_ID_V2 and context["ruleset"] == 2
+                assert context["schema"] == SCHEMA_ID and context["ruleset"] == 2
                 pool = _last(events, "reserve", code)
                 if pool is not None:
                     assert (shown["reserve"], shown["lost_in_space"]) == (pool["reserve"], pool["lost_in_space"])

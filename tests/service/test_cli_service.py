@@ -52,6 +52,8 @@ def test_schedule_sets_and_shows(run, tmp_path: Path) -> None:
     assert (game.reminder_hours, game.inactive_after, game.nmr_limit) == (12, 3, 40)
     # A new schedule counts deadlines from now: none before the change runs.
     assert game.last_deadline_at is not None and game.last_deadline_at >= before
+    code, out, _ = run("game", "schedule", "alpha", "--early-run-delay", "1")
+    assert code == 0 and "early run: on, 1 minute after the last orders" in out  # not "1 minutes"
     code, out, _ = run("game", "schedule", "alpha", "--early-run", "off")
     assert code == 0 and "early run: off" in out and _game(tmp_path).last_deadline_at == game.last_deadline_at
     code, out, _ = run("game", "schedule", "alpha", "--cron", "off")

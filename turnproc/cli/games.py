@@ -89,7 +89,8 @@ def _print_schedule(summary: GameSummary) -> None:
     out(f"schedule: {s.schedule or 'none (run turns by hand)'} ({s.timezone})")
     if s.schedule or summary.next_deadline:
         out(f"next deadline: {format_deadline(summary.next_deadline) or ('none while paused' if s.status == 'paused' else 'none')}")
-    out(f"early run: {'on, ' + str(s.early_run_delay) + ' minutes after the last orders' if s.early_run else 'off'}")
+    minutes = f"{s.early_run_delay} minute{'' if s.early_run_delay == 1 else 's'}"
+    out(f"early run: {'on, ' + minutes + ' after the last orders' if s.early_run else 'off'}")
     out(f"reminders: {str(s.reminder_hours) + ' hours before the deadline' if s.reminder_hours else 'off'}")
     out(f"inactive after {s.inactive_after} missed turns; the missed-orders guard stops a turn when more than {s.nmr_limit}% send no orders")
 

@@ -33,7 +33,7 @@ from ..rules.orders import CommandLine, MailCommand, ParsedOrders
 from ..rules.serialize import state_from_dict
 from ..rules.state import GameState
 from ..storage import models as m
-from ..storage.queries import GameView
+from ..storage.queries import GameView, current_deadline_or_none
 from .cache import EmpireRow, IntakeCache
 
 log = logging.getLogger(__name__)
@@ -155,7 +155,8 @@ class Account:
     def _start(self, turn: int, state: GameState) -> m.Report | str:
         if self.empire.code not in state.empires:
             return "your empire joined later: there is no report of that turn for it"
-        deadline = self.cache.deadline(self.game, self.now)
+        # The report wants the time itself (its JSON gives it in ISO 8601); asked rarely, so not cached.
+        deadline = current_deadline_or_none(self.game, self.now)
         context = report_context(state, [], self.empire.code, game_name=self.game.name, turn=turn, deadline=deadline)
         # Not stored: the start is rendered again whenever asked for.
         return m.Report(game_id=self.game.id, empire_id=self.empire.id, turn=turn, text="", data=context)

@@ -61,15 +61,31 @@ def compose(
     in_reply_to: str | None = None,
     references: str | None = None,
     attachments: list[tuple[str, str, bytes]] | None = None,
+    inline: list[tuple[str, str, str, bytes]] | None = None,
 ) -> Message:
     """A mail with a plain-text body, an optional HTML alternative and attachments
-    given as ``(filename, mime type, data)``."""
+    given as ``(filename, mime type, data)``. ``inline`` pictures, given as
+    ``(Content-ID, filename, mime type, data)``, go with the HTML in a
+    multipart/related part, where the HTML shows them as ``<img src="cid:ID">``
+    (RFC 2387): that is how Gmail and Outlook show a picture in a mail."""
     body: MIMEBase = _text(text, "plain")
     if html is not None:
         alternative = MIMEMultipart("alternative")
         alternative.attach(body)
         alternative.attach(_text(html, "html"))
         body = alternative
+        if inline:
+            related = MIMEMultipart("related")
+            related.attach(alternative)
+            for cid, filename, mime, data in inline:
+                maintype, _, subtype = mime.partition("/")
+                picture = MIMEBase(maintype, subtype)
+                picture.set_payload(data)
+                encoders.encode_base64(picture)
+                picture.add_header("Content-ID", f"<{cid}>")
+                picture.add_header("Content-Disposition", "inline", filename=filename)
+                related.attach(picture)
+            body = related
     if attachments:
         mixed = MIMEMultipart("mixed")
         mixed.attach(body)

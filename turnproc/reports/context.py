@@ -8,8 +8,11 @@ in one place. The dict is JSON-safe and follows ``report.schema.json``.
 
 from __future__ import annotations
 
+import datetime as dt
 from dataclasses import dataclass
 from typing import Any
+
+from ..deadlines import format_deadline
 
 from ..rules.economy import bp_income, income, is_blockaded, system_income
 from ..rules.events import Event
@@ -17,13 +20,15 @@ from ..rules.galaxy import population_limit
 from ..rules.state import Empire, GameState, System, Tech
 from ..rules.visibility import audience, visible_from
 from .narrative import narrate
+from .orderform import order_form
 
-__all__ = ["SCHEMA_ID", "SCHEMA_ID_V2", "TurnView", "report_context", "roundup", "order_form"]
+__all__ = ["SCHEMA_VERSION", "SCHEMA_ID", "TurnView", "report_context", "roundup", "order_form", "attacked_systems", "turn_arrows"]
 
-SCHEMA_ID = "https://turnproc.example/schemas/report-1.json"
-#: Reports of rule-set-2 games (rules.md §19) say this schema: the same document,
-#: with the reserve, the rule set and the probes' section required.
-SCHEMA_ID_V2 = "https://turnproc.example/schemas/report-2.json"
+#: Raised whenever the JSON report changes in a way a client program must know
+#: about; ``report.schema.json`` carries the same ``$id`` (a test checks).
+#: 3: a rule-set-2 game's reports carry ``ruleset``, ``empire.reserve`` and ``probes``.
+SCHEMA_VERSION = 3
+SCHEMA_ID = f"urn:turnproc:schema:report:{SCHEMA_VERSION}"
 #: Kinds with a section of their own in a rule-set-2 report, not told as happenings.
 _SECTION_KINDS = ("probe_view", "reserve")
 
@@ -68,10 +73,6 @@ class TurnView:
         return cls(owned=owned, roundup=roundup(state), events=readable)
 
 
-def order_form(game: str, empire: str, turn: int) -> str:
-    return f"GAME {game}\nEMPIRE {empire} <password>\nTURN {turn}\n\nEND\n"
-
-
 def _system_row(state: GameState, s: System, known: set[int], reader: Empire) -> dict[str, Any]:
     # A black dwarf's limit is its owner's Life Support, a tech only the owner
     # knows: any owned system is shown with the reader's own tech (the same
@@ -98,6 +99,50 @@ def _system_row(state: GameState, s: System, known: set[int], reader: Empire) ->
     }
 
 
+def attacked_systems(events: list[Event], empire: str) -> dict[int, dict[str, Any]]:
+    """System code -> how it was right after ``empire``'s last attack on it this
+    turn (rules.md §14, ruling V2), from the battles and standoffs it fought."""
+    found: dict[int, dict[str, Any]] = {}
+    for e in events:
+        if e.kind in ("battle", "standoff") and e.empire == empire and isinstance(e.data.get("after"), dict):
+            found[int(e.data["system"])] = e.data["after"]
+    return found
+
+
+def _after_attack_row(state: GameState, s: System, known: set[int], reader: Empire, after: dict[str, Any]) -> dict[str, Any]:
+    row = _system_row(state, s, known, reader)
+    row.update({k: after[k] for k in ("owner", "pop", "industry", "cruisers", "fighters", "colony_ships", "stance") if k in after})
+    row["limit"] = population_limit(s, reader if row["owner"] is not None else None)
+    row["after_attack"] = True
+    return row
+
+
+#: How a move order ended, as the map draws it.
+_ARROW_KINDS = {"moved": "move", "captured": "capture", "thrown": "capture", "repelled": "attack", "held_off": "attack", "lost": "lost"}
+_MOVING = frozenset({"MOVE", "ASSAULT", "DEEP", "MOVEF", "MOVECOL", "COLONISE"})
+
+
+def turn_arrows(events: list[Event], empire: str) -> list[dict[str, Any]]:
+    """This turn's moves, attacks and captures the empire may know of, for the
+    map: its own successful moving orders, and attacks on its systems."""
+    arrows: list[dict[str, Any]] = []
+    for e in events:
+        d = e.data
+        if e.kind == "order" and e.empire == empire and d.get("ok") and d.get("action") in _MOVING:
+            kind = _ARROW_KINDS.get(str(d.get("outcome")), "move" if d.get("action") in ("MOVEF", "MOVECOL") else None)
+            src, dst = d.get("from", d.get("where")), d.get("to")
+            if kind is not None and src is not None and dst is not None:
+                arrows.append({"from": src, "to": dst, "kind": kind, "by": empire})
+        elif e.kind in ("battle", "standoff") and d.get("defender") == empire and d.get("from") is not None:
+            kind = "capture" if d.get("captured") else "attack"
+            arrows.append({"from": d["from"], "to": d["system"], "kind": kind, "by": d.get("attacker")})
+    return arrows
+
+
+def _line_order(order: dict[str, Any]) -> tuple[bool, int]:
+    return order["line"] is None, order["line"] or 0
+
+
 def _latest(events: list[Event], kind: str, empire: str) -> dict[str, Any]:
     for e in reversed(events):
         if e.kind == kind and e.empire == empire:
@@ -112,7 +157,7 @@ def report_context(
     *,
     game_name: str,
     turn: int,
-    deadline: str | None = None,
+    deadline: dt.datetime | None = None,
     corrected: bool = False,
     view: TurnView | None = None,
     on_leave_until: int | None = None,
@@ -122,7 +167,8 @@ def report_context(
     leave for the next one.
 
     ``state`` is the state after the turn; ``events`` are that turn's events
-    (any empire's: this function keeps only those the empire may read).
+    (any empire's: this function keeps only those the empire may read);
+    ``deadline`` the next deadline in the game's time zone (None: by hand).
     """
     view = view or TurnView.build(state, events)
     empire = state.empires[empire_code]
@@ -153,7 +199,10 @@ def report_context(
         )
         systems.append(row)
 
-    orders = [
+    # Listed in the order of the player's lines, not the order they ran in
+    # (stances and BASE/HOME run before actions; rules.md §4.1).
+    orders = sorted(
+        (
         {
             "line": e.data.get("line"),
             "text": e.data.get("text", ""),
@@ -164,7 +213,9 @@ def report_context(
         }
         for e in mine
         if e.kind == "order" and e.empire == empire_code
-    ]
+        ),
+        key=_line_order,
+    )
     happenings = [
         {"kind": e.kind, "text": narrate(e, empire_code), "data": e.data}
         for e in mine
@@ -181,14 +232,25 @@ def report_context(
         if e.kind == "message"
     ]
     income_now = _latest(mine, "income", empire_code)
+    # rules.md §13.1 (ruling E8): the balance line shows the figures the economy
+    # step used, so it adds up; research after it may change what the systems
+    # earn, which shows as next turn's income.
+    next_income = income(state, empire_code, owned)
+    economy_ran = bool(income_now) and bool(supply)
+    attacked = attacked_systems(mine, empire_code)
+    after_attack = {c: attacked[c] for c in attacked if c not in visible and c in state.systems}
+    scouting = [_system_row(state, state.systems[c], known, empire) for c in sorted(visible - owned_codes)]
+    scouting += [_after_attack_row(state, state.systems[c], known, empire, after_attack[c]) for c in sorted(after_attack)]
+    scouting.sort(key=lambda row: row["code"])
     ranks = view.roundup
     rank = next(r["rank"] for r in ranks if r["code"] == empire_code)
-    context = {
+    context: dict[str, Any] = {
         "schema": SCHEMA_ID,
         "game": game_name,
         "turn": turn,
         "next_turn": state.turn,
-        "deadline": deadline,
+        "deadline": deadline.isoformat(timespec="seconds") if deadline is not None else None,
+        "deadline_text": format_deadline(deadline),
         "finished": state.finished,
         "corrected": corrected,
         "on_leave_until": on_leave_until,
@@ -199,10 +261,13 @@ def report_context(
             "treasury": empire.treasury,
             "vp": empire.vp,
             "rank": rank,
-            "income": income(state, empire_code, owned),
+            "income": int(income_now.get("total", next_income)) if economy_ran else next_income,
+            "next_income": next_income,
+            "economy_ran": economy_ran,
             "income_by_system": income_now.get("systems") or [],
             "bp_income": income_now.get("bp_income", bp_income(empire)),
             "supply_cost": supply.get("total", 0),
+            "supply_paid": supply.get("paid", 0),
             "supply_shortfall": supply.get("shortfall", 0),
             "base": empire.base,
             "home": empire.home,
@@ -213,7 +278,7 @@ def report_context(
         "orders": orders,
         "happenings": happenings,
         "systems": systems,
-        "scouting": [_system_row(state, state.systems[c], known, empire) for c in sorted(visible - owned_codes)],
+        "scouting": scouting,
         "map": {
             "systems": [
                 {
@@ -224,7 +289,7 @@ def report_context(
                     "star": state.systems[c].star,
                     # Owner only where the empire can see it now; a remembered
                     # position says nothing about who holds it today.
-                    "owner": state.systems[c].owner if c in visible else None,
+                    "owner": state.systems[c].owner if c in visible else after_attack.get(c, {}).get("owner"),
                     "visible": c in visible,
                 }
                 for c in sorted(known)
@@ -235,11 +300,12 @@ def report_context(
                 for b in state.neighbours(a)
                 if a < b and b in known and (a in visible or b in visible)
             ),
+            "arrows": [a for a in turn_arrows(mine, empire_code) if a["from"] in known and a["to"] in known],
         },
         "roundup": ranks,
         "press": press,
-        "order_form": order_form(game_name, empire_code, state.turn),
     }
+    context["order_form"] = order_form(context)
     if state.v2:
         _add_v2(context, state, mine, empire_code)
     return context
@@ -249,7 +315,6 @@ def _add_v2(context: dict[str, Any], state: GameState, mine: list[Event], empire
     """What a rule-set-2 report adds (rules.md §19.2, rules.md §19.5); a version-1 report
     stays as it always was, key for key."""
     empire = state.empires[empire_code]
-    context["schema"] = SCHEMA_ID_V2
     context["ruleset"] = state.settings.ruleset
     context["empire"]["reserve"] = empire.reserve
     view = _latest(mine, "probe_view", empire_code)

@@ -87,6 +87,11 @@ def _n(count: object, word: str) -> str:
     return f"{count} {word}" if count == 1 else f"{count} {word}s"
 
 
+def _were(count: object) -> str:
+    """``1 was``, ``3 were``: the verb agreeing with a count."""
+    return f"{count} was" if count == 1 else f"{count} were"
+
+
 def _cap(text: str) -> str:
     """Capitalise a sentence start without touching the rest (``str.capitalize``
     would turn an empire code RIG into Rig)."""
@@ -178,8 +183,10 @@ def _battle(e: Event, viewer: str) -> str:
             parts.append(f"{_n(mine, 'cruiser')} of your losses drifted lost in space")
     if d.get("captured"):
         parts.append(f"{_who(attacker, viewer)} captured the system")
-    else:
+    elif d.get("survivors"):
         parts.append(f"the attack failed (defence level {d.get('defence_level')}) and the survivors went home")
+    else:
+        parts.append(f"the attack failed (defence level {d.get('defence_level')}); no attacking cruiser survived")
     return "; ".join(parts) + "."
 
 
@@ -228,9 +235,9 @@ def _withdraw(e: Event, viewer: str) -> str:
     d = e.data
     text = f"{d.get('cruisers')} of {_whose(e.empire, viewer)} cruisers withdrew from {d.get('system')} to {d.get('to')}"
     if d.get("caught"):
-        text += f"; {d['caught']} were caught and fought"
+        text += f"; {_were(d['caught'])} caught and fought"
     if d.get("lost"):
-        text += f"; {d['lost']} were lost retreating through enemy control"
+        text += f"; {_were(d['lost'])} lost retreating through enemy control"
     return text + "."
 
 
@@ -269,7 +276,7 @@ def _leftovers(e: Event, viewer: str) -> str:
         parts.append(f"{_n(d['fighters'], 'fighter')} at {d.get('home')}")
     bought = " bought " + " and ".join(parts) if parts else " bought nothing"
     stashed = f"; {d['treasury']} BP went into the treasury" if d.get("treasury") else ""
-    lost = f"; {d['lost']} BP were lost" if d.get("lost") else ""
+    lost = f"; {d['lost']} BP {'was' if d['lost'] == 1 else 'were'} lost" if d.get("lost") else ""
     return f"Your {d.get('balance')} leftover BP{bought}{stashed}{lost}."
 
 

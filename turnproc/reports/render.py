@@ -7,6 +7,7 @@ player's text can never break a template or inject markup.
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 import textwrap
@@ -19,6 +20,7 @@ import jinja2
 from markupsafe import Markup
 
 from ..resources import templates_dir
+from .mapimage import png_map, png_size
 from .svgmap import ascii_map, svg_map
 
 __all__ = [
@@ -31,7 +33,14 @@ __all__ = [
     "clip",
     "marks",
     "wrap",
+    "press_heading",
+    "MAP_CID",
+    "stored_context",
 ]
+
+#: The Content-ID of the map picture in a report mail; the HTML shows it as
+#: ``<img src="cid:...">``, which Gmail and Outlook display (inline SVG they do not).
+MAP_CID = "map@report.turnproc"
 
 
 @dataclass(frozen=True)
@@ -55,6 +64,7 @@ def environment(path: Path | None = None) -> jinja2.Environment:
     env.filters["clip"] = clip
     env.filters["wrap"] = wrap
     env.filters["marks"] = marks
+    env.filters["press_heading"] = press_heading
     return env
 
 
@@ -97,6 +107,16 @@ def marks(system: dict[str, Any]) -> str:
     return " ".join(out)
 
 
+def press_heading(message: dict[str, Any], viewer: str) -> str:
+    """Who wrote a press message and to whom, from the reader's side:
+    ``From RIG to you (private)``, ``From you to ORI (private)``, ``From RIG to all``."""
+    sender = "you" if message["from"] == viewer else message["from"]
+    if not message.get("private"):
+        return f"From {sender} to all"
+    to = "you" if message["to"] == viewer else message["to"]
+    return f"From {sender} to {to} (private)"
+
+
 def render(kind: str, context: dict[str, Any]) -> Rendered:
     env = environment()
     subject = env.get_template(f"{kind}/subject.txt").render(context).strip()
@@ -117,8 +137,16 @@ class ReportDocuments:
     subject: str
     text: str
     html: str
+    """For the mail: the map is the ``cid:`` picture (:data:`MAP_CID`)."""
     svg: str
     json: str
+    png: bytes
+
+    def page(self) -> str:
+        """The HTML as a page of its own (a file, a browser): the map is the SVG
+        drawing itself, as a data URI, since there is no mail to hold a picture."""
+        data = base64.b64encode(self.svg.encode("utf-8")).decode("ascii")
+        return self.html.replace(f'src="cid:{MAP_CID}"', f'src="data:image/svg+xml;base64,{data}"', 1)
 
 
 class SharedParts:
@@ -144,14 +172,34 @@ class SharedParts:
         return self._roundups[key]
 
 
+def stored_context(context: dict[str, Any]) -> dict[str, Any]:
+    """A report context as the templates need it. Reports stored before schema
+    version 2 (a player may ask for one again) lack a few fields: they are
+    filled in from what the old report has; the JSON stays as it was stored."""
+    if "deadline_text" in context and "economy_ran" in context["empire"] and "on_leave_until" in context:
+        return context
+    empire = dict(context["empire"])
+    empire.setdefault("economy_ran", bool(empire.get("income_by_system")) or bool(empire.get("supply_cost")))
+    empire.setdefault("supply_paid", empire.get("supply_cost", 0) - empire.get("supply_shortfall", 0))
+    empire.setdefault("next_income", empire.get("income", 0))
+    upgraded = {"on_leave_until": None, **context, "empire": empire}
+    # Before version 2, "deadline" was the text players read.
+    upgraded.setdefault("deadline_text", context.get("deadline"))
+    return upgraded
+
+
 def render_report_documents(context: dict[str, Any], shared: SharedParts | None = None) -> ReportDocuments:
-    roundup_text, roundup_html = (shared or SharedParts()).roundup(context["roundup"])
-    svg = svg_map(context)
-    rendered = render(
-        "report",
-        {**context, "ascii_map": ascii_map(context), "svg_map": svg, "roundup_text": roundup_text, "roundup_html": roundup_html},
-    )
     # Compact: the JSON is for programs, and in a big game every byte is mailed a thousand times.
     data = json.dumps(context, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    context = stored_context(context)
+    roundup_text, roundup_html = (shared or SharedParts()).roundup(context["roundup"])
+    svg = svg_map(context)
+    png = png_map(context)
+    width, height = png_size(png)
+    extra = {
+        "ascii_map": ascii_map(context), "map_src": f"cid:{MAP_CID}", "map_width": width, "map_height": height,
+        "roundup_text": roundup_text, "roundup_html": roundup_html,
+    }  # fmt: skip
+    rendered = render("report", {**context, **extra})
     assert rendered.html is not None
-    return ReportDocuments(rendered.subject, rendered.text, rendered.html, svg, data)
+    return ReportDocuments(rendered.subject, rendered.text, rendered.html, svg, data, png)

@@ -1,31 +1,65 @@
 """The map an empire has seen, as an SVG picture and as a compact ASCII grid.
 
 Both are drawn from the report context only (never from the state), so they
-show exactly what the report may show.
+show exactly what the report may show. The SVG is one drawing with two uses:
+the attachment (full size, every label) and, rendered by :mod:`.mapimage`,
+the PNG a mail program shows inline. For the PNG the drawing is scaled to fit
+:data:`MAX_PNG_SIDE` pixels; where that would make labels too small to read
+(below :data:`MIN_LABEL_SCALE`) it leaves them out, which also bounds the
+rendering time of a map of the whole galaxy. The legend is never scaled.
+docs/rules.md §5 tells players these limits.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
-__all__ = ["svg_map", "ascii_map", "owner_colour"]
+__all__ = ["svg_map", "ascii_map", "owner_colour", "MAX_PNG_SIDE", "MIN_LABEL_SCALE", "CELL", "MARGIN", "label_limit", "static_legend", "LEGEND_WIDTH"]
 
-CELL = 64
+#: One grid square, in SVG units (pixels at full size).
+CELL = 140
+MARGIN = 30
+#: The PNG is at most this many pixels on its longer side (the legend's height aside).
+MAX_PNG_SIDE = 2000
+#: Below this scale labels would be smaller than about 7 pixels: they are left out.
+MIN_LABEL_SCALE = 0.6
+#: Planets and belts stand in a column right of their star, this far apart:
+#: the star's labels go under it, theirs to their right.
+SATELLITE_DX, SATELLITE_TOP, SATELLITE_DY = 28, -30, 26
+NAME_CHARS = 12
+
+BACKGROUND = "#fbfbf8"
+INK = "#15181d"
+LINK = "#a3aab8"
+OWN = "#1b7f3b"
+NOBODY = "#8a8f98"
 PALETTE = (
-    "#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22",
-    "#ff7f0e", "#393b79", "#637939", "#8c6d31", "#843c39", "#7b4173", "#3182bd", "#e6550d",
+    "#1f77b4", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#7f7f00", "#ff7f0e",
+    "#393b79", "#637939", "#8c6d31", "#843c39", "#7b4173", "#3182bd", "#e6550d", "#31a354",
 )  # fmt: skip
-STAR_FILL = {"YD": "#ffd92f", "WD": "#f0f0f0", "RD": "#e45756", "BD": "#555555", "RG": "#f58518", "SG": "#72b7f2"}
+STAR_FILL = {"YD": "#ffd92f", "WD": "#e8e8e8", "RD": "#e45756", "BD": "#3b3b3b", "RG": "#f58518", "SG": "#72b7f2"}
+STAR_NAMES = {"YD": "yellow dwarf", "WD": "white dwarf", "RD": "red dwarf", "BD": "black dwarf", "RG": "red giant", "SG": "super giant"}
+PLANET_FILL = "#4f8fcf"
+BELT_FILL = "#8d6e63"
+ARROW_COLOUR = {"move": "#1f5fbf", "attack": "#c62828", "capture": "#e67700", "lost": "#6d6d6d"}
+ARROW_WORDS = {"move": "moved", "attack": "attack", "capture": "captured", "lost": "lost in space"}
 
 
 def owner_colour(code: str | None, viewer: str) -> str:
     if code is None:
-        return "#9aa0a6"
+        return NOBODY
     if code == viewer:
-        return "#2b8a3e"
+        return OWN
     return PALETTE[sum(ord(ch) * (i + 1) for i, ch in enumerate(code)) % len(PALETTE)]
+
+
+def label_limit() -> int:
+    """Grid squares across up to which the PNG keeps every label."""
+    return int(MAX_PNG_SIDE / (CELL * MIN_LABEL_SCALE))
 
 
 def _forces(context: dict[str, Any]) -> dict[int, dict[str, Any]]:
@@ -34,7 +68,25 @@ def _forces(context: dict[str, Any]) -> dict[int, dict[str, Any]]:
     return rows
 
 
-def _positions(systems: list[dict[str, Any]]) -> tuple[dict[int, tuple[float, float]], int, int, int, int]:
+def _name(row: dict[str, Any] | None) -> str:
+    name = " ".join(str(row.get("name") or "").split()) if row else ""
+    return name if len(name) <= NAME_CHARS else name[: NAME_CHARS - 1] + "\u2026"
+
+
+def _ships(row: dict[str, Any] | None) -> str:
+    if not row or not (row["cruisers"] or row["fighters"] or row["colony_ships"]):
+        return ""
+    return f'{row["cruisers"]}c {row["fighters"]}f' + (f' {row["colony_ships"]}k' if row["colony_ships"] else "")
+
+
+@dataclass
+class _Frame:
+    pos: dict[int, tuple[float, float]]
+    width: float
+    height: float
+
+
+def _frame(systems: list[dict[str, Any]]) -> _Frame:
     stars = [s for s in systems if s["star"] is None] or systems
     min_r = min((s["row"] for s in stars), default=0)
     min_c = min((s["col"] for s in stars), default=0)
@@ -43,64 +95,193 @@ def _positions(systems: list[dict[str, Any]]) -> tuple[dict[int, tuple[float, fl
     pos: dict[int, tuple[float, float]] = {}
     satellites: dict[int, list[int]] = {}
     for s in systems:
-        x = (s["col"] - min_c) * CELL + CELL
-        y = (s["row"] - min_r) * CELL + CELL
-        if s["star"] is None:
-            pos[s["code"]] = (x, y)
-        else:
+        pos[s["code"]] = ((s["col"] - min_c + 0.5) * CELL + MARGIN, (s["row"] - min_r + 0.5) * CELL + MARGIN)
+        if s["star"] is not None:
             satellites.setdefault(s["star"], []).append(s["code"])
-            pos[s["code"]] = (x, y)
-    for star, codes in satellites.items():
+    for codes in satellites.values():
         for i, code in enumerate(sorted(codes)):
             x, y = pos[code]
-            angle = math.pi / 4 + i * math.pi / 2
-            pos[code] = (x + 20 * math.cos(angle), y + 20 * math.sin(angle))
-    return pos, min_r, min_c, max_r, max_c
+            pos[code] = (x + SATELLITE_DX, y + SATELLITE_TOP + i * SATELLITE_DY)
+    return _Frame(pos, (max_c - min_c + 1) * CELL + 2 * MARGIN, (max_r - min_r + 1) * CELL + 2 * MARGIN)
 
 
-def svg_map(context: dict[str, Any]) -> str:
+def _text(x: float, y: float, text: str, size: int, *, anchor: str = "middle", bold: bool = False, fill: str = INK) -> str:
+    # The white outline (painted under the letters) keeps a label readable where it crosses a link.
+    weight = ' font-weight="bold"' if bold else ""
+    return (
+        f'<text x="{x:.1f}" y="{y:.1f}" font-size="{size}" text-anchor="{anchor}" fill="{fill}"{weight} '
+        f'stroke="{BACKGROUND}" stroke-width="3" paint-order="stroke">{escape(text)}</text>'
+    )
+
+
+def _arrow(x1: float, y1: float, x2: float, y2: float, colour: str, dashed: bool) -> str:
+    length = math.hypot(x2 - x1, y2 - y1) or 1.0
+    ux, uy = (x2 - x1) / length, (y2 - y1) / length
+    # Stop short of the target's circle, and draw the head as a polygon (no
+    # markers: not every renderer draws them the same).
+    ex, ey = x2 - ux * 12, y2 - uy * 12
+    sx, sy = x1 + ux * 10, y1 + uy * 10
+    hx, hy = ex - ux * 10, ey - uy * 10
+    px, py = -uy * 5, ux * 5
+    dash = ' stroke-dasharray="6 4"' if dashed else ""
+    return (
+        f'<line x1="{sx:.1f}" y1="{sy:.1f}" x2="{hx:.1f}" y2="{hy:.1f}" stroke="{colour}" stroke-width="3"{dash}/>'
+        f'<polygon points="{ex:.1f},{ey:.1f} {hx + px:.1f},{hy + py:.1f} {hx - px:.1f},{hy - py:.1f}" fill="{colour}"/>'
+    )
+
+
+def _mark(x: float, y: float, kind: str) -> str:
+    colour = ARROW_COLOUR[kind]
+    if kind == "attack":  # a cross beside the target: a battle was fought there
+        return f'<path d="M{x - 20:.1f},{y - 20:.1f} l10,10 m0,-10 l-10,10" stroke="{colour}" stroke-width="3"/>'
+    if kind == "capture":  # a ring round the target: it changed hands
+        return f'<circle cx="{x:.1f}" cy="{y:.1f}" r="14" fill="none" stroke="{colour}" stroke-width="2.5"/>'
+    return ""
+
+
+def _system(s: dict[str, Any], frame: _Frame, row: dict[str, Any] | None, context: dict[str, Any], labels: bool) -> list[str]:
+    viewer = context["empire"]["code"]
+    x, y = frame.pos[s["code"]]
+    ring = owner_colour(s["owner"], viewer)
+    star = s["star"] is None
+    fill = STAR_FILL.get(s["type"], "#cccccc") if star else (BELT_FILL if s["type"] == "AB" else PLANET_FILL)
+    # Faded by fill and stroke opacity, which the group's children inherit, not
+    # by the group's opacity: that makes the renderer paint the group on a
+    # layer of its own, a cost per system.
+    faded = "" if s["visible"] or row else ' fill-opacity="0.5" stroke-opacity="0.5"'
+    title = f'{s["code"]} {s["type"]}' + (f' ({s["owner"]})' if s["owner"] else "")
+    out = [f"<g{faded}><title>{escape(title)}</title>"]
+    width = 4 if s["owner"] == viewer else (3 if s["owner"] else 1)
+    radius = 9 if star else 6
+    if star:
+        out.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{radius}" fill="{fill}" stroke="{ring}" stroke-width="{width}"/>')
+    else:
+        # A planet is a circle, a belt a diamond: told apart without colour.
+        shape = (
+            f'<rect x="{x - 5:.1f}" y="{y - 5:.1f}" width="10" height="10" transform="rotate(45 {x:.1f} {y:.1f})"'
+            if s["type"] == "AB"
+            else f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{radius}"'
+        )
+        out.append(f'{shape} fill="{fill}" stroke="{ring}" stroke-width="{width}"/>')
+    if labels:
+        ships = _ships(row)
+        name = _name(row)
+        marks = ("H" if s["code"] == context["empire"]["home"] else "") + ("B" if s["code"] == context["empire"]["base"] else "")
+        if star:
+            out.append(_text(x, y + 30, str(s["code"]), 13, bold=True))
+            if marks:
+                out.append(_text(x - 14, y + 5, marks, 12, anchor="end", bold=True))
+            if name:
+                out.append(_text(x, y + 42, name, 10))
+            if ships:
+                out.append(_text(x, y + 54 if name else y + 42, ships, 10, fill=ring if s["owner"] else INK))
+        else:
+            label = " ".join(p for p in (str(s["code"]), marks, ships) if p)
+            out.append(_text(x + 16, y + 4, label, 11, anchor="start"))
+            if name:
+                out.append(_text(x + 16, y + 15, name, 9, anchor="start"))
+    out.append("</g>")
+    return out
+
+
+#: The legend's part that is the same on every map is this wide, whatever the map's width.
+LEGEND_WIDTH = 560
+_LEGEND_LINE = 22
+
+
+def _flow(items: list[tuple[str, str]], width: float, y: float) -> tuple[list[str], float]:
+    """Legend entries (symbol SVG at 0,0, words) in rows ``width`` wide from
+    ``y``; returns them and the baseline of the last row."""
+    out = []
+    x = MARGIN / 2
+    for symbol, words in items:
+        pad = 48 if "polygon" in symbol else 30  # an arrow is wider than a dot
+        w = (pad if symbol else 0) + 7 * len(words) + 18
+        if x + w > width - MARGIN / 2 and x > MARGIN / 2:
+            x, y = MARGIN / 2, y + _LEGEND_LINE
+        out.append(f'<g transform="translate({x:.1f},{y:.1f})">{symbol}'
+                   f'<text x="{pad if symbol else 0}" y="0" font-size="12" fill="{INK}">{escape(words)}</text></g>')
+        x += w
+    return out, y
+
+
+@lru_cache(maxsize=1)
+def static_legend() -> tuple[str, float]:
+    """What every map's legend says (star types, marks, arrows), as SVG at
+    (0, 0) and :data:`LEGEND_WIDTH` wide, and its height: the same for every
+    empire, so it is built once a process."""
+    items: list[tuple[str, str]] = []
+    for t in ("YD", "WD", "RD", "BD", "RG", "SG"):
+        items.append((f'<circle cx="8" cy="-4" r="7" fill="{STAR_FILL[t]}" stroke="{NOBODY}"/>', f"{t} {STAR_NAMES[t]}"))
+    items.append((f'<circle cx="8" cy="-4" r="5" fill="{PLANET_FILL}" stroke="{NOBODY}"/>', "PL planet"))
+    items.append((f'<rect x="4" y="-8" width="8" height="8" transform="rotate(45 8 -4)" fill="{BELT_FILL}" stroke="{NOBODY}"/>', "AB asteroid belt"))
+    items.append((f'<circle cx="8" cy="-4" r="7" fill="none" stroke="{NOBODY}"/>', "nobody's"))
+    items.append((f'<circle cx="8" cy="-4" r="7" fill="{NOBODY}" fill-opacity="0.5" stroke="{NOBODY}" stroke-opacity="0.5"/>', "faded: not in scanner range now"))
+    items.append((f'<circle cx="8" cy="-4" r="7" fill="none" stroke="{ARROW_COLOUR["capture"]}" stroke-width="2.5"/>', "captured this turn"))
+    items.append((f'<path d="M3,-9 l10,10 m0,-10 l-10,10" stroke="{ARROW_COLOUR["attack"]}" stroke-width="3"/>', "battle this turn"))
+    items.append(("", "5c 2f 1k: cruisers, fighters, colony ships"))
+    items.append(("", "H your HOME, B your BASE"))
+    for kind in ("move", "attack", "capture", "lost"):
+        items.append((_arrow(-10, -4, 40, -4, ARROW_COLOUR[kind], kind == "lost"), f"this turn: {ARROW_WORDS[kind]}"))
+    out = [f'<text x="{MARGIN / 2:.1f}" y="18" font-size="13" font-weight="bold" fill="{INK}">Legend</text>']
+    rows, y = _flow(items, LEGEND_WIDTH, 40.0)
+    return "\n".join(out + rows), y + 8
+
+
+def _owner_legend(viewer: str, owners: list[str], width: float, y: float) -> tuple[list[str], float]:
+    """The legend's owners: the reader's colour and each other empire's on the map."""
+    items = [(f'<circle cx="8" cy="-4" r="7" fill="none" stroke="{OWN}" stroke-width="4"/>', f"yours ({viewer})")]
+    for code in owners[:12]:
+        items.append((f'<circle cx="8" cy="-4" r="7" fill="none" stroke="{owner_colour(code, viewer)}" stroke-width="3"/>', code))
+    if len(owners) > 12:
+        items.append(("", f"and {len(owners) - 12} more empires"))
+    return _flow(items, width, y)
+
+
+def svg_map(context: dict[str, Any], max_side: int | None = None) -> str:
+    """The map as SVG: full size when ``max_side`` is None, else scaled to fit
+    ``max_side`` pixels (labels left out below :data:`MIN_LABEL_SCALE`)."""
     viewer = context["empire"]["code"]
     systems = context["map"]["systems"]
-    forces = _forces(context)
-    pos, min_r, min_c, max_r, max_c = _positions(systems)
-    width = (max_c - min_c) * CELL + 2 * CELL
-    height = (max_r - min_r) * CELL + 2 * CELL + 24
+    rows = _forces(context)
+    frame = _frame(systems)
+    scale = 1.0 if max_side is None else min(1.0, max_side / max(frame.width, frame.height))
+    labels = scale >= MIN_LABEL_SCALE
+    owners = sorted({s["owner"] for s in systems if s["owner"] and s["owner"] != viewer})
+    width = max(frame.width * scale, float(LEGEND_WIDTH))
+    static, static_height = static_legend()
+    owners_part, last = _owner_legend(viewer, owners, width, static_height + 14)
+    legend, legend_height = [static, *owners_part], last + 14
+    top = 30.0
+    height = top + frame.height * scale + legend_height
+    caption = f'{context["game"]} turn {context["turn"]}: the map of {viewer}'
     out = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" width="{width}" height="{height}" '
-        f'font-family="Helvetica, Arial, sans-serif" role="img" aria-label={quoteattr(f"Map seen by {viewer}")}>',
-        f'<rect width="{width}" height="{height}" fill="#0b1021"/>',
-        f'<text x="8" y="{height - 8}" fill="#c8cdd8" font-size="12">{escape(context["game"])} turn {context["turn"]} - map of {escape(viewer)}</text>',
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width:.0f} {height:.0f}" width="{width:.0f}" height="{height:.0f}" '
+        f'font-family="DejaVu Sans, Helvetica, Arial, sans-serif" role="img" aria-label={quoteattr(caption)}>',
+        f'<rect width="{width:.0f}" height="{height:.0f}" fill="{BACKGROUND}"/>',
+        f'<text x="{MARGIN / 2:.1f}" y="20" font-size="14" font-weight="bold" fill="{INK}">{escape(caption)}</text>',
+        f'<g transform="translate(0,{top:.1f}) scale({scale:.4f})">',
     ]
+    pos = frame.pos
+    out.append(f'<g stroke="{LINK}" stroke-width="1.5">')
     for a, b in context["map"]["links"]:
         if a in pos and b in pos:
             (x1, y1), (x2, y2) = pos[a], pos[b]
-            out.append(f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" stroke="#4a5578" stroke-width="1.5"/>')
+            out.append(f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}"/>')
+    out.append("</g>")
     for s in systems:
-        x, y = pos[s["code"]]
-        ring = owner_colour(s["owner"], viewer)
-        star = s["star"] is None
-        radius = 9 if star else 5
-        fill = STAR_FILL.get(s["type"], "#cccccc") if star else ("#8d6e63" if s["type"] == "AB" else "#4fc3f7")
-        opacity = "1" if s["visible"] else "0.45"
-        title = f'{s["code"]} {s["type"]}' + (f' ({s["owner"]})' if s["owner"] else "")
-        out.append(
-            f'<g opacity="{opacity}"><title>{escape(title)}</title>'
-            f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{radius}" fill="{fill}" stroke="{ring}" stroke-width="{3 if s["owner"] else 1}"/>'
-        )
-        if star:
-            out.append(f'<text x="{x:.1f}" y="{y + 22:.1f}" fill="#e8eaf0" font-size="11" text-anchor="middle">{s["code"]}</text>')
-        f = forces.get(s["code"])
-        if f and (f["cruisers"] or f["fighters"] or f["colony_ships"]):
-            label = f'{f["cruisers"]}c {f["fighters"]}f' + (f' {f["colony_ships"]}k' if f["colony_ships"] else "")
-            out.append(
-                f'<text x="{x + 11:.1f}" y="{y - 9:.1f}" fill="{ring}" font-size="10">{escape(label)}</text>'
-            )
-        if s["code"] == context["empire"]["home"]:
-            out.append(f'<text x="{x - 4:.1f}" y="{y + 4:.1f}" fill="#ffffff" font-size="9">H</text>')
-        if s["code"] == context["empire"]["base"]:
-            out.append(f'<text x="{x - 4:.1f}" y="{y + 4:.1f}" fill="#000000" font-size="9">B</text>')
-        out.append("</g>")
-    out.append("</svg>")
+        out.extend(_system(s, frame, rows.get(s["code"]), context, labels))
+    for arrow in context["map"].get("arrows", []):
+        a, b = arrow["from"], arrow["to"]
+        if a in pos and b in pos and a != b:
+            (x1, y1), (x2, y2) = pos[a], pos[b]
+            out.append(_arrow(x1, y1, x2, y2, ARROW_COLOUR[arrow["kind"]], arrow["kind"] == "lost"))
+            out.append(_mark(x2, y2, arrow["kind"]))
+    out.append("</g>")
+    out.append(f'<g transform="translate(0,{top + frame.height * scale:.1f})">')
+    out.append(f'<line x1="0" y1="0" x2="{width:.0f}" y2="0" stroke="{LINK}"/>')
+    out.extend(legend)
+    out.append("</g></svg>")
     return "\n".join(out)
 
 

@@ -35,6 +35,7 @@ from .zoc import controlling_systems, enemy_controllers
 __all__ = [
     "STATIC_ENGAGE_VALUE",
     "EncounterResult",
+    "sighting",
     "attack_strength",
     "defence_strength",
     "defence_level",
@@ -310,6 +311,7 @@ def encounter(
                 attacker=attacker,
                 defender=defender_code,
                 engage=engage_info,
+                after=sighting(dst),
                 **{"from": src.code},
             )
             return EncounterResult("held_off", n)
@@ -374,7 +376,7 @@ def encounter(
             "attacker": battle_losses_lost(ctx, attacker, n - survivors),
             "defender": battle_losses_lost(ctx, defender_code, lost_c),
         }
-    ctx.emit(
+    battle = ctx.emit(
         EventKind.BATTLE,
         attacker,
         system=dst.code,
@@ -400,9 +402,25 @@ def encounter(
     if won:
         src.cruisers -= n
         capture(ctx, attacker, dst, survivors, action.value)
-        return EncounterResult("captured", survivors)
-    src.cruisers -= n - survivors
-    return EncounterResult("repelled", survivors)
+    else:
+        src.cruisers -= n - survivors
+    # Filled in only now, so that a capture's changes are in it.
+    battle.data["after"] = sighting(dst)
+    return EncounterResult("captured" if won else "repelled", survivors)
+
+
+def sighting(sys: System) -> dict[str, Any]:
+    """What an attacker sees of ``sys`` right after its attack: its report
+    shows the system so even out of scanner range (rules.md §14, ruling V2)."""
+    return {
+        "owner": sys.owner,
+        "pop": sys.pop,
+        "industry": sys.industry,
+        "cruisers": sys.cruisers,
+        "fighters": sys.fighters,
+        "colony_ships": sys.colony_ships,
+        "stance": sys.stance.value,
+    }
 
 
 def _forget_loser_points(loser: Empire, code: int) -> None:

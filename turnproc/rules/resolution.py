@@ -107,8 +107,10 @@ class Resolution:
 
     # -- events ---------------------------------------------------------------
 
-    def emit(self, kind: str, empire: str | None, **data: Any) -> None:
-        self.events.append(Event(kind, empire, data))
+    def emit(self, kind: str, empire: str | None, **data: Any) -> Event:
+        event = Event(kind, empire, data)
+        self.events.append(event)
+        return event
 
     def touch(self, empire: str, system: int) -> None:
         self.touched.setdefault(empire, set()).add(system)

@@ -26,6 +26,7 @@ __all__ = [
     "view_of",
     "current_deadline",
     "current_deadline_text",
+    "current_deadline_or_none",
     "get_game",
     "get_empire",
     "list_games",
@@ -229,6 +230,15 @@ def current_deadline(view: GameView, now: dt.datetime) -> dt.datetime | None:
         return deadlines.in_zone(view.deadline_override, view.timezone)
     after = max(now, view.last_deadline_at or now)
     return deadlines.next_deadline(view.schedule, view.timezone, after)
+
+
+def current_deadline_or_none(view: GameView, now: dt.datetime) -> dt.datetime | None:
+    """:func:`current_deadline`, or None for a broken schedule (the worker
+    reports that to the GM; a player's report must not fail on it)."""
+    try:
+        return current_deadline(view, now)
+    except deadlines.DeadlineError:
+        return None
 
 
 def current_deadline_text(view: GameView, now: dt.datetime) -> str | None:

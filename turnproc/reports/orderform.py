@@ -1,0 +1,87 @@
+"""The order form at the end of every report: the header of the next order
+mail, then, as comment lines, what the empire can order from where.
+
+Comment lines (``#`` first) are not read by the one parser
+(:mod:`turnproc.rules.reader`, docs/orders.md), so a player may send the form
+back as it is and only add order lines, or take the ``#`` off a line. One
+system costs two or three lines, so a thirty-system empire's form is still
+short enough for a mail. Lines stay under :data:`WIDTH` characters: a mail
+program that folds a long line would turn the rest of a comment into an
+order line.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from typing import Any
+
+__all__ = ["order_form", "system_lines"]
+
+#: The costs a player needs at hand while filling the form in (rules.md §6).
+COSTS = ("# Costs: MOVE 1 BP, NEWCRS 10, NEWFTR 3, NEWCOL 20, BUILD 5, GROW 4 BP",
+         "# each; TECH costs treasury BP.")
+WIDTH = 72
+
+
+def _ships(row: dict[str, Any]) -> str:
+    parts = []
+    for key, one, many in (("cruisers", "cruiser", "cruisers"), ("fighters", "fighter", "fighters"),
+                           ("colony_ships", "colony ship", "colony ships")):  # fmt: skip
+        n = row[key]
+        if n:
+            parts.append(f"{n} {one if n == 1 else many}")
+    return ", ".join(parts) or "no ships"
+
+
+def system_lines(row: dict[str, Any]) -> list[str]:
+    """One own system in the form: what is there, its links, and the orders
+    it can give this turn with their limits (rules.md §6.1–6.10)."""
+    code = row["code"]
+    marks = " ".join(m for m, on in (("BASE", row.get("base")), ("HOME", row.get("home"))) if on)
+    links = " ".join(str(n) for n in row["links"]) or "none"
+    head = f"# {code} {row['type']}{' ' + marks if marks else ''}: {_ships(row)}; pop {row['pop']}/{row['limit']}, ind {row['industry']}"
+    can: list[str] = []
+    first_link = row["links"][0] if row["links"] else "TO"
+    if row["cruisers"]:
+        can.append(f"MOVE {code} {first_link} {row['cruisers']}")
+    if row["fighters"]:
+        can.append(f"MOVEF {code} TO N")
+    if row["colony_ships"]:
+        can.append(f"COLONISE {code}" + (" TO" if row["pop"] else " [TO]"))
+    if row.get("blockaded"):
+        can.append("(blockaded: builds nothing)")
+    else:
+        most = min(row["pop"], row["industry"])
+        if most:
+            can.append(f"NEWCRS/NEWFTR/NEWCOL {code} N (N up to {most})")
+        if row["industry"] < row["limit"]:
+            can.append(f"BUILD {code} N")
+        if row["pop"] < row["limit"]:
+            can.append(f"GROW {code} N")
+    lines = textwrap.wrap(head, WIDTH, subsequent_indent="#   ")
+    lines += textwrap.wrap(f"links {links}", WIDTH, initial_indent="#   ", subsequent_indent="#     ")
+    if can:
+        # Folded between suggestions only: NUL holds each one's words together.
+        joined = ", ".join(c.replace(" ", "\0") for c in can)
+        folded = textwrap.wrap(joined, WIDTH, initial_indent="#   can: ", subsequent_indent="#     ", break_on_hyphens=False)
+        lines += [line.replace("\0", " ") for line in folded]
+    return lines
+
+
+def order_form(context: dict[str, Any]) -> str:
+    """The form for ``context``'s empire and next turn (a report context)."""
+    empire = context["empire"]
+    lines = [
+        f"GAME {context['game']}",
+        f"EMPIRE {empire['code']} <password>",
+        f"TURN {context['next_turn']}",
+        "# Put your password in place of <password>, your orders above END,",
+        "# one a line. Lines starting with # are not read: they say what",
+        "# each of your systems can do.",
+        f"# Balance {empire['balance']} BP, treasury {empire['treasury']} BP; up to 16 actions.",
+        *COSTS,
+    ]
+    for row in context["systems"]:
+        lines.extend(system_lines(row))
+    lines += ["", "END", ""]
+    return "\n".join(lines)
