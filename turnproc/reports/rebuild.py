@@ -1,0 +1,163 @@
+"""The game as one empire's JSON report shows it, rebuilt as a
+:class:`~turnproc.rules.state.GameState`: what a player's own tools (the
+offline order checker, ``turnproc check-orders``) check orders against.
+
+This is the one place that reads a report back into rules objects. It holds
+only what the report tells the empire (rules.md §14): its own systems with their
+ships and links, the positions and types of every system it knows, the owners it
+sees now, the empire codes of the roundup, and its own purses and techs. Other
+empires' balances, techs and unseen systems are not there, and nothing the
+order checks use needs them: the checks ask only what the empire owns, what it
+knows, its own links, which systems are stars and which empires exist
+(:mod:`turnproc.rules.checks`), and the costs ask only the empire's own
+systems, purses and techs (:mod:`turnproc.rules.costs`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..rules.state import Empire, GameState, Stance, System, SystemType, Tech, link_key
+
+__all__ = ["ReportError", "PlayerView", "state_from_report"]
+
+
+class ReportError(ValueError):
+    """The JSON is not a turnproc report (or a damaged one); the message says what is wrong."""
+
+
+@dataclass(frozen=True)
+class PlayerView:
+    """A report's game as its reader knows it."""
+
+    game: str
+    empire: str
+    turn: int
+    """The turn the report describes."""
+    finished: bool
+    deadline: str | None
+    """The next deadline as the report words it, if it gives one."""
+    state: GameState
+    """``state.turn`` is the turn whose orders are due (the report's ``next_turn``)."""
+
+
+def _get(data: Mapping[str, Any], key: str, kind: type, where: str) -> Any:
+    value = data.get(key)
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        raise ReportError(f"{where}{key} is missing or not {'a number' if kind is int else 'a ' + kind.__name__}")
+    return value
+
+
+def _object(value: Any, where: str) -> Mapping[str, Any]:
+    if not isinstance(value, Mapping):
+        raise ReportError(f"{where}an entry is not an object")
+    return value
+
+
+def _system(row: Mapping[str, Any], where: str) -> System:
+    code = _get(row, "code", int, where)
+    try:
+        kind = SystemType(row.get("type"))
+    except ValueError:
+        raise ReportError(f"{where}type of system {code} is {row.get('type')!r}, not a system type") from None
+    star = row.get("star")
+    return System(
+        code=code,
+        type=kind,
+        row=_get(row, "row", int, where),
+        col=_get(row, "col", int, where),
+        star=star if isinstance(star, int) else None,
+        owner=row.get("owner") if isinstance(row.get("owner"), str) else None,
+        name=str(row.get("name") or ""),
+    )
+
+
+def _techs(raw: Any) -> dict[Tech, int]:
+    if not isinstance(raw, Mapping):
+        raise ReportError("empire.techs is missing or not an object")
+    techs = {}
+    for tech in Tech:
+        level = raw.get(tech.value)
+        if not isinstance(level, int) or isinstance(level, bool):
+            raise ReportError(f"empire.techs.{tech.value} is missing or not a number")
+        techs[tech] = level
+    return techs
+
+
+def _deadline(raw: Any) -> str | None:
+    """The deadline's words: the report's string, or the human text of a
+    deadline given as an object (an ISO time beside its text)."""
+    if isinstance(raw, str):
+        return raw
+    if isinstance(raw, Mapping):
+        for key in ("text", "human", "local"):
+            if isinstance(raw.get(key), str):
+                return str(raw[key])
+    return None
+
+
+def state_from_report(data: Any) -> PlayerView:
+    """Rebuild the game one JSON report shows. Raises :class:`ReportError`
+    (naming the field) when ``data`` is not a turnproc report."""
+    if not isinstance(data, Mapping) or not str(data.get("schema", "")).startswith("https://"):
+        raise ReportError("this is not a turnproc report (it has no \"schema\" field)")
+    game = _get(data, "game", str, "")
+    head = _get(data, "empire", Mapping, "")
+    code = _get(head, "code", str, "empire.")
+    next_turn = _get(data, "next_turn", int, "")
+    systems: dict[int, System] = {}
+    links: set[tuple[int, int]] = set()
+    the_map = _get(data, "map", Mapping, "")
+    for row in _get(the_map, "systems", list, "map."):
+        system = _system(_object(row, "map.systems: "), "map.systems: ")
+        systems[system.code] = system
+    for pair in _get(the_map, "links", list, "map."):
+        if isinstance(pair, list) and len(pair) == 2 and all(isinstance(c, int) for c in pair):
+            links.add(link_key(pair[0], pair[1]))
+    # The systems the empire owns and sees now carry what stands in them,
+    # and each its links to every system the empire knows.
+    for section in ("systems", "scouting"):
+        for row in _get(data, section, list, ""):
+            row = _object(row, f"{section}: ")
+            system = _system(row, f"{section}: ")
+            if section == "systems":
+                system.owner = code
+            for attr in ("pop", "industry", "cruisers", "fighters", "colony_ships"):
+                setattr(system, attr, _get(row, attr, int, f"{section} {system.code}: "))
+            try:
+                system.stance = Stance(row.get("stance", "DEFEND"))
+            except ValueError:
+                raise ReportError(f"{section} {system.code}: stance {row.get('stance')!r} is not a stance") from None
+            systems[system.code] = system
+            links.update(link_key(system.code, n) for n in _get(row, "links", list, f"{section} {system.code}: ") if isinstance(n, int))
+    for s in systems.values():
+        if s.star is not None and s.star not in systems:
+            raise ReportError(f"system {s.code} belongs to star {s.star}, which the report does not show")
+    links = {pair for pair in links if pair[0] in systems and pair[1] in systems}
+    empires = {}
+    for row in sorted(_get(data, "roundup", list, ""), key=lambda r: str(r.get("code")) if isinstance(r, Mapping) else ""):
+        other = _get(_object(row, "roundup: "), "code", str, "roundup: ")
+        empires[other] = Empire(code=other, name=str(row.get("name", "")), vp=int(row.get("vp") or 0))
+    if code not in empires:
+        raise ReportError(f"empire {code} is not in the report's roundup")
+    empires[code] = Empire(
+        code=code,
+        name=str(head.get("name", "")),
+        balance=_get(head, "balance", int, "empire."),
+        treasury=_get(head, "treasury", int, "empire."),
+        vp=int(head.get("vp") or 0),
+        techs=_techs(head.get("techs")),
+        base=head.get("base") if isinstance(head.get("base"), int) else None,
+        home=head.get("home") if isinstance(head.get("home"), int) else None,
+    )
+    state = GameState(
+        turn=next_turn,
+        systems=dict(sorted(systems.items())),
+        links=frozenset(links),
+        empires=empires,
+        seen={code: set(systems)},
+        finished=bool(data.get("finished")),
+    )
+    return PlayerView(game, code, _get(data, "turn", int, ""), state.finished, _deadline(data.get("deadline")), state)
