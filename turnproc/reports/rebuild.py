@@ -59,7 +59,7 @@ def _object(value: Any, where: str) -> Mapping[str, Any]:
 def _system(row: Mapping[str, Any], where: str) -> System:
     code = _get(row, "code", int, where)
     try:
-        kind = SystemType(row.get("type"))
+        kind = SystemType(str(row.get("type")))
     except ValueError:
         raise ReportError(f"{where}type of system {code} is {row.get('type')!r}, not a system type") from None
     star = row.get("star")
