@@ -74,6 +74,9 @@ class Config:
     """Seconds a flush holds its claim on the mail it is delivering: no other
     flush sends that mail before the lease runs out, even if the claimant died
     or could not record the delivery. Longer than one SMTP delivery can take."""
+    site_dir: Path | None = None
+    """Where the worker writes each game's public pages after each turn it runs
+    (``site_dir/GAME/index.html``, as ``turnproc site``); None: it does not."""
     imap: ImapConfig = field(default_factory=ImapConfig)
     smtp: SmtpConfig = field(default_factory=SmtpConfig)
     source: str = "<defaults>"
@@ -81,7 +84,7 @@ class Config:
 
 _TOP_KEYS = {
     "database_url", "transport", "maildir_in", "maildir_out", "from_address", "gm_address", "outbox_lease",
-    "stranger_replies_per_hour", "password_failures_per_hour", "set_aside_after",
+    "stranger_replies_per_hour", "password_failures_per_hour", "set_aside_after", "site_dir",
 }  # fmt: skip
 
 #: Whole-number settings and their ranges.
@@ -146,7 +149,7 @@ def load_config(path: str | os.PathLike[str] | None = None, env: Mapping[str, st
         smtp = _replace(smtp, password=env["TURNPROC_SMTP_PASSWORD"])
     if "TURNPROC_DATABASE_URL" in env:
         top["database_url"] = env["TURNPROC_DATABASE_URL"]
-    for key in ("maildir_in", "maildir_out"):
+    for key in ("maildir_in", "maildir_out", "site_dir"):
         if key in top:
             top[key] = base_dir / str(top[key]) if chosen else Path(str(top[key]))
     for key, (low, high) in _COUNTS.items():

@@ -3,47 +3,12 @@ report to a screenshot, and the page logs nothing to the console."""
 
 from __future__ import annotations
 
-import shutil
-import subprocess
-import tempfile
 from pathlib import Path
 
-
-from tests.servers import unavailable
+from tests.browser import console_lines, render_page
 from turnproc.demo import run_demo
 from turnproc.reports.render import render_report_documents
 from turnproc.storage import models as m
-
-
-def chromium() -> str:
-    path = shutil.which("chromium") or shutil.which("chromium-browser")
-    if path is None:
-        unavailable("Chromium is not installed (apt-get install chromium)")
-    assert path is not None
-    return path
-
-
-def render_page(html_file: Path, png: Path) -> str:
-    """Screenshot ``html_file``; returns what Chromium logged."""
-    profile = tempfile.mkdtemp(prefix="turnproc-chromium-")
-    try:
-        result = subprocess.run(
-            [
-                chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                f"--user-data-dir={profile}", "--enable-logging=stderr", "--v=0",
-                "--window-size=1100,1800", f"--screenshot={png}", html_file.as_uri(),
-            ],
-            capture_output=True, text=True, timeout=120,
-        )  # fmt: skip
-    finally:
-        shutil.rmtree(profile, ignore_errors=True)
-    assert result.returncode == 0, result.stderr[-2000:]
-    return result.stderr
-
-
-def console_lines(log: str) -> list[str]:
-    return [line for line in log.splitlines() if "CONSOLE" in line or "Uncaught" in line]
 
 
 def test_console_errors_are_caught_by_this_harness(tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ in one place. The dict is JSON-safe and follows ``report.schema.json``.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,14 +19,19 @@ from ..rules.state import Empire, GameState, System, Tech
 from ..rules.visibility import audience, visible_from
 from .narrative import narrate
 
-__all__ = ["SCHEMA_ID", "TurnView", "report_context", "roundup", "order_form"]
+__all__ = ["SCHEMA_ID", "TurnView", "report_context", "roundup", "standings", "order_form"]
 
 SCHEMA_ID = "https://turnproc.example/schemas/report-1.json"
 
 
 def roundup(state: GameState) -> list[dict[str, Any]]:
     """Every empire's code, name, VP and rank (public, rules.md §14). Ties share a rank."""
-    ordered = sorted(state.empires.values(), key=lambda e: (-e.vp, e.code))
+    return standings(state.empires.values())
+
+
+def standings(empires: Iterable[Empire]) -> list[dict[str, Any]]:
+    """The roundup of these empires (:func:`roundup`): best first, ties share a rank."""
+    ordered = sorted(empires, key=lambda e: (-e.vp, e.code))
     rows: list[dict[str, Any]] = []
     rank = 0
     last_vp: int | None = None
