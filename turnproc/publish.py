@@ -40,9 +40,9 @@ def _standing(turn: int, empires: list[Empire]) -> Standing:
     return Standing(turn, standings(empires))
 
 
-def _empires_of(state: dict[str, Any]) -> list[Empire]:
+def _empires_of(saved: list[dict[str, Any]] | None) -> list[Empire]:
     """The public part of a saved state's empires: code, name, VP, active."""
-    return [Empire(code=e["code"], name=e["name"], vp=e["vp"], active=e["active"]) for e in state.get("empires", [])]
+    return [Empire(code=e["code"], name=e["name"], vp=e["vp"], active=e["active"]) for e in saved or []]
 
 
 def announcements(session: Session, game: m.Game) -> list[Announcement]:
@@ -56,8 +56,9 @@ def announcements(session: Session, game: m.Game) -> list[Announcement]:
 
 def public_game(session: Session, game: m.Game, now: dt.datetime) -> PublicGame:
     """What of ``game`` is public now."""
+    # Only the empires of each saved state: the galaxy in it is most of its bytes.
     records = session.execute(
-        select(m.TurnRecord.number, m.TurnRecord.staged, m.TurnRecord.state_before, m.TurnRecord.events)
+        select(m.TurnRecord.number, m.TurnRecord.staged, m.TurnRecord.state_before["empires"], m.TurnRecord.events)
         .where(m.TurnRecord.game_id == game.id)
         .order_by(m.TurnRecord.number)
     ).all()

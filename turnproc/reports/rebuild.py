@@ -86,16 +86,19 @@ def _techs(raw: Any) -> dict[Tech, int]:
     return techs
 
 
-def _deadline(raw: Any) -> str | None:
-    """The deadline's words: the report's string, or the human text of a
-    deadline given as an object (an ISO time beside its text)."""
-    if isinstance(raw, str):
-        return raw
+def _deadline(data: Mapping[str, Any]) -> str | None:
+    """The deadline in words: the human text beside an ISO 8601 deadline when
+    the report gives one (as an object, or as a ``deadline_*`` field), else
+    the ``deadline`` string itself."""
+    raw = data.get("deadline")
+    for key in ("deadline_text", "deadline_human", "deadline_local"):
+        if isinstance(data.get(key), str):
+            return str(data[key])
     if isinstance(raw, Mapping):
         for key in ("text", "human", "local"):
             if isinstance(raw.get(key), str):
                 return str(raw[key])
-    return None
+    return raw if isinstance(raw, str) else None
 
 
 def state_from_report(data: Any) -> PlayerView:
@@ -132,9 +135,6 @@ def state_from_report(data: Any) -> PlayerView:
                 raise ReportError(f"{section} {system.code}: stance {row.get('stance')!r} is not a stance") from None
             systems[system.code] = system
             links.update(link_key(system.code, n) for n in _get(row, "links", list, f"{section} {system.code}: ") if isinstance(n, int))
-    for s in systems.values():
-        if s.star is not None and s.star not in systems:
-            raise ReportError(f"system {s.code} belongs to star {s.star}, which the report does not show")
     links = {pair for pair in links if pair[0] in systems and pair[1] in systems}
     empires = {}
     for row in sorted(_get(data, "roundup", list, ""), key=lambda r: str(r.get("code")) if isinstance(r, Mapping) else ""):
@@ -160,4 +160,4 @@ def state_from_report(data: Any) -> PlayerView:
         seen={code: set(systems)},
         finished=bool(data.get("finished")),
     )
-    return PlayerView(game, code, _get(data, "turn", int, ""), state.finished, _deadline(data.get("deadline")), state)
+    return PlayerView(game, code, _get(data, "turn", int, ""), state.finished, _deadline(data), state)
