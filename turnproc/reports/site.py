@@ -157,7 +157,7 @@ def doc_page(text: str, pages: dict[str, str]) -> str:
     text = _FENCE.sub(lambda m: m.group(1) + m.group(2), _site_links(text, pages))
     return str(markdown.markdown(
         text,
-        extensions=["tables", "fenced_code", "toc"],
+        extensions=["tables", "fenced_code", "sane_lists", "toc"],
         extension_configs={"toc": {"slugify": _slug}},
         output_format="html",
     ))
