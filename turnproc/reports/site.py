@@ -17,7 +17,6 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-import markdown
 from markupsafe import Markup
 
 from .render import environment
@@ -153,6 +152,10 @@ def _slug(value: str, separator: str) -> str:
 def doc_page(text: str, pages: dict[str, str]) -> str:
     """One of the docs (Markdown) as the HTML of a site page's body; ``pages``
     maps the docs the site carries (``rules.md``) to their pages (``rules.html``)."""
+    # Here, not at the top: only the public pages need Markdown, and every
+    # start of the worker and of each command would pay for importing it.
+    import markdown
+
     # Fences keep their language word only: "orders-wrong code=x" is for the docs tests.
     text = _FENCE.sub(lambda m: m.group(1) + m.group(2), _site_links(text, pages))
     return str(markdown.markdown(
