@@ -236,6 +236,8 @@ class SmtpSink:
         from tests.servers import free_port
 
         self.messages: list[tuple[str, list[str], bytes]] = []
+        #: One entry per accepted mail: which SMTP connection brought it.
+        self.connections: list[int] = []
         self.fail_next = 0
         self.port = free_port()
         self.controller = Controller(self, hostname="127.0.0.1", port=self.port)
@@ -245,6 +247,7 @@ class SmtpSink:
             self.fail_next -= 1
             return "451 4.3.0 try again later"
         self.messages.append((envelope.mail_from, list(envelope.rcpt_tos), envelope.original_content))  # type: ignore[attr-defined]
+        self.connections.append(id(session))
         return "250 OK"
 
 

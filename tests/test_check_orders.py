@@ -5,7 +5,7 @@ The property test plays a generated game on SQLite for a turn, then for
 generated order mails compares, line for line, the acknowledgement the real
 intake queues with what the checker prints from the empire's JSON report
 attachment alone: the problems of every line, the orders that would be on
-file and their cost (rules.md §4.2, ruling O6).
+file and their cost (rules.md §4.2, ruling O7).
 """
 
 from __future__ import annotations
@@ -181,7 +181,7 @@ def test_the_checker_agrees_on_the_mail_corpus(eml: Path, sqlite_url: str, tmp_p
 
 
 def test_an_overspending_mail_is_warned_in_both(game: Game) -> None:
-    """rules.md §4.2 (ruling O6): orders costing more than the balance are
+    """rules.md §4.2 (ruling O7): orders costing more than the balance are
     stored, with a warning, by the acknowledgement and the checker alike."""
     base = game.data["empire"]["base"]
     body = f"NEWCRS {base} 40\nNEWCOL {base} 40\nGROW {base} ALL\nEND"

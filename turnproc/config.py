@@ -74,6 +74,9 @@ class Config:
     """Seconds a flush holds its claim on the mail it is delivering: no other
     flush sends that mail before the lease runs out, even if the claimant died
     or could not record the delivery. Longer than one SMTP delivery can take."""
+    outbox_keep_days: int = 30
+    """Days a sent mail's bytes stay in the outbox; then only its row (who, what,
+    when, Message-ID) is kept. The reports themselves stay in ``reports``. 0: keep."""
     site_dir: Path | None = None
     """Where the worker writes each game's public pages after each turn it runs
     (``site_dir/GAME/index.html``, as ``turnproc site``); None: it does not."""
@@ -84,11 +87,14 @@ class Config:
 
 _TOP_KEYS = {
     "database_url", "transport", "maildir_in", "maildir_out", "from_address", "gm_address", "outbox_lease",
-    "stranger_replies_per_hour", "password_failures_per_hour", "set_aside_after", "site_dir",
+    "stranger_replies_per_hour", "password_failures_per_hour", "set_aside_after", "outbox_keep_days", "site_dir",
 }  # fmt: skip
 
 #: Whole-number settings and their ranges.
-_COUNTS = {"stranger_replies_per_hour": (0, 1000), "password_failures_per_hour": (1, 1000), "set_aside_after": (1, 100)}
+_COUNTS = {
+    "stranger_replies_per_hour": (0, 1000), "password_failures_per_hour": (1, 1000), "set_aside_after": (1, 100),
+    "outbox_keep_days": (0, 3650),
+}  # fmt: skip
 
 
 def _section(cls: type, raw: Mapping[str, Any], where: str, base_dir: Path) -> Any:
@@ -153,7 +159,9 @@ def load_config(path: str | os.PathLike[str] | None = None, env: Mapping[str, st
         if key in top:
             top[key] = base_dir / str(top[key]) if chosen else Path(str(top[key]))
     for key, (low, high) in _COUNTS.items():
-        value = top.get(key, low)
+        if key not in top:
+            continue  # the dataclass default
+        value = top[key]
         if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
             raise ConfigError(f"{source}: {key} {value!r} is not a whole number from {low} to {high}")
     lease = top.get("outbox_lease", 600.0)

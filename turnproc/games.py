@@ -40,6 +40,7 @@ __all__ = [
     "set_schedule",
     "pause_game",
     "resume_game",
+    "set_game",
 ]
 
 _GAME_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
@@ -261,3 +262,39 @@ def resume_game(session: Session, game: m.Game, now: dt.datetime) -> GameSummary
     game.last_deadline_at = now
     session.flush()
     return game_summary(session, game, now)
+
+
+def set_game(
+    session: Session,
+    game: m.Game,
+    *,
+    name: str | None = None,
+    turn_limit: int | None = None,
+    vp_target: int | None = None,
+    vacation_limit: int | None = None,
+) -> m.Game:
+    """Change what is given, after checking all of it. A new name is how
+    players write GAME from now on; the turn limit may not be below the
+    turn being played."""
+    if name is not None and name != game.name:
+        if not _GAME_NAME.match(name):
+            raise GMError(f"game name {name!r}: use letters, digits, '-', '_' or '.', up to 64 characters")
+        if session.scalar(select(m.Game.id).where(m.Game.name == name)) is not None:
+            raise GMError(f"a game named {name!r} already exists")
+    if turn_limit is not None and not game.turn <= turn_limit <= 10000:
+        raise GMError(f"--turn-limit {turn_limit}: must be from the current turn ({game.turn}) to 10000")
+    if vp_target is not None and not 1 <= vp_target <= 1_000_000:
+        raise GMError(f"--vp-target {vp_target}: must be from 1 to 1000000")
+    if vacation_limit is not None and not 0 <= vacation_limit <= 100:
+        raise GMError(f"--vacation-limit {vacation_limit}: must be from 0 (no vacations) to 100")
+    if name is not None and name != game.name:
+        log.info("game %s renamed to %s", game.name, name)
+        game.name = name
+    if turn_limit is not None:
+        game.turn_limit = turn_limit
+    if vp_target is not None:
+        game.vp_target = vp_target
+    if vacation_limit is not None:
+        game.vacation_limit = vacation_limit
+    session.flush()
+    return game

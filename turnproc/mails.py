@@ -5,7 +5,10 @@ caller's transaction (the outbox delivers it after the commit).
 Kinds: the acknowledgement of an order mail (``ack``), a report (``report``),
 and the GM's and players' notices: ``turn_ran``, ``turn_guarded`` (the
 missed-orders guard kept a turn from running), ``turn_blocked`` (a staged turn
-waits for release), ``reminder`` and ``worker_error``.
+waits for release), ``reminder`` and ``worker_error``; the answers to the
+player's account commands (``help``, ``address_confirm``, ``address_changed``,
+``player_quit`` to the GM) and to sign-up by mail (``signup_received``,
+``signup_request`` to the GM, ``signup_approved``, ``signup_refused``).
 """
 
 from __future__ import annotations
@@ -37,6 +40,14 @@ __all__ = [
     "queue_turn_blocked",
     "queue_reminder",
     "queue_worker_error",
+    "queue_help",
+    "queue_address_confirm",
+    "queue_address_changed",
+    "queue_player_quit",
+    "queue_signup_received",
+    "queue_signup_request",
+    "queue_signup_approved",
+    "queue_signup_refused",
     "stable_message_id",
 ]
 
@@ -72,10 +83,12 @@ def ack_context(
     notice: str = "",
     skipped: list[str] | None = None,
     cost: dict[str, int] | None = None,
+    done: list[str] | None = None,
 ) -> dict[str, object]:
     """``outcome``: accepted, cleared, commands or rejected (then ``reason``
     says why). ``on_file`` None: say nothing about the orders on file.
-    ``lines`` to ``cost`` are what :func:`order_check` gives."""
+    ``lines`` to ``cost`` are what :func:`order_check` gives; ``done``: what
+    each account command in the mail did, one line each."""
     return {
         "outcome": outcome,
         "game": game,
@@ -92,6 +105,7 @@ def ack_context(
         "skipped": skipped or [],
         "cost": cost,
         "offline": False,
+        "done": done or [],
     }
 
 
@@ -100,7 +114,7 @@ def order_check(
 ) -> dict[str, Any]:
     """What an acknowledgement says about the orders of one parse: a row per
     order line and per problem, what was not read, the errors, the orders on
-    file and their cost against the purses (rules.md §4.2, ruling O6). The
+    file and their cost against the purses (rules.md §4.2, ruling O7). The
     mail's answer and the offline checker (:mod:`turnproc.checker`) both say
     exactly this, so they cannot disagree."""
     cost: dict[str, int] | None = None
@@ -266,7 +280,8 @@ def _queue_notice(
         when=now,
         message_id=message_id or new_message_id(config.from_address),
     )
-    queue_mail(session, msg, kind=kind, game_id=game_id, turn=turn)
+    # The caller's clock: the reply caps count notices to players against it too.
+    queue_mail(session, msg, kind=kind, game_id=game_id, turn=turn, now=now)
     return True
 
 
@@ -413,3 +428,85 @@ def queue_worker_error(
     return _queue_notice(
         session, config, "worker_error", context, now, game_id=game.id if game else None, message_id=mid
     )
+
+
+# -- the player's account and sign-up ----------------------------------------------------
+
+
+def queue_help(
+    session: Session, config: Config, now: dt.datetime, *, recipient: str, game_id: int | None,
+    vacation_limit: int | None, min_password: int, min_symbols: int, kind: str = "help",
+) -> bool:  # fmt: skip
+    """To anyone who sent HELP (or only "help"): the short guide. ``kind`` is
+    what the reply caps count it as (``stranger`` for an unknown address)."""
+    context = {"host": config.from_address, "vacation_limit": vacation_limit, "min_password": min_password, "min_symbols": min_symbols}
+    return _queue_notice(session, config, "help", context, now, game_id=game_id, recipient=recipient, kind=kind)
+
+
+def queue_address_confirm(
+    session: Session, config: Config, now: dt.datetime, *, game: str, game_id: int, empire: str, recipient: str,
+    code: str, expires: dt.datetime,
+) -> bool:  # fmt: skip
+    """To the new address of an ADDRESS request: the code that confirms it."""
+    context = {"game": game, "empire": empire, "code": code, "expires": f"{expires:%Y-%m-%d %H:%M}"}
+    return _queue_notice(
+        session, config, "address_confirm", context, now, game_id=game_id, recipient=recipient, kind="address_confirm"
+    )
+
+
+def queue_address_changed(
+    session: Session, config: Config, now: dt.datetime, *, game: str, game_id: int, empire: str, old: str, new: str
+) -> bool:
+    """To the old address once the new one confirmed: the empire's mail moved."""
+    context = {"game": game, "empire": empire, "old": old, "new": new}
+    return _queue_notice(session, config, "address_changed", context, now, game_id=game_id, recipient=old, kind="notice")
+
+
+def queue_player_quit(
+    session: Session, config: Config, now: dt.datetime, *, game: str, game_id: int, turn: int, empire: str,
+    empire_name: str, email: str,
+) -> bool:  # fmt: skip
+    """To the GM: a player sent QUIT."""
+    context = {"game": game, "turn": turn, "empire": empire, "empire_name": empire_name, "email": email}
+    return _queue_notice(session, config, "player_quit", context, now, game_id=game_id)
+
+
+def queue_signup_received(
+    session: Session, config: Config, now: dt.datetime, *, game: str, game_id: int, recipient: str, code: str, name: str,
+    kind: str = "stranger",
+) -> bool:  # fmt: skip
+    """To the applicant of a JOIN: the request waits for the GM (counted as
+    an answer to a stranger by the reply caps, unless ``kind`` says otherwise)."""
+    context = {"game": game, "code": code, "name": name}
+    return _queue_notice(session, config, "signup_received", context, now, game_id=game_id, recipient=recipient, kind=kind)
+
+
+def queue_signup_request(
+    session: Session, config: Config, now: dt.datetime, *, game: str, game_id: int, code: str, name: str, email: str,
+    pending: int,
+) -> bool:  # fmt: skip
+    """To the GM: a JOIN waits for approval."""
+    context = {"game": game, "code": code, "name": name, "email": email, "pending": pending}
+    return _queue_notice(session, config, "signup_request", context, now, game_id=game_id)
+
+
+def queue_signup_approved(
+    session: Session, config: Config, now: dt.datetime, *, game: str, game_id: int, turn: int, recipient: str,
+    code: str, name: str, password: str, deadline: str | None,
+) -> bool:  # fmt: skip
+    """To the applicant: approved, with the new empire's password (the one
+    place it is ever written down; only its hash is stored)."""
+    context = {
+        "game": game, "turn": turn, "code": code, "name": name, "password": password, "deadline": deadline,
+        "reply_to": config.from_address,
+    }  # fmt: skip
+    # Kind "welcome": the outbox blanks the body once delivered (it holds the password).
+    return _queue_notice(session, config, "signup_approved", context, now, game_id=game_id, recipient=recipient, kind="welcome")
+
+
+def queue_signup_refused(
+    session: Session, config: Config, now: dt.datetime, *, game: str, game_id: int, recipient: str, code: str, reason: str
+) -> bool:
+    """To the applicant: the GM refused the request."""
+    context = {"game": game, "code": code, "reason": reason}
+    return _queue_notice(session, config, "signup_refused", context, now, game_id=game_id, recipient=recipient, kind="signup")

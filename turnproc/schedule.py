@@ -113,7 +113,7 @@ def decide(view: GameView, now: dt.datetime) -> Decision:
         coming = current_deadline(view, now)
         start = reminder_start(coming, view.reminder_hours, view.opened_at) if coming else None
         if coming is not None and start is not None and start <= now < coming:
-            who = tuple(e.code for e in view.empires if e.active and e.orders_at is None and not e.reminded)
+            who = tuple(e.code for e in view.active_empires if e.orders_at is None and not e.reminded)
             if who:
                 return Decision("remind", coming, who)
     return IDLE

@@ -138,8 +138,13 @@ def run_turn(
     number = state.turn
     rng_seed = f"{game.seed}:{number}"
     new_state, events = resolve(state, orders, turn_rng(game.seed, number))
-    missed, inactive = record_missed_turns(new_state, lines, game.inactive_after)
+    empire_rows = {e.code: e for e in session.scalars(select(m.Empire).where(m.Empire.game_id == game.id))}
+    on_leave = {c: e.vacation_until for c, e in empire_rows.items() if e.vacation_until is not None and e.vacation_until >= number}
+    quitting = [c for c, e in empire_rows.items() if e.quit_at is not None]
+    missed, inactive = record_missed_turns(new_state, lines, game.inactive_after, on_leave, quitting)
     save_state(session, game, new_state)
+    for code in quitting:
+        empire_rows[code].quit_at = None  # done: the empire is inactive now
     session.add(
         m.TurnRecord(
             game_id=game.id,
@@ -155,12 +160,13 @@ def run_turn(
     game.deadline_override = None  # a hand-set deadline is for the turn just run
     deadline = current_deadline_text(view_of(game), now)
     reports: dict[str, str] = {}
-    empire_rows = {e.code: e for e in session.scalars(select(m.Empire).where(m.Empire.game_id == game.id))}
     view, shared = TurnView.build(new_state, events), SharedParts()
     for code in sorted(new_state.empires):
+        leave = on_leave.get(code)
         context = report_context(
-            new_state, events, code, game_name=game.name, turn=number, deadline=deadline, corrected=corrected, view=view
-        )
+            new_state, events, code, game_name=game.name, turn=number, deadline=deadline, corrected=corrected, view=view,
+            on_leave_until=leave if leave is not None and leave > number else None,
+        )  # fmt: skip
         docs = render_report_documents(context, shared)
         empire = empire_rows[code]
         report = m.Report(game_id=game.id, empire_id=empire.id, turn=number, text=docs.text, data=context, created_at=now)

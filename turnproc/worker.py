@@ -371,7 +371,9 @@ class Service:
             # limited attempts; find out once, before touching any of them.
             self._probe_smtp()
             lease = dt.timedelta(seconds=self.app.config.outbox_lease)
-            sent, failed = flush_outbox(self.app.sessions, self.transport, now, lease=lease, claimant=self.claimant)
+            sent, failed = flush_outbox(
+                self.app.sessions, self.transport, now, lease=lease, claimant=self.claimant, keep_days=self.app.config.outbox_keep_days
+            )
         except Exception as exc:
             delay = self.flush_backoff.failed(now)
             log.warning("outbox: %s; retrying in %.0fs", _brief(exc), delay)

@@ -1,4 +1,4 @@
-"""rules.md §4.2 (ruling O6): what orders cost as written, the estimate the
+"""rules.md §4.2 (ruling O7): what orders cost as written, the estimate the
 acknowledgement and the offline checker show against the balance and treasury.
 
 The estimate uses the engine's own prices; the first test holds it to what the

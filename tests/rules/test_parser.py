@@ -218,7 +218,8 @@ INVALID = [
     ("NEWCRS 101 102 5", "too_many_fields"),
     ("COLONISE 101 110 5", "too_many_fields"),
     ("RETREAT 101 110 2 2", "too_many_fields"),
-    ("REPORT now", "too_many_fields"),
+    ("ORDERS now", "too_many_fields"),
+    ("REPORT now", "bad_number"),
     ("MOVE 101 102 x", "bad_number"),
     ("MOVE 101 102 -5", "bad_number"),
     ("MOVE 101 102 1.5", "bad_number"),
@@ -572,7 +573,7 @@ def test_commands_in_parse_orders() -> None:
 
 
 def test_command_with_fields_is_an_error() -> None:
-    result = parse_orders("REPORT please")
+    result = parse_orders("ORDERS please")
     assert codes(result) == ["too_many_fields"]
     assert result.commands == []
 

@@ -12,6 +12,7 @@ from ..intake import submit_orders
 from ..storage.db import transaction
 from ..storage.queries import get_empire, get_game
 from .common import add_command, now, open_from, out, read_input
+from .players import register_empire
 
 
 def cmd_empire_add(args: argparse.Namespace) -> int:
@@ -50,6 +51,7 @@ def register(sub: Any) -> None:
     p.add_argument("--code", required=True, help="three letters A-Z")
     p.add_argument("--name", required=True)
     p.add_argument("--email", required=True, help="the player's registered address; every reply goes there")
+    register_empire(esub)
 
     orders = add_command(sub, "orders", lambda a: 2, "Orders received by other means.", "turnproc orders submit spring26 RIG orders.txt")
     osub = orders.add_subparsers(dest="orders_command", metavar="SUBCOMMAND", required=True)

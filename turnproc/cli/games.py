@@ -19,6 +19,7 @@ from ..games import (
 from ..storage.db import transaction
 from ..storage.queries import get_game, list_games
 from .common import add_command, now, open_from, out
+from .players import player_lines, register_game
 
 
 def cmd_game_new(args: argparse.Namespace) -> int:
@@ -59,7 +60,9 @@ def cmd_game_list(args: argparse.Namespace) -> int:
 def cmd_game_show(args: argparse.Namespace) -> int:
     app = open_from(args)
     with app.sessions() as session:
-        s = game_summary(session, get_game(session, args.game), now())
+        game = get_game(session, args.game)
+        s = game_summary(session, game, now())
+        players = player_lines(session, game)
     v = s.view
     out(f"game {v.name}: turn {v.turn}, {v.status}, rules: {v.modules or 'none'}")
     out(f"schedule: {v.schedule or 'none (run turns by hand)'} ({v.timezone})")
@@ -67,6 +70,8 @@ def cmd_game_show(args: argparse.Namespace) -> int:
     for e in v.empires:
         flags = ("orders in" if e.orders_at is not None else "no orders") + ("" if e.active else ", inactive")
         out(f"  {e.code} {e.name:<24} {e.email:<32} {e.vp:>4} VP  {flags}")
+    for line in players:
+        out(line)
     if s.suppressed:
         out("answers not sent (latest first):")
         for at, recipient, kind, reason in s.suppressed:
@@ -148,6 +153,7 @@ def register(sub: Any) -> None:
     p = add_command(gsub, "pause", cmd_game_pause, "Pause a game: no deadlines, early runs or reminders; mail is still answered.",
              "turnproc game pause spring26")
     p.add_argument("game")
+    register_game(gsub)
     p = add_command(gsub, "resume", cmd_game_resume, "Resume a paused game; deadlines missed while paused are not run.",
              "turnproc game resume spring26")
     p.add_argument("game")

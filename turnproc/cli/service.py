@@ -32,7 +32,7 @@ def cmd_poll(args: argparse.Namespace) -> int:
 def cmd_send(args: argparse.Namespace) -> int:
     app = open_from(args)
     lease = dt.timedelta(seconds=app.config.outbox_lease)
-    sent, failed = flush_outbox(app.sessions, outbound(app.config), now(), lease=lease)
+    sent, failed = flush_outbox(app.sessions, outbound(app.config), now(), lease=lease, keep_days=app.config.outbox_keep_days)
     out(f"{sent} mails sent, {failed} failed (they will be retried)")
     return 0 if not failed else 1
 

@@ -19,7 +19,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from ..passwords import verify_password
-from ..rules.checks import KnownSystems, known_systems
+from ..rules.checks import KnownSystems, known_systems_all
 from ..rules.state import GameState
 from ..storage import models as m
 from ..storage.convert import load_state
@@ -69,7 +69,9 @@ class IntakeCache:
     """Of those (and of any handled since in this batch), the ones already in the log."""
     handled: set[str] = field(default_factory=set)
     """Of those (and of any handled since), the ones already in the log."""
-    known_systems: dict[tuple[int, int, str], KnownSystems | None] = field(default_factory=dict)
+    known_systems: dict[tuple[int, int], dict[str, KnownSystems]] = field(default_factory=dict)
+    """Per (game, turn): what each empire owns and knows, from one walk over the
+    galaxy for all of them (a walk per empire is quadratic on a big night)."""
 
     def new_batch(self, session: Session | None = None, raws: Sequence[bytes] = ()) -> None:
         """With the batch's mails, which of them were handled before is asked once."""
@@ -205,6 +207,13 @@ class IntakeCache:
             self.empires[key] = EmpireRow(*row) if row is not None else None
         return self.empires[key]
 
+    def forget_empire(self, game_id: int, code: str, *addresses: str) -> None:
+        """After a password or address change: read the empire (and whether
+        ``addresses`` play anywhere) again on the next mail."""
+        self.empires.pop((game_id, code.upper()), None)
+        for address in addresses:
+            self.senders.pop(address.lower(), None)
+
     def deadline(self, game: GameView, now: dt.datetime) -> str | None:
         key = (game.id, (*game.signature, game.last_deadline_at))
         if key not in self.deadlines:
@@ -221,10 +230,10 @@ class IntakeCache:
         self.reply_counts[(recipient, kind)] = self.reply_counts.get((recipient, kind), 0) + 1
 
     def systems_known_to(self, session: Session, game: GameView, empire: str) -> KnownSystems | None:
-        key = (game.id, game.turn, empire)
+        key = (game.id, game.turn)
         if key not in self.known_systems:
-            self.known_systems[key] = known_systems(self.state(session, game), empire)
-        return self.known_systems[key]
+            self.known_systems[key] = known_systems_all(self.state(session, game))
+        return self.known_systems[key].get(empire)
 
     def state(self, session: Session, game: GameView) -> GameState:
         key = (game.id, game.turn)

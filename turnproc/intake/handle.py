@@ -16,27 +16,31 @@ from email.header import decode_header, make_header
 from email.utils import parsedate_to_datetime
 from dataclasses import dataclass, field
 
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from ..config import Config
 from ..mail.hygiene import auto_reply_subject, automatic_reason, clean_header, raw_headers, replyable, sender_address
 from ..mail.mime import MailTooDeep, message_text, parse_headers, parse_message
-from ..mails import ack_context, order_check, queue_ack, queue_password_lockout, queue_report
+from ..mails import ack_context, order_check, queue_ack, queue_password_lockout
 from ..rules.orders import (
     Header,
     MailCommand,
     Order,
     ParsedOrders,
+    Problem,
     Severity,
     SkipReason,
 )
+from ..rules.commands import HEADERLESS
+from ..rules.mailshape import first_word
 from ..rules.parser import parse_header, parse_mail, parse_orders
 from ..rules.problems import is_header_code
 from ..rules.redact import redact_passwords
 from ..storage import models as m
 from ..storage.convert import load_state, store_orders
+from ..signup import answer_signup, request_signup
 from ..storage.queries import GameView, orders_on_file, withdraw_orders
+from .account import REPORT_COPY, Account, help_mail
 from .cache import EmpireRow, IntakeCache
 
 log = logging.getLogger(__name__)
@@ -48,10 +52,11 @@ __all__ = ["REPLY_CAPS_PER_HOUR", "MAX_TEXT", "PROCESSED", "REJECTED", "IntakeRe
 #: to unknown or wrong-password mail are what an attacker would try to multiply.
 #: Mail we cannot place (no header, unknown game or empire) gets one answer an
 #: hour at most: it is where forged senders and mail loops show up.
-REPLY_CAPS_PER_HOUR = {"ack": 30, "reject": 5, "report_copy": 5, "unknown": 1, "stranger": 1}
-#: The outbox kind of a report sent again on a player's REPORT (the turn's own
-#: reports are kind "report" and count against no cap).
-REPORT_COPY = "report_copy"
+#: A player's HELP guides and the codes an ADDRESS request mails to a new
+#: address are capped too: a password is enough to ask for them.
+REPLY_CAPS_PER_HOUR = {
+    "ack": 30, "reject": 5, REPORT_COPY: 5, "unknown": 1, "stranger": 1, "help": 3, "address_confirm": 3,
+}  # fmt: skip
 MAX_TEXT = 256 * 1024
 
 # Folders an intake result files the mail into.
@@ -64,7 +69,8 @@ FAILED = "Failed"
 class IntakeResult:
     outcome: str
     """duplicate, ignored, rejected, wrong_password, locked_out (too many
-    wrong passwords from this sender this hour), accepted, cleared, commands,
+    wrong passwords from this sender this hour), help (a mail that only asks
+    for HELP), signup (a JOIN now waiting for the GM), accepted, cleared, commands,
     unchanged (every order line failed), older (written before the orders on
     file) or failed (our fault: left for the next poll, or set aside)."""
     folder: str
@@ -191,19 +197,37 @@ class _Mail:
         result.replies = self.replies
         return result
 
-    def reply(self, recipient: str, kind: str, context: dict[str, object], game_id: int | None) -> None:
+    def may_send(self, recipient: str, kind: str, game_id: int | None) -> bool:
+        """Whether one more answer of ``kind`` may go to ``recipient`` now (and
+        count it); when not, the GM can see it was held back, and why."""
         if not replyable(recipient):
             self.suppress(recipient, kind, game_id, "not an address a reply can go to")
-            return
+            return False
         cap = REPLY_CAPS_PER_HOUR[kind]
         if self.cache.replies_sent(self.session, recipient, kind, self.now) >= cap:
             self.suppress(recipient, kind, game_id, f"{cap} {kind} replies to this address in the last hour")
+            return False
+        self.cache.count_reply(recipient, kind)
+        return True
+
+    def may_answer_stranger(self, game_id: int | None) -> bool:
+        """Answers to addresses that play nowhere are few an hour, all together."""
+        cap = self.config.stranger_replies_per_hour
+        if self.cache.stranger_replies(self.session, self.now) >= cap:
+            self.suppress(self.sender, "stranger", game_id, f"{cap} answers to unregistered addresses in the last hour")
+            return False
+        if not self.may_send(self.sender, "stranger", game_id):
+            return False
+        self.cache.count_stranger_reply()
+        return True
+
+    def reply(self, recipient: str, kind: str, context: dict[str, object], game_id: int | None) -> None:
+        if not self.may_send(recipient, kind, game_id):
             return
         mid = queue_ack(
             self.session, self.config, recipient, context, kind=kind, game_id=game_id, now=self.now,
             subject=self.subject, in_reply_to=self.message_id, references=self.headers.get("references", ""),
         )  # fmt: skip
-        self.cache.count_reply(recipient, kind)
         self.replies.append(mid)
 
     def suppress(self, recipient: str, kind: str, game_id: int | None, reason: str) -> None:
@@ -247,6 +271,9 @@ class _Mail:
             return self.unplaced(header, reason, self.cache.game(self.session, header.game) if header.game else None)
         game = self.cache.game(self.session, header.game) if header.game else None
         if not header.game or not header.empire:
+            parsed = parse_mail(text)
+            if parsed.commands and set(parsed.commands) <= HEADERLESS or _request_problem(parsed):
+                return self.request(parsed, header)
             # A game it does name is still where the GM looks for an answer held back.
             return self.unplaced(header, _no_header_reason(header, text), game)
         if game is None:
@@ -334,8 +361,9 @@ class _Mail:
         session = self.session
         state = self.cache.state(session, game)
         parsed = parse_mail(text, state, empire.code, self.cache.systems_known_to(session, game, empire.code))
+        done, address = Account(session, self.config, self.now, self.cache, game, empire, self.sender, self).run(parsed)
         notice = ""
-        if self.sender.lower() != empire.email.lower():
+        if self.sender.lower() != address.lower():
             notice = f"This mail came from {self.sender}, not from your registered address; if that was not you, tell the GM."
         applied = apply_orders(
             session, game.id, empire.id, game.turn, parsed, redact_passwords(text, header.password),
@@ -358,32 +386,43 @@ class _Mail:
             replaced=replaced,
             deadline=self.cache.deadline(game, self.now),
             notice=notice,
+            done=done,
         )
-        self.reply(empire.email, "ack", context, game.id)
-        if MailCommand.REPORT in parsed.commands:
-            self.resend_report(game, empire)
+        self.reply(address, "ack", context, game.id)
         return self.finish(IntakeResult(outcome, PROCESSED, game.name, empire.code, f"{len(parsed.orders)} orders"))
 
-    def resend_report(self, game: GameView, empire: EmpireRow) -> None:
-        session = self.session
-        # A staged turn's report is the GM's until released: the player gets the one before.
-        staged = select(m.TurnRecord.id).where(
-            m.TurnRecord.game_id == m.Report.game_id, m.TurnRecord.number == m.Report.turn, m.TurnRecord.staged.is_(True)
+    def request(self, parsed: ParsedOrders, header: Header) -> IntakeResult:
+        """A mail with no header that asks for HELP or to JOIN a game."""
+        join = parsed.command(MailCommand.JOIN)
+        registered = self.cache.registered(self.session, self.sender)
+        if join is None and MailCommand.HELP in parsed.commands:
+            game = self.cache.game(self.session, header.game) if header.game else None
+            if not (self.may_send(self.sender, "help", None) if registered else self.may_answer_stranger(None)):
+                return self.finish(IntakeResult("help", PROCESSED, detail="not answered: too many answers this hour"))
+            row = self.session.get(m.Game, game.id) if game is not None else None
+            help_mail(self.session, self.config, self.now, self.sender, row, "help" if registered else "stranger")
+            return self.finish(IntakeResult("help", PROCESSED, detail="the HELP guide"))
+        if join is None:
+            # A JOIN line that did not parse: the line names a game when it has a second word.
+            problem = _request_problem(parsed)
+            assert problem is not None  # neither HELP nor JOIN read: the JOIN line had a mistake
+            words = problem.text.split()
+            game = self.cache.game(self.session, words[1]) if len(words) > 1 else None
+            return self.unplaced(Header(game=game.name if game else None), f"your JOIN line: {problem.message}", game)
+        game = self.cache.game(self.session, join.text or "")
+        if game is None:
+            hint = _did_you_mean(join.text or "", self.cache.game_names(self.session))
+            return self.unplaced(Header(game=join.text), f"there is no game called {join.text!r} here{hint}", None)
+        self.record.game_id = game.id
+        row = self.session.get_one(m.Game, game.id)
+        request, why = request_signup(
+            self.session, self.config, row, self.now, code=join.code or "", name=join.name or "", email=self.sender
         )
-        latest = session.scalar(
-            select(m.Report)
-            .where(m.Report.empire_id == empire.id, ~staged.exists())
-            .order_by(m.Report.turn.desc())
-            .limit(1)
-        )
-        if latest is None:
-            return
-        cap = REPLY_CAPS_PER_HOUR[REPORT_COPY]
-        if self.cache.replies_sent(session, empire.email, REPORT_COPY, self.now) >= cap:
-            self.suppress(empire.email, REPORT_COPY, game.id, f"{cap} report copies to this address in the last hour")
-            return
-        queue_report(session, self.config, game.id, game.name, empire.code, empire.email, latest, self.now, kind=REPORT_COPY)
-        self.cache.count_reply(empire.email, REPORT_COPY)
+        if request is None:
+            return self.unplaced(Header(game=game.name, empire=join.code), why, game)
+        if self.may_send(self.sender, "stranger", game.id) if registered else self.may_answer_stranger(game.id):
+            answer_signup(self.session, self.config, self.now, request, row, "stranger")
+        return self.finish(IntakeResult("signup", PROCESSED, game.name, request.code, f"sign-up request from {self.sender}"))
 
 
 def _decoded(value: str) -> str:
@@ -421,6 +460,11 @@ def _no_header_reason(header: Header, text: str) -> str:
     elif any(s.reason is SkipReason.QUOTED for s in parsed.skipped):
         reason += ". Lines starting with > (quoted text) were not read"
     return reason
+
+
+def _request_problem(parsed: ParsedOrders) -> Problem | None:
+    """The first error on a header-less mail's JOIN line."""
+    return next((p for p in parsed.errors if first_word(p.text) == MailCommand.JOIN), None)
 
 
 def _did_you_mean(word: str, candidates: list[str]) -> str:

@@ -2,22 +2,25 @@
 to send them, and delivered only after it committed.
 
 Any number of flushes (workers, ``turnproc send``, on any number of hosts) may
-run at once. Each mail is delivered like this:
+run at once. Mails are delivered in batches, like this:
 
-1. *claim*: in a short transaction, take the oldest due mail nobody holds and
-   write ``claimed_by`` and a lease ``claimed_until`` (PostgreSQL: ``SELECT
-   ... FOR UPDATE SKIP LOCKED``; SQLite: the whole claim under ``BEGIN
-   IMMEDIATE``); commit;
-2. *deliver* it, holding no database lock;
-3. *mark it sent* (or record the failure and release the claim), and only
-   then claim the next.
+1. *claim*: in a short transaction, take the oldest due mails nobody holds (a
+   batch) and write ``claimed_by`` and a lease ``claimed_until`` (PostgreSQL:
+   ``SELECT ... FOR UPDATE SKIP LOCKED``; SQLite: the whole claim under
+   ``BEGIN IMMEDIATE``); commit;
+2. *deliver* them one by one over one connection, holding no database lock;
+3. *mark them sent* in one transaction (a failure is recorded at once, and
+   releases its claim), and only then claim the next batch.
 
 A mail marked sent is never sent again. A claimed mail is not touched by
 anyone else until its lease ends, so a flush that died or could not record a
 delivery (a full disk) causes no second delivery before then. What no design
 can rule out over SMTP: a crash between the server's 250 and our commit; the
-mail goes again after the lease with the same Message-ID, so the receiver can
-tell the copy (deploy/OPERATIONS.md, "Outbox").
+mails of that batch go again after the lease with the same Message-ID, so the
+receiver can tell the copy (deploy/OPERATIONS.md, "Outbox"). A batch is
+small (:data:`BATCH` mails, or :data:`BATCH_SECONDS` of delivering) so that
+window stays small while a night's two thousand mails need a few dozen
+commits, not four thousand.
 """
 
 from __future__ import annotations
@@ -31,9 +34,9 @@ import threading
 import time
 from email.header import decode_header, make_header
 from email.message import Message
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
-from sqlalchemy import ColumnElement, Update, and_, or_, select, update
+from sqlalchemy import ColumnElement, Update, and_, func, or_, select, update
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -42,15 +45,35 @@ from ..storage import models as m
 
 log = logging.getLogger(__name__)
 
-__all__ = ["Transport", "ServerUnavailable", "OutboxError", "queue_mail", "flush_outbox", "pending_count", "claimant_tag", "LEASE"]
+__all__ = [
+    "Transport", "ServerUnavailable", "OutboxError", "queue_mail", "flush_outbox", "purge_sent_bodies", "pending_count",
+    "claimant_tag", "LEASE", "SECRET_KINDS", "SCRUBBED",
+]  # fmt: skip
 
 MAX_ATTEMPTS = 12
+#: Mails claimed, and marked sent, in one transaction.
+BATCH = 25
+#: A batch is marked sent after this long even when not all of it is delivered.
+BATCH_SECONDS = 2.0
 #: How long a claim keeps other flushes off a mail (config: outbox_lease).
 LEASE = dt.timedelta(minutes=10)
+#: Kinds of mail that carry a secret in clear (a new player's password, an
+#: address-change code): the table keeps it only until delivery, then the body
+#: is replaced by :data:`SCRUBBED`, so no password stays stored in clear.
+SECRET_KINDS = frozenset({"welcome", "address_confirm"})
+SCRUBBED = b"(the body of this mail held a password or a code and was removed once it was delivered)"
 
 
 class Transport(Protocol):
     def deliver(self, raw: bytes, recipient: str) -> None: ...
+
+
+@runtime_checkable
+class Closable(Protocol):
+    """A transport holding a connection between deliveries (SMTP): closed at
+    the end of each flush, so no idle connection outlives it."""
+
+    def close(self) -> None: ...
 
 
 def _plain(value: object) -> str:
@@ -121,30 +144,35 @@ def _due(at: dt.datetime) -> ColumnElement[bool]:
     )
 
 
-def _claim(session: Session, me: str, at: dt.datetime, lease: dt.timedelta) -> m.OutboxMail | None:
-    """Claim the oldest due mail nobody holds, in the caller's transaction.
+def _claim(session: Session, me: str, at: dt.datetime, lease: dt.timedelta, batch: int) -> list[m.OutboxMail]:
+    """Claim the oldest due mails nobody holds (at most ``batch``), in the
+    caller's transaction.
 
     PostgreSQL: ``FOR UPDATE SKIP LOCKED`` passes over rows another flush is
     claiming this instant. SQLite: the engine's ``BEGIN IMMEDIATE`` makes the
     whole claim one writer at a time. Either way, once committed, the lease
-    in ``claimed_until`` keeps every other flush off the mail."""
-    query = select(m.OutboxMail).where(_due(at)).order_by(m.OutboxMail.id).limit(1)
+    in ``claimed_until`` keeps every other flush off the mails."""
+    query = select(m.OutboxMail).where(_due(at)).order_by(m.OutboxMail.id).limit(batch)
     if session.get_bind().dialect.name != "sqlite":
         query = query.with_for_update(skip_locked=True)
-    row = session.scalars(query).first()
-    if row is not None:
+    rows = list(session.scalars(query))
+    for row in rows:
         row.claimed_by = me
         row.claimed_until = at + lease
-    return row
+    return rows
 
 
-def _write(factory: sessionmaker[Session], statement: Update, tries: int = 3) -> int:
-    """Run one UPDATE in its own transaction, a few times if the database
-    refuses (a full disk may be freed, a lock released); the rows changed."""
+def _write(factory: sessionmaker[Session], statement: Update, *more: Update, tries: int = 3) -> int:
+    """Run UPDATEs in one transaction of their own, a few times if the
+    database refuses (a full disk may be freed, a lock released); the rows
+    the first changed."""
     for attempt in range(tries):
         try:
             with factory() as session, session.begin():
-                return session.execute(statement).rowcount  # type: ignore[attr-defined, no-any-return]
+                changed: int = session.execute(statement).rowcount  # type: ignore[attr-defined]
+                for other in more:
+                    session.execute(other)
+                return changed
         except DBAPIError:
             if attempt == tries - 1:
                 raise
@@ -152,12 +180,13 @@ def _write(factory: sessionmaker[Session], statement: Update, tries: int = 3) ->
     raise AssertionError("unreachable")
 
 
-def _mark_sent(factory: sessionmaker[Session], mail_id: int, at: dt.datetime) -> None:
+def _mark_sent(factory: sessionmaker[Session], mail_ids: list[int], at: dt.datetime) -> None:
     _write(
         factory,
         update(m.OutboxMail)
-        .where(m.OutboxMail.id == mail_id, m.OutboxMail.sent_at.is_(None))
+        .where(m.OutboxMail.id.in_(mail_ids), m.OutboxMail.sent_at.is_(None))
         .values(sent_at=at, attempts=m.OutboxMail.attempts + 1, claimed_until=None, last_error=""),
+        update(m.OutboxMail).where(m.OutboxMail.id.in_(mail_ids), m.OutboxMail.kind.in_(sorted(SECRET_KINDS))).values(body=SCRUBBED),
     )
 
 
@@ -167,7 +196,7 @@ def _record_unrecorded(factory: sessionmaker[Session]) -> None:
         waiting = dict(_unrecorded)
     for mail_id, (message_id, at) in sorted(waiting.items()):
         try:
-            _mark_sent(factory, mail_id, at)
+            _mark_sent(factory, [mail_id], at)
         except DBAPIError as exc:
             raise OutboxError(
                 f"mail {message_id} was delivered but still cannot be marked sent ({_reason(exc)}); "
@@ -185,15 +214,34 @@ def flush_outbox(
     *,
     lease: dt.timedelta = LEASE,
     claimant: str | None = None,
+    batch: int = BATCH,
+    keep_days: int = 0,
 ) -> tuple[int, int]:
-    """Deliver every due mail, one claim at a time; returns (sent, failed).
+    """Deliver every due mail, a claimed batch at a time; returns (sent, failed).
 
-    Each mail is claimed (with a lease) and committed before it is handed to
-    the transport, and marked sent before the next claim, so any number of
-    flushes, in any number of processes and hosts, deliver each mail once.
-    Raises :class:`OutboxError` (one line) when the flush cannot go on: the
-    server is away, or the database cannot record a claim or a delivery."""
-    me = claimant or claimant_tag()
+    Each batch is claimed (with a lease) and committed before its mails are
+    handed to the transport, and marked sent before the next claim, so any
+    number of flushes, in any number of processes and hosts, deliver each
+    mail once. Raises :class:`OutboxError` (one line) when the flush cannot
+    go on: the server is away, or the database cannot record a claim or a
+    delivery. A flush that sent something then empties the bytes of mails
+    sent more than ``keep_days`` ago (:func:`purge_sent_bodies`)."""
+    try:
+        sent, failed = _flush(factory, transport, now, lease=lease, me=claimant or claimant_tag(), batch=batch)
+    finally:
+        if isinstance(transport, Closable):
+            transport.close()
+    if sent:
+        try:
+            purge_sent_bodies(factory, now, keep_days)
+        except DBAPIError as exc:  # housekeeping: the next flush tries again
+            log.warning("outbox: could not empty old sent mails: %s", _reason(exc))
+    return sent, failed
+
+
+def _flush(
+    factory: sessionmaker[Session], transport: Transport, now: dt.datetime, *, lease: dt.timedelta, me: str, batch: int
+) -> tuple[int, int]:
     started = time.monotonic()
 
     def at() -> dt.datetime:
@@ -207,64 +255,102 @@ def flush_outbox(
     def stopped(what: str) -> OutboxError:
         return OutboxError(f"{what} ({sent} sent, {failed} failed before that)")
 
+    def record(delivered: list[tuple[int, str, str]], claim_at: dt.datetime) -> None:
+        nonlocal sent
+        if not delivered:
+            return
+        done_at = at()
+        try:
+            _mark_sent(factory, [mail_id for mail_id, _, _ in delivered], done_at)
+        except DBAPIError as exc:
+            # Delivered, but not recorded: keep the claims (no flush anywhere
+            # sends them again before the lease ends) and retry the marks
+            # first thing at this process's next flush.
+            with _unrecorded_lock:
+                for mail_id, message_id, _ in delivered:
+                    _unrecorded[mail_id] = (message_id, done_at)
+            until = (claim_at + lease).isoformat(timespec="seconds")
+            _, message_id, recipient = delivered[0]
+            more = f" (and {len(delivered) - 1} more)" if len(delivered) > 1 else ""
+            raise stopped(
+                f"mail {message_id} to {recipient}{more} was delivered but cannot be marked sent: {_reason(exc)}; "
+                f"no flush sends it again before {until}; free the space or fix the database, then run `turnproc send`"
+            ) from None
+        sent += len(delivered)
+
     while True:
         claim_at = at()
         try:
             with factory() as session, session.begin():
-                row = _claim(session, me, claim_at, lease)
-                if row is None:
-                    break
-                mail_id, message_id, recipient, body = row.id, row.message_id, row.recipient, row.body
-                attempts = row.attempts + 1
+                claimed = [(r.id, r.message_id, r.recipient, r.body, r.attempts + 1) for r in _claim(session, me, claim_at, lease, batch)]
         except DBAPIError as exc:
             raise stopped(f"cannot claim the next mail: {_reason(exc)}") from None
-        try:
-            transport.deliver(body, recipient)
-        except ServerUnavailable as exc:
-            # Nothing was handed over: give the claim back, count no attempt.
+        if not claimed:
+            break
+        delivered: list[tuple[int, str, str]] = []
+        since = time.monotonic()
+        for index, (mail_id, message_id, recipient, body, attempts) in enumerate(claimed):
+            if delivered and time.monotonic() - since > BATCH_SECONDS:
+                # A slow server: record what went so far, so a crash now
+                # repeats only these last seconds' mails.
+                record(delivered, claim_at)
+                delivered, since = [], time.monotonic()
             try:
-                _write(factory, update(m.OutboxMail).where(m.OutboxMail.id == mail_id, m.OutboxMail.claimed_by == me).values(claimed_until=None))
-            except DBAPIError:
-                log.debug("outbox: could not release the claim on %s", message_id, exc_info=True)
-            raise stopped(str(exc)) from None
-        except Exception as exc:  # this mail failed (refused, dropped): retry it later
-            failed += 1
-            try:
-                _write(
-                    factory,
-                    update(m.OutboxMail)
-                    .where(m.OutboxMail.id == mail_id)
-                    .values(
-                        attempts=attempts,
-                        last_error=one_line(exc)[:2000],
-                        next_attempt_at=claim_at + _backoff(attempts),
-                        claimed_until=None,
-                    ),
-                )
-            except DBAPIError as db_exc:
-                raise stopped(f"mail {message_id} not delivered and the failure cannot be recorded: {_reason(db_exc)}") from None
-            log.warning("mail %s to %s not delivered (attempt %d): %s", message_id, recipient, attempts, one_line(exc))
-            log.debug("mail %s: delivery failure", message_id, exc_info=True)
-            continue
-        done_at = at()
-        try:
-            _mark_sent(factory, mail_id, done_at)
-        except DBAPIError as exc:
-            # Delivered, but not recorded: keep the claim (no flush anywhere
-            # sends it again before the lease ends) and retry the mark first
-            # thing at this process's next flush.
-            with _unrecorded_lock:
-                _unrecorded[mail_id] = (message_id, done_at)
-            until = (claim_at + lease).isoformat(timespec="seconds")
-            raise stopped(
-                f"mail {message_id} to {recipient} was delivered but cannot be marked sent: {_reason(exc)}; "
-                f"no flush sends it again before {until}; free the space or fix the database, then run `turnproc send`"
-            ) from None
-        sent += 1
+                transport.deliver(body, recipient)
+            except ServerUnavailable as exc:
+                # Nothing was handed over: record what was, give the other
+                # claims back, count no attempt.
+                record(delivered, claim_at)
+                rest = [mail for mail, *_ in claimed[index:]]
+                try:
+                    _write(factory, update(m.OutboxMail).where(m.OutboxMail.id.in_(rest), m.OutboxMail.claimed_by == me).values(claimed_until=None))
+                except DBAPIError:
+                    log.debug("outbox: could not release the claims from %s on", message_id, exc_info=True)
+                raise stopped(str(exc)) from None
+            except Exception as exc:  # this mail failed (refused, dropped): retry it later
+                failed += 1
+                try:
+                    _write(
+                        factory,
+                        update(m.OutboxMail)
+                        .where(m.OutboxMail.id == mail_id)
+                        .values(
+                            attempts=attempts,
+                            last_error=one_line(exc)[:2000],
+                            next_attempt_at=claim_at + _backoff(attempts),
+                            claimed_until=None,
+                        ),
+                    )
+                except DBAPIError as db_exc:
+                    record(delivered, claim_at)
+                    raise stopped(f"mail {message_id} not delivered and the failure cannot be recorded: {_reason(db_exc)}") from None
+                log.warning("mail %s to %s not delivered (attempt %d): %s", message_id, recipient, attempts, one_line(exc))
+                log.debug("mail %s: delivery failure", message_id, exc_info=True)
+                continue
+            delivered.append((mail_id, message_id, recipient))
+        record(delivered, claim_at)
     if sent or failed:
         log.info("outbox: %d sent, %d failed", sent, failed)
     return sent, failed
 
 
+def purge_sent_bodies(factory: sessionmaker[Session], now: dt.datetime, keep_days: int) -> int:
+    """Empty the bytes of mails sent more than ``keep_days`` ago (0: keep all);
+    the rows stay, so the GM still sees who got what and when. At a thousand
+    empires a night's mail is hundreds of megabytes; the reports it carried
+    stay in ``reports`` and can be mailed again (REPORT n). Returns the count."""
+    if keep_days <= 0:
+        return 0
+    purged = _write(
+        factory,
+        update(m.OutboxMail)
+        .where(m.OutboxMail.sent_at < now - dt.timedelta(days=keep_days), func.length(m.OutboxMail.body) > 0)
+        .values(body=b""),
+    )
+    if purged:
+        log.info("outbox: emptied %d sent mails older than %d days", purged, keep_days)
+    return purged
+
+
 def pending_count(session: Session) -> int:
-    return len(session.scalars(select(m.OutboxMail.id).where(m.OutboxMail.sent_at.is_(None))).all())
+    return session.scalar(select(func.count()).select_from(m.OutboxMail).where(m.OutboxMail.sent_at.is_(None))) or 0

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import re
 import smtplib
 import ssl
+import time
 from email.utils import parseaddr
 
 from ..config import SmtpConfig
@@ -13,10 +13,27 @@ from ..errors import ServerUnavailable, one_line
 __all__ = ["SmtpTransport"]
 
 
+#: A connection idle this long is checked with NOOP before it is used again
+#: (servers drop idle clients; a mail must not be lost to a stale socket).
+IDLE_CHECK = 10.0
+
+
+def wire_bytes(raw: bytes) -> bytes:
+    """``raw`` with every line ending in CRLF. SMTP lines end in CRLF; smtplib
+    fixes line ends of str messages but not of bytes, and a strict server
+    reads a bare-LF mail as one long line. Two C-speed passes, not a regex."""
+    return raw.replace(b"\r\n", b"\n").replace(b"\n", b"\r\n")
+
+
 class SmtpTransport:
+    """One connection for a whole flush (``close`` ends it): a night's mails
+    need one TLS handshake and one login, not one each."""
+
     def __init__(self, config: SmtpConfig, sender: str) -> None:
         self.config = config
         self.sender = parseaddr(sender)[1] or sender
+        self._client: smtplib.SMTP | None = None
+        self._used = 0.0
 
     def _connect(self) -> smtplib.SMTP:
         """A connected, logged-in client; :class:`ServerUnavailable` (one line)
@@ -46,10 +63,38 @@ class SmtpTransport:
                 raise
         return client
 
+    def _connection(self) -> smtplib.SMTP:
+        client = self._client
+        if client is not None and time.monotonic() - self._used > IDLE_CHECK:
+            try:
+                if client.noop()[0] != 250:
+                    raise smtplib.SMTPServerDisconnected("NOOP refused")
+            except (OSError, smtplib.SMTPException):
+                self.close()
+                client = None
+        if client is None:
+            client = self._client = self._connect()
+        return client
+
     def deliver(self, raw: bytes, recipient: str) -> None:
         to = parseaddr(recipient)[1] or recipient
-        # SMTP lines end in CRLF; smtplib fixes line ends of str messages but
-        # not of bytes, and a strict server reads a bare-LF mail as one long line.
-        wire = re.sub(rb"\r?\n", b"\r\n", raw)
-        with self._connect() as client:
-            client.sendmail(self.sender, [to], wire)
+        client = self._connection()
+        try:
+            client.sendmail(self.sender, [to], wire_bytes(raw))
+        except (smtplib.SMTPServerDisconnected, OSError):
+            # The connection broke under this mail: the next one starts a new
+            # one; this one is a failed attempt, retried later (never twice
+            # at once: the server may have taken it before the line dropped).
+            self.close()
+            raise
+        finally:
+            self._used = time.monotonic()
+
+    def close(self) -> None:
+        client, self._client = self._client, None
+        if client is None:
+            return
+        try:
+            client.quit()
+        except (OSError, smtplib.SMTPException):
+            client.close()

@@ -116,8 +116,11 @@ def report_context(
     deadline: str | None = None,
     corrected: bool = False,
     view: TurnView | None = None,
+    on_leave_until: int | None = None,
 ) -> dict[str, Any]:
     """Everything one empire's report shows for ``turn`` (the turn just resolved).
+    ``on_leave_until``: the last turn of the empire's leave, when it is on
+    leave for the next one.
 
     ``state`` is the state after the turn; ``events`` are that turn's events
     (any empire's: this function keeps only those the empire may read).
@@ -189,6 +192,7 @@ def report_context(
         "deadline": deadline,
         "finished": state.finished,
         "corrected": corrected,
+        "on_leave_until": on_leave_until,
         "empire": {
             "code": empire.code,
             "name": empire.name,

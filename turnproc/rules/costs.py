@@ -1,6 +1,6 @@
 """What a set of orders costs as written: the estimate the acknowledgement and
 the offline checker show against the balance and the treasury (rules.md §4.2,
-ruling O6).
+ruling O7).
 
 The engine pays each order when its slot comes, from the money there is then
 (:mod:`.actions`, :mod:`.movement`); this module only adds up the prices of
@@ -142,7 +142,7 @@ def order_cost(order: Order, state: GameState, empire: str, levels: dict[Tech, i
 
 def spending(orders: Iterable[Order], state: GameState, empire: str) -> Spending:
     """The cost of ``orders`` against ``empire``'s balance and treasury at the
-    start of the turn (rules.md §4.2, ruling O6)."""
+    start of the turn (rules.md §4.2, ruling O7)."""
     emp = state.empires[empire]
     levels: dict[Tech, int] = {}
     balance_cost = treasury_cost = to_balance = to_treasury = 0

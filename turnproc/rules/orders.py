@@ -25,6 +25,7 @@ __all__ = [
     "Severity",
     "Problem",
     "MailCommand",
+    "CommandLine",
     "Header",
     "SkipReason",
     "Skipped",
@@ -241,6 +242,39 @@ class MailCommand(enum.StrEnum):
     ORDERS = "ORDERS"
     CLEAR = "CLEAR"
     WAIT = "WAIT"
+    HELP = "HELP"
+    PASSWORD = "PASSWORD"
+    ADDRESS = "ADDRESS"
+    CONFIRM = "CONFIRM"
+    VACATION = "VACATION"
+    BACK = "BACK"
+    QUIT = "QUIT"
+    JOIN = "JOIN"
+
+
+@dataclass(frozen=True)
+class CommandLine:
+    """One mail command line with what follows the keyword, already checked
+    (:mod:`turnproc.rules.commands` says what each command takes)."""
+
+    line: int
+    command: MailCommand
+    number: int | None = None
+    """REPORT's turn (None: the latest), VACATION's number of turns."""
+    text: str | None = None
+    """PASSWORD's new password, ADDRESS's new address, CONFIRM's code, JOIN's game."""
+    code: str | None = None
+    """JOIN's empire code (upper case)."""
+    name: str | None = None
+    """JOIN's empire name."""
+
+    def __repr__(self) -> str:
+        # A new password must not end up in a log or a test failure's output.
+        text = "'********'" if self.command is MailCommand.PASSWORD else repr(self.text)
+        return (
+            f"CommandLine(line={self.line}, command={self.command!r}, number={self.number!r}, "
+            f"text={text}, code={self.code!r}, name={self.name!r})"
+        )
 
 
 @dataclass
@@ -295,6 +329,10 @@ class ParsedOrders:
     orders: list[Order] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
     commands: list[MailCommand] = field(default_factory=list)
+    """Each mail command given, once, in order of first appearance."""
+    command_lines: list[CommandLine] = field(default_factory=list)
+    """Each command's line with its arguments, in the order of ``commands``;
+    a command given again with other arguments: the later line."""
     skipped: list[Skipped] = field(default_factory=list)
     """What was not read, in line order (blank, comment and order lines are read)."""
 
@@ -309,3 +347,7 @@ class ParsedOrders:
     @property
     def slots_used(self) -> int:
         return slots_used(self.orders)
+
+    def command(self, command: MailCommand) -> CommandLine | None:
+        """The line that gave ``command``, None when the mail does not carry it."""
+        return next((c for c in self.command_lines if c.command is command), None)

@@ -97,9 +97,17 @@ them in docs/orders.md):
   spaces removed, at most :data:`~turnproc.rules.grammar.MAX_MESSAGE_LENGTH` characters. Text with
   control characters or line/paragraph separators is ``bad_text``. Leading
   commas before the text are separators, not text.
-* **Keywords.** ``COLONIZE`` is accepted for COLONISE. The mail commands REPORT,
-  ORDERS, CLEAR and WAIT stand alone on a line anywhere after the header; each is
-  collected once, in order of first appearance.
+* **Keywords.** ``COLONIZE`` is accepted for COLONISE. The mail commands
+  (REPORT, ORDERS, CLEAR, WAIT, HELP, PASSWORD, ADDRESS, CONFIRM, VACATION,
+  BACK, QUIT, JOIN) go on a line of their own anywhere after the header, with
+  what :mod:`.commands` says each takes; each is collected once, in order of
+  first appearance (given again differently: ``duplicate_command``, the later
+  line counts). A mistyped keyword gets "did you mean" like an order's.
+* **No header, only a request.** A mail with no header block whose first line
+  read (not quoted, above any reply line, signature or report) is ``HELP``
+  alone or a ``JOIN`` line is read from that line, and no ``missing_game`` /
+  ``missing_empire`` is reported: the help and sign-up requests of people who
+  play nowhere yet need no header.
 * **Limits.** Only stored lines count: the 17th slot-using order is
   ``too_many_slots``, the 3rd NAME ``too_many_names`` (both errors). A second
   stance for the same system, a second BASE or HOME, a second NAME for the same
@@ -125,6 +133,7 @@ them in docs/orders.md):
 from __future__ import annotations
 
 from .checks import KnownSystems, check_orders
+from .commands import HEADERLESS
 from .grammar import HEADER_WORDS
 from .mailshape import mail_shape, quoted_header_line, unread
 from .orders import Header, ParsedOrders, SkipReason, Skipped
@@ -151,6 +160,10 @@ def _parse(
     """Read ``lines`` from ``start``; ``marks`` (from :func:`.mailshape.mail_shape`)
     only for a whole mail, None for bare order lines."""
     mail = marks is not None
+    request = False
+    if marks is not None and start is None:
+        start = _request_start(lines, marks)
+        request = start is not None
     run = Run(mail=mail)
     stop = read_lines(run, lines, start, marks) if start is not None else None
     result = run.result
@@ -160,7 +173,7 @@ def _parse(
         before = unread(lines, marks, 0, above, SkipReason.BEFORE_HEADER)
     result.skipped = before + result.skipped + (_tail(lines, *stop) if stop is not None else [])
     header = result.header
-    if mail:
+    if mail and not request:
         if start is None:
             quoted = quoted_header_line(lines)
             if quoted is not None:
@@ -179,6 +192,23 @@ def _parse(
     check_orders(run, state, code, known)
     result.problems.sort(key=lambda p: p.line)
     return result
+
+
+def _request_start(lines: list[str], marks: list[SkipReason | None]) -> int | None:
+    """The line a header-less mail's request (HELP, JOIN) starts on, if it has one."""
+    for index, line in enumerate(lines):
+        mark = marks[index]
+        if line in ("--", "-- ") or mark is SkipReason.REPLY_HEADER or mark is SkipReason.HOST_REPORT:
+            return None
+        word = first_word(line)
+        if mark is not None or not word:
+            continue
+        if word == "END":
+            return None
+        # "HELP" alone: "help me, my orders bounced" is a question for the GM, not a request.
+        alone = len(line.split()) == 1
+        return index if word in HEADERLESS and (alone or word != "HELP") else None
+    return None
 
 
 def parse_mail(

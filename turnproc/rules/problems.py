@@ -97,6 +97,16 @@ PROBLEMS: dict[str, ProblemKind] = {
         _E, "The message has {length} characters; a message may have at most {limit}."
     ),
     "same_system": ProblemKind(_E, "{action} from {value} to {value}: FROM and TO must differ."),
+    # mail commands
+    "weak_password": ProblemKind(
+        _E, "The new password cannot be used: {why}. Your password is unchanged."
+    ),
+    "bad_address": ProblemKind(
+        _E, "{value} is not an e-mail address: write ADDRESS name@example.org."
+    ),
+    "duplicate_command": ProblemKind(
+        _W, "{command} was already given on line {other}; this later line counts."
+    ),
     # game state
     "unknown_system": ProblemKind(_E, "You know of no system {value}.{hint}"),
     "not_owned": ProblemKind(_E, "You do not own system {value}.{hint}"),

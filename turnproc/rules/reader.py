@@ -23,8 +23,9 @@ from .grammar import (
     ActionSpec,
     FieldKind,
 )
+from .commands import MASK, read_command
 from .mailshape import bracketed_password, first_word, is_placeholder
-from .orders import Action, MailCommand, Order, ParsedOrders, Quantity, SkipReason, Skipped
+from .orders import Action, CommandLine, MailCommand, Order, ParsedOrders, Quantity, SkipReason, Skipped
 from .problems import make_problem
 from .state import TECH_NAMES, Tech, normalise_tech_name
 
@@ -247,26 +248,39 @@ def read_lines(
         if word in HEADER_WORDS:
             _read_header(run, lineno, line, word, tokens)
         elif word in MailCommand.__members__:
-            if len(tokens) > 1:
-                run.problem(
-                    lineno, "too_many_fields", line,
-                    action=word, value=quote(tokens[1].text), usage=word,
-                )
-            elif MailCommand(word) not in run.result.commands:
-                run.result.commands.append(MailCommand(word))
+            _read_command(run, lineno, line, word, tokens)
         else:
             run.seen_action = True
             action = ACTION_ALIASES.get(word) or (
                 Action(word) if word in Action.__members__ else None
             )
             if action is None:
-                run.problem(
-                    lineno, "unknown_action", line, value=quote(tokens[0].text),
-                    hint=_action_hint(word),
-                )
+                hint = _action_hint(word)
+                # A mistyped PASSWORD line still holds the new password: never echo it.
+                shown = line[: tokens[1].start] + MASK if "PASSWORD" in hint and len(tokens) > 1 else line
+                run.problem(lineno, "unknown_action", shown, value=quote(tokens[0].text), hint=hint)
             else:
                 _read_action(run, ACTION_SPECS[action], lineno, line, tokens)
     return None
+
+
+def _read_command(run: Run, lineno: int, line: str, word: str, tokens: list[_Token]) -> None:
+    """A mail command: kept once, in order of first appearance; given again
+    with other arguments, the later line counts (warning ``duplicate_command``)."""
+    read = read_command(lineno, line, word, tokens)
+    if not isinstance(read, CommandLine):
+        run.result.problems.append(read)
+        return
+    result = run.result
+    earlier = result.command(read.command)
+    if earlier is None:
+        result.commands.append(read.command)
+        result.command_lines.append(read)
+        return
+    if (earlier.number, earlier.text, earlier.code, earlier.name) != (read.number, read.text, read.code, read.name):
+        shown = line[: tokens[1].start] + MASK if read.command is MailCommand.PASSWORD else line
+        run.problem(lineno, "duplicate_command", shown, command=word, other=earlier.line)
+        result.command_lines[result.command_lines.index(earlier)] = read
 
 
 def _read_header(run: Run, lineno: int, line: str, word: str, tokens: list[_Token]) -> None:

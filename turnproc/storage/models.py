@@ -48,6 +48,8 @@ __all__ = [
     "OutboxMail",
     "AuditEntry",
     "ArchivedTurn",
+    "AddressChange",
+    "SignupRequest",
     "TECH_COLUMNS",
     "utcnow",
 ]
@@ -63,6 +65,7 @@ NAMING_CONVENTION = {
 SYSTEM_TYPES = ("YD", "WD", "RD", "BD", "RG", "SG", "PL", "AB")
 STANCES = ("DEFEND", "RETREAT", "AMBUSH", "STANDOFF")
 GAME_STATUSES = ("active", "paused", "finished")
+SIGNUP_STATUSES = ("pending", "approved", "refused")
 
 #: Empire columns holding tech levels, keyed by the rules' Tech value.
 TECH_COLUMNS: dict[str, str] = {
@@ -133,6 +136,8 @@ class Game(Base):
         CheckConstraint("reminder_hours >= 0", "reminder_hours_not_negative"),
         CheckConstraint("inactive_after >= 1", "inactive_after_positive"),
         CheckConstraint("nmr_limit BETWEEN 0 AND 100", "nmr_limit_percentage"),
+        CheckConstraint("vacation_limit BETWEEN 0 AND 100", "vacation_limit_range"),
+        CheckConstraint("signup_limit >= 1", "signup_limit_positive"),
     )
 
     id: Mapped[intpk]
@@ -166,6 +171,12 @@ class Game(Base):
     """A deadline the GM set by hand for the current turn (deploy/admin/extend_deadline.sql);
     it replaces the schedule's next deadline until the turn runs, which clears it."""
     created_at: Mapped[timestamp]
+    vacation_limit: Mapped[int] = mapped_column(default=3, server_default="3")
+    """The longest VACATION a player may take, in turns (0: none allowed)."""
+    signup_open: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    """Strangers may ask to join by mail (JOIN); the GM approves each request."""
+    signup_limit: Mapped[int | None]
+    """At most this many empires, pending requests included, while sign-up is open."""
 
     empires: Mapped[list[Empire]] = relationship(
         back_populates="game", cascade="all, delete-orphan", order_by="Empire.code"
@@ -214,8 +225,49 @@ class Empire(Base):
     tech_cultural: Mapped[int] = mapped_column(default=0)
     tech_drive: Mapped[int] = mapped_column(default=1)
     tech_scanner: Mapped[int] = mapped_column(default=1)
+    vacation_until: Mapped[int | None]
+    """Last turn of the empire's leave (VACATION): until it has run, missing
+    orders count for neither the missed-orders guard nor inactivity."""
+    quit_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime)
+    """When the player asked to leave (QUIT): the next turn makes the empire inactive."""
 
     game: Mapped[Game] = relationship(back_populates="empires")
+
+
+class AddressChange(Base):
+    """A player's ADDRESS request waiting for its confirmation code to come
+    back from the new address. One per empire: a new request replaces it."""
+
+    __tablename__ = "address_changes"
+
+    empire_id: Mapped[int] = mapped_column(ForeignKey("empires.id", ondelete="CASCADE"), primary_key=True)
+    new_email: Mapped[str] = mapped_column(String(254))
+    code_hash: Mapped[str] = mapped_column(String(255))
+    """The confirmation code, hashed like a password: it is a secret until used."""
+    requested_at: Mapped[timestamp]
+    expires_at: Mapped[dt.datetime] = mapped_column(UTCDateTime)
+
+
+class SignupRequest(Base):
+    """A stranger's JOIN: pending until the GM approves or refuses it."""
+
+    __tablename__ = "signup_requests"
+    __table_args__ = (
+        CheckConstraint(_in("status", SIGNUP_STATUSES), "status_valid"),
+        CheckConstraint("length(code) = 3 AND upper(code) = code", "code_three_capitals"),
+        Index("ix_signup_requests_game_status", "game_id", "status"),
+    )
+
+    id: Mapped[intpk]
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"))
+    code: Mapped[str] = mapped_column(String(3))
+    name: Mapped[str] = mapped_column(String(64))
+    email: Mapped[str] = mapped_column(String(254))
+    status: Mapped[str] = mapped_column(String(16), default="pending")
+    reason: Mapped[str] = mapped_column(Text, default="")
+    """The GM's reason for a refusal, told to the applicant."""
+    requested_at: Mapped[timestamp]
+    decided_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime)
 
 
 class System(Base):
@@ -380,6 +432,8 @@ class InboundMessage(Base):
     """Every mail the intake has looked at, so none is ever applied twice."""
 
     __tablename__ = "inbound_messages"
+    # The hour's wrong passwords, read once per poll.
+    __table_args__ = (Index("ix_inbound_outcome_received", "outcome", "received_at"),)
 
     id: Mapped[intpk]
     sha256: Mapped[str] = mapped_column(String(64), unique=True)
@@ -426,7 +480,14 @@ class OutboxMail(Base):
     send it; delivered only after that transaction committed."""
 
     __tablename__ = "outbox"
-    __table_args__ = (Index("ix_outbox_pending", "sent_at", "next_attempt_at"),)
+    __table_args__ = (
+        Index("ix_outbox_pending", "sent_at", "next_attempt_at"),
+        # The reply caps count a recipient's recent mails of a kind on every
+        # mail a poll answers: without this, each count reads the whole outbox.
+        Index("ix_outbox_recipient_kind_created", "recipient", "kind", "created_at"),
+        # Who was reminded this turn, read for every game at every tick.
+        Index("ix_outbox_game_kind_turn", "game_id", "kind", "turn"),
+    )
 
     id: Mapped[intpk]
     game_id: Mapped[int | None] = mapped_column(ForeignKey("games.id", ondelete="SET NULL"))

@@ -54,6 +54,8 @@ class EmpireView:
     """The orders on file carry WAIT: no early run."""
     reminded: bool = False
     """A reminder for the current turn was already queued."""
+    on_leave: bool = False
+    """On leave (VACATION) for the current turn: not expected to send orders."""
 
 
 @dataclass(frozen=True)
@@ -86,12 +88,13 @@ class GameView:
 
     @property
     def active_empires(self) -> list[EmpireView]:
-        return [e for e in self.empires if e.active]
+        """The empires expected to send orders: active, and not on leave."""
+        return [e for e in self.empires if e.active and not e.on_leave]
 
     @property
     def missing(self) -> list[str]:
-        """Active empires with no orders on file."""
-        return [e.code for e in self.empires if e.active and e.orders_at is None]
+        """Expected empires with no orders on file."""
+        return [e.code for e in self.active_empires if e.orders_at is None]
 
     @property
     def signature(self) -> tuple[str | None, str, str, dt.datetime | None]:
@@ -185,7 +188,9 @@ def _empires(session: Session, game: m.Game) -> tuple[EmpireView, ...]:
         )
     )
     rows = session.execute(
-        select(m.Empire.id, m.Empire.code, m.Empire.name, m.Empire.email, m.Empire.active, m.Empire.vp)
+        select(
+            m.Empire.id, m.Empire.code, m.Empire.name, m.Empire.email, m.Empire.active, m.Empire.vp, m.Empire.vacation_until
+        )
         .where(m.Empire.game_id == game.id)
         .order_by(m.Empire.code)
     ).all()
@@ -200,8 +205,9 @@ def _empires(session: Session, game: m.Game) -> tuple[EmpireView, ...]:
             orders_at=orders[eid][0] if eid in orders else None,
             wait=orders[eid][1] if eid in orders else False,
             reminded=email in reminded,
+            on_leave=leave is not None and leave >= game.turn,
         )
-        for eid, code, name, email, active, vp in rows
+        for eid, code, name, email, active, vp, leave in rows
     )
 
 

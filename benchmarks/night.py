@@ -1,0 +1,315 @@
+"""The whole night, as a game of N empires lives it: every empire mails one full
+turnsheet, the host polls them from a real Dovecot, runs the turn, and sends
+every acknowledgement and report to a real SMTP server (aiosmtpd, in its own
+process). Each size runs in its own process, on SQLite and on PostgreSQL, on
+turn 1 and again after ``--history`` turns (a database with history).
+
+    .venv/bin/python benchmarks/night.py [--sizes 12,100,300,1000] [--backends sqlite,postgres] [--history 5]
+
+Printed per backend and size, for the first night and the last:
+* each phase's wall time (poll, turn, send) and the night's total;
+* the I/O floor measured in the same run: loading the game and saving the
+  resolved state of the same turn in one transaction (rolled back), and the
+  turn's ratio to it;
+* intake mails/s and send mails/s, the process's CPU seconds, its peak RSS,
+  and the database's growth over the night;
+* the CPU growth per doubling of empires, between successive sizes.
+
+Needs dovecot (apt-get install dovecot-imapd) and, for PostgreSQL, the server
+binaries (initdb, pg_ctl); the benchmark's PostgreSQL runs with fsync=off, so
+its commit times are a lower bound.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import math
+import os
+import random
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from email.message import EmailMessage
+from email.utils import format_datetime, make_msgid
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from imapclient import IMAPClient  # noqa: E402
+from sqlalchemy import delete, text  # noqa: E402
+
+from benchmarks.synthetic import GAME, synthetic_orders, synthetic_state, write_game  # noqa: E402
+from tests.servers import DovecotServer, PostgresServer, free_port, wait_for_port  # noqa: E402
+from turnproc.app import open_app  # noqa: E402
+from turnproc.config import Config, ImapConfig, SmtpConfig  # noqa: E402
+from turnproc.intake import poll  # noqa: E402
+from turnproc.mail.outbox import flush_outbox  # noqa: E402
+from turnproc.mail.transport import outbound  # noqa: E402
+from turnproc.rules.turn import resolve, turn_rng  # noqa: E402
+from turnproc.storage import models as m  # noqa: E402
+from turnproc.storage.convert import load_state, orders_for_turn, save_state  # noqa: E402
+from turnproc.storage.queries import get_game  # noqa: E402
+from turnproc.turns import run_current_turn  # noqa: E402
+
+USER, MAILBOX_PASSWORD = "turns", "bench"
+PASSWORD = "bench-password"  # write_game gives every empire this one
+START = dt.datetime(2026, 1, 5, 18, 0, tzinfo=dt.timezone.utc)
+
+
+# -- the SMTP server, in its own process so its CPU and memory are not ours ----------------
+
+
+class _Counter:
+    def __init__(self) -> None:
+        self.mails = 0
+        self.bytes = 0
+
+    async def handle_DATA(self, server: object, session: object, envelope: Any) -> str:
+        self.mails += 1
+        self.bytes += len(envelope.original_content or b"")
+        return "250 OK"
+
+
+def sink(port: int) -> None:
+    from aiosmtpd.controller import Controller
+
+    handler = _Counter()
+    controller = Controller(handler, hostname="127.0.0.1", port=port, data_size_limit=0)
+    controller.start()
+    try:
+        for line in sys.stdin:  # "count" -> prints mails and bytes so far; EOF stops
+            if line.strip() == "count":
+                print(f"{handler.mails} {handler.bytes}", flush=True)
+    finally:
+        controller.stop()
+
+
+class Sink:
+    def __init__(self) -> None:
+        self.port = free_port()
+        self.proc = subprocess.Popen(
+            [sys.executable, __file__, "--sink", str(self.port)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+        )
+        wait_for_port(self.port)
+
+    def count(self) -> tuple[int, int]:
+        assert self.proc.stdin and self.proc.stdout
+        self.proc.stdin.write("count\n")
+        self.proc.stdin.flush()
+        mails, size = self.proc.stdout.readline().split()
+        return int(mails), int(size)
+
+    def stop(self) -> None:
+        assert self.proc.stdin
+        self.proc.stdin.close()
+        self.proc.wait(timeout=30)
+
+
+# -- one size, in its own process ---------------------------------------------------------------
+
+
+def _rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def _db_bytes(url: str, engine: Any) -> int:
+    if url.startswith("sqlite"):
+        path = Path(url.removeprefix("sqlite:///"))
+        return sum(p.stat().st_size for p in (path, Path(f"{path}-wal")) if p.exists())
+    with engine.connect() as conn:
+        return int(conn.scalar(text("SELECT pg_database_size(current_database())")))
+
+
+def _turnsheets(state: Any, night: int) -> list[bytes]:
+    """One full turnsheet per active empire, as the player would mail it."""
+    rng = random.Random(f"night-{night}")
+    raws = []
+    for i, code in enumerate(sorted(state.empires)):
+        emp = state.empires[code]
+        if not emp.active:
+            continue
+        try:
+            body = synthetic_orders(state, code, rng)
+        except (AssertionError, IndexError):
+            body = "TAX\nSTASH 1"  # an empire that lost its base still sends orders
+        msg = EmailMessage()
+        msg["From"] = f"{code.lower()}@bench.invalid"
+        msg["To"] = "turns@turnproc.example"
+        msg["Subject"] = f"{GAME} turn {state.turn} orders"
+        msg["Date"] = format_datetime(START + dt.timedelta(days=night, seconds=i))
+        msg["Message-ID"] = make_msgid(domain="bench.invalid")
+        msg.set_content(f"GAME {GAME}\nEMPIRE {code} {PASSWORD}\nTURN {state.turn}\n{body}\nEND\n")
+        raws.append(bytes(msg))
+    return raws
+
+
+def _floor(app: Any) -> float:
+    """Load the game and save the resolved state of the same turn, in one
+    transaction rolled back: the database work no turn can avoid."""
+    with app.sessions() as session:
+        game = get_game(session, GAME)
+        state = load_state(session, game)
+        orders, _ = orders_for_turn(session, game)
+        new_state, _ = resolve(state, orders, turn_rng(game.seed, state.turn))
+    del state
+    t0 = time.perf_counter()
+    with app.sessions() as session:
+        with session.begin():
+            game = get_game(session, GAME)
+            load_state(session, game)
+            save_state(session, game, new_state)
+            session.flush()
+            took = time.perf_counter() - t0
+            session.rollback()
+    return took
+
+
+def _timed(fn: Any) -> tuple[Any, float, float]:
+    w, c = time.perf_counter(), time.process_time()
+    out = fn()
+    return out, time.perf_counter() - w, time.process_time() - c
+
+
+def child(backend: str, n: int, history: int) -> dict[str, Any]:
+    work = Path(tempfile.mkdtemp(prefix="turnproc-night-"))
+    pg = PostgresServer() if backend == "postgres" else None
+    dovecot = DovecotServer({USER: MAILBOX_PASSWORD})
+    smtp = Sink()
+    try:
+        dovecot.start()
+        if pg is not None:
+            pg.start()
+            url = pg.url
+        else:
+            url = f"sqlite:///{work / 'night.db'}"
+        t0 = time.perf_counter()
+        state = synthetic_state(n)
+        write_game(url, state)
+        config = Config(
+            database_url=url,
+            transport="imap",
+            from_address="Host <turns@turnproc.example>",
+            imap=ImapConfig(host="127.0.0.1", port=dovecot.port, security="plain", user=USER, password=MAILBOX_PASSWORD),
+            smtp=SmtpConfig(host="127.0.0.1", port=smtp.port, security="plain"),
+        )
+        app = open_app(config)
+        with app.sessions() as session, session.begin():
+            session.execute(delete(m.OrderSet))  # the orders come by mail
+        setup = time.perf_counter() - t0
+        nights = []
+        for night in range(history + 1):
+            with app.sessions() as session:
+                state = load_state(session, get_game(session, GAME))
+            raws = _turnsheets(state, night)
+            client = IMAPClient("127.0.0.1", port=dovecot.port, ssl=False)
+            client.login(USER, MAILBOX_PASSWORD)
+            for i in range(0, len(raws), 200):
+                client.multiappend("INBOX", raws[i : i + 200])
+            client.logout()
+            del state
+            size_before = _db_bytes(url, app.engine)
+            mails_before, bytes_before = smtp.count()
+            now = START + dt.timedelta(days=night, hours=6)
+            results, poll_s, poll_cpu = _timed(lambda: poll(app, now))
+            floor_s = _floor(app)
+            _, turn_s, turn_cpu = _timed(lambda: run_current_turn(app.sessions, GAME, config, now))
+            (sent, failed), send_s, send_cpu = _timed(lambda: flush_outbox(app.sessions, outbound(config), now))
+            mails_after, bytes_after = smtp.count()
+            outcomes: dict[str, int] = {}
+            for r in results:
+                outcomes[r.outcome] = outcomes.get(r.outcome, 0) + 1
+            nights.append(
+                {
+                    "night": night,
+                    "mails_in": len(raws),
+                    "outcomes": outcomes,
+                    "poll": poll_s,
+                    "turn": turn_s,
+                    "send": send_s,
+                    "cpu": poll_cpu + turn_cpu + send_cpu,
+                    "floor": floor_s,
+                    "sent": sent,
+                    "failed": failed,
+                    "smtp_mails": mails_after - mails_before,
+                    "smtp_mb": (bytes_after - bytes_before) / 1e6,
+                    "db_growth_mb": (_db_bytes(url, app.engine) - size_before) / 1e6,
+                }
+            )
+            print(f"  [{backend} N={n}] night {night}: poll {poll_s:.1f} s, turn {turn_s:.1f} s, send {send_s:.1f} s", file=sys.stderr)
+        app.close()
+        return {"backend": backend, "n": n, "setup": setup, "nights": nights, "rss_mb": _rss_mb()}
+    finally:
+        smtp.stop()
+        dovecot.stop()
+        if pg is not None:
+            pg.stop()
+
+
+# -- the table ------------------------------------------------------------------------------------
+
+
+def _row(label: str, n: int, night: dict[str, Any], rss: float) -> str:
+    total = night["poll"] + night["turn"] + night["send"]
+    return (
+        f"{n:>5} {label:<9} {night['poll']:>6.1f} {night['turn']:>6.1f} {night['send']:>6.1f} {total:>6.1f} "
+        f"{night['floor']:>6.2f} {night['turn'] / night['floor']:>6.1f}x "
+        f"{night['mails_in'] / night['poll']:>7.0f} {night['sent'] / night['send'] if night['send'] else 0:>7.0f} "
+        f"{night['cpu']:>6.1f} {rss:>6.0f} {night['db_growth_mb']:>8.1f} {night['smtp_mb']:>7.1f}"
+    )
+
+
+def report(rows: list[dict[str, Any]]) -> None:
+    for backend in sorted({r["backend"] for r in rows}):
+        mine = sorted((r for r in rows if r["backend"] == backend), key=lambda r: r["n"])
+        print(f"\n{backend}: seconds wall (poll, turn, send, night), floor s, turn/floor, mails/s in and out, CPU s, peak RSS MB,")
+        print("  database growth MB over the night, MB sent")
+        print("    N night       poll   turn   send  night  floor  ratio  in/s   out/s    CPU    RSS  db+MB   sentMB")
+        for r in mine:
+            first, last = r["nights"][0], r["nights"][-1]
+            print(_row("turn 1", r["n"], first, r["rss_mb"]))
+            if len(r["nights"]) > 1:
+                print(_row(f"turn {last['night'] + 1}", r["n"], last, r["rss_mb"]))
+            failures = {k: v for night in r["nights"] for k, v in night["outcomes"].items() if k != "accepted"}
+            if failures:
+                print(f"      outcomes other than accepted over all nights: {failures}")
+        for a, b in zip(mine, mine[1:]):
+            ca, cb = a["nights"][-1]["cpu"], b["nights"][-1]["cpu"]
+            doublings = math.log2(b["n"] / a["n"])
+            per = (cb / ca) ** (1 / doublings) if ca > 0 else float("nan")
+            print(f"  CPU growth N={a['n']} -> {b['n']} (last night): {cb / ca:.1f}x, {per:.2f}x per doubling of empires")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--sizes", default="12,100,300,1000")
+    ap.add_argument("--backends", default="sqlite,postgres")
+    ap.add_argument("--history", type=int, default=5, help="turns played before the last measured night (default 5)")
+    ap.add_argument("--sink", type=int, help=argparse.SUPPRESS)
+    ap.add_argument("--child", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.sink:
+        sink(args.sink)
+        return
+    if args.child:
+        backend, n = args.child.split(":")
+        print(json.dumps(child(backend, int(n), args.history)))
+        return
+    rows = []
+    for backend in args.backends.split(","):
+        for n in (int(x) for x in args.sizes.split(",")):
+            out = subprocess.run(
+                [sys.executable, __file__, "--child", f"{backend}:{n}", "--history", str(args.history)],
+                stdout=subprocess.PIPE, text=True, check=True, env={**os.environ, "PYTHONHASHSEED": "0"},
+            )  # fmt: skip
+            rows.append(json.loads(out.stdout.strip().splitlines()[-1]))
+    print(f"\nnight benchmark, {os.cpu_count()} CPUs, history {args.history} turns")
+    report(rows)
+
+
+if __name__ == "__main__":
+    main()
