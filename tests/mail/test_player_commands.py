@@ -164,6 +164,10 @@ def test_password_change_takes_effect_at_once_and_is_never_echoed(host: Host) ->
     assert host.outcome() == "wrong_password"
     host.mail(player("ORDERS", password=NEW_PASSWORD))
     assert host.outcome() == "commands"
+    with host.app.sessions() as session:
+        stored_hash = session.scalars(select(m.Empire.password_hash).where(m.Empire.code == "RIG")).one()
+    # passwords.py: a password a person chose is hashed with four times the work.
+    assert stored_hash.startswith("scrypt$16384$8$1$")
 
 
 def test_weak_password_is_refused_and_the_old_one_stays(host: Host) -> None:

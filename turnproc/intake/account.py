@@ -26,7 +26,7 @@ from ..mails import (
     queue_player_quit,
     queue_report,
 )
-from ..passwords import generate_password, hash_password, verify_password
+from ..passwords import generate_password, hash_chosen_password, hash_password, verify_password
 from ..reports.context import report_context
 from ..rules.commands import MIN_PASSWORD_LENGTH, MIN_PASSWORD_SYMBOLS
 from ..rules.orders import CommandLine, MailCommand, ParsedOrders
@@ -165,7 +165,7 @@ class Account:
         row = self.row()
         if verify_password(new, row.password_hash):
             return "that is your password already; nothing changed"
-        row.password_hash = hash_password(new)
+        row.password_hash = hash_chosen_password(new)
         self.cache.forget_empire(self.game.id, self.empire.code)
         log.info("game %s: %s changed its password", self.game.name, self.empire.code)
         return (
