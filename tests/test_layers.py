@@ -8,8 +8,8 @@ The layers, lowest first (a module may import from any layer at or below its own
 1. deadline maths and scenario files
 2. storage: the models, the database, the one converter, the one read-model
 3. the application and the ways mail comes and goes, and reports
-4. the GM's admin tools and the mails the host sends
-5. intake, turns, games, sign-up
+4. the GM's admin tools, the mails the host sends and the offline order checker
+5. intake, turns, games, sign-up, and a game's public pages
 6. the worker's decisions
 7. the worker
 8. the demo
@@ -33,8 +33,8 @@ LAYERS: list[tuple[str, ...]] = [
     ("turnproc.deadlines", "turnproc.scenario"),
     ("turnproc.storage",),
     ("turnproc.app", "turnproc.mail", "turnproc.reports"),
-    ("turnproc.admin", "turnproc.mails"),
-    ("turnproc.intake", "turnproc.turns", "turnproc.games", "turnproc.signup"),
+    ("turnproc.admin", "turnproc.mails", "turnproc.checker"),
+    ("turnproc.intake", "turnproc.turns", "turnproc.games", "turnproc.signup", "turnproc.publish"),
     ("turnproc.schedule",),
     ("turnproc.worker",),
     ("turnproc.demo",),

@@ -77,6 +77,9 @@ class Config:
     outbox_keep_days: int = 30
     """Days a sent mail's bytes stay in the outbox; then only its row (who, what,
     when, Message-ID) is kept. The reports themselves stay in ``reports``. 0: keep."""
+    site_dir: Path | None = None
+    """Where the worker writes each game's public pages after each turn it runs
+    (``site_dir/GAME/index.html``, as ``turnproc site``); None: it does not."""
     imap: ImapConfig = field(default_factory=ImapConfig)
     smtp: SmtpConfig = field(default_factory=SmtpConfig)
     source: str = "<defaults>"
@@ -84,7 +87,7 @@ class Config:
 
 _TOP_KEYS = {
     "database_url", "transport", "maildir_in", "maildir_out", "from_address", "gm_address", "outbox_lease",
-    "stranger_replies_per_hour", "password_failures_per_hour", "set_aside_after", "outbox_keep_days",
+    "stranger_replies_per_hour", "password_failures_per_hour", "set_aside_after", "outbox_keep_days", "site_dir",
 }  # fmt: skip
 
 #: Whole-number settings and their ranges.
@@ -152,7 +155,7 @@ def load_config(path: str | os.PathLike[str] | None = None, env: Mapping[str, st
         smtp = _replace(smtp, password=env["TURNPROC_SMTP_PASSWORD"])
     if "TURNPROC_DATABASE_URL" in env:
         top["database_url"] = env["TURNPROC_DATABASE_URL"]
-    for key in ("maildir_in", "maildir_out"):
+    for key in ("maildir_in", "maildir_out", "site_dir"):
         if key in top:
             top[key] = base_dir / str(top[key]) if chosen else Path(str(top[key]))
     for key, (low, high) in _COUNTS.items():

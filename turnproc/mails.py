@@ -25,10 +25,14 @@ from .mail.compose import compose, message_id_domain, new_message_id
 from .mail.hygiene import clean_header
 from .mail.outbox import queue_mail
 from .reports.render import MAP_CID, ReportDocuments, render, render_report_documents
+from .rules.costs import spending
+from .rules.orders import Order, ParsedOrders, Severity, SkipReason, Skipped, format_order, slots_used
+from .rules.state import GameState
 from .storage import models as m
 
 __all__ = [
     "ack_context",
+    "order_check",
     "queue_ack",
     "queue_report",
     "queue_turn_ran",
@@ -78,11 +82,13 @@ def ack_context(
     reason: str = "",
     notice: str = "",
     skipped: list[str] | None = None,
+    cost: dict[str, int] | None = None,
     done: list[str] | None = None,
 ) -> dict[str, object]:
     """``outcome``: accepted, cleared, commands or rejected (then ``reason``
     says why). ``on_file`` None: say nothing about the orders on file.
-    ``done``: what each account command in the mail did, one line each."""
+    ``lines`` to ``cost`` are what :func:`order_check` gives; ``done``: what
+    each account command in the mail did, one line each."""
     return {
         "outcome": outcome,
         "game": game,
@@ -97,8 +103,71 @@ def ack_context(
         "reason": reason,
         "notice": notice,
         "skipped": skipped or [],
+        "cost": cost,
+        "offline": False,
         "done": done or [],
     }
+
+
+def order_check(
+    parsed: ParsedOrders, on_file: list[Order] | None, state: GameState | None, empire: str
+) -> dict[str, Any]:
+    """What an acknowledgement says about the orders of one parse: a row per
+    order line and per problem, what was not read, the errors, the orders on
+    file and their cost against the purses (rules.md §4.2, ruling O7). The
+    mail's answer and the offline checker (:mod:`turnproc.checker`) both say
+    exactly this, so they cannot disagree."""
+    cost: dict[str, int] | None = None
+    if on_file and state is not None and empire in state.empires:
+        spent = spending(on_file, state, empire)
+        cost = {
+            "balance": spent.balance, "treasury": spent.treasury, "balance_cost": spent.balance_cost,
+            "treasury_cost": spent.treasury_cost, "to_balance": spent.to_balance, "to_treasury": spent.to_treasury,
+            "balance_short": spent.balance_short, "treasury_short": spent.treasury_short,
+        }  # fmt: skip
+    return {
+        "lines": _line_results(parsed),
+        "errors": list(parsed.errors),
+        "skipped": [_skipped_text(s) for s in parsed.skipped if s.reason in _TOLD],
+        "on_file": [format_order(o) for o in on_file] if on_file is not None else None,
+        "slots": slots_used(on_file or []),
+        "cost": cost,
+    }
+
+
+def _line_results(parsed: ParsedOrders) -> list[dict[str, object]]:
+    by_line: dict[int, dict[str, object]] = {}
+    for o in parsed.orders:
+        by_line[o.line] = {"line": o.line, "text": format_order(o), "result": "OK"}
+    for p in parsed.problems:
+        entry = by_line.setdefault(p.line, {"line": p.line, "text": p.text.strip(), "result": ""})
+        label = "ERROR" if p.severity is Severity.ERROR else "WARNING"
+        note = f"{label} [{p.code}] {p.message}"
+        entry["result"] = note if entry["result"] in ("", "OK") else f"{entry['result']}; {note}"
+    return [by_line[k] for k in sorted(by_line)]
+
+
+_SKIPPED = {
+    SkipReason.QUOTED: "quoted text (lines starting with >)",
+    SkipReason.REPLY_HEADER: "the mail you replied to",
+    SkipReason.HOST_REPORT: "a copy of the host's report",
+    SkipReason.SIGNATURE: "after your signature",
+    SkipReason.END: "after END",
+    SkipReason.BEFORE_HEADER: "above the GAME line",
+}
+
+
+#: What the acknowledgement lists as not read: text a player may not know was
+#: there. Lines above the header, after END or a signature were left out on purpose.
+_TOLD = frozenset({SkipReason.QUOTED, SkipReason.REPLY_HEADER, SkipReason.HOST_REPORT})
+
+
+def _skipped_text(skipped: Skipped) -> str:
+    where = (
+        f"line {skipped.first_line}" if skipped.first_line == skipped.last_line
+        else f"lines {skipped.first_line}-{skipped.last_line}"
+    )  # fmt: skip
+    return f"{where}: {_SKIPPED[skipped.reason]}"
 
 
 def queue_ack(

@@ -1,12 +1,12 @@
 """Where the shipped folders are: inside the installed package (the wheel
-force-includes them as ``_migrations`` and ``_templates``), or at the top of a
-source checkout for an editable install."""
+force-includes them as ``_migrations``, ``_templates`` and ``_docs``), or at the
+top of a source checkout for an editable install."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-__all__ = ["migrations_dir", "templates_dir"]
+__all__ = ["migrations_dir", "templates_dir", "public_docs"]
 
 _PACKAGE = Path(__file__).resolve().parent
 
@@ -27,3 +27,13 @@ def migrations_dir() -> Path:
 
 def templates_dir() -> Path:
     return _find("_templates", "templates")
+
+
+#: The docs a game's public pages carry, in the order of their links.
+PUBLIC_DOCS = ("rules.md", "orders.md")
+
+
+def public_docs() -> dict[str, str]:
+    """The rulebook and the players' guide (Markdown), by file name."""
+    folder = _find("_docs", "docs")
+    return {name: (folder / name).read_text(encoding="utf-8") for name in PUBLIC_DOCS}

@@ -38,6 +38,7 @@ from .mail import imap
 from .mail.outbox import OutboxError, Transport, claimant_tag, flush_outbox
 from .mail.smtp import SmtpTransport
 from .mail.transport import outbound
+from .publish import refresh_site
 from .retry import Backoff
 from .schedule import Decision, anchor_time, decide
 from .storage import models as m
@@ -207,6 +208,9 @@ class Service:
             queued = self._apply(session, game, view, decision, now)
             signature = _signature(game)
         self.seen[game_id] = (signature, now)
+        if decision.action in ("run", "early") and self.app.config.site_dir is not None:
+            # After the commit: the pages never show a turn that was rolled back.
+            refresh_site(self.app.sessions, self.app.config.site_dir, view.name, now)
         if queued:
             self._mail_queued()
         return view.name, decision.action

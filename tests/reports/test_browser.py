@@ -8,15 +8,12 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
-import subprocess
-import tempfile
 from html import escape
 from pathlib import Path
 
 import pytest
 
-from tests.servers import unavailable
+from tests.browser import chromium_run, console_lines, render_page
 from turnproc.demo import run_demo
 from turnproc.reports.render import render_report_documents
 from turnproc.storage import models as m
@@ -52,37 +49,6 @@ window.addEventListener("load", () => {
 </script>"""
 
 
-def chromium() -> str:
-    path = shutil.which("chromium") or shutil.which("chromium-browser")
-    if path is None:
-        unavailable("Chromium is not installed (apt-get install chromium)")
-    assert path is not None
-    return path
-
-
-def _chromium(html_file: Path, width: int, *mode: str) -> subprocess.CompletedProcess[str]:
-    profile = tempfile.mkdtemp(prefix="turnproc-chromium-")
-    try:
-        result = subprocess.run(
-            [
-                chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                "--disable-background-networking", "--disable-component-update", "--disable-sync", "--hide-scrollbars",
-                f"--user-data-dir={profile}", "--enable-logging=stderr", "--v=0", "--virtual-time-budget=5000",
-                f"--window-size={width},1800", *mode, html_file.as_uri(),
-            ],
-            capture_output=True, text=True, timeout=120,
-        )  # fmt: skip
-    finally:
-        shutil.rmtree(profile, ignore_errors=True)
-    assert result.returncode == 0, result.stderr[-2000:]
-    return result
-
-
-def render_page(html_file: Path, png: Path, width: int = 1200) -> str:
-    """Screenshot ``html_file``; returns what Chromium logged."""
-    return _chromium(html_file, width, f"--screenshot={png}").stderr
-
-
 def layout(html: str, folder: Path, width: int) -> dict:
     """What MEASURE finds in ``html`` in a viewport ``width`` pixels wide."""
     page = folder / f"measure-{width}.html"
@@ -92,14 +58,10 @@ def layout(html: str, folder: Path, width: int) -> dict:
         f'<iframe style="border:0;width:{width}px;height:1600px" srcdoc="{inner}"></iframe></body></html>',
         encoding="utf-8",
     )
-    log = _chromium(page, max(width, 600), f"--screenshot={folder / f'measure-{width}.png'}").stderr
+    log = chromium_run(page, max(width, 600), f"--screenshot={folder / f'measure-{width}.png'}").stderr
     found = re.search(r'"turnproc-layout (\{.*?\})", source', log)
     assert found is not None, log[-2000:]
     return json.loads(found.group(1).encode().decode("unicode_escape"))
-
-
-def console_lines(log: str) -> list[str]:
-    return [line for line in log.splitlines() if "CONSOLE" in line or "Uncaught" in line]
 
 
 def test_console_errors_are_caught_by_this_harness(tmp_path: Path) -> None:

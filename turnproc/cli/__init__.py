@@ -20,7 +20,7 @@ from ..errors import GMError, ServerUnavailable, one_line
 from ..mail.outbox import OutboxError
 from ..storage.db import DatabaseError
 from ..storage.migrate import MigrationDrift, SchemaOutdated
-from . import admin, db, empires, games, service, turns
+from . import admin, check, db, empires, games, service, site, turns
 from .common import CLIError
 
 log = logging.getLogger("turnproc")
@@ -38,7 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-v", "--verbose", action="count", default=0, help="more logging (-vv for debug)")
     parser.add_argument("--version", action="version", version=f"turnproc {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for module in (db, games, empires, turns, admin, service):
+    for module in (db, games, empires, turns, admin, service, check, site):
         module.register(sub)
     return parser
 

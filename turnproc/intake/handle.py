@@ -21,7 +21,7 @@ from sqlalchemy.orm import Session
 from ..config import Config
 from ..mail.hygiene import auto_reply_subject, automatic_reason, clean_header, raw_headers, replyable, sender_address
 from ..mail.mime import MailTooDeep, message_text, parse_headers, parse_message
-from ..mails import ack_context, queue_ack, queue_password_lockout
+from ..mails import ack_context, order_check, queue_ack, queue_password_lockout
 from ..rules.orders import (
     Header,
     MailCommand,
@@ -30,9 +30,6 @@ from ..rules.orders import (
     Problem,
     Severity,
     SkipReason,
-    Skipped,
-    format_order,
-    slots_used,
 )
 from ..rules.commands import HEADERLESS
 from ..rules.mailshape import first_word
@@ -159,18 +156,6 @@ def apply_orders(
         # run; with nothing on file there is no early run to hold off.
         current.wait = True
     return Applied("commands", on_file, current=current)
-
-
-def _line_results(parsed: ParsedOrders) -> list[dict[str, object]]:
-    by_line: dict[int, dict[str, object]] = {}
-    for o in parsed.orders:
-        by_line[o.line] = {"line": o.line, "text": format_order(o), "result": "OK"}
-    for p in parsed.problems:
-        entry = by_line.setdefault(p.line, {"line": p.line, "text": p.text.strip(), "result": ""})
-        label = "ERROR" if p.severity is Severity.ERROR else "WARNING"
-        note = f"{label} [{p.code}] {p.message}"
-        entry["result"] = note if entry["result"] in ("", "OK") else f"{entry['result']}; {note}"
-    return [by_line[k] for k in sorted(by_line)]
 
 
 class _Mail:
@@ -391,17 +376,13 @@ class _Mail:
                 f"These orders were written before the ones on file (sent {applied.on_file_since:%Y-%m-%d %H:%M} UTC), "
                 "so those stay on file."
             )
-        outcome, on_file, replaced = applied.outcome, applied.on_file, applied.replaced
+        outcome, replaced = applied.outcome, applied.replaced
         context = ack_context(
             outcome=outcome,
             game=game.name,
             empire=empire.code,
             turn=game.turn,
-            lines=_line_results(parsed),
-            errors=list(parsed.errors),
-            on_file=[format_order(o) for o in on_file],
-            skipped=[_skipped_text(s) for s in parsed.skipped if s.reason in _TOLD],
-            slots=slots_used(on_file),
+            **order_check(parsed, applied.on_file, state, empire.code),
             replaced=replaced,
             deadline=self.cache.deadline(game, self.now),
             notice=notice,
@@ -465,29 +446,6 @@ def _sent_at(date: str, now: dt.datetime) -> dt.datetime:
     if when.tzinfo is None:
         when = when.replace(tzinfo=dt.timezone.utc)
     return min(when.astimezone(dt.timezone.utc), now)
-
-
-_SKIPPED = {
-    SkipReason.QUOTED: "quoted text (lines starting with >)",
-    SkipReason.REPLY_HEADER: "the mail you replied to",
-    SkipReason.HOST_REPORT: "a copy of the host's report",
-    SkipReason.SIGNATURE: "after your signature",
-    SkipReason.END: "after END",
-    SkipReason.BEFORE_HEADER: "above the GAME line",
-}
-
-
-#: What the acknowledgement lists as not read: text a player may not know was
-#: there. Lines above the header, after END or a signature were left out on purpose.
-_TOLD = frozenset({SkipReason.QUOTED, SkipReason.REPLY_HEADER, SkipReason.HOST_REPORT})
-
-
-def _skipped_text(skipped: Skipped) -> str:
-    where = (
-        f"line {skipped.first_line}" if skipped.first_line == skipped.last_line
-        else f"lines {skipped.first_line}-{skipped.last_line}"
-    )  # fmt: skip
-    return f"{where}: {_SKIPPED[skipped.reason]}"
 
 
 def _no_header_reason(header: Header, text: str) -> str:

@@ -9,6 +9,7 @@ in one place. The dict is JSON-safe and follows ``report.schema.json``.
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,7 +23,10 @@ from ..rules.visibility import audience, visible_from
 from .narrative import narrate
 from .orderform import order_form
 
-__all__ = ["SCHEMA_VERSION", "SCHEMA_ID", "TurnView", "report_context", "roundup", "order_form", "attacked_systems", "turn_arrows"]
+__all__ = [
+    "SCHEMA_VERSION", "SCHEMA_ID", "TurnView", "report_context", "roundup", "standings", "order_form", "attacked_systems",
+    "turn_arrows",
+]  # fmt: skip
 
 #: Raised whenever the JSON report changes in a way a client program must know
 #: about; ``report.schema.json`` carries the same ``$id`` (a test checks).
@@ -35,7 +39,12 @@ _SECTION_KINDS = ("probe_view", "reserve")
 
 def roundup(state: GameState) -> list[dict[str, Any]]:
     """Every empire's code, name, VP and rank (public, rules.md §14). Ties share a rank."""
-    ordered = sorted(state.empires.values(), key=lambda e: (-e.vp, e.code))
+    return standings(state.empires.values())
+
+
+def standings(empires: Iterable[Empire]) -> list[dict[str, Any]]:
+    """The roundup of these empires (:func:`roundup`): best first, ties share a rank."""
+    ordered = sorted(empires, key=lambda e: (-e.vp, e.code))
     rows: list[dict[str, Any]] = []
     rank = 0
     last_vp: int | None = None

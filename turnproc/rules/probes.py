@@ -30,7 +30,7 @@ from .resolution import Outcome, Resolution, fail, ok
 from .state import Empire, GameState, Tech
 from .vocabulary import EventKind, Reason
 
-__all__ = ["PROBE_COST", "FIND_COST", "probe_sights", "do_probe", "do_find", "probe_view"]
+__all__ = ["PROBE_COST", "FIND_COST", "launches", "probe_sights", "do_probe", "do_find", "probe_view"]
 
 PROBE_COST = 2
 FIND_COST = 1
@@ -38,6 +38,16 @@ FIND_COST = 1
 
 def _near(state: GameState, a: int, b: int, jump: int) -> bool:
     return state.linked(a, b) or distance_sq(state, a, b) <= jump
+
+
+def launches(state: GameState, empire: str, target: int) -> bool:
+    """Whether a PROBE line to ``target`` launches a new probe (and costs
+    :data:`PROBE_COST`) as the empire's probes stand: neither of the first two
+    cases of rules.md §19.5 applies."""
+    emp = state.empires[empire]
+    if target in emp.inactive_probes:
+        return False
+    return not (emp.active_probe is not None and target in state.systems and _near(state, emp.active_probe, target, emp.tech(Tech.JUMP)))
 
 
 def do_probe(ctx: Resolution, empire: str, order: Order) -> Outcome:

@@ -1,0 +1,29 @@
+"""A game's public pages: ``turnproc site GAME DIR``."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from ..publish import write_site
+from ..storage.db import transaction
+from .common import add_command, now, open_from, out
+
+
+def cmd_site(args: argparse.Namespace) -> int:
+    app = open_from(args)
+    with transaction(app.sessions) as session:
+        written = write_site(session, args.game, Path(args.dir), now())
+    index = Path(args.dir) / "index.html"
+    out(f"{len(written)} files of game {args.game}'s public pages in {args.dir} (open {index})")
+    return 0
+
+
+SUMMARY = "Write a game's public pages (standings, VP plot, public press, announcements, rules) as a static site."
+
+
+def register(sub: Any) -> None:
+    p = add_command(sub, "site", cmd_site, SUMMARY, "turnproc site spring26 /var/www/starchase/spring26")
+    p.add_argument("game", metavar="GAME", help="the game's name")
+    p.add_argument("dir", metavar="DIR", help="the folder to write the pages into (made if missing; files are replaced)")
