@@ -9,7 +9,7 @@ The layers, lowest first (a module may import from any layer at or below its own
 2. storage: the models, the database, the one converter, the one read-model
 3. the application and the ways mail comes and goes, and reports
 4. the GM's admin tools and the mails the host sends
-5. intake, turns, games
+5. intake, turns, games, the GM's notices to players, empires
 6. the worker's decisions
 7. the worker
 8. the demo
@@ -34,7 +34,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("turnproc.storage",),
     ("turnproc.app", "turnproc.mail", "turnproc.reports"),
     ("turnproc.admin", "turnproc.mails"),
-    ("turnproc.intake", "turnproc.turns", "turnproc.games"),
+    ("turnproc.intake", "turnproc.turns", "turnproc.games", "turnproc.notices", "turnproc.empires"),
     ("turnproc.schedule",),
     ("turnproc.worker",),
     ("turnproc.demo",),

@@ -5,7 +5,9 @@ caller's transaction (the outbox delivers it after the commit).
 Kinds: the acknowledgement of an order mail (``ack``), a report (``report``),
 and the GM's and players' notices: ``turn_ran``, ``turn_guarded`` (the
 missed-orders guard kept a turn from running), ``turn_blocked`` (a staged turn
-waits for release), ``reminder`` and ``worker_error``.
+waits for release), ``reminder`` and ``worker_error``; to players on the GM's
+behalf: ``welcome`` (a new empire's password and first report),
+``deadline_changed`` and ``announcement``.
 """
 
 from __future__ import annotations
@@ -34,6 +36,9 @@ __all__ = [
     "queue_reminder",
     "queue_worker_error",
     "stable_message_id",
+    "queue_welcome",
+    "queue_deadline_changed",
+    "queue_announcement",
 ]
 
 
@@ -344,3 +349,87 @@ def queue_worker_error(
     return _queue_notice(
         session, config, "worker_error", context, now, game_id=game.id if game else None, message_id=mid
     )
+
+
+# -- to players, on the GM's behalf ----------------------------------------------------
+
+
+def queue_welcome(
+    session: Session,
+    config: Config,
+    game: m.Game,
+    now: dt.datetime,
+    *,
+    empire: str,
+    empire_name: str,
+    recipient: str,
+    password: str,
+    why: str,
+    deadline: str | None,
+    example: str,
+    report: str,
+    modules: str,
+) -> bool:
+    """To a new player (or the new player of a handed-over empire): the
+    password, how to send orders, the next deadline and the latest report.
+    The only place a password is ever written after it was generated.
+    ``why``: ``new`` player, new ``password``, or ``replace`` (new hands)."""
+    context = {
+        "game": game.name, "turn": game.turn, "empire": empire, "empire_name": empire_name, "password": password,
+        "why": why,
+        "reply_to": config.from_address, "deadline": deadline, "example": example, "report": report,
+        "modules": modules,
+    }  # fmt: skip
+    return _queue_notice(session, config, "welcome", context, now, game_id=game.id, recipient=recipient, kind="welcome")
+
+
+def queue_deadline_changed(
+    session: Session,
+    config: Config,
+    game: m.Game,
+    now: dt.datetime,
+    *,
+    change: str,
+    because: str,
+    deadline: str | None,
+    deadline_utc: str | None,
+    recipients: list[tuple[str, str]],
+) -> int:
+    """To every active player: the turn's deadline moved (``change`` names the
+    change; ``because`` says why in words). ``change`` is part of each stable
+    Message-ID, so the same change is never mailed twice; the number queued."""
+    queued = 0
+    for code, address in recipients:
+        context = {
+            "game": game.name, "turn": game.turn, "empire": code, "because": because, "deadline": deadline,
+            "deadline_utc": deadline_utc, "reply_to": config.from_address,
+        }  # fmt: skip
+        mid = stable_message_id(config.from_address, "deadline", game, f"t{game.turn}", change, code)
+        queued += _queue_notice(
+            session, config, "deadline_changed", context, now,
+            game_id=game.id, recipient=address, kind="deadline", message_id=mid, turn=game.turn,
+        )  # fmt: skip
+    return queued
+
+
+def queue_announcement(
+    session: Session,
+    config: Config,
+    game: m.Game,
+    now: dt.datetime,
+    *,
+    number: int,
+    subject: str,
+    text: str,
+    recipients: list[tuple[str, str]],
+) -> int:
+    """To every active player: the GM's announcement ``number`` of the game."""
+    queued = 0
+    for code, address in recipients:
+        context = {"game": game.name, "turn": game.turn, "empire": code, "subject": subject, "text": text}
+        mid = stable_message_id(config.from_address, "announce", game, f"a{number}", code)
+        queued += _queue_notice(
+            session, config, "announcement", context, now,
+            game_id=game.id, recipient=address, kind="announcement", message_id=mid, turn=game.turn,
+        )  # fmt: skip
+    return queued

@@ -48,6 +48,7 @@ __all__ = [
     "OutboxMail",
     "AuditEntry",
     "ArchivedTurn",
+    "Announcement",
     "TECH_COLUMNS",
     "utcnow",
 ]
@@ -503,3 +504,19 @@ class ArchivedTurn(Base):
     archived_at: Mapped[timestamp]
     reason: Mapped[str] = mapped_column(String(64))
     """e.g. ``rollback to 4``, ``rerun of 4``, ``discarded``."""
+
+
+class Announcement(Base):
+    """A GM's message to every player of a game (``turnproc announce``): mailed
+    at once, and printed again in the report of the turn it was made in."""
+
+    __tablename__ = "announcements"
+    __table_args__ = (Index("ix_announcements_game_turn", "game_id", "turn"),)
+
+    id: Mapped[intpk]
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"))
+    turn: Mapped[int]
+    """The turn being collected when it was made: its report carries it."""
+    subject: Mapped[str] = mapped_column(String(200))
+    text: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[timestamp]

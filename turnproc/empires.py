@@ -1,0 +1,353 @@
+"""A game's empires as the GM runs them: list and show, change an address,
+give a new password, (de)activate, hand an empire to a new player, import
+many players at once, and the welcome mail each new player gets.
+
+Each function is one unit of work in the caller's session; a GM's mistake is a
+:class:`GMError` raised before anything is written. Passwords are generated
+here, mailed in the welcome mail and returned to the caller once; only their
+hashes are stored.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import io
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from .config import Config
+from .errors import GMError
+from .games import check_email, check_new_empire, taken_addresses
+from .mails import queue_welcome
+from .passwords import generate_password, hash_password, hash_passwords
+from .reports.context import TurnView, report_context
+from .reports.render import SharedParts, render_report_documents
+from .rules.generate import GalaxyError, free_home_slots, place_empire
+from .rules.state import GameState
+from .storage import models as m
+from .storage.convert import load_state, save_state
+from .storage.queries import current_deadline_text, get_empire, load_game_view, orders_on_file, view_of, withdraw_orders
+
+log = logging.getLogger(__name__)
+
+__all__ = [
+    "Welcome",
+    "EmpireDetail",
+    "send_welcomes",
+    "example_orders",
+    "empire_rows",
+    "empire_detail",
+    "set_email",
+    "reset_password",
+    "set_active",
+    "replace_player",
+    "parse_players_csv",
+    "import_players",
+]
+
+
+@dataclass(frozen=True)
+class Welcome:
+    """A player to welcome: the empire and the password just made for it."""
+
+    empire: m.Empire
+    password: str
+    why: str = "new"
+    """``new`` (added or imported), ``password`` (a new password) or ``replace``
+    (the empire changed hands): the mail's first lines say which."""
+
+
+# -- the welcome mail ----------------------------------------------------------------
+
+
+def example_orders(game: str, code: str, password: str, turn: int, home: int | None, name: str) -> str:
+    """A complete order mail for the empire, as the welcome mail shows it:
+    every line is valid (tests/admin/test_empire_commands.py parses it)."""
+    lines = [f"GAME {game}", f"EMPIRE {code} {password}", f"TURN {turn}", ""]
+    if home is not None:
+        lines.append(f"NEWCRS {home} 1")
+    lines.append(f"MESSAGE ALL Greetings from the {name}!")
+    return "\n".join(lines)
+
+
+def send_welcomes(
+    session: Session,
+    config: Config,
+    game: m.Game,
+    welcomes: Sequence[Welcome],
+    now: dt.datetime,
+    progress: Callable[[str, int, int], None] | None = None,
+) -> int:
+    """Queue each player's welcome mail: password, an example order mail,
+    the next deadline, and the empire's latest report (for an empire with no
+    report yet, its position now, as the turn-0 report shows it). The state
+    and the parts every report shares are built once for all of them."""
+    if not welcomes:
+        return 0
+    state = load_state(session, game)
+    view, shared = TurnView.build(state, []), SharedParts()
+    deadline = current_deadline_text(view_of(game), now) if game.status == "active" else None
+    latest = _latest_reports(session, [w.empire.id for w in welcomes])
+    queued = 0
+    for w in welcomes:
+        e = w.empire
+        report = latest.get(e.id)
+        if report is None:
+            context = report_context(state, [], e.code, game_name=game.name, turn=game.turn - 1, deadline=deadline, view=view)
+            report = render_report_documents(context, shared).text
+        empire_state = state.empires.get(e.code)
+        home = empire_state.home if empire_state is not None else None
+        queued += queue_welcome(
+            session, config, game, now,
+            empire=e.code, empire_name=e.name, recipient=e.email, password=w.password, why=w.why,
+            deadline=deadline, example=example_orders(game.name, e.code, w.password, game.turn, home, e.name),
+            report=report, modules=game.modules,
+        )  # fmt: skip
+        if progress is not None and (queued % 100 == 0 or queued == len(welcomes)):
+            progress("mailed", queued, len(welcomes))
+    return queued
+
+
+def _latest_reports(session: Session, empire_ids: list[int]) -> dict[int, str]:
+    newest = (
+        select(m.Report.empire_id, func.max(m.Report.turn).label("turn"))
+        .where(m.Report.empire_id.in_(empire_ids))
+        .group_by(m.Report.empire_id)
+        .subquery()
+    )
+    rows = session.execute(
+        select(m.Report.empire_id, m.Report.text).join(
+            newest, (m.Report.empire_id == newest.c.empire_id) & (m.Report.turn == newest.c.turn)
+        )
+    )
+    return {eid: text for eid, text in rows}
+
+
+# -- looking -------------------------------------------------------------------------
+
+
+def empire_rows(session: Session, game: m.Game) -> list[dict[str, Any]]:
+    """Every empire of the game, by code, as ``empire list --json`` prints it."""
+    loaded = load_game_view(session, game_id=game.id)
+    assert loaded is not None  # the caller holds the row
+    return [
+        {
+            "code": e.code, "name": e.name, "email": e.email, "active": e.active, "vp": e.vp,
+            "orders_in": e.orders_at is not None, "wait": e.wait,
+        }  # fmt: skip
+        for e in loaded[1].empires
+    ]
+
+
+@dataclass(frozen=True)
+class EmpireDetail:
+    game: str
+    turn: int
+    code: str
+    name: str
+    email: str
+    active: bool
+    vp: int
+    balance: int
+    treasury: int
+    missed_turns: int
+    systems: int
+    orders: int | None
+    """Orders on file for the current turn (None: none on file)."""
+    wait: bool
+    reports: list[int]
+    """The turns the empire has a report of."""
+
+    def as_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+def empire_detail(session: Session, game: m.Game, code: str) -> EmpireDetail:
+    e = get_empire(session, game, code)
+    systems = session.scalar(select(func.count()).select_from(m.System).where(m.System.owner_id == e.id)) or 0
+    on_file = orders_on_file(session, e.id, game.turn)
+    reports = list(session.scalars(select(m.Report.turn).where(m.Report.empire_id == e.id).order_by(m.Report.turn)))
+    return EmpireDetail(
+        game=game.name, turn=game.turn, code=e.code, name=e.name, email=e.email, active=bool(e.active), vp=e.vp,
+        balance=e.balance, treasury=e.treasury, missed_turns=e.missed_turns, systems=int(systems),
+        orders=len(on_file.orders or []) if on_file is not None and on_file.orders else None,
+        wait=bool(on_file.wait) if on_file is not None else False, reports=reports,
+    )  # fmt: skip
+
+
+# -- changing ------------------------------------------------------------------------
+
+
+def set_email(session: Session, game: m.Game, code: str, email: str) -> tuple[str, str]:
+    """Move an empire to a new address (every reply and report goes there from
+    now on); (old, new)."""
+    empire = get_empire(session, game, code)
+    email = check_email(email)
+    taken = taken_addresses(session, game)
+    other = taken.get(email.lower())
+    if other is not None and other != empire.code:
+        raise GMError(f"{email} already plays {other} in game {game.name!r}")
+    old, empire.email = empire.email, email
+    session.flush()
+    log.info("game %s: %s moved from %s to %s", game.name, empire.code, old, email)
+    return old, email
+
+
+def reset_password(session: Session, config: Config, game: m.Game, code: str, now: dt.datetime) -> str:
+    """A new password for the empire, mailed to its registered address; the
+    old one stops working at the commit."""
+    empire = get_empire(session, game, code)
+    password = generate_password()
+    empire.password_hash = hash_password(password)
+    session.flush()
+    send_welcomes(session, config, game, [Welcome(empire, password, "password")], now)
+    return password
+
+
+def set_active(session: Session, game: m.Game, code: str, active: bool) -> m.Empire:
+    """Deactivate an empire (its systems stay; no orders are expected, the
+    missed-orders guard and reminders leave it out) or make it active again
+    (its count of missed turns starts afresh)."""
+    empire = get_empire(session, game, code)
+    if bool(empire.active) == active:
+        raise GMError(f"{empire.code} is already {'active' if active else 'inactive'} in game {game.name!r}")
+    empire.active = active
+    if active:
+        empire.missed_turns = 0
+    session.flush()
+    return empire
+
+
+def replace_player(
+    session: Session,
+    config: Config,
+    game: m.Game,
+    code: str,
+    email: str,
+    now: dt.datetime,
+    *,
+    name: str | None = None,
+    force: bool = False,
+) -> str:
+    """Hand an empire to a new player: new address, new password, active
+    again with no missed turns, the old player's orders for this turn
+    withdrawn, reports and history kept; the welcome mail goes to the new
+    address. An active empire still has its player: refused unless ``force``.
+    Returns the new password."""
+    empire = get_empire(session, game, code)
+    if empire.active and not force:
+        raise GMError(
+            f"{empire.code} is still active in game {game.name!r} (its player may come back): "
+            f"turnproc empire deactivate {game.name} {empire.code} first, or replace with --force"
+        )
+    email = check_email(email)
+    other = taken_addresses(session, game).get(email.lower())
+    if other is not None and other != empire.code:
+        raise GMError(f"{email} already plays {other} in game {game.name!r}")
+    if name is not None:
+        if not name.strip() or len(name.strip()) > 64:
+            raise GMError("--name: 1 to 64 characters")
+        empire.name = name.strip()
+    password = generate_password()
+    old = empire.email
+    empire.email, empire.password_hash = email, hash_password(password)
+    empire.active, empire.missed_turns = True, 0
+    withdraw_orders(session, empire.id, game.turn)
+    session.flush()
+    send_welcomes(session, config, game, [Welcome(empire, password, "replace")], now)
+    log.info("game %s: %s handed from %s to %s", game.name, empire.code, old, email)
+    return password
+
+
+# -- import --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class NewPlayer:
+    line: int
+    code: str
+    name: str
+    email: str
+
+
+def parse_players_csv(text: str, game: m.Game, taken: dict[str, str]) -> list[NewPlayer]:
+    """Rows ``code,name,email`` (a header line naming those columns first),
+    every row checked against the game and the rows above it. Every bad row is
+    named by its line in one :class:`GMError`; nothing is imported then."""
+    reader = csv.reader(io.StringIO(text))
+    header = [h.strip().lower() for h in next(reader, [])]
+    if not {"code", "name", "email"} <= set(header):
+        raise GMError("line 1: the header must name the columns code, name and email")
+    col = {h: header.index(h) for h in ("code", "name", "email")}
+    taken = dict(taken)
+    players: list[NewPlayer] = []
+    problems: list[str] = []
+    for row in reader:
+        line = reader.line_num
+        if not any(cell.strip() for cell in row):
+            continue
+        if len(row) < len(header):
+            problems.append(f"line {line}: {len(row)} columns, the header has {len(header)}")
+            continue
+        try:
+            code, name, email = check_new_empire(row[col["code"]], row[col["name"]], row[col["email"]], taken, game.name)
+        except GMError as exc:
+            problems.append(f"line {line}: {exc}")
+            continue
+        taken[email.lower()] = code
+        players.append(NewPlayer(line, code, name, email))
+    if problems:
+        more = f"\n  ... and {len(problems) - 20} more" if len(problems) > 20 else ""
+        raise GMError(f"{len(problems)} bad row(s), nothing imported:\n  " + "\n  ".join(problems[:20]) + more)
+    if not players:
+        raise GMError("no players in the file")
+    return players
+
+
+def import_players(
+    session: Session,
+    config: Config,
+    game: m.Game,
+    text: str,
+    now: dt.datetime,
+    progress: Callable[[str, int, int], None] | None = None,
+) -> list[tuple[str, str, str]]:
+    """Add every player of a CSV file (see :func:`parse_players_csv`) in the
+    caller's one transaction and queue each a welcome mail. The galaxy is
+    loaded and saved once and the passwords hashed on every CPU, so 500
+    players take seconds, not 500 ``empire add`` runs. Returns (code, address,
+    password) of each. ``progress(step, done, total)`` is told as it goes."""
+    players = parse_players_csv(text, game, taken_addresses(session, game))
+    tell = progress or (lambda step, done, total: None)
+    state: GameState = load_state(session, game)
+    if len(free_home_slots(state)) < len(players):
+        raise GMError(f"game {game.name!r} has {len(free_home_slots(state))} free homes for {len(players)} players")
+    for i, p in enumerate(players, 1):
+        try:
+            place_empire(state, p.code, p.name)
+        except GalaxyError as exc:
+            raise GMError(f"line {p.line}: {exc}") from None
+        if i % 100 == 0 or i == len(players):
+            tell("placed", i, len(players))
+    passwords = [generate_password() for _ in players]
+    hashes = hash_passwords(passwords)
+    tell("hashed", len(players), len(players))
+    rows = [
+        m.Empire(game_id=game.id, code=p.code, name=p.name, email=p.email, password_hash=h)
+        for p, h in zip(players, hashes, strict=True)
+    ]
+    session.add_all(rows)
+    session.flush()
+    save_state(session, game, state)
+    tell("saved", len(players), len(players))
+    welcomes = [Welcome(row, pw) for row, pw in zip(rows, passwords, strict=True)]
+    send_welcomes(session, config, game, welcomes, now, progress=tell)
+    log.info("game %s: %d players imported", game.name, len(players))
+    return [(p.code, p.email, pw) for p, pw in zip(players, passwords, strict=True)]
+
