@@ -3,12 +3,17 @@
 Each group of commands lives in its own module with a ``register`` function;
 this one builds the parser from them and turns library errors a GM can cause
 into one line on stderr and exit status 1. Nothing here holds game logic.
+
+Exit statuses (the GM's handbook lists them): 0 done; 1 refused or failed,
+one line on stderr says why; 2 a command line argparse could not read; 130
+interrupted; 141 the reader of our output went away (``| head``).
 """
 
 from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 from collections.abc import Sequence
 
@@ -52,7 +57,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     level = logging.WARNING - 10 * min(args.verbose, 2)
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
     try:
-        return int(args.handler(args))
+        status = int(args.handler(args))
+        sys.stdout.flush()  # here, not at exit, where a closed pipe can no longer be caught
+        return status
+    except BrokenPipeError:
+        return _pipe_closed()
     except _ERRORS as exc:
         sys.stderr.write(f"turnproc: error: {exc}\n")
         return 1
@@ -76,3 +85,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         sys.stderr.write("turnproc: interrupted\n")
         return 130
+
+
+def _pipe_closed() -> int:
+    """``turnproc ... | head``: the reader has gone, which is no error of ours.
+    Point stdout at /dev/null so the interpreter's final flush cannot raise
+    again at exit, and end as a program killed by SIGPIPE would."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # stdout is no real file (a test's capture): nothing to redirect
+        pass
+    return 141

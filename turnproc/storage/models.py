@@ -475,8 +475,9 @@ class AuditEntry(Base):
     sha256: Mapped[str] = mapped_column(String(64), default="")
     """sha256 of ``script``'s UTF-8 bytes."""
     outcome: Mapped[str] = mapped_column(String(16))
-    """``committed``, ``dry-run``, ``rejected`` (checks failed), ``failed`` (a
-    statement failed) or ``refused`` (not run at all)."""
+    """``committed``, ``dry-run``, ``rejected`` (checks failed), ``no-change`` (a
+    statement changed no rows), ``failed`` (a statement failed) or ``refused``
+    (not run at all)."""
     detail: Mapped[str] = mapped_column(Text, default="")
     """What was wrong, statement by statement or invariant by invariant."""
 
