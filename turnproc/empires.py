@@ -21,6 +21,7 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from .admin import audit
 from .config import Config
 from .errors import GMError
 from .games import check_email, check_new_empire, taken_addresses
@@ -184,7 +185,16 @@ def empire_detail(session: Session, game: m.Game, code: str) -> EmpireDetail:
 # -- changing ------------------------------------------------------------------------
 
 
-def set_email(session: Session, game: m.Game, code: str, email: str) -> tuple[str, str]:
+def _audit(session: Session, game: m.Game, action: str, command: str, detail: str, now: dt.datetime) -> None:
+    """Every change to a player's empire goes into the audit log, as a SQL fix would."""
+    audit.record(
+        session, action=action, game_id=game.id, game_name=game.name, script=f"empire {command}",
+        outcome="committed", detail=detail, now=now,
+    )  # fmt: skip
+
+
+
+def set_email(session: Session, game: m.Game, code: str, email: str, now: dt.datetime) -> tuple[str, str]:
     """Move an empire to a new address (every reply and report goes there from
     now on); (old, new)."""
     empire = get_empire(session, game, code)
@@ -195,6 +205,7 @@ def set_email(session: Session, game: m.Game, code: str, email: str) -> tuple[st
         raise GMError(f"{email} already plays {other} in game {game.name!r}")
     old, empire.email = empire.email, email
     session.flush()
+    _audit(session, game, "set-email", f"set-email {game.name} {empire.code} {email}", f"{old} -> {email}", now)
     log.info("game %s: %s moved from %s to %s", game.name, empire.code, old, email)
     return old, email
 
@@ -206,11 +217,12 @@ def reset_password(session: Session, config: Config, game: m.Game, code: str, no
     password = generate_password()
     empire.password_hash = hash_password(password)
     session.flush()
+    _audit(session, game, "new-password", f"reset-password {game.name} {empire.code}", f"mailed to {empire.email}", now)
     send_welcomes(session, config, game, [Welcome(empire, password, "password")], now)
     return password
 
 
-def set_active(session: Session, game: m.Game, code: str, active: bool) -> m.Empire:
+def set_active(session: Session, game: m.Game, code: str, active: bool, now: dt.datetime) -> m.Empire:
     """Deactivate an empire (its systems stay; no orders are expected, the
     missed-orders guard and reminders leave it out) or make it active again
     (its count of missed turns starts afresh)."""
@@ -221,6 +233,8 @@ def set_active(session: Session, game: m.Game, code: str, active: bool) -> m.Emp
     if active:
         empire.missed_turns = 0
     session.flush()
+    verb = "reactivate" if active else "deactivate"
+    _audit(session, game, verb, f"{verb} {game.name} {empire.code}", "", now)
     return empire
 
 
@@ -258,8 +272,10 @@ def replace_player(
     old = empire.email
     empire.email, empire.password_hash = email, hash_password(password)
     empire.active, empire.missed_turns = True, 0
-    withdraw_orders(session, empire.id, game.turn)
+    withdrawn = withdraw_orders(session, empire.id, game.turn)
     session.flush()
+    detail = f"{old} -> {email}" + ("; the old player's orders withdrawn" if withdrawn else "")
+    _audit(session, game, "replace", f"replace {game.name} {empire.code} --email {email}", detail, now)
     send_welcomes(session, config, game, [Welcome(empire, password, "replace")], now)
     log.info("game %s: %s handed from %s to %s", game.name, empire.code, old, email)
     return password
@@ -346,6 +362,7 @@ def import_players(
     session.flush()
     save_state(session, game, state)
     tell("saved", len(players), len(players))
+    _audit(session, game, "import", f"import {game.name}", f"{len(players)} players: " + ", ".join(p.code for p in players), now)
     welcomes = [Welcome(row, pw) for row, pw in zip(rows, passwords, strict=True)]
     send_welcomes(session, config, game, welcomes, now, progress=tell)
     log.info("game %s: %d players imported", game.name, len(players))

@@ -19,6 +19,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from . import deadlines
+from .admin import audit
 from .config import Config
 from .errors import GMError
 from .mails import queue_announcement, queue_deadline_changed
@@ -102,6 +103,10 @@ def extend_deadline(
         raise GMError(f"the new deadline {to.astimezone(UTC):%Y-%m-%d %H:%M}Z has already passed")
     game.deadline_override = to.astimezone(UTC)
     session.flush()
+    audit.record(
+        session, action="extend", game_id=game.id, game_name=game.name, script=f"game extend {game.name}",
+        outcome="committed", detail=f"deadline of turn {game.turn} set to {to.astimezone(UTC):%Y-%m-%d %H:%M}Z", now=now,
+    )  # fmt: skip
     notify_deadline(session, config, game, now, change=change_key("extend", now),
                     because="The GM has set a new deadline for this turn.")  # fmt: skip
     return game.deadline_override
@@ -123,6 +128,10 @@ def announce(session: Session, config: Config, game: m.Game, now: dt.datetime, *
     row = m.Announcement(game_id=game.id, turn=game.turn, subject=subject, text=text, created_at=now)
     session.add(row)
     session.flush()
+    audit.record(
+        session, action="announce", game_id=game.id, game_name=game.name, script=text,
+        outcome="committed", detail=f"subject: {subject}", now=now,
+    )  # fmt: skip
     return queue_announcement(
         session, config, game, now, number=row.id, subject=subject, text=text, recipients=active_recipients(session, game)
     )

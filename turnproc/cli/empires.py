@@ -81,7 +81,7 @@ def cmd_empire_show(args: argparse.Namespace) -> int:
 def cmd_empire_set_email(args: argparse.Namespace) -> int:
     app = open_from(args)
     with transaction(app.sessions) as session:
-        old, new = set_email(session, get_game(session, args.game), args.empire, args.address)
+        old, new = set_email(session, get_game(session, args.game), args.empire, args.address, now())
     out(f"{args.empire.upper()} of {args.game}: address {old} -> {new}")
     return 0
 
@@ -101,7 +101,7 @@ def cmd_empire_reset_password(args: argparse.Namespace) -> int:
 def _set_active(args: argparse.Namespace, active: bool) -> int:
     app = open_from(args)
     with transaction(app.sessions) as session:
-        empire = set_active(session, get_game(session, args.game), args.empire, active)
+        empire = set_active(session, get_game(session, args.game), args.empire, active, now())
         code = empire.code
     out(f"{code} of {args.game} is now {'active' if active else 'inactive'}")
     return 0

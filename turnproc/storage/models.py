@@ -164,7 +164,7 @@ class Game(Base):
     last_deadline_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime)
     """The last deadline the worker acted on (catch-up after downtime runs it once)."""
     deadline_override: Mapped[dt.datetime | None] = mapped_column(UTCDateTime)
-    """A deadline the GM set by hand for the current turn (deploy/admin/extend_deadline.sql);
+    """A deadline the GM set by hand for the current turn (``turnproc game extend``);
     it replaces the schedule's next deadline until the turn runs, which clears it."""
     created_at: Mapped[timestamp]
 
@@ -466,7 +466,9 @@ class AuditEntry(Base):
     os_user: Mapped[str] = mapped_column(String(64))
     """The operating-system account that ran the command."""
     action: Mapped[str] = mapped_column(String(16))
-    """``sql``, ``rollback``, ``rerun``, ``release``, ``discard`` or ``hold``."""
+    """``sql``, ``rollback``, ``rerun``, ``release``, ``discard`` or ``hold``; the
+    GM's commands on players: ``set-email``, ``new-password``, ``deactivate``,
+    ``reactivate``, ``replace``, ``import``; and ``extend``, ``announce``."""
     game_id: Mapped[int | None] = mapped_column(ForeignKey("games.id", ondelete="SET NULL"))
     game_name: Mapped[str] = mapped_column(String(64))
     """Kept as text so the entry outlives the game."""
