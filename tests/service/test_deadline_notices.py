@@ -1,6 +1,6 @@
 """The missed-orders guard tells every active player that the deadline moved,
 once per deadline acted on, however often the worker passes (turnproc/notices.py,
-docs/gm-handbook.md §7)."""
+docs/gm-handbook.md, section 7)."""
 
 from __future__ import annotations
 
