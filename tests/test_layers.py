@@ -34,7 +34,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("turnproc.storage",),
     ("turnproc.app", "turnproc.mail", "turnproc.reports"),
     ("turnproc.admin", "turnproc.mails"),
-    ("turnproc.intake", "turnproc.turns", "turnproc.games", "turnproc.notices", "turnproc.empires"),
+    ("turnproc.intake", "turnproc.turns", "turnproc.games", "turnproc.notices", "turnproc.welcome", "turnproc.empires"),
     ("turnproc.schedule",),
     ("turnproc.worker",),
     ("turnproc.demo",),

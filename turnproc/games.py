@@ -170,7 +170,7 @@ def taken_addresses(session: Session, game: m.Game) -> dict[str, str]:
 def add_empire(session: Session, game: m.Game, code: str, name: str, email: str) -> tuple[m.Empire, str]:
     """Add a player: claim a free home, apply the start holdings, and return the
     new empire with its generated password (stored only as a hash). The
-    welcome mail is :func:`turnproc.empires.send_welcomes`."""
+    welcome mail is :func:`turnproc.welcome.send_welcomes`."""
     code, name, email = check_new_empire(code, name, email, taken_addresses(session, game), game.name)
     state = load_state(session, game)
     if state.turn != 1 or game.status != "active":

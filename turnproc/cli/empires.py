@@ -7,16 +7,15 @@ import sys
 from typing import Any
 
 from ..empires import (
-    Welcome,
     empire_detail,
     empire_rows,
     import_players,
     replace_player,
     reset_password,
-    send_welcomes,
     set_active,
     set_email,
 )
+from ..welcome import Welcome, send_welcomes
 from ..games import add_empire
 from ..intake import submit_orders
 from ..storage.db import transaction
