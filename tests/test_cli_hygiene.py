@@ -140,6 +140,16 @@ def test_sql_refuses_a_statement_that_changed_no_rows(gm, tmp_path: Path) -> Non
     result = gm("sql", "g", str(script), "--allow-no-change")
     assert result.status == 0 and "turnproc: warning: statement 2 (line 2" in result.err and "changed no rows" in result.err
     assert json.loads(gm.ok("empire", "show", "g", "RIG", "--json"))["vp"] == 7
+    # An INSERT that adds nothing is a script's guard, not a typo: committed without a word.
+    guard = tmp_path / "guard.sql"
+    guard.write_text(
+        "INSERT INTO forces (system_id, empire_id, cruisers, fighters, colony_ships) "
+        "SELECT s.id, s.owner_id, 0, 0, 0 FROM systems s WHERE 1 = 0;\n"
+        "UPDATE empires SET vp = 8 WHERE code = 'RIG' AND game_id = (SELECT id FROM games WHERE name = 'g');\n",
+        encoding="utf-8",
+    )
+    result = gm("sql", "g", str(guard))
+    assert result.status == 0 and "changed no rows" not in result.err + result.out
 
 
 def test_json_outputs_parse(gm, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

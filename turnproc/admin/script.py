@@ -85,6 +85,16 @@ class ScriptResult:
     def ok(self) -> bool:
         return self.outcome in ("committed", "dry-run")
 
+    def unchanged(self) -> list[str]:
+        """The UPDATE and DELETE statements that changed no rows (``where()`` of
+        each): usually a typo in a WHERE clause. An INSERT that adds nothing is
+        left out: ``INSERT ... WHERE NOT EXISTS`` is how a script stays safe to
+        run twice (deploy/admin/add_ships.sql)."""
+        return [
+            r.statement.where() for r in self.statements
+            if r.statement.keyword in ("UPDATE", "DELETE") and not r.columns and r.rowcount == 0
+        ]  # fmt: skip
+
     def detail(self) -> str:
         """Everything that went wrong, for the audit log and the GM."""
         return "\n".join([*self.errors, *(format_violation(v) for v in self.violations), *self.rows])
@@ -134,9 +144,9 @@ def run_script(
 ) -> ScriptResult:
     """Run ``script`` for game ``game_name``; commit only when every check passes.
 
-    Without ``allow_no_change`` a statement that changed no rows (an UPDATE or
-    DELETE whose WHERE matched nothing: usually a typo) stops the commit, as
-    outcome ``no-change``.
+    Without ``allow_no_change`` an UPDATE or DELETE that changed no rows (its
+    WHERE matched nothing: usually a typo) stops the commit, as outcome
+    ``no-change``.
 
     Never raises for a bad script: the outcome, the messages and the audit
     entry's id are on the result.
@@ -189,7 +199,7 @@ def run_script(
                     result.violations = before.changes(Fingerprint.take(conn, game_id))
                     result.violations += check_game(session, game_id)
                     result.rows = describe_rows(session, game_id, result.violations)
-                    unchanged = [r.statement.where() for r in result.statements if not r.columns and r.rowcount == 0]
+                    unchanged = result.unchanged()
                     if result.violations:
                         result.outcome = "rejected"
                     elif unchanged and not allow_no_change:

@@ -25,9 +25,8 @@ def cmd_sql(args: argparse.Namespace) -> int:
     for line in result_lines(result):
         out(line)
     if result.ok:
-        for r in result.statements:
-            if not r.columns and r.rowcount == 0:
-                sys.stderr.write(f"turnproc: warning: {r.statement.where()} changed no rows\n")
+        for where in result.unchanged():
+            sys.stderr.write(f"turnproc: warning: {where} changed no rows\n")
     if not result.ok:
         raise CLIError(f"script {args.file} not applied to {args.game} ({result.outcome}); see above")
     return 0
@@ -87,7 +86,7 @@ def register(sub: Any) -> None:
     p.add_argument("file", help="the script (- for stdin)")
     p.add_argument("--dry-run", action="store_true", help="run and check, then roll back (still audited)")
     p.add_argument("--allow-no-change", action="store_true",
-                   help="commit even when a statement changed no rows (default: roll back and exit 1)")
+                   help="commit even when an UPDATE or DELETE changed no rows (default: roll back and exit 1)")
     p = add_command(sub, "check", cmd_check, "Check a game's invariants and rows; list every problem.", "turnproc check spring26")
     p.add_argument("game", help="the game's name")
     p.add_argument("--json", action="store_true", help="one JSON object (see the handbook)")
