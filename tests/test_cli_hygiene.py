@@ -45,8 +45,12 @@ def test_a_command_that_only_reads_creates_no_database(run_cli, tmp_path: Path, 
 def test_without_a_config_file_the_defaults_are_named_on_stderr(run_cli, migrated_default_db: Path) -> None:
     status, out, err = run_cli("game", "list")
     assert status == 0
-    assert "no config file" in err and "sqlite:///turnproc.db" in err and "mail/in" in err and "mail/out" in err
+    assert "no config file" in err and "used the database sqlite:///turnproc.db" in err and "mail/in" in err and "mail/out" in err
     assert "no config file" not in out
+    # An error carries it in its one line.
+    status, _, err = run_cli("game", "show", "nope")
+    assert status == 1 and err.count("\n") == 1 and err.startswith("turnproc: error: no game named 'nope'")
+    assert "[no config file" in err
 
 
 def test_a_config_file_silences_the_notice(run_cli, tmp_path: Path, migrated_default_db: Path) -> None:

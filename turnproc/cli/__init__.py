@@ -26,7 +26,7 @@ from ..mail.outbox import OutboxError
 from ..storage.db import DatabaseError
 from ..storage.migrate import MigrationDrift, SchemaOutdated
 from . import admin, db, empires, games, service, turns
-from .common import CLIError
+from .common import CLIError, defaults_notice
 
 log = logging.getLogger("turnproc")
 
@@ -59,32 +59,39 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         status = int(args.handler(args))
         sys.stdout.flush()  # here, not at exit, where a closed pipe can no longer be caught
-        return status
     except BrokenPipeError:
         return _pipe_closed()
     except _ERRORS as exc:
-        sys.stderr.write(f"turnproc: error: {exc}\n")
-        return 1
+        return _fail(args, str(exc))
     except IntegrityError as exc:
         # The database's own constraints caught what no check above did: say
         # which rule, in one line, instead of a traceback.
         reason = str(exc.orig).strip().splitlines()[0] if exc.orig else str(exc)
-        sys.stderr.write(f"turnproc: error: the database refused the change, nothing was written: {reason}\n")
-        return 1
+        return _fail(args, f"the database refused the change, nothing was written: {reason}")
     except DBAPIError as exc:
         # A full disk, a lost connection, a lock held too long: one line; -vv
         # (debug) shows the whole exception.
         log.debug("database error", exc_info=True)
-        sys.stderr.write(f"turnproc: error: database error, the command's changes were not saved: {one_line(exc.orig or exc)}\n")
-        return 1
+        return _fail(args, f"database error, the command's changes were not saved: {one_line(exc.orig or exc)}")
     except OSError as exc:
         log.debug("system error", exc_info=True)
         where = f": {exc.filename}" if exc.filename else ""
-        sys.stderr.write(f"turnproc: error: {exc.strerror or one_line(exc)}{where}\n")
-        return 1
+        return _fail(args, f"{exc.strerror or one_line(exc)}{where}")
     except KeyboardInterrupt:
         sys.stderr.write("turnproc: interrupted\n")
         return 130
+    notice = defaults_notice(args)
+    if notice:
+        sys.stderr.write(f"turnproc: {notice}\n")
+    return status
+
+
+def _fail(args: argparse.Namespace, message: str) -> int:
+    """The one error line; when no config file was found, what the command
+    worked on rides along (a GM in the wrong folder sees why at once)."""
+    notice = defaults_notice(args)
+    sys.stderr.write(f"turnproc: error: {message}" + (f" [{notice}]" if notice else "") + "\n")
+    return 1
 
 
 def _pipe_closed() -> int:

@@ -31,16 +31,23 @@ def now() -> dt.datetime:
 
 
 def config_from(args: argparse.Namespace) -> Config:
-    """The config the command line names. With no config file at all, say on
-    stderr what the command works on: a GM in the wrong folder would otherwise
-    quietly start a second, empty game database."""
+    """The config the command line names. With no config file at all, the
+    command says what it works on (see :func:`defaults_notice`): a GM in the
+    wrong folder would otherwise quietly start a second, empty game database."""
     config = load_config(args.config)
     if config.source == "<defaults>":
-        sys.stderr.write(
-            f"turnproc: no config file (--config, $TURNPROC_CONFIG, ./turnproc.toml): using the database "
-            f"{safe_url(config.database_url)} and the Maildirs {config.maildir_in} (in) and {config.maildir_out} (out)\n"
+        args.defaults_notice = (
+            f"no config file (--config, $TURNPROC_CONFIG, ./turnproc.toml): used the database "
+            f"{safe_url(config.database_url)} and the Maildirs {config.maildir_in} (in) and {config.maildir_out} (out)"
         )
     return config
+
+
+def defaults_notice(args: argparse.Namespace) -> str | None:
+    """What the command worked on, when that came from the built-in defaults:
+    ``main`` prints it on stderr after the command, or inside its error line."""
+    notice = getattr(args, "defaults_notice", None)
+    return notice if isinstance(notice, str) else None
 
 
 def safe_url(url: str) -> str:
