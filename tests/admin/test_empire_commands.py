@@ -155,11 +155,32 @@ def test_replace_refuses_an_active_empire_then_hands_it_over(gm: GM, db_url: str
     assert verify_password(_password_in(body(mail)), stored) and not verify_password(PASSWORD, stored)
 
 
-def test_replace_force_takes_an_active_empire(gm: GM, db_url: str) -> None:
-    gm.ok("empire", "replace", "spring26", "VEG", "--email", "di@example.org", "--force", "--print-password")
+def test_replace_force_takes_an_active_empire_and_withdraws_its_orders(gm: GM, db_url: str, tmp_path: Path) -> None:
+    orders = tmp_path / "orders.txt"
+    orders.write_text("NAME 201 Vega Prime\n", encoding="utf-8")
+    gm.ok("orders", "submit", "spring26", "VEG", str(orders))
+    assert json.loads(gm.ok("empire", "show", "spring26", "VEG", "--json"))["orders"] == 1
+    out = gm.ok("empire", "replace", "spring26", "VEG", "--email", "di@example.org", "--force", "--print-password")
     [mail] = gm.send()
-    assert mail["To"] == "di@example.org"
+    assert mail["To"] == "di@example.org" and f"password: {_password_in(body(mail))}" in out
     assert _hash(db_url, "spring26", "VEG")[0] == "di@example.org"
+    assert json.loads(gm.ok("empire", "show", "spring26", "VEG", "--json"))["orders"] is None
+
+
+def test_every_player_command_is_audited(gm: GM, tmp_path: Path) -> None:
+    gm.ok("empire", "set-email", "spring26", "RIG", "ann@new.example.org")
+    gm.ok("empire", "reset-password", "spring26", "RIG")
+    gm.ok("empire", "deactivate", "spring26", "RIG")
+    gm.ok("empire", "reactivate", "spring26", "RIG")
+    gm.ok("empire", "replace", "spring26", "RIG", "--email", "cy@example.org", "--force")
+    gm.ok("game", "new", "big", "--players", "2", "--seed", "s")
+    players = tmp_path / "p.csv"
+    players.write_text("code,name,email\nAAA,A,a@example.org\n", encoding="utf-8")
+    gm.ok("empire", "import", "big", str(players))
+    entries = json.loads(gm.ok("audit", "--json"))
+    assert [e["action"] for e in reversed(entries)] == ["set-email", "new-password", "deactivate", "reactivate", "replace", "import"]
+    assert all(e["outcome"] == "committed" and e["os_user"] for e in entries)
+    assert entries[1]["detail"] == "ann@new.example.org -> cy@example.org"
 
 
 def test_import_names_every_bad_row_and_imports_nothing(gm: GM, tmp_path: Path) -> None:
