@@ -53,6 +53,11 @@ def test_without_a_config_file_the_defaults_are_named_on_stderr(run_cli, migrate
     assert "[no config file" in err
 
 
+def test_the_worker_says_it_when_it_starts(run_cli, migrated_default_db: Path) -> None:
+    status, _, err = run_cli("worker", "--once", "--log-format", "text")
+    assert status == 0 and "no config file" in err and "using the database sqlite:///turnproc.db" in err
+
+
 def test_a_config_file_silences_the_notice(run_cli, tmp_path: Path, migrated_default_db: Path) -> None:
     (tmp_path / "turnproc.toml").write_text('database_url = "sqlite:///turnproc.db"\n', encoding="utf-8")
     status, _, err = run_cli("game", "list")
