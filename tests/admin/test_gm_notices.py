@@ -110,3 +110,22 @@ def test_extend_refusals(gm: GM) -> None:
     gm.send()
     assert "resume it first" in gm.fails("game", "extend", "spring26", "--hours", "2")
     assert gm.send() == []
+
+
+def test_game_show_tells_the_whole_state(gm: GM, tmp_path: Path) -> None:
+    orders = tmp_path / "orders.txt"
+    orders.write_text("WAIT\nNAME 201 Vega Prime\n", encoding="utf-8")
+    gm.ok("orders", "submit", "spring26", "VEG", str(orders))
+    out = gm.ok("game", "show", "spring26")
+    assert "turn 1 of at most 30" in out and "victory: 100 VP, or the most VP after turn 30" in out
+    assert "WAIT sent by: VEG (no early run)" in out and "orders in: 1 of 2 active empires; missing: RIG" in out
+    assert "(Europe/London)" in out and "GMT = " in out and " UTC" in out
+    shown = json.loads(gm.ok("game", "show", "spring26", "--json"))
+    assert shown["waiting"] == ["VEG"] and shown["missing"] == ["RIG"] and shown["hold"] is False
+    gm.ok("turn", "hold", "spring26")
+    gm.ok("turn", "run", "spring26")
+    out = gm.ok("game", "show", "spring26")
+    assert "turn 1 is staged, waiting for you: turnproc turn release spring26" in out
+    assert "on hold: each turn is staged for you to release" in out
+    shown = json.loads(gm.ok("game", "show", "spring26", "--json"))
+    assert shown["staged_turn"] == 1 and shown["hold"] is True and shown["turn"] == 2
