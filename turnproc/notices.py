@@ -28,7 +28,7 @@ from .storage.queries import current_deadline, view_of
 
 log = logging.getLogger(__name__)
 
-__all__ = ["active_recipients", "notify_deadline", "change_key", "announce", "announcements_for", "extend_deadline"]
+__all__ = ["active_recipients", "notify_deadline", "notify_guard", "change_key", "announce", "announcements_for", "extend_deadline"]
 
 UTC = dt.timezone.utc
 
@@ -66,6 +66,21 @@ def notify_deadline(
     if queued:
         log.info("game %s: deadline change %s mailed to %d players", game.name, change, queued)
     return queued
+
+
+def notify_guard(
+    session: Session, config: Config, game: m.Game, now: dt.datetime, deadline: dt.datetime | None, deadline_text: str | None
+) -> int:
+    """The missed-orders guard kept the turn from running at ``deadline``:
+    tell the players when it now closes. Named after the deadline acted on,
+    so a worker pass retried after a failure cannot mail it twice."""
+    if deadline is None:
+        return 0
+    because = (
+        f"Too many empires had no orders on file at the deadline {deadline_text} "
+        "(often a mail problem, not the players), so the turn was not run and stays open."
+    )
+    return notify_deadline(session, config, game, now, change=f"guard-{deadline.astimezone(UTC):%Y%m%dT%H%M}", because=because)
 
 
 def change_key(kind: str, now: dt.datetime) -> str:

@@ -38,7 +38,7 @@ from .mail import imap
 from .mail.outbox import OutboxError, Transport, claimant_tag, flush_outbox
 from .mail.smtp import SmtpTransport
 from .mail.transport import outbound
-from .notices import notify_deadline
+from .notices import notify_guard
 from .retry import Backoff
 from .schedule import Decision, anchor_time, decide
 from .storage import models as m
@@ -236,15 +236,7 @@ class Service:
                 active=len(view.active_empires), missing=list(decision.empires), limit=view.nmr_limit,
                 opened=local_text(view.opened_at, view.timezone),
             )  # fmt: skip
-            # The players too: named after the deadline acted on, so a pass
-            # retried after a failure cannot mail the same change twice.
-            assert decision.deadline is not None  # a guard always acts on a deadline
-            because = (
-                f"Too many empires had no orders on file at the deadline {deadline_text} "
-                f"(often a mail problem, not the players), so the turn was not run and stays open."
-            )
-            change = f"guard-{decision.deadline.astimezone(dt.timezone.utc):%Y%m%dT%H%M}"
-            return notify_deadline(session, config, game, now, change=change, because=because) > 0 or told
+            return notify_guard(session, config, game, now, decision.deadline, deadline_text) > 0 or told
         if decision.action == "blocked":
             self._consume_deadline(game, decision.deadline)
             log.warning("game %s: turn %d not run at the deadline %s: turn %s is staged, waiting for release",
