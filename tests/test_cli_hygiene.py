@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 import subprocess
 import sys
@@ -54,7 +55,14 @@ def test_without_a_config_file_the_defaults_are_named_on_stderr(run_cli, migrate
 
 
 def test_the_worker_says_it_when_it_starts(run_cli, migrated_default_db: Path) -> None:
-    status, _, err = run_cli("worker", "--once", "--log-format", "text")
+    # The worker sets up the root logger for itself, on this test's captured
+    # stderr: put it back, or a later test in this process logs to a closed file.
+    root = logging.getLogger()
+    handlers, level = root.handlers[:], root.level
+    try:
+        status, _, err = run_cli("worker", "--once", "--log-format", "text")
+    finally:
+        root.handlers[:], root.level = handlers, level
     assert status == 0 and "no config file" in err and "using the database sqlite:///turnproc.db" in err
 
 
