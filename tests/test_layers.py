@@ -9,7 +9,7 @@ The layers, lowest first (a module may import from any layer at or below its own
 2. storage: the models, the database, the one converter, the one read-model
 3. the application and the ways mail comes and goes, and reports
 4. the GM's admin tools, the mails the host sends and the offline order checker
-5. intake, turns, games, sign-up, and a game's public pages
+5. intake, turns, games, sign-up, a game's public pages, the GM's notices to players, empires
 6. the worker's decisions
 7. the worker
 8. the demo
@@ -33,8 +33,9 @@ LAYERS: list[tuple[str, ...]] = [
     ("turnproc.deadlines", "turnproc.scenario"),
     ("turnproc.storage",),
     ("turnproc.app", "turnproc.mail", "turnproc.reports"),
-    ("turnproc.admin", "turnproc.mails", "turnproc.checker"),
-    ("turnproc.intake", "turnproc.turns", "turnproc.games", "turnproc.signup", "turnproc.publish"),
+    ("turnproc.admin", "turnproc.mails", "turnproc.accountmails", "turnproc.checker"),
+    ("turnproc.intake", "turnproc.turns", "turnproc.games", "turnproc.signup", "turnproc.publish", "turnproc.notices",
+     "turnproc.welcome", "turnproc.empires"),
     ("turnproc.schedule",),
     ("turnproc.worker",),
     ("turnproc.demo",),

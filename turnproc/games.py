@@ -14,13 +14,16 @@ import re
 import secrets
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from . import deadlines
+from .config import Config
 from .errors import GMError
+from .notices import change_key, notify_deadline
 from .passwords import generate_password, hash_password
 from .rules.generate import GalaxyError, generate_galaxy, place_empire
 from .rules.state import LATEST_RULESET, MODULES, RULESETS, GameSettings
@@ -36,6 +39,9 @@ __all__ = [
     "parse_modules",
     "new_game",
     "add_empire",
+    "check_email",
+    "check_new_empire",
+    "taken_addresses",
     "game_summary",
     "set_schedule",
     "pause_game",
@@ -135,36 +141,55 @@ def _scenario_empires(session: Session, game: m.Game, scenario: Scenario) -> dic
     return passwords
 
 
-def add_empire(session: Session, game: m.Game, code: str, name: str, email: str) -> tuple[m.Empire, str]:
-    """Add a player: claim a free home, apply the start holdings, and return the
-    new empire with its generated password (stored only as a hash)."""
-    code = code.strip().upper()
+def check_email(email: str) -> str:
+    """An address as stored, or :class:`GMError` when it is not name@domain."""
     email = email.strip()
+    if not _EMAIL.match(email) or len(email) > 254:
+        raise GMError(f"e-mail address {email!r} does not look like name@domain")
+    return email
+
+
+def check_new_empire(
+    code: str, name: str, email: str, taken: dict[str, str], game_name: str
+) -> tuple[str, str, str]:
+    """(code, name, address) of a new empire as stored, checked against
+    ``taken`` (address in lower case → code of every empire of the game)."""
+    code = code.strip().upper()
     if not re.fullmatch(r"[A-Z]{3}", code):
         raise GMError(f"empire code {code!r}: three letters A-Z")
-    if not name.strip():
+    name = name.strip()
+    if not name:
         raise GMError("empire name is empty")
-    if not _EMAIL.match(email):
-        raise GMError(f"e-mail address {email!r} does not look like name@domain")
-    existing = session.execute(
-        select(m.Empire.code, m.Empire.email).where(m.Empire.game_id == game.id)
-    ).all()
-    for other_code, other_email in existing:
-        if other_code == code:
-            raise GMError(f"game {game.name!r} already has an empire {code}")
-        if other_email.lower() == email.lower():
-            raise GMError(f"{email} already plays {other_code} in game {game.name!r}")
+    if len(name) > 64:
+        raise GMError(f"empire name {name[:20]!r}...: at most 64 characters")
+    email = check_email(email)
+    if code in taken.values():
+        raise GMError(f"game {game_name!r} already has an empire {code}")
+    if email.lower() in taken:
+        raise GMError(f"{email} already plays {taken[email.lower()]} in game {game_name!r}")
+    return code, name, email
+
+
+def taken_addresses(session: Session, game: m.Game) -> dict[str, str]:
+    """Address in lower case → empire code, for every empire of the game."""
+    rows = session.execute(select(m.Empire.code, m.Empire.email).where(m.Empire.game_id == game.id)).all()
+    return {email.lower(): code for code, email in rows}
+
+
+def add_empire(session: Session, game: m.Game, code: str, name: str, email: str) -> tuple[m.Empire, str]:
+    """Add a player: claim a free home, apply the start holdings, and return the
+    new empire with its generated password (stored only as a hash). The
+    welcome mail is :func:`turnproc.welcome.send_welcomes`."""
+    code, name, email = check_new_empire(code, name, email, taken_addresses(session, game), game.name)
     state = load_state(session, game)
     if state.turn != 1 or game.status != "active":
         log.warning("adding %s to game %s at turn %d", code, game.name, state.turn)
     try:
-        place_empire(state, code, name.strip())
+        place_empire(state, code, name)
     except GalaxyError as exc:
         raise GMError(f"game {game.name!r}: {exc}") from None
     password = generate_password()
-    empire = m.Empire(
-        game_id=game.id, code=code, name=name.strip(), email=email, password_hash=hash_password(password)
-    )
+    empire = m.Empire(game_id=game.id, code=code, name=name, email=email, password_hash=hash_password(password))
     session.add(empire)
     session.flush()
     save_state(session, game, state)
@@ -182,6 +207,34 @@ class GameSummary:
     """In the game's time zone; None without a schedule or while paused."""
     suppressed: tuple[tuple[dt.datetime, str, str, str], ...] = ()
     """The latest answers not sent: (when, recipient, kind, why)."""
+    turn_limit: int = 30
+    vp_target: int = 100
+
+    def as_dict(self) -> dict[str, Any]:
+        """The summary as ``game show --json`` prints it (the handbook lists the keys)."""
+        v = self.view
+        deadline = self.next_deadline
+        return {
+            "name": v.name, "turn": v.turn, "status": v.status, "rules": v.modules,
+            "turn_limit": self.turn_limit, "vp_target": self.vp_target,
+            "schedule": v.schedule, "timezone": v.timezone,
+            "next_deadline": deadline.isoformat(timespec="minutes") if deadline else None,
+            "next_deadline_utc": deadline.astimezone(dt.timezone.utc).isoformat(timespec="minutes") if deadline else None,
+            "deadline_set_by_gm": v.deadline_override is not None,
+            "hold": v.hold, "staged_turn": v.staged_turn,
+            "early_run": v.early_run, "early_run_delay": v.early_run_delay, "reminder_hours": v.reminder_hours,
+            "inactive_after": v.inactive_after, "nmr_limit": v.nmr_limit,
+            "systems": self.systems, "free_homes": self.free_homes,
+            "waiting": [e.code for e in v.empires if e.wait and e.orders_at is not None],
+            "missing": v.missing,
+            "empires": [
+                {"code": e.code, "name": e.name, "email": e.email, "active": e.active, "vp": e.vp,
+                 "orders_in": e.orders_at is not None, "wait": e.wait}
+                for e in v.empires
+            ],
+            "suppressed": [{"at": at.isoformat(timespec="seconds"), "recipient": r, "kind": k, "reason": why}
+                           for at, r, k, why in self.suppressed],
+        }  # fmt: skip
 
 
 def game_summary(session: Session, game: m.Game, now: dt.datetime) -> GameSummary:
@@ -191,7 +244,7 @@ def game_summary(session: Session, game: m.Game, now: dt.datetime) -> GameSummar
     systems, free = galaxy_counts(session, game.id)
     coming = current_deadline(view, now) if view.status == "active" else None
     held_back = tuple((r.at, r.recipient, r.kind, r.reason) for r in suppressed_replies(session, game.id))
-    return GameSummary(view, systems, free, coming, held_back)
+    return GameSummary(view, systems, free, coming, held_back, game.turn_limit, game.vp_target)
 
 
 # -- schedule, pause, resume (read by the worker on its next pass) ---------------------------
@@ -211,9 +264,11 @@ def set_schedule(
     reminder_hours: int | None = None,
     inactive_after: int | None = None,
     nmr_limit: int | None = None,
+    config: Config | None = None,
 ) -> GameSummary:
     """Change what is given, after checking all of it. A new cron expression
-    or time zone counts deadlines from ``now``: none before the change runs."""
+    or time zone counts deadlines from ``now``: none before the change runs.
+    With ``config``, a changed deadline is mailed to every active player."""
     new_cron = game.schedule if cron is None else (None if cron.strip().lower() in _NO_SCHEDULE else " ".join(cron.split()))
     new_zone = game.timezone if timezone is None else timezone.strip()
     try:
@@ -237,6 +292,9 @@ def set_schedule(
         game.schedule, game.timezone = new_cron, new_zone
         game.last_deadline_at = now
         log.info("game %s: schedule %r in %s from %s", game.name, new_cron, new_zone, now.isoformat(timespec="seconds"))
+        if config is not None and game.status == "active":
+            notify_deadline(session, config, game, now, change=change_key("schedule", now),
+                            because="The GM has changed the game's schedule.")  # fmt: skip
     if early_run is not None:
         game.early_run = early_run
     if early_run_delay is not None:
@@ -251,24 +309,32 @@ def set_schedule(
     return game_summary(session, game, now)
 
 
-def pause_game(session: Session, game: m.Game) -> None:
-    """No deadlines, early runs or reminders until resumed; mail is still read and answered."""
+def pause_game(session: Session, game: m.Game, now: dt.datetime | None = None, config: Config | None = None) -> None:
+    """No deadlines, early runs or reminders until resumed; mail is still read
+    and answered. With ``config`` (and ``now``), every active player is told."""
     if game.status == "finished":
         raise GMError(f"game {game.name} is over")
     if game.status == "paused":
         raise GMError(f"game {game.name} is already paused")
     game.status = "paused"
     session.flush()
+    if config is not None and now is not None:
+        notify_deadline(session, config, game, now, change=change_key("pause", now),
+                        because="The GM has paused the game: no turn runs until it is resumed.")  # fmt: skip
 
 
-def resume_game(session: Session, game: m.Game, now: dt.datetime) -> GameSummary:
+def resume_game(session: Session, game: m.Game, now: dt.datetime, config: Config | None = None) -> GameSummary:
     """Deadlines that passed during the pause are not caught up: the next one
-    after ``now`` is the turn's deadline."""
+    after ``now`` is the turn's deadline. With ``config``, every active player
+    is told."""
     if game.status != "paused":
         raise GMError(f"game {game.name} is not paused (it is {game.status})")
     game.status = "active"
     game.last_deadline_at = now
     session.flush()
+    if config is not None:
+        notify_deadline(session, config, game, now, change=change_key("resume", now),
+                        because="The GM has resumed the game.")  # fmt: skip
     return game_summary(session, game, now)
 
 

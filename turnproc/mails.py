@@ -6,9 +6,9 @@ Kinds: the acknowledgement of an order mail (``ack``), a report (``report``),
 and the GM's and players' notices: ``turn_ran``, ``turn_guarded`` (the
 missed-orders guard kept a turn from running), ``turn_blocked`` (a staged turn
 waits for release), ``reminder`` and ``worker_error``; the answers to the
-player's account commands (``help``, ``address_confirm``, ``address_changed``,
-``player_quit`` to the GM) and to sign-up by mail (``signup_received``,
-``signup_request`` to the GM, ``signup_approved``, ``signup_refused``).
+player's account commands and to sign-up by mail (in :mod:`turnproc.accountmails`);
+to players on the GM's behalf: ``welcome`` (a new empire's password and first report),
+``deadline_changed`` and ``announcement``.
 """
 
 from __future__ import annotations
@@ -40,15 +40,11 @@ __all__ = [
     "queue_turn_blocked",
     "queue_reminder",
     "queue_worker_error",
-    "queue_help",
-    "queue_address_confirm",
-    "queue_address_changed",
-    "queue_player_quit",
-    "queue_signup_received",
-    "queue_signup_request",
-    "queue_signup_approved",
-    "queue_signup_refused",
+    "queue_notice",
     "stable_message_id",
+    "queue_welcome",
+    "queue_deadline_changed",
+    "queue_announcement",
 ]
 
 
@@ -252,7 +248,7 @@ def queue_report(
 # -- notices ---------------------------------------------------------------------------
 
 
-def _queue_notice(
+def queue_notice(
     session: Session,
     config: Config,
     template: str,
@@ -311,7 +307,7 @@ def queue_turn_ran(
         "events": events, "reports": reports, "missed": missed, "inactive": inactive,
         "finished": finished, "staged": staged,
     }  # fmt: skip
-    return _queue_notice(session, config, "turn_ran", context, now, game_id=game_id)
+    return queue_notice(session, config, "turn_ran", context, now, game_id=game_id)
 
 
 def queue_turn_guarded(
@@ -334,7 +330,7 @@ def queue_turn_guarded(
         "game": game, "turn": turn, "deadline": deadline, "next_deadline": next_deadline,
         "active": active, "missing": missing, "limit": limit, "opened": opened,
     }  # fmt: skip
-    return _queue_notice(session, config, "turn_guarded", context, now, game_id=game_id)
+    return queue_notice(session, config, "turn_guarded", context, now, game_id=game_id)
 
 
 def queue_turn_blocked(
@@ -351,7 +347,7 @@ def queue_turn_blocked(
 ) -> bool:
     """To the GM: a deadline passed while an earlier turn waits for release."""
     context = {"game": game, "turn": turn, "staged_turn": staged_turn, "deadline": deadline, "next_deadline": next_deadline}
-    return _queue_notice(session, config, "turn_blocked", context, now, game_id=game_id)
+    return queue_notice(session, config, "turn_blocked", context, now, game_id=game_id)
 
 
 def queue_reminder(
@@ -373,7 +369,7 @@ def queue_reminder(
         "hours_left": f"about {hours_left} hour{'s' if hours_left != 1 else ''}", "reply_to": config.from_address,
     }  # fmt: skip
     mid = stable_message_id(config.from_address, "reminder", game, f"t{game.turn}", empire)
-    return _queue_notice(
+    return queue_notice(
         session, config, "reminder", context, now,
         game_id=game.id, recipient=recipient, kind="reminder", message_id=mid, turn=game.turn,
     )  # fmt: skip
@@ -399,7 +395,7 @@ def queue_password_lockout(
     for who, to in (("owner", owner), ("gm", config.gm_address)):
         if to:
             mid = f"<turnproc.lockout.{digest}.{who}@{message_id_domain(config.from_address)}>"
-            _queue_notice(session, config, "password_lockout", context, now, game_id=game_id, recipient=to, message_id=mid)
+            queue_notice(session, config, "password_lockout", context, now, game_id=game_id, recipient=to, message_id=mid)
 
 
 def queue_mail_set_aside(
@@ -410,7 +406,7 @@ def queue_mail_set_aside(
     head = raw.split(b"\r\n\r\n", 1)[0].split(b"\n\n", 1)[0][:4000].decode("utf-8", "replace").replace("\x00", "")
     context = {"digest": digest, "attempts": attempts, "error": error, "headers": head}
     mid = f"<turnproc.set-aside.{digest[:32]}.{attempts}@{message_id_domain(config.from_address)}>"
-    return _queue_notice(session, config, "mail_set_aside", context, now, game_id=None, message_id=mid)
+    return queue_notice(session, config, "mail_set_aside", context, now, game_id=None, message_id=mid)
 
 
 def queue_worker_error(
@@ -427,88 +423,90 @@ def queue_worker_error(
     kind of error, however often it recurs."""
     context = {"game": game.name if game else "", "turn": game.turn if game else 0, "summary": summary, "detail": detail}
     mid = stable_message_id(config.from_address, "error", game, f"t{game.turn}", error_kind) if game else None
-    return _queue_notice(
+    return queue_notice(
         session, config, "worker_error", context, now, game_id=game.id if game else None, message_id=mid
     )
 
 
-# -- the player's account and sign-up ----------------------------------------------------
+# -- to players, on the GM's behalf ----------------------------------------------------
 
 
-def queue_help(
-    session: Session, config: Config, now: dt.datetime, *, recipient: str, game_id: int | None,
-    vacation_limit: int | None, min_password: int, min_symbols: int, kind: str = "help",
-) -> bool:  # fmt: skip
-    """To anyone who sent HELP (or only "help"): the short guide. ``kind`` is
-    what the reply caps count it as (``stranger`` for an unknown address)."""
-    context = {"host": config.from_address, "vacation_limit": vacation_limit, "min_password": min_password, "min_symbols": min_symbols}
-    return _queue_notice(session, config, "help", context, now, game_id=game_id, recipient=recipient, kind=kind)
-
-
-def queue_address_confirm(
-    session: Session, config: Config, now: dt.datetime, *, game: str, game_id: int, empire: str, recipient: str,
-    code: str, expires: dt.datetime,
-) -> bool:  # fmt: skip
-    """To the new address of an ADDRESS request: the code that confirms it."""
-    context = {"game": game, "empire": empire, "code": code, "expires": f"{expires:%Y-%m-%d %H:%M}"}
-    return _queue_notice(
-        session, config, "address_confirm", context, now, game_id=game_id, recipient=recipient, kind="address_confirm"
-    )
-
-
-def queue_address_changed(
-    session: Session, config: Config, now: dt.datetime, *, game: str, game_id: int, empire: str, old: str, new: str
+def queue_welcome(
+    session: Session,
+    config: Config,
+    game: m.Game,
+    now: dt.datetime,
+    *,
+    empire: str,
+    empire_name: str,
+    recipient: str,
+    password: str,
+    why: str,
+    deadline: str | None,
+    example: str,
+    report: str,
+    modules: str,
 ) -> bool:
-    """To the old address once the new one confirmed: the empire's mail moved."""
-    context = {"game": game, "empire": empire, "old": old, "new": new}
-    return _queue_notice(session, config, "address_changed", context, now, game_id=game_id, recipient=old, kind="notice")
-
-
-def queue_player_quit(
-    session: Session, config: Config, now: dt.datetime, *, game: str, game_id: int, turn: int, empire: str,
-    empire_name: str, email: str,
-) -> bool:  # fmt: skip
-    """To the GM: a player sent QUIT."""
-    context = {"game": game, "turn": turn, "empire": empire, "empire_name": empire_name, "email": email}
-    return _queue_notice(session, config, "player_quit", context, now, game_id=game_id)
-
-
-def queue_signup_received(
-    session: Session, config: Config, now: dt.datetime, *, game: str, game_id: int, recipient: str, code: str, name: str,
-    kind: str = "stranger",
-) -> bool:  # fmt: skip
-    """To the applicant of a JOIN: the request waits for the GM (counted as
-    an answer to a stranger by the reply caps, unless ``kind`` says otherwise)."""
-    context = {"game": game, "code": code, "name": name}
-    return _queue_notice(session, config, "signup_received", context, now, game_id=game_id, recipient=recipient, kind=kind)
-
-
-def queue_signup_request(
-    session: Session, config: Config, now: dt.datetime, *, game: str, game_id: int, code: str, name: str, email: str,
-    pending: int,
-) -> bool:  # fmt: skip
-    """To the GM: a JOIN waits for approval."""
-    context = {"game": game, "code": code, "name": name, "email": email, "pending": pending}
-    return _queue_notice(session, config, "signup_request", context, now, game_id=game_id)
-
-
-def queue_signup_approved(
-    session: Session, config: Config, now: dt.datetime, *, game: str, game_id: int, turn: int, recipient: str,
-    code: str, name: str, password: str, deadline: str | None,
-) -> bool:  # fmt: skip
-    """To the applicant: approved, with the new empire's password (the one
-    place it is ever written down; only its hash is stored)."""
+    """To a new player (or the new player of a handed-over empire): the
+    password, how to send orders, the next deadline and the latest report.
+    The only place a password is ever written after it was generated.
+    ``why``: ``new`` player, new ``password``, or ``replace`` (new hands)."""
     context = {
-        "game": game, "turn": turn, "code": code, "name": name, "password": password, "deadline": deadline,
-        "reply_to": config.from_address,
+        "game": game.name, "turn": game.turn, "empire": empire, "empire_name": empire_name, "password": password,
+        "why": why,
+        "reply_to": config.from_address, "deadline": deadline, "example": example, "report": report,
+        "modules": modules,
     }  # fmt: skip
-    # Kind "welcome": the outbox blanks the body once delivered (it holds the password).
-    return _queue_notice(session, config, "signup_approved", context, now, game_id=game_id, recipient=recipient, kind="welcome")
+    return queue_notice(session, config, "welcome", context, now, game_id=game.id, recipient=recipient, kind="welcome")
 
 
-def queue_signup_refused(
-    session: Session, config: Config, now: dt.datetime, *, game: str, game_id: int, recipient: str, code: str, reason: str
-) -> bool:
-    """To the applicant: the GM refused the request."""
-    context = {"game": game, "code": code, "reason": reason}
-    return _queue_notice(session, config, "signup_refused", context, now, game_id=game_id, recipient=recipient, kind="signup")
+def queue_deadline_changed(
+    session: Session,
+    config: Config,
+    game: m.Game,
+    now: dt.datetime,
+    *,
+    change: str,
+    because: str,
+    deadline: str | None,
+    deadline_utc: str | None,
+    recipients: list[tuple[str, str]],
+) -> int:
+    """To every active player: the turn's deadline moved (``change`` names the
+    change; ``because`` says why in words). ``change`` is part of each stable
+    Message-ID, so the same change is never mailed twice; the number queued."""
+    queued = 0
+    for code, address in recipients:
+        context = {
+            "game": game.name, "turn": game.turn, "empire": code, "because": because, "deadline": deadline,
+            "deadline_utc": deadline_utc, "reply_to": config.from_address,
+        }  # fmt: skip
+        mid = stable_message_id(config.from_address, "deadline", game, f"t{game.turn}", change, code)
+        queued += queue_notice(
+            session, config, "deadline_changed", context, now,
+            game_id=game.id, recipient=address, kind="deadline", message_id=mid, turn=game.turn,
+        )  # fmt: skip
+    return queued
+
+
+def queue_announcement(
+    session: Session,
+    config: Config,
+    game: m.Game,
+    now: dt.datetime,
+    *,
+    number: int,
+    subject: str,
+    text: str,
+    recipients: list[tuple[str, str]],
+) -> int:
+    """To every active player: the GM's announcement ``number`` of the game."""
+    queued = 0
+    for code, address in recipients:
+        context = {"game": game.name, "turn": game.turn, "empire": code, "subject": subject, "text": text}
+        mid = stable_message_id(config.from_address, "announce", game, f"a{number}", code)
+        queued += queue_notice(
+            session, config, "announcement", context, now,
+            game_id=game.id, recipient=address, kind="announcement", message_id=mid, turn=game.turn,
+        )  # fmt: skip
+    return queued

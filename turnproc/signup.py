@@ -17,10 +17,15 @@ from dataclasses import dataclass
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from .accountmails import (
+    queue_signup_approved,
+    queue_signup_received,
+    queue_signup_refused,
+    queue_signup_request,
+)
 from .config import Config
 from .errors import GMError
 from .games import add_empire
-from .mails import queue_signup_approved, queue_signup_refused, queue_signup_received, queue_signup_request
 from .storage import models as m
 from .storage.queries import current_deadline_text, galaxy_counts, view_of
 

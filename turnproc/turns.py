@@ -36,6 +36,7 @@ from .admin import audit
 from .config import Config
 from .errors import GMError, TurnAlreadyRun
 from .mails import queue_report
+from .notices import announcements_for
 from .reports.context import TurnView, report_context
 from .reports.narrative import narrate
 from .reports.render import SharedParts, render_report_documents
@@ -100,6 +101,7 @@ def run_turn(
     *,
     stage: bool | None = None,
     corrected: bool = False,
+    reason: str | None = None,
     turn: int | None = None,
 ) -> TurnResult:
     """Resolve the game's current turn, save everything and queue the reports.
@@ -113,7 +115,8 @@ def run_turn(
     it was. ``stage`` (default: the game's ``hold`` setting) saves the turn as
     staged and holds its mails until the GM releases it; no further turn runs
     while one is staged. ``corrected`` marks the reports as replacing earlier
-    ones (a GM's rerun).
+    ones (a GM's rerun), and ``reason`` is the GM's word on why, printed in
+    each. The GM's announcements of the turn are printed in every report.
     """
     _lock(session, game)  # intake batches and a second runner wait for this turn
     if turn is not None and game.turn != turn:
@@ -160,7 +163,7 @@ def run_turn(
         )
     )
     game.deadline_override = None  # a hand-set deadline is for the turn just run
-    reports = write_reports(session, config, game, new_state, events, number, now, corrected=corrected, held=stage)
+    reports = write_reports(session, config, game, new_state, events, number, now, corrected=corrected, held=stage, reason=reason)
     session.flush()
     log.info("game %s: turn %d resolved, %d events, %d reports", game.name, number, len(events), len(reports))
     return TurnResult(game.name, number, len(events), reports, new_state.finished, missed, inactive, staged=stage)
@@ -177,19 +180,28 @@ def write_reports(
     *,
     corrected: bool = False,
     held: bool = False,
+    reason: str | None = None,
 ) -> dict[str, str]:
     """Every empire's report of turn ``number`` (``state`` is the state after
-    it): stored as a ``reports`` row and queued as a mail. Returns the texts."""
+    it): stored as a ``reports`` row and queued as a mail; ``reason`` is the
+    GM's word on a correction. Returns the texts."""
     deadline = current_deadline_or_none(view_of(game), now)
     reports: dict[str, str] = {}
     empire_rows = {e.code: e for e in session.scalars(select(m.Empire).where(m.Empire.game_id == game.id))}
     view, shared = TurnView.build(state, events), SharedParts()
+    # Only when there is something to say: reports without either stay byte for byte as before.
+    extras: dict[str, Any] = {}
+    if announced := announcements_for(session, game.id, number):
+        extras["announcements"] = announced
+    if corrected and reason:
+        extras["correction_reason"] = reason
     for code in sorted(state.empires):
         leave = empire_rows[code].vacation_until
         context = report_context(
             state, events, code, game_name=game.name, turn=number, deadline=deadline, corrected=corrected, view=view,
             on_leave_until=leave if leave is not None and leave > number else None,
         )  # fmt: skip
+        context.update(extras)
         docs = render_report_documents(context, shared)
         empire = empire_rows[code]
         report = m.Report(game_id=game.id, empire_id=empire.id, turn=number, text=docs.text, data=context, created_at=now)
@@ -239,6 +251,19 @@ class Preview:
     report: str | None = None
     """The chosen empire's report, as it would be mailed."""
     finished: bool = False
+
+    def as_dict(self) -> dict[str, Any]:
+        """``turn preview --json`` (the handbook lists the keys)."""
+        keys = ("empire", "vp_before", "vp_after", "systems_before", "systems_after", "balance_after", "missed_after")
+        return {
+            "game": self.game, "turn": self.turn, "finished": self.finished,
+            "events": [
+                {"kind": e.kind, "empire": e.empire, "text": narrate(e, e.empire or GM_VIEW)}
+                for e in self.events if e.kind != "turn"
+            ],
+            "standings": [dict(zip(keys, row, strict=True)) for row in self.standings],
+            "report": self.report,
+        }  # fmt: skip
 
     def summary(self) -> list[str]:
         """What would happen, in words a GM reads at a glance."""
@@ -472,14 +497,24 @@ def _rollback(session: Session, game: m.Game, to: int, reason: str, now: dt.date
 
 
 def rerun_turn(
-    session: Session, game: m.Game, number: int, config: Config, now: dt.datetime, *, user: str | None = None
+    session: Session,
+    game: m.Game,
+    number: int,
+    config: Config,
+    now: dt.datetime,
+    *,
+    user: str | None = None,
+    reason: str | None = None,
 ) -> tuple[Rollback | None, TurnResult]:
     """Run turn ``number`` again with its original seed and the orders on file now.
 
     When the game is past ``number`` it is rolled back first; when a rollback
     already put it at ``number``, the turn simply runs. Either way the reports
-    go out marked as corrections.
+    go out marked as corrections, with the GM's ``reason`` if given.
     """
+    reason = " ".join((reason or "").split()) or None
+    if reason is not None and len(reason) > 500:
+        raise GMError(f"--reason is {len(reason)} characters long; at most 500")
     _lock(session, game)
     rolled: Rollback | None = None
     if number < game.turn:
@@ -498,11 +533,12 @@ def rerun_turn(
         raise GMError(
             f"game {game.name}'s seed was changed since turn {number} ran; a rerun would not use the original dice"
         )
-    result = run_turn(session, game, config, now, corrected=True)
+    result = run_turn(session, game, config, now, corrected=True, reason=reason)
     audit.record(
         session, action="rerun", game_id=game.id, game_name=game.name, script=f"turn rerun {game.name} {number}",
         outcome="committed",
-        detail=(rolled.summary() + "; " if rolled else "") + f"turn {number} re-run, {len(result.reports)} corrected reports",
+        detail=(rolled.summary() + "; " if rolled else "") + f"turn {number} re-run, {len(result.reports)} corrected reports"
+        + (f"; reason: {reason}" if reason else ""),
         now=now, user=user,
     )  # fmt: skip
     return rolled, result

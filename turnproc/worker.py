@@ -38,6 +38,7 @@ from .mail import imap
 from .mail.outbox import OutboxError, Transport, claimant_tag, flush_outbox
 from .mail.smtp import SmtpTransport
 from .mail.transport import outbound
+from .notices import notify_guard
 from .publish import refresh_site
 from .retry import Backoff
 from .schedule import Decision, anchor_time, decide
@@ -233,12 +234,13 @@ class Service:
                 "game %s: turn %d not run at the deadline %s: %d of %d active empires sent no orders (limit %d%%)",
                 game.name, game.turn, deadline_text, len(decision.empires), len(view.active_empires), view.nmr_limit,
             )
-            return mails.queue_turn_guarded(
+            told = mails.queue_turn_guarded(
                 session, config, game.id, now,
                 game=game.name, turn=game.turn, deadline=deadline_text, next_deadline=next_text,
                 active=len(view.active_empires), missing=list(decision.empires), limit=view.nmr_limit,
                 opened=local_text(view.opened_at, view.timezone),
             )  # fmt: skip
+            return notify_guard(session, config, game, now, decision.deadline, deadline_text) > 0 or told
         if decision.action == "blocked":
             self._consume_deadline(game, decision.deadline)
             log.warning("game %s: turn %d not run at the deadline %s: turn %s is staged, waiting for release",

@@ -7,7 +7,7 @@ ADD COLUMN and drop such a column again): a batch rebuild of ``games`` or
 ``empires`` would break the GM views that read them (migration 0002).
 
 Revision ID: 0009
-Revises: 0007
+Revises: 0008
 Create Date: 2026-12-01 02:30:00
 """
 from __future__ import annotations
@@ -17,7 +17,7 @@ import sqlalchemy as sa
 
 
 revision = '0009'
-down_revision = '0007'
+down_revision = '0008'
 branch_labels = None
 depends_on = None
 

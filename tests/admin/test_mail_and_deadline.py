@@ -18,7 +18,6 @@ from turnproc.storage.db import transaction
 from turnproc.turns import release_turn, set_hold
 
 from .conftest import NOW, Games
-from .test_admin_scripts import ADMIN
 
 CONFIG = Config(from_address="Host <turns@turnproc.example>")
 
@@ -56,7 +55,9 @@ def test_a_staged_report_is_not_sent_on_request_before_release(games: Games) -> 
 def test_an_extended_deadline_shows_in_acks_until_the_turn_runs(games: Games) -> None:
     (ack,) = _send(games, "DISTSQ 101 104", 1)
     assert "Friday" in _text(ack)
-    result = run_script(games.engine, "spring26", (ADMIN / "extend_deadline.sql").read_text(), now=NOW)
+    # A deadline set with SQL (turnproc game extend also mails the players).
+    extend = "UPDATE games SET deadline_override = '2026-12-05 20:00:00+00' WHERE name = 'spring26';"
+    result = run_script(games.engine, "spring26", extend, now=NOW)
     assert result.outcome == "committed", result.detail()
     (ack,) = _send(games, "DISTSQ 101 104", 2)
     assert "Saturday 05 December 2026, 20:00 GMT" in _text(ack)

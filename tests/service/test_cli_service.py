@@ -108,9 +108,10 @@ def test_worker_once_runs_a_due_deadline_and_sends_the_mail(run, tmp_path: Path)
     assert "<6>INFO turnproc.worker: game alpha: turn 1 ran at the deadline" in done.stderr
     assert "<4>WARNING" not in done.stderr
     sent = list((tmp_path / "mail" / "out" / "new").iterdir())
-    assert len(sent) == 3  # two reports, one notice to the GM
+    # Two welcome mails, the new schedule to both players, two reports, one notice to the GM.
+    assert len(sent) == 7
     done = subprocess.run([sys.executable, "-m", "turnproc", "worker", "--once"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0 and len(list((tmp_path / "mail" / "out" / "new").iterdir())) == 3
+    assert done.returncode == 0 and len(list((tmp_path / "mail" / "out" / "new").iterdir())) == 7
 
 
 def _record(level: int, msg: str, exc: bool = False) -> logging.LogRecord:

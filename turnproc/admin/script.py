@@ -69,7 +69,8 @@ class StatementResult:
 class ScriptResult:
     game: str
     outcome: str
-    """``committed``, ``dry-run``, ``rejected`` (checks failed), ``failed`` (a
+    """``committed``, ``dry-run``, ``rejected`` (checks failed), ``no-change``
+    (a statement changed no rows, and that was not allowed), ``failed`` (a
     statement failed) or ``refused`` (nothing was run)."""
     sha256: str
     statements: list[StatementResult] = field(default_factory=list)
@@ -83,6 +84,16 @@ class ScriptResult:
     @property
     def ok(self) -> bool:
         return self.outcome in ("committed", "dry-run")
+
+    def unchanged(self) -> list[str]:
+        """The UPDATE and DELETE statements that changed no rows (``where()`` of
+        each): usually a typo in a WHERE clause. An INSERT that adds nothing is
+        left out: ``INSERT ... WHERE NOT EXISTS`` is how a script stays safe to
+        run twice (deploy/admin/add_ships.sql)."""
+        return [
+            r.statement.where() for r in self.statements
+            if r.statement.keyword in ("UPDATE", "DELETE") and not r.columns and r.rowcount == 0
+        ]  # fmt: skip
 
     def detail(self) -> str:
         """Everything that went wrong, for the audit log and the GM."""
@@ -129,8 +140,13 @@ def run_script(
     now: dt.datetime,
     dry_run: bool = False,
     user: str | None = None,
+    allow_no_change: bool = True,
 ) -> ScriptResult:
     """Run ``script`` for game ``game_name``; commit only when every check passes.
+
+    Without ``allow_no_change`` an UPDATE or DELETE that changed no rows (its
+    WHERE matched nothing: usually a typo) stops the commit, as outcome
+    ``no-change``.
 
     Never raises for a bad script: the outcome, the messages and the audit
     entry's id are on the result.
@@ -183,8 +199,12 @@ def run_script(
                     result.violations = before.changes(Fingerprint.take(conn, game_id))
                     result.violations += check_game(session, game_id)
                     result.rows = describe_rows(session, game_id, result.violations)
+                    unchanged = result.unchanged()
                     if result.violations:
                         result.outcome = "rejected"
+                    elif unchanged and not allow_no_change:
+                        result.outcome = "no-change"
+                        result.errors += [f"{where} changed no rows" for where in unchanged]
                     elif dry_run:
                         result.outcome = "dry-run"
                     else:
@@ -287,6 +307,8 @@ def result_lines(result: ScriptResult) -> list[str]:
             "dry-run": f"dry run: game {result.game} would pass every check; nothing was changed{audit_note}",
             "rejected": f"rolled back: the script breaks the game; nothing was changed{audit_note}",
             "failed": f"rolled back: a statement failed; nothing was changed{audit_note}",
+            "no-change": f"rolled back: a statement changed no rows (a WHERE that matches nothing?); nothing was changed;"
+            f" give --allow-no-change if that is what you meant{audit_note}",
             "refused": f"refused: nothing was run{audit_note}",
         }[result.outcome]
     )

@@ -3,12 +3,17 @@
 Each group of commands lives in its own module with a ``register`` function;
 this one builds the parser from them and turns library errors a GM can cause
 into one line on stderr and exit status 1. Nothing here holds game logic.
+
+Exit statuses (the GM's handbook lists them): 0 done; 1 refused or failed,
+one line on stderr says why; 2 a command line argparse could not read; 130
+interrupted; 141 the reader of our output went away (``| head``).
 """
 
 from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 from collections.abc import Sequence
 
@@ -21,7 +26,7 @@ from ..mail.outbox import OutboxError
 from ..storage.db import DatabaseError
 from ..storage.migrate import MigrationDrift, SchemaOutdated
 from . import admin, check, db, empires, games, service, site, turns
-from .common import CLIError
+from .common import CLIError, defaults_notice
 
 log = logging.getLogger("turnproc")
 
@@ -52,27 +57,50 @@ def main(argv: Sequence[str] | None = None) -> int:
     level = logging.WARNING - 10 * min(args.verbose, 2)
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
     try:
-        return int(args.handler(args))
+        status = int(args.handler(args))
+        sys.stdout.flush()  # here, not at exit, where a closed pipe can no longer be caught
+    except BrokenPipeError:
+        return _pipe_closed()
     except _ERRORS as exc:
-        sys.stderr.write(f"turnproc: error: {exc}\n")
-        return 1
+        return _fail(args, str(exc))
     except IntegrityError as exc:
         # The database's own constraints caught what no check above did: say
         # which rule, in one line, instead of a traceback.
         reason = str(exc.orig).strip().splitlines()[0] if exc.orig else str(exc)
-        sys.stderr.write(f"turnproc: error: the database refused the change, nothing was written: {reason}\n")
-        return 1
+        return _fail(args, f"the database refused the change, nothing was written: {reason}")
     except DBAPIError as exc:
         # A full disk, a lost connection, a lock held too long: one line; -vv
         # (debug) shows the whole exception.
         log.debug("database error", exc_info=True)
-        sys.stderr.write(f"turnproc: error: database error, the command's changes were not saved: {one_line(exc.orig or exc)}\n")
-        return 1
+        return _fail(args, f"database error, the command's changes were not saved: {one_line(exc.orig or exc)}")
     except OSError as exc:
         log.debug("system error", exc_info=True)
         where = f": {exc.filename}" if exc.filename else ""
-        sys.stderr.write(f"turnproc: error: {exc.strerror or one_line(exc)}{where}\n")
-        return 1
+        return _fail(args, f"{exc.strerror or one_line(exc)}{where}")
     except KeyboardInterrupt:
         sys.stderr.write("turnproc: interrupted\n")
         return 130
+    notice = defaults_notice(args)
+    if notice:
+        sys.stderr.write(f"turnproc: {notice}\n")
+    return status
+
+
+def _fail(args: argparse.Namespace, message: str) -> int:
+    """The one error line; when no config file was found, what the command
+    worked on rides along (a GM in the wrong folder sees why at once)."""
+    notice = defaults_notice(args)
+    sys.stderr.write(f"turnproc: error: {message}" + (f" [{notice}]" if notice else "") + "\n")
+    return 1
+
+
+def _pipe_closed() -> int:
+    """``turnproc ... | head``: the reader has gone, which is no error of ours.
+    Point stdout at /dev/null so the interpreter's final flush cannot raise
+    again at exit, and end as a program killed by SIGPIPE would."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # stdout is no real file (a test's capture): nothing to redirect
+        pass
+    return 141

@@ -5,13 +5,19 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError
+
 from ..app import App, open_app
-from ..config import load_config
+from ..config import Config, load_config
+from ..storage.db import make_engine
+from ..storage.migrate import current_revision
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -24,9 +30,65 @@ def now() -> dt.datetime:
     return dt.datetime.now(dt.timezone.utc)
 
 
-def open_from(args: argparse.Namespace, *, migrate: bool = True) -> App:
+def config_from(args: argparse.Namespace) -> Config:
+    """The config the command line names. With no config file at all, the
+    command says what it works on (see :func:`defaults_notice`): a GM in the
+    wrong folder would otherwise quietly start a second, empty game database."""
     config = load_config(args.config)
+    if config.source == "<defaults>":
+        args.defaults_notice = (
+            f"no config file (--config, $TURNPROC_CONFIG, ./turnproc.toml): used the database "
+            f"{safe_url(config.database_url)} and the Maildirs {config.maildir_in} (in) and {config.maildir_out} (out)"
+        )
+    return config
+
+
+def defaults_notice(args: argparse.Namespace) -> str | None:
+    """What the command worked on, when that came from the built-in defaults:
+    ``main`` prints it on stderr after the command, or inside its error line."""
+    notice = getattr(args, "defaults_notice", None)
+    return notice if isinstance(notice, str) else None
+
+
+def safe_url(url: str) -> str:
+    """A database URL with any password masked."""
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except ArgumentError:
+        return "<a bad URL>"
+
+
+def open_from(args: argparse.Namespace, *, migrate: bool = True, read_only: bool = False) -> App:
+    """The app for this command line. ``read_only`` commands (list, show,
+    check, report, ...) refuse a database that is not there rather than
+    create an empty one."""
+    config = config_from(args)
+    if read_only:
+        refuse_missing(config.database_url)  # then open_app only checks the schema is current
     return open_app(config, migrate=migrate)
+
+
+def refuse_missing(url: str, *, schema: bool = True) -> None:
+    """CLIError when the database at ``url`` is not there (a SQLite file), or,
+    with ``schema``, has no turnproc schema: nothing that only reads may create one."""
+    try:
+        parsed = make_url(url)
+    except ArgumentError:
+        return  # make_engine says what is wrong with it
+    if parsed.get_backend_name() == "sqlite" and parsed.database and parsed.database != ":memory:":
+        if not parsed.database.startswith("file:") and not Path(parsed.database).exists():
+            raise CLIError(
+                f"there is no database at {parsed.database}: this command only reads one "
+                "(create it with turnproc db upgrade or turnproc game new, or give --config)"
+            )
+    if not schema:
+        return
+    engine = make_engine(url)
+    try:
+        if current_revision(engine) is None:
+            raise CLIError(f"the database {safe_url(url)} has no turnproc schema yet: run turnproc db upgrade first")
+    finally:
+        engine.dispose()
 
 
 def read_input(path: str) -> str:
@@ -39,6 +101,17 @@ def read_input(path: str) -> str:
 
 def out(text: str = "") -> None:
     sys.stdout.write(text + ("\n" if not text.endswith("\n") else ""))
+
+
+def out_json(value: object) -> None:
+    """One JSON document on stdout (``--json``): the shapes are in the GM's handbook."""
+    out(json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False, default=_json_default))
+
+
+def _json_default(value: object) -> str:
+    if isinstance(value, dt.datetime):
+        return value.astimezone(dt.timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+    raise TypeError(f"{type(value).__name__} is not JSON")
 
 
 def add_command(sub: Any, name: str, handler: Handler, summary: str, example: str) -> argparse.ArgumentParser:

@@ -5,14 +5,13 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ..config import load_config
 from ..storage import migrate
 from ..storage.db import make_engine
-from .common import CLIError, add_command, out
+from .common import CLIError, add_command, config_from, out, refuse_missing, safe_url
 
 
 def cmd_db_upgrade(args: argparse.Namespace) -> int:
-    config = load_config(args.config)
+    config = config_from(args)
     engine = make_engine(config.database_url)
     migrate.upgrade(engine, args.revision)
     out(f"database at {migrate.current_revision(engine)}")
@@ -20,13 +19,20 @@ def cmd_db_upgrade(args: argparse.Namespace) -> int:
 
 
 def cmd_db_check(args: argparse.Namespace) -> int:
-    config = load_config(args.config)
+    config = config_from(args)
+    refuse_missing(config.database_url, schema=False)
     engine = make_engine(config.database_url)
+    where = safe_url(config.database_url)
     current, head = migrate.current_revision(engine), migrate.head_revision()
+    if current is None:
+        raise CLIError(f"the database {where} has no turnproc schema: run `turnproc db upgrade` to create it")
     if current != head:
-        raise CLIError(f"database is at {current or 'nothing'}, migrations are at {head}: run `turnproc db upgrade`")
+        raise CLIError(
+            f"the database schema is out of date: {where} is at revision {current}, this turnproc needs {head}; "
+            "back the database up, then run `turnproc db upgrade`"
+        )
     migrate.check(engine)
-    out(f"database at {head}; models and migrations agree")
+    out(f"the database schema is current (revision {head}): {where} matches this turnproc")
     return 0
 
 
@@ -35,4 +41,4 @@ def register(sub: Any) -> None:
     dbsub = db.add_subparsers(dest="db_command", metavar="SUBCOMMAND", required=True)
     p = add_command(dbsub, "upgrade", cmd_db_upgrade, "Apply migrations to the database.", "turnproc db upgrade")
     p.add_argument("revision", nargs="?", default="head", help="target revision (default: head)")
-    add_command(dbsub, "check", cmd_db_check, "Fail when the models and the migrations disagree.", "turnproc db check")
+    add_command(dbsub, "check", cmd_db_check, "Say whether the database's schema is current; fail when it is not.", "turnproc db check")

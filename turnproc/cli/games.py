@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from ..deadlines import format_deadline
+from ..errors import GMError
 from ..games import (
     GameSummary,
     game_summary,
@@ -16,9 +19,10 @@ from ..games import (
     resume_game,
     set_schedule,
 )
+from ..notices import announce, extend_deadline
 from ..storage.db import transaction
 from ..storage.queries import get_game, list_games
-from .common import add_command, now, open_from, out
+from .common import add_command, now, open_from, out, out_json, read_input
 from .players import player_lines, register_game
 
 
@@ -50,9 +54,15 @@ def cmd_game_new(args: argparse.Namespace) -> int:
 
 
 def cmd_game_list(args: argparse.Namespace) -> int:
-    app = open_from(args)
+    app = open_from(args, read_only=True)
     with app.sessions() as session:
         games = list_games(session)
+        if args.json:
+            out_json([
+                {"name": g.name, "turn": g.turn, "status": g.status, "empires": len(g.empires), "rules": g.modules}
+                for g in games
+            ])  # fmt: skip
+            return 0
         if not games:
             out("no games yet: turnproc game new NAME")
         for g in games:
@@ -62,25 +72,75 @@ def cmd_game_list(args: argparse.Namespace) -> int:
 
 
 def cmd_game_show(args: argparse.Namespace) -> int:
-    app = open_from(args)
+    app = open_from(args, read_only=True)
     with app.sessions() as session:
         game = get_game(session, args.game)
         s = game_summary(session, game, now())
         players = player_lines(session, game)
-    v = s.view
-    out(f"game {v.name}: turn {v.turn}, {v.status}, rules: {v.modules or 'none'}, rule set {v.ruleset}")
-    out(f"schedule: {v.schedule or 'none (run turns by hand)'} ({v.timezone})")
-    out(f"{s.systems} systems, {s.free_homes} free homes")
-    for e in v.empires:
-        flags = ("orders in" if e.orders_at is not None else "no orders") + ("" if e.active else ", inactive")
-        out(f"  {e.code} {e.name:<24} {e.email:<32} {e.vp:>4} VP  {flags}")
-    for line in players:
+    if args.json:
+        out_json(s.as_dict())
+        return 0
+    # One helper per part of the game's state, in the order printed.
+    for part in (_show_state, _show_deadline, _show_turn, _show_empires, _show_suppressed):
+        for line in part(s):
+            out(line)
+    for line in players:  # sign-up and leave
         out(line)
-    if s.suppressed:
-        out("answers not sent (latest first):")
-        for at, recipient, kind, reason in s.suppressed:
-            out(f"  {at:%Y-%m-%d %H:%M}Z {kind} to {recipient or '(no address)'}: {reason}")
     return 0
+
+
+def _show_state(s: GameSummary) -> list[str]:
+    v = s.view
+    return [
+        f"game {v.name}: turn {v.turn} of at most {s.turn_limit}, {v.status}, rules: {v.modules or 'none'}, rule set {v.ruleset}",
+        f"victory: {s.vp_target} VP, or the most VP after turn {s.turn_limit}",
+        f"{s.systems} systems, {s.free_homes} free homes",
+    ]
+
+
+def _show_deadline(s: GameSummary) -> list[str]:
+    v = s.view
+    lines = [f"schedule: {v.schedule or 'none (run turns by hand)'} ({v.timezone})"]
+    if s.next_deadline is not None:
+        utc = s.next_deadline.astimezone(dt.timezone.utc)
+        by_gm = " (set by the GM for this turn)" if v.deadline_override is not None else ""
+        lines.append(f"next deadline: {format_deadline(s.next_deadline)} = {utc:%Y-%m-%d %H:%M} UTC{by_gm}")
+    elif v.status == "paused":
+        lines.append("next deadline: none while paused")
+    return lines
+
+
+def _show_turn(s: GameSummary) -> list[str]:
+    v = s.view
+    lines = []
+    if v.staged_turn is not None:
+        lines.append(f"turn {v.staged_turn} is staged, waiting for you: turnproc turn release {v.name} (or turn discard)")
+    if v.hold:
+        lines.append("on hold: each turn is staged for you to release")
+    waiting = [e.code for e in v.empires if e.wait and e.orders_at is not None]
+    if waiting:
+        lines.append(f"WAIT sent by: {', '.join(waiting)} (no early run)")
+    if v.empires:
+        missing = v.missing
+        lines.append(f"orders in: {len(v.active_empires) - len(missing)} of {len(v.active_empires)} active empires"
+                     + (f"; missing: {', '.join(missing)}" if missing else ""))
+    return lines
+
+
+def _show_empires(s: GameSummary) -> list[str]:
+    lines = []
+    for e in s.view.empires:
+        flags = ("orders in" + (", WAIT" if e.wait else "") if e.orders_at is not None else "no orders") + ("" if e.active else ", inactive")
+        lines.append(f"  {e.code} {e.name:<24} {e.email:<32} {e.vp:>4} VP  {flags}")
+    return lines
+
+
+def _show_suppressed(s: GameSummary) -> list[str]:
+    if not s.suppressed:
+        return []
+    return ["answers not sent (latest first):"] + [
+        f"  {at:%Y-%m-%d %H:%M}Z {kind} to {recipient or '(no address)'}: {reason}" for at, recipient, kind, reason in s.suppressed
+    ]
 
 
 def _print_schedule(summary: GameSummary) -> None:
@@ -109,15 +169,26 @@ def cmd_game_schedule(args: argparse.Namespace) -> int:
             reminder_hours=args.reminder_hours,
             inactive_after=args.inactive_after,
             nmr_limit=args.nmr_limit,
+            config=app.config,
         )
+    if args.json:
+        out_json(_schedule_dict(schedule))
+        return 0
     _print_schedule(schedule)
     return 0
+
+
+def _schedule_dict(summary: GameSummary) -> dict[str, Any]:
+    full = summary.as_dict()
+    keys = ("name", "status", "schedule", "timezone", "next_deadline", "next_deadline_utc", "deadline_set_by_gm",
+            "early_run", "early_run_delay", "reminder_hours", "inactive_after", "nmr_limit")  # fmt: skip
+    return {k: full[k] for k in keys}
 
 
 def cmd_game_pause(args: argparse.Namespace) -> int:
     app = open_from(args)
     with transaction(app.sessions) as session:
-        pause_game(session, get_game(session, args.game))
+        pause_game(session, get_game(session, args.game), now(), app.config)
     out(f"game {args.game} paused: no deadlines, early runs or reminders until `turnproc game resume {args.game}`")
     return 0
 
@@ -125,8 +196,40 @@ def cmd_game_pause(args: argparse.Namespace) -> int:
 def cmd_game_resume(args: argparse.Namespace) -> int:
     app = open_from(args)
     with transaction(app.sessions) as session:
-        schedule = resume_game(session, get_game(session, args.game), now())
+        schedule = resume_game(session, get_game(session, args.game), now(), app.config)
     _print_schedule(schedule)
+    return 0
+
+
+def cmd_game_extend(args: argparse.Namespace) -> int:
+    app = open_from(args)
+    with transaction(app.sessions) as session:
+        game = get_game(session, args.game)
+        to = _local_time(args.to, game.timezone) if args.to is not None else None
+        extend_deadline(session, app.config, game, now(), hours=args.hours, to=to)
+        schedule = game_summary(session, game, now())
+    _print_schedule(schedule)
+    out("every active player is mailed the new deadline; send it with: turnproc send")
+    return 0
+
+
+def _local_time(text: str, zone: str) -> dt.datetime:
+    try:
+        naive = dt.datetime.strptime(text.strip(), "%Y-%m-%d %H:%M")
+    except ValueError:
+        raise GMError(f"--to {text!r}: write it as YYYY-MM-DD HH:MM, in the game's time zone") from None
+    return naive.replace(tzinfo=ZoneInfo(zone))
+
+
+def cmd_announce(args: argparse.Namespace) -> int:
+    text = read_input(args.file)
+    app = open_from(args)
+    with transaction(app.sessions) as session:
+        game = get_game(session, args.game)
+        mailed = announce(session, app.config, game, now(), subject=args.subject, text=text)
+        turn = game.turn
+    out(f"announcement queued for {mailed} active players of {args.game}; the turn {turn} report prints it too")
+    out("send it with: turnproc send (the worker sends it on its own)")
     return 0
 
 
@@ -135,7 +238,7 @@ def register(sub: Any) -> None:
     gsub = game.add_subparsers(dest="game_command", metavar="SUBCOMMAND", required=True)
     p = add_command(gsub, "new", cmd_game_new, "Create a game from a generated galaxy or a scenario file.",
              "turnproc game new spring26 --players 12 --rules zoc,engage")
-    p.add_argument("name")
+    p.add_argument("name", help="the new game's name: letters, digits, '-', '_' or '.'")
     p.add_argument("--players", type=int, default=4, help="homes to generate (default 4)")
     p.add_argument("--seed", help="the game's secret seed (default: random); same seed, same galaxy")
     p.add_argument("--scenario", metavar="FILE", help="a scenario TOML file declaring the whole start")
@@ -143,13 +246,18 @@ def register(sub: Any) -> None:
     p.add_argument("--systems-per-player", type=int, default=30, help="systems per player (default 30)")
     p.add_argument("--ruleset", type=int, choices=(1, 2),
                    help="rule-set version (default: the scenario's, else 2); see docs/rules.md section 19")
-    add_command(gsub, "list", cmd_game_list, "List the games.", "turnproc game list")
-    p = add_command(gsub, "show", cmd_game_show, "Show a game: turn, schedule, empires and who has orders in.", "turnproc game show spring26")
-    p.add_argument("game")
+    p = add_command(gsub, "list", cmd_game_list, "List the games.", "turnproc game list")
+    p.add_argument("--json", action="store_true", help="one JSON array (see the handbook)")
+    p = add_command(gsub, "show", cmd_game_show,
+                    "Show a game's whole state: turn, deadline, hold, empires, who has orders in and who sent WAIT.",
+                    "turnproc game show spring26")
+    p.add_argument("game", help="the game's name")
+    p.add_argument("--json", action="store_true", help="one JSON object (see the handbook)")
     p = add_command(gsub, "schedule", cmd_game_schedule,
              "Show or set a game's deadlines, early run, reminders and missed-orders rules (the worker picks changes up).",
              'turnproc game schedule spring26 --cron "0 3 * * *" --tz Europe/London --early-run on')
-    p.add_argument("game")
+    p.add_argument("game", help="the game's name")
+    p.add_argument("--json", action="store_true", help="print the schedule as one JSON object (see the handbook)")
     p.add_argument("--cron", metavar="EXPR", help='deadline as standard cron "min hour day month weekday" (Sunday = 0), or off')
     p.add_argument("--tz", metavar="ZONE", help="IANA time zone of the cron expression, e.g. Europe/London (default UTC)")
     p.add_argument("--early-run", choices=("on", "off"), help="run as soon as every active empire has orders in, after a delay, unless one sent WAIT")
@@ -159,8 +267,20 @@ def register(sub: Any) -> None:
     p.add_argument("--nmr-limit", type=int, metavar="PERCENT", help="the missed-orders guard does not run the turn when more than this %% of active empires sent no orders (default 50)")
     p = add_command(gsub, "pause", cmd_game_pause, "Pause a game: no deadlines, early runs or reminders; mail is still answered.",
              "turnproc game pause spring26")
-    p.add_argument("game")
+    p.add_argument("game", help="the game's name")
     register_game(gsub)
     p = add_command(gsub, "resume", cmd_game_resume, "Resume a paused game; deadlines missed while paused are not run.",
              "turnproc game resume spring26")
-    p.add_argument("game")
+    p.add_argument("game", help="the game's name")
+    p = add_command(gsub, "extend", cmd_game_extend, "Set this turn's deadline by hand and mail it to every active player.",
+                    'turnproc game extend spring26 --hours 24')
+    p.add_argument("game", help="the game's name")
+    when = p.add_mutually_exclusive_group(required=True)
+    when.add_argument("--hours", type=float, help="move the deadline now in force this many hours later")
+    when.add_argument("--to", metavar="'YYYY-MM-DD HH:MM'", help="the new deadline, in the game's time zone")
+
+    p = add_command(sub, "announce", cmd_announce, "Mail a GM's message to every active player now; the next report prints it too.",
+                    'turnproc announce spring26 --subject "Turn 5 runs a day late" message.txt')
+    p.add_argument("game", help="the game's name")
+    p.add_argument("--subject", required=True, help="the mail's subject, up to 200 characters")
+    p.add_argument("file", help="the message as plain text (- for stdin)")

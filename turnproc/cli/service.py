@@ -9,14 +9,13 @@ from pathlib import Path
 from typing import Any
 
 from ..app import open_app
-from ..config import load_config
 from ..demo import run_demo
 from ..intake import poll
 from ..logs import configure_logging
 from ..mail.outbox import flush_outbox
 from ..mail.transport import outbound
 from ..worker import WorkerSettings, run_once, run_worker
-from .common import CLIError, add_command, now, open_from, out
+from .common import CLIError, add_command, config_from, defaults_notice, now, open_from, out
 
 
 def cmd_poll(args: argparse.Namespace) -> int:
@@ -48,7 +47,11 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 def cmd_worker(args: argparse.Namespace) -> int:
     configure_logging(args.log_format, logging.DEBUG if args.verbose > 1 else logging.INFO)
-    config = load_config(args.config)
+    config = config_from(args)
+    if notice := defaults_notice(args):
+        # Now, not when the command ends: a worker runs for weeks.
+        logging.getLogger("turnproc").warning("%s", notice.replace("used the", "using the"))
+        args.defaults_notice = None
     for name in ("tick", "poll", "flush", "max_backoff"):
         if getattr(args, name) <= 0:
             raise CLIError(f"--{name.replace('_', '-')} must be more than 0 seconds")

@@ -18,7 +18,7 @@ from ..turns import (
     run_current_turn,
     set_hold,
 )
-from .common import add_command, now, open_from, out
+from .common import add_command, now, open_from, out, out_json
 from .service import cmd_send
 
 
@@ -36,7 +36,7 @@ def cmd_turn_run(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    app = open_from(args)
+    app = open_from(args, read_only=True)
     with app.sessions() as session:
         game = get_game(session, args.game)
         text, data = report_for(session, game, get_empire(session, game, args.empire), args.turn)
@@ -45,8 +45,11 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def cmd_turn_preview(args: argparse.Namespace) -> int:
-    app = open_from(args)
+    app = open_from(args, read_only=True)
     preview = preview_turn(app.engine, args.game, app.config, now(), empire=args.empire)
+    if args.json:
+        out_json(preview.as_dict())
+        return 0
     for line in preview.summary():
         out(line)
     if preview.report is not None:
@@ -96,7 +99,7 @@ def cmd_turn_rollback(args: argparse.Namespace) -> int:
 def cmd_turn_rerun(args: argparse.Namespace) -> int:
     app = open_from(args)
     with transaction(app.sessions) as session:
-        rolled, result = rerun_turn(session, get_game(session, args.game), args.turn, app.config, now())
+        rolled, result = rerun_turn(session, get_game(session, args.game), args.turn, app.config, now(), reason=args.reason)
     if rolled is not None:
         out(rolled.summary())
     out(f"game {result.game}: turn {result.turn} re-run ({result.events} events), {len(result.reports)} corrected reports queued")
@@ -111,34 +114,36 @@ def register(sub: Any) -> None:
     turn = add_command(sub, "turn", lambda a: 2, "Run turns.", "turnproc turn run spring26")
     tsub = turn.add_subparsers(dest="turn_command", metavar="SUBCOMMAND", required=True)
     p = add_command(tsub, "run", cmd_turn_run, "Resolve the current turn and queue every report.", "turnproc turn run spring26")
-    p.add_argument("game")
+    p.add_argument("game", help="the game's name")
     p = add_command(tsub, "preview", cmd_turn_preview, "Resolve the current turn without saving anything; print what would happen.",
              "turnproc turn preview spring26 --empire RIG")
-    p.add_argument("game")
+    p.add_argument("game", help="the game's name")
     p.add_argument("--empire", metavar="CODE", help="also print this empire's report as it would be sent")
+    p.add_argument("--json", action="store_true", help="one JSON object (see the handbook)")
     p = add_command(tsub, "hold", cmd_turn_hold, "Stage each turn for the GM to release (or --off to run as usual).",
              "turnproc turn hold spring26")
-    p.add_argument("game")
+    p.add_argument("game", help="the game's name")
     p.add_argument("--off", action="store_true", help="stop holding; a turn already staged stays staged")
     p = add_command(tsub, "release", cmd_turn_release, "Make the staged turn final and send its reports.",
              "turnproc turn release spring26")
-    p.add_argument("game")
+    p.add_argument("game", help="the game's name")
     p.add_argument("--no-send", action="store_true", help="only release; leave delivery to `turnproc send`")
     p = add_command(tsub, "discard", cmd_turn_discard, "Drop the staged turn; the game collects that turn's orders again.",
              "turnproc turn discard spring26")
-    p.add_argument("game")
+    p.add_argument("game", help="the game's name")
     p = add_command(tsub, "rollback", cmd_turn_rollback, "Go back to collecting orders for turn N; later turns are archived.",
              "turnproc turn rollback spring26 --to 4")
-    p.add_argument("game")
+    p.add_argument("game", help="the game's name")
     p.add_argument("--to", type=int, required=True, metavar="N", help="the turn to collect orders for again")
     p = add_command(tsub, "rerun", cmd_turn_rerun, "Run turn N again with its seed and the orders on file; reports go out as corrected.",
              "turnproc turn rerun spring26 4")
-    p.add_argument("game")
-    p.add_argument("turn", type=int, metavar="N")
+    p.add_argument("game", help="the game's name")
+    p.add_argument("turn", type=int, metavar="N", help="the turn to run again")
+    p.add_argument("--reason", help="why, in a sentence: printed in every corrected report")
 
     p = add_command(sub, "report", cmd_report, "Print an empire's latest (or a given turn's) report.",
              "turnproc report spring26 RIG --format json")
-    p.add_argument("game")
-    p.add_argument("empire")
+    p.add_argument("game", help="the game's name")
+    p.add_argument("empire", help="the empire's three-letter code")
     p.add_argument("--turn", type=int, help="the turn the report describes (default: latest)")
     p.add_argument("--format", choices=("text", "json"), default="text")

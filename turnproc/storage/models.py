@@ -50,6 +50,7 @@ __all__ = [
     "ArchivedTurn",
     "AddressChange",
     "SignupRequest",
+    "Announcement",
     "TECH_COLUMNS",
     "utcnow",
 ]
@@ -178,7 +179,7 @@ class Game(Base):
     last_deadline_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime)
     """The last deadline the worker acted on (catch-up after downtime runs it once)."""
     deadline_override: Mapped[dt.datetime | None] = mapped_column(UTCDateTime)
-    """A deadline the GM set by hand for the current turn (deploy/admin/extend_deadline.sql);
+    """A deadline the GM set by hand for the current turn (``turnproc game extend``);
     it replaces the schedule's next deadline until the turn runs, which clears it."""
     created_at: Mapped[timestamp]
     vacation_limit: Mapped[int] = mapped_column(default=3, server_default="3")
@@ -546,7 +547,9 @@ class AuditEntry(Base):
     os_user: Mapped[str] = mapped_column(String(64))
     """The operating-system account that ran the command."""
     action: Mapped[str] = mapped_column(String(16))
-    """``sql``, ``rollback``, ``rerun``, ``release``, ``discard`` or ``hold``."""
+    """``sql``, ``rollback``, ``rerun``, ``release``, ``discard`` or ``hold``; the
+    GM's commands on players: ``set-email``, ``new-password``, ``deactivate``,
+    ``reactivate``, ``replace``, ``import``; and ``extend``, ``announce``."""
     game_id: Mapped[int | None] = mapped_column(ForeignKey("games.id", ondelete="SET NULL"))
     game_name: Mapped[str] = mapped_column(String(64))
     """Kept as text so the entry outlives the game."""
@@ -555,8 +558,9 @@ class AuditEntry(Base):
     sha256: Mapped[str] = mapped_column(String(64), default="")
     """sha256 of ``script``'s UTF-8 bytes."""
     outcome: Mapped[str] = mapped_column(String(16))
-    """``committed``, ``dry-run``, ``rejected`` (checks failed), ``failed`` (a
-    statement failed) or ``refused`` (not run at all)."""
+    """``committed``, ``dry-run``, ``rejected`` (checks failed), ``no-change`` (a
+    statement changed no rows), ``failed`` (a statement failed) or ``refused``
+    (not run at all)."""
     detail: Mapped[str] = mapped_column(Text, default="")
     """What was wrong, statement by statement or invariant by invariant."""
 
@@ -584,3 +588,19 @@ class ArchivedTurn(Base):
     archived_at: Mapped[timestamp]
     reason: Mapped[str] = mapped_column(String(64))
     """e.g. ``rollback to 4``, ``rerun of 4``, ``discarded``."""
+
+
+class Announcement(Base):
+    """A GM's message to every player of a game (``turnproc announce``): mailed
+    at once, and printed again in the report of the turn it was made in."""
+
+    __tablename__ = "announcements"
+    __table_args__ = (Index("ix_announcements_game_turn", "game_id", "turn"),)
+
+    id: Mapped[intpk]
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"))
+    turn: Mapped[int]
+    """The turn being collected when it was made: its report carries it."""
+    subject: Mapped[str] = mapped_column(String(200))
+    text: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[timestamp]

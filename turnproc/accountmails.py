@@ -1,0 +1,95 @@
+"""The mails that answer a player's account commands (HELP, ADDRESS, QUIT:
+``help``, ``address_confirm``, ``address_changed``, ``player_quit`` to the GM)
+and sign-up by mail (``signup_received``, ``signup_request`` to the GM,
+``signup_approved``, ``signup_refused``): one function per kind, as in
+:mod:`turnproc.mails`, whose notice machinery they use."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from sqlalchemy.orm import Session
+
+from .config import Config
+from .mails import queue_notice
+
+__all__ = ['queue_help', 'queue_address_confirm', 'queue_address_changed', 'queue_player_quit', 'queue_signup_received', 'queue_signup_request', 'queue_signup_approved', 'queue_signup_refused']
+
+
+def queue_help(
+    session: Session, config: Config, now: dt.datetime, *, recipient: str, game_id: int | None,
+    vacation_limit: int | None, min_password: int, min_symbols: int, kind: str = "help",
+) -> bool:  # fmt: skip
+    """To anyone who sent HELP (or only "help"): the short guide. ``kind`` is
+    what the reply caps count it as (``stranger`` for an unknown address)."""
+    context = {"host": config.from_address, "vacation_limit": vacation_limit, "min_password": min_password, "min_symbols": min_symbols}
+    return queue_notice(session, config, "help", context, now, game_id=game_id, recipient=recipient, kind=kind)
+
+
+def queue_address_confirm(
+    session: Session, config: Config, now: dt.datetime, *, game: str, game_id: int, empire: str, recipient: str,
+    code: str, expires: dt.datetime,
+) -> bool:  # fmt: skip
+    """To the new address of an ADDRESS request: the code that confirms it."""
+    context = {"game": game, "empire": empire, "code": code, "expires": f"{expires:%Y-%m-%d %H:%M}"}
+    return queue_notice(
+        session, config, "address_confirm", context, now, game_id=game_id, recipient=recipient, kind="address_confirm"
+    )
+
+
+def queue_address_changed(
+    session: Session, config: Config, now: dt.datetime, *, game: str, game_id: int, empire: str, old: str, new: str
+) -> bool:
+    """To the old address once the new one confirmed: the empire's mail moved."""
+    context = {"game": game, "empire": empire, "old": old, "new": new}
+    return queue_notice(session, config, "address_changed", context, now, game_id=game_id, recipient=old, kind="notice")
+
+
+def queue_player_quit(
+    session: Session, config: Config, now: dt.datetime, *, game: str, game_id: int, turn: int, empire: str,
+    empire_name: str, email: str,
+) -> bool:  # fmt: skip
+    """To the GM: a player sent QUIT."""
+    context = {"game": game, "turn": turn, "empire": empire, "empire_name": empire_name, "email": email}
+    return queue_notice(session, config, "player_quit", context, now, game_id=game_id)
+
+
+def queue_signup_received(
+    session: Session, config: Config, now: dt.datetime, *, game: str, game_id: int, recipient: str, code: str, name: str,
+    kind: str = "stranger",
+) -> bool:  # fmt: skip
+    """To the applicant of a JOIN: the request waits for the GM (counted as
+    an answer to a stranger by the reply caps, unless ``kind`` says otherwise)."""
+    context = {"game": game, "code": code, "name": name}
+    return queue_notice(session, config, "signup_received", context, now, game_id=game_id, recipient=recipient, kind=kind)
+
+
+def queue_signup_request(
+    session: Session, config: Config, now: dt.datetime, *, game: str, game_id: int, code: str, name: str, email: str,
+    pending: int,
+) -> bool:  # fmt: skip
+    """To the GM: a JOIN waits for approval."""
+    context = {"game": game, "code": code, "name": name, "email": email, "pending": pending}
+    return queue_notice(session, config, "signup_request", context, now, game_id=game_id)
+
+
+def queue_signup_approved(
+    session: Session, config: Config, now: dt.datetime, *, game: str, game_id: int, turn: int, recipient: str,
+    code: str, name: str, password: str, deadline: str | None,
+) -> bool:  # fmt: skip
+    """To the applicant: approved, with the new empire's password (the one
+    place it is ever written down; only its hash is stored)."""
+    context = {
+        "game": game, "turn": turn, "code": code, "name": name, "password": password, "deadline": deadline,
+        "reply_to": config.from_address,
+    }  # fmt: skip
+    # Kind "welcome": the outbox blanks the body once delivered (it holds the password).
+    return queue_notice(session, config, "signup_approved", context, now, game_id=game_id, recipient=recipient, kind="welcome")
+
+
+def queue_signup_refused(
+    session: Session, config: Config, now: dt.datetime, *, game: str, game_id: int, recipient: str, code: str, reason: str
+) -> bool:
+    """To the applicant: the GM refused the request."""
+    context = {"game": game, "code": code, "reason": reason}
+    return queue_notice(session, config, "signup_refused", context, now, game_id=game_id, recipient=recipient, kind="signup")
