@@ -1,7 +1,7 @@
 """The mails that answer a player's account commands (HELP, ADDRESS, QUIT:
 ``help``, ``address_confirm``, ``address_changed``, ``player_quit`` to the GM)
 and sign-up by mail (``signup_received``, ``signup_request`` to the GM,
-``signup_approved``, ``signup_refused``): one function per kind, as in
+``signup_refused``; an approval is the welcome mail of :mod:`turnproc.welcome`): one function per kind, as in
 :mod:`turnproc.mails`, whose notice machinery they use."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session
 from .config import Config
 from .mails import queue_notice
 
-__all__ = ['queue_help', 'queue_address_confirm', 'queue_address_changed', 'queue_player_quit', 'queue_signup_received', 'queue_signup_request', 'queue_signup_approved', 'queue_signup_refused']
+__all__ = ['queue_help', 'queue_address_confirm', 'queue_address_changed', 'queue_player_quit', 'queue_signup_received', 'queue_signup_request', 'queue_signup_refused']
 
 
 def queue_help(
@@ -71,20 +71,6 @@ def queue_signup_request(
     """To the GM: a JOIN waits for approval."""
     context = {"game": game, "code": code, "name": name, "email": email, "pending": pending}
     return queue_notice(session, config, "signup_request", context, now, game_id=game_id)
-
-
-def queue_signup_approved(
-    session: Session, config: Config, now: dt.datetime, *, game: str, game_id: int, turn: int, recipient: str,
-    code: str, name: str, password: str, deadline: str | None,
-) -> bool:  # fmt: skip
-    """To the applicant: approved, with the new empire's password (the one
-    place it is ever written down; only its hash is stored)."""
-    context = {
-        "game": game, "turn": turn, "code": code, "name": name, "password": password, "deadline": deadline,
-        "reply_to": config.from_address,
-    }  # fmt: skip
-    # Kind "welcome": the outbox blanks the body once delivered (it holds the password).
-    return queue_notice(session, config, "signup_approved", context, now, game_id=game_id, recipient=recipient, kind="welcome")
 
 
 def queue_signup_refused(

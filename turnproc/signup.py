@@ -18,7 +18,6 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from .accountmails import (
-    queue_signup_approved,
     queue_signup_received,
     queue_signup_refused,
     queue_signup_request,
@@ -27,7 +26,8 @@ from .config import Config
 from .errors import GMError
 from .games import add_empire
 from .storage import models as m
-from .storage.queries import current_deadline_text, galaxy_counts, view_of
+from .storage.queries import galaxy_counts
+from .welcome import Welcome, send_welcomes
 
 log = logging.getLogger(__name__)
 
@@ -166,17 +166,15 @@ def _request(session: Session, game: m.Game, code: str) -> m.SignupRequest:
 def approve_signup(
     session: Session, config: Config, game: m.Game, code: str, now: dt.datetime
 ) -> tuple[m.Empire, str]:
-    """Create the requested empire and mail the applicant its password."""
+    """Create the requested empire and send the applicant the welcome mail (its
+    password, how to send orders, the position and the deadline)."""
     request = _request(session, game, code)
     why = _refusal(session, game, request.code, request.email, request_id=request.id)
     if why is not None:
         raise GMError(f"cannot approve {request.code}: {why}")
     empire, password = add_empire(session, game, request.code, request.name, request.email)
     request.status, request.decided_at = "approved", now
-    queue_signup_approved(
-        session, config, now, game=game.name, game_id=game.id, turn=game.turn, recipient=empire.email,
-        code=empire.code, name=empire.name, password=password, deadline=current_deadline_text(view_of(game), now),
-    )  # fmt: skip
+    send_welcomes(session, config, game, [Welcome(empire, password)], now)
     session.flush()
     return empire, password
 
