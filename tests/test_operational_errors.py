@@ -4,7 +4,6 @@ in the worker's log, never a traceback."""
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 from sqlalchemy import create_engine, select
@@ -12,7 +11,7 @@ from sqlalchemy import create_engine, select
 from tests.conftest import IMAP_USER, SmtpSink
 from tests.mail.test_outbox_claims import queue
 from tests.servers import DovecotServer, free_port
-from tests.service.test_worker_process import Worker, write_config
+from tests.service.test_worker_process import Worker, wait_for, write_config
 from tests.test_scenario import MINIMAL
 from turnproc.storage import models as m
 
@@ -90,7 +89,14 @@ def test_worker_logs_one_line_per_retry_while_imap_and_smtp_are_down(sqlite_url:
     queue(engine, 3)
     engine.dispose()
     worker = Worker(write_config(tmp_path / "t.toml", sqlite_url, imap_port=free_port(), smtp_port=free_port()))
-    time.sleep(4)
+
+    def retried_twice() -> bool:
+        # Waits for what it checks, not a fixed time: on a loaded machine the
+        # worker may take seconds just to start.
+        lines = worker.log().splitlines()
+        return sum("inbox:" in line for line in lines) >= 2 and sum("outbox:" in line for line in lines) >= 2
+
+    wait_for("two retries of each", retried_twice, [worker], timeout=60)
     assert worker.stop() == 0
     log = worker.log()
     assert "Traceback" not in log

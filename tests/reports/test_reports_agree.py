@@ -20,6 +20,8 @@ from turnproc.rules.events import Event
 from turnproc.rules.turn import resolve
 
 SCHEMA = json.loads(resources.files("turnproc.reports").joinpath("report.schema.json").read_text(encoding="utf-8"))
+#: Built once: ``jsonschema.validate`` checks the schema itself on every call.
+VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)
 
 
 def _last(events: list[Event], kind: str, empire: str) -> dict[str, Any] | None:
@@ -42,7 +44,7 @@ def test_r19_2_reports_agree_with_the_events(data: st.DataObject, ruleset: int) 
         for code in sorted(new.empires):
             context = report_context(new, events, code, game_name="agree", turn=state.turn)
             docs = render_report_documents(context)
-            jsonschema.validate(json.loads(docs.json), SCHEMA, cls=jsonschema.Draft202012Validator)
+            VALIDATOR.validate(json.loads(docs.json))
             shown = context["empire"]
             income, supply, vp = (_last(events, k, code) for k in ("income", "supply", "vp"))
             if income is not None and supply is not None:

@@ -34,26 +34,10 @@ from sqlalchemy import (
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
 __all__ = [
-    "Base",
-    "Game",
-    "Empire",
-    "System",
-    "Link",
-    "Force",
-    "Seen",
-    "OrderSet",
-    "TurnRecord",
-    "Report",
-    "InboundMessage",
-    "OutboxMail",
-    "AuditEntry",
-    "ArchivedTurn",
-    "AddressChange",
-    "SignupRequest",
-    "Announcement",
-    "TECH_COLUMNS",
-    "utcnow",
-]
+    "Base", "Game", "Empire", "System", "Link", "Force", "Seen", "OrderSet", "TurnRecord", "Report",
+    "InboundMessage", "OutboxMail", "AuditEntry", "ArchivedTurn", "AddressChange", "SignupRequest", "Announcement",
+    "TECH_COLUMNS", "utcnow",
+]  # fmt: skip
 
 NAMING_CONVENTION = {
     "ix": "ix_%(column_0_label)s",
