@@ -218,3 +218,23 @@ def test_python_dash_m_and_console_script() -> None:
     assert script.exists(), "the console script is installed with the package"
     out = subprocess.run([str(script), "--help"], capture_output=True, text=True, check=True)
     assert "turnproc demo" in out.stdout
+
+
+def test_a_scenarios_empires_get_the_welcome_mail_or_their_password(run, tmp_path: Path) -> None:
+    """gm-handbook §5: an empire the scenario gives an address is mailed its
+    password (printed only with --print-password); one without is printed."""
+    from tests.test_scenario import MINIMAL
+
+    plain = tmp_path / "plain.toml"
+    plain.write_text(MINIMAL)
+    mailed = tmp_path / "mailed.toml"
+    mailed.write_text(MINIMAL.replace('name = "Alfheim"\n', 'name = "Alfheim"\nemail = "ann@example.org"\n'))
+    code, out, _ = run("game", "new", "m1", "--scenario", str(mailed))
+    assert code == 0 and "empire ALF: welcome mail with its password queued for ann@example.org" in out
+    assert "password: " not in out
+    assert _count(tmp_path, m.OutboxMail) == 1
+    code, out, _ = run("game", "new", "m2", "--scenario", str(plain))
+    assert code == 0 and "empire ALF password: " in out and "(no address: pass it on yourself)" in out
+    assert _count(tmp_path, m.OutboxMail) == 1
+    code, out, _ = run("game", "new", "m3", "--scenario", str(mailed), "--print-password")
+    assert code == 0 and "empire ALF password: " in out and _count(tmp_path, m.OutboxMail) == 2

@@ -22,6 +22,7 @@ from ..games import (
 from ..notices import announce, extend_deadline
 from ..storage.db import transaction
 from ..storage.queries import get_game, list_games
+from ..welcome import Welcome, send_welcomes
 from .common import add_command, now, open_from, out, out_json, read_input
 from .players import player_lines, register_game
 
@@ -40,6 +41,12 @@ def cmd_game_new(args: argparse.Namespace) -> int:
             systems_per_player=args.systems_per_player,
             ruleset=args.ruleset,
         )
+        # A scenario's empires with an address get the welcome mail, as from
+        # `empire add`; only those without one (a placeholder .invalid address)
+        # have their password printed, unless the GM asks for every one.
+        empires = {e.code: e for e in game.empires}
+        mailed = {code for code in passwords if not empires[code].email.endswith(".invalid")}
+        send_welcomes(session, app.config, game, [Welcome(empires[c], passwords[c]) for c in sorted(mailed)], now())
         summary = game_summary(session, game, now())
     name = summary.view.name
     out(
@@ -47,7 +54,12 @@ def cmd_game_new(args: argparse.Namespace) -> int:
         f"rules: {summary.view.modules or 'none'}, rule set {summary.view.ruleset}"
     )
     for code, password in sorted(passwords.items()):
-        out(f"  empire {code} password: {password}")
+        if code in mailed and not args.print_password:
+            out(f"  empire {code}: welcome mail with its password queued for {empires[code].email}")
+        else:
+            out(f"  empire {code} password: {password}" + ("" if code in mailed else " (no address: pass it on yourself)"))
+    if mailed:
+        out("send them with: turnproc send (the worker sends them on its own)")
     if not passwords:
         out(f"add players with: turnproc empire add {name} --code ABC --name NAME --email ADDRESS")
     return 0
@@ -244,6 +256,8 @@ def register(sub: Any) -> None:
     p.add_argument("--scenario", metavar="FILE", help="a scenario TOML file declaring the whole start")
     p.add_argument("--rules", metavar="MODULES", help="rule modules: any of zoc,pinning,engage, or none (default: all)")
     p.add_argument("--systems-per-player", type=int, default=30, help="systems per player (default 30)")
+    p.add_argument("--print-password", action="store_true",
+                   help="also print the passwords of a scenario's empires that are mailed their welcome")
     p.add_argument("--ruleset", type=int, choices=(1, 2),
                    help="rule-set version (default: the scenario's, else 2); see docs/rules.md section 19")
     p = add_command(gsub, "list", cmd_game_list, "List the games.", "turnproc game list")
