@@ -221,7 +221,7 @@ def test_python_dash_m_and_console_script() -> None:
 
 
 def test_a_scenarios_empires_get_the_welcome_mail_or_their_password(run, tmp_path: Path) -> None:
-    """gm-handbook §5: an empire the scenario gives an address is mailed its
+    """The handbook, section 5: an empire the scenario gives an address is mailed its
     password (printed only with --print-password); one without is printed."""
     from tests.test_scenario import MINIMAL
 
