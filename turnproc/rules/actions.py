@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 from .battle import claim_unowned, retreat_target_allowed
 from .bombard import do_bombard
-from .resolution import Outcome, Resolution, fail, ok
+from .resolution import Outcome, Resolution, fail, ok, owned_system
 from .economy import STASH_RATE, is_blockaded
 from .events import Event
 from .exploration import explore
@@ -26,7 +26,7 @@ from .orders import V2_ACTIONS, Action, Order, format_order
 from .probes import do_find, do_probe
 from .reserve import do_layup, do_recover, do_reserve
 from .trade import do_take, do_trade
-from .state import Stance, System, Tech
+from .state import Stance, Tech
 from .vocabulary import EventKind, Reason
 
 __all__ = ["HANDLERS", "MAX_NAME_LENGTH", "SHIP_COST", "tech_cost", "run_order"]
@@ -47,23 +47,13 @@ def tech_cost(current: int, k: int) -> int:
     return (current + k) ** 2 * k
 
 
-def _owned(ctx: Resolution, empire: str, code: int | None) -> System | Outcome:
-    if code is None:
-        return fail(Reason.MISSING_FIELD)
-    sys = ctx.state.systems.get(code)
-    if sys is None:
-        return fail(Reason.NO_SYSTEM, where=code)
-    if sys.owner != empire:
-        return fail(Reason.NOT_OWNED, where=code)
-    return sys
-
 
 # -- information ---------------------------------------------------------------
 
 
 def do_distsq(ctx: Resolution, empire: str, order: Order) -> Outcome:
     """DISTSQ: you must own FROM; TO may not be a planet or belt (3.13)."""
-    src = _owned(ctx, empire, order.where)
+    src = owned_system(ctx, empire, order.where)
     if isinstance(src, Outcome):
         return src
     if order.to is None:
@@ -88,7 +78,7 @@ def do_new_ships(ctx: Resolution, empire: str, order: Order) -> Outcome:
     where = order.where if order.where is not None else emp.base
     if where is None:
         return fail(Reason.NO_BASE)
-    sys = _owned(ctx, empire, where)
+    sys = owned_system(ctx, empire, where)
     if isinstance(sys, Outcome):
         return sys if order.where is not None else fail(Reason.NO_BASE, where=where)
     if is_blockaded(ctx.state, sys):
@@ -115,7 +105,7 @@ def do_new_ships(ctx: Resolution, empire: str, order: Order) -> Outcome:
 
 def _raise_level(ctx: Resolution, empire: str, order: Order, attr: str, unit: int) -> Outcome:
     emp = ctx.state.empires[empire]
-    sys = _owned(ctx, empire, order.where)
+    sys = owned_system(ctx, empire, order.where)
     if isinstance(sys, Outcome):
         return sys
     if is_blockaded(ctx.state, sys):
@@ -152,7 +142,7 @@ def do_colonise(ctx: Resolution, empire: str, order: Order) -> Outcome:
     """
     state = ctx.state
     emp = state.empires[empire]
-    sys = _owned(ctx, empire, order.where)
+    sys = owned_system(ctx, empire, order.where)
     if isinstance(sys, Outcome):
         return sys
     key = (empire, sys.code)
@@ -201,7 +191,7 @@ def do_colonise(ctx: Resolution, empire: str, order: Order) -> Outcome:
 def do_scrap(ctx: Resolution, empire: str, order: Order) -> Outcome:
     """SCRAPC / SCRAPF: 1 BP each."""
     emp = ctx.state.empires[empire]
-    sys = _owned(ctx, empire, order.where)
+    sys = owned_system(ctx, empire, order.where)
     if isinstance(sys, Outcome):
         return sys
     cruisers = order.action is Action.SCRAPC
@@ -309,7 +299,7 @@ def do_tech(ctx: Resolution, empire: str, order: Order) -> Outcome:
 
 
 def do_base_home(ctx: Resolution, empire: str, order: Order) -> Outcome:
-    sys = _owned(ctx, empire, order.where)
+    sys = owned_system(ctx, empire, order.where)
     if isinstance(sys, Outcome):
         return sys
     emp = ctx.state.empires[empire]
@@ -325,7 +315,7 @@ def do_base_home(ctx: Resolution, empire: str, order: Order) -> Outcome:
 def do_stance(ctx: Resolution, empire: str, order: Order) -> Outcome:
     """DEFEND / RETREAT / AMBUSH / STANDOFF on an owned system (persists)."""
     state = ctx.state
-    sys = _owned(ctx, empire, order.where)
+    sys = owned_system(ctx, empire, order.where)
     if isinstance(sys, Outcome):
         return sys
     target: int | None = None
@@ -361,7 +351,7 @@ def do_stance(ctx: Resolution, empire: str, order: Order) -> Outcome:
 
 
 def do_name(ctx: Resolution, empire: str, order: Order) -> Outcome:
-    sys = _owned(ctx, empire, order.where)
+    sys = owned_system(ctx, empire, order.where)
     if isinstance(sys, Outcome):
         return sys
     text = (order.text or "").strip()

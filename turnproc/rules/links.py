@@ -14,7 +14,7 @@ from math import gcd
 
 from .galaxy import MAX_LINKS, distance_sq
 from .orders import Order
-from .resolution import Outcome, Resolution, fail, ok
+from .resolution import Outcome, Resolution, fail, ok, two_systems
 from .state import GameState, Tech, link_key
 from .vocabulary import EventKind, Reason
 
@@ -66,13 +66,10 @@ def do_link(ctx: Resolution, empire: str, order: Order) -> Outcome:
     """LINK from, to: FROM a star you own; TO a star you own or nobody owns."""
     state = ctx.state
     emp = state.empires[empire]
-    if order.where is None or order.to is None:
-        return fail(Reason.MISSING_FIELD)
-    if order.where not in state.systems or order.to not in state.systems:
-        return fail(Reason.NO_SYSTEM)
-    if order.where == order.to:
-        return fail(Reason.SAME_SYSTEM)
-    src, dst = state.systems[order.where], state.systems[order.to]
+    got = two_systems(ctx, order)
+    if isinstance(got, Outcome):
+        return got
+    src, dst = got
     fields = {"from": src.code, "to": dst.code}
     if src.owner != empire:
         return fail(Reason.NOT_OWNED, **fields)

@@ -11,7 +11,7 @@ when the draw is below distance²), before anything else random in the action.
 from __future__ import annotations
 
 from .battle import claim_unowned, encounter
-from .resolution import Outcome, Resolution, fail, ok
+from .resolution import Outcome, Resolution, fail, ok, two_systems
 from .exploration import explore
 from .galaxy import distance_sq
 from .orders import Action, Order, Quantity
@@ -30,16 +30,6 @@ def asked_count(number: Quantity | None, available: int) -> int:
         return max(0, available)
     return max(0, number.of(available))
 
-
-def _systems(ctx: Resolution, order: Order) -> tuple[System, System] | Outcome:
-    systems = ctx.state.systems
-    if order.where is None or order.to is None:
-        return fail(Reason.MISSING_FIELD)
-    if order.where not in systems or order.to not in systems:
-        return fail(Reason.NO_SYSTEM)
-    if order.where == order.to:
-        return fail(Reason.SAME_SYSTEM)
-    return systems[order.where], systems[order.to]
 
 
 def _zoc_blocked(ctx: Resolution, empire: str, src: System, dst: System) -> bool:
@@ -93,7 +83,7 @@ def move_cruisers(ctx: Resolution, empire: str, order: Order) -> Outcome:
     """MOVE, ASSAULT and DEEP."""
     state = ctx.state
     action = order.action
-    got = _systems(ctx, order)
+    got = two_systems(ctx, order)
     if isinstance(got, Outcome):
         return got
     src, dst = got
@@ -186,7 +176,7 @@ def move_cruisers(ctx: Resolution, empire: str, order: Order) -> Outcome:
 
 
 def _own_pair(ctx: Resolution, empire: str, order: Order) -> tuple[System, System] | Outcome:
-    got = _systems(ctx, order)
+    got = two_systems(ctx, order)
     if isinstance(got, Outcome):
         return got
     src, dst = got

@@ -11,7 +11,7 @@ from __future__ import annotations
 from .economy import is_blockaded
 from .movement import asked_count
 from .orders import Order
-from .resolution import Outcome, Resolution, fail, ok
+from .resolution import Outcome, Resolution, fail, ok, owned_system
 from .state import System, Tech
 from .vocabulary import EventKind, Reason
 
@@ -36,13 +36,9 @@ RECOVER_BASE = 2
 
 def _where(ctx: Resolution, empire: str, order: Order) -> System | Outcome:
     """WHERE for RESERVE and RECOVER: owned, not a blockaded planet."""
-    if order.where is None:
-        return fail(Reason.MISSING_FIELD)
-    sys = ctx.state.systems.get(order.where)
-    if sys is None:
-        return fail(Reason.NO_SYSTEM, where=order.where)
-    if sys.owner != empire:
-        return fail(Reason.NOT_OWNED, where=sys.code)
+    sys = owned_system(ctx, empire, order.where)
+    if isinstance(sys, Outcome):
+        return sys
     if is_blockaded(ctx.state, sys):
         return fail(Reason.BLOCKADED, where=sys.code)
     return sys
@@ -51,13 +47,9 @@ def _where(ctx: Resolution, empire: str, order: Order) -> System | Outcome:
 def do_layup(ctx: Resolution, empire: str, order: Order) -> Outcome:
     """LAYUP where, -, n (1 BP): cruisers that may still move leave the map."""
     emp = ctx.state.empires[empire]
-    if order.where is None:
-        return fail(Reason.MISSING_FIELD)
-    sys = ctx.state.systems.get(order.where)
-    if sys is None:
-        return fail(Reason.NO_SYSTEM, where=order.where)
-    if sys.owner != empire:
-        return fail(Reason.NOT_OWNED, where=sys.code)
+    sys = owned_system(ctx, empire, order.where)
+    if isinstance(sys, Outcome):
+        return sys
     if ctx.is_sticky(empire, sys.code):
         return fail(Reason.STICKY, where=sys.code)
     mobile = ctx.mobile_cruisers(empire, sys)

@@ -15,9 +15,10 @@ from typing import Any
 from .events import Event
 from .orders import Order
 from .state import GameState, System
+from .vocabulary import Reason
 from .zoc import Supply, compute_supply, is_enemy_controlled
 
-__all__ = ["Resolution", "Outcome", "ok", "fail", "holdings"]
+__all__ = ["Resolution", "Outcome", "ok", "fail", "holdings", "owned_system", "two_systems"]
 
 
 def holdings(state: GameState) -> dict[str, list[System]]:
@@ -48,6 +49,30 @@ def ok(cost: int = 0, treasury_cost: int = 0, **fields: Any) -> Outcome:
 
 def fail(reason: str, **fields: Any) -> Outcome:
     return Outcome(False, reason, 0, 0, dict(fields))
+
+
+def owned_system(ctx: Resolution, empire: str, code: int | None) -> System | Outcome:
+    """The order's WHERE, when it names a system ``empire`` owns; else the failure."""
+    if code is None:
+        return fail(Reason.MISSING_FIELD)
+    sys = ctx.state.systems.get(code)
+    if sys is None:
+        return fail(Reason.NO_SYSTEM, where=code)
+    if sys.owner != empire:
+        return fail(Reason.NOT_OWNED, where=code)
+    return sys
+
+
+def two_systems(ctx: Resolution, order: Order) -> tuple[System, System] | Outcome:
+    """FROM and TO of an order that joins two different systems (MOVE, LINK)."""
+    systems = ctx.state.systems
+    if order.where is None or order.to is None:
+        return fail(Reason.MISSING_FIELD)
+    if order.where not in systems or order.to not in systems:
+        return fail(Reason.NO_SYSTEM)
+    if order.where == order.to:
+        return fail(Reason.SAME_SYSTEM)
+    return systems[order.where], systems[order.to]
 
 
 @dataclass
