@@ -121,3 +121,10 @@ def test_the_keep_days_setting_is_read_and_checked(tmp_path: Path) -> None:
     path.write_text("outbox_keep_days = -1\n")
     with pytest.raises(ConfigError, match="outbox_keep_days -1 is not a whole number from 0 to 3650"):
         load_config(path)
+
+
+def test_the_operations_guide_states_the_batch_the_code_uses() -> None:
+    """deploy/OPERATIONS.md, "Outbox": the batch size and the seconds between marks."""
+    guide = " ".join((Path(__file__).parents[2] / "deploy" / "OPERATIONS.md").read_text(encoding="utf-8").split())
+    assert f"a batch of at most {outbox.BATCH} mails" in guide
+    assert f"at the latest every {outbox.BATCH_SECONDS:g} seconds of delivering" in guide

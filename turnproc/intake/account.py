@@ -18,22 +18,10 @@ from typing import Protocol
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from ..accountmails import (
-    queue_address_changed,
-    queue_address_confirm,
-    queue_help,
-    queue_player_quit,
-)
+from ..accountmails import queue_address_changed, queue_address_confirm, queue_help, queue_player_quit
 from ..config import Config
-from ..mails import (
-    queue_report,
-)
-from ..passwords import (
-    generate_password,
-    hash_chosen_password,
-    hash_password,
-    verify_password,
-)
+from ..mails import queue_report
+from ..passwords import generate_password, hash_chosen_password, hash_password, verify_password
 from ..reports.context import report_context
 from ..rules.commands import MIN_PASSWORD_LENGTH, MIN_PASSWORD_SYMBOLS
 from ..rules.orders import CommandLine, MailCommand, ParsedOrders

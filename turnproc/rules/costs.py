@@ -15,12 +15,21 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from .actions import BUILD_COST, COLONISE_COST, GROW_COST, SCRAP_COST, SHIP_COST, TAX_GAIN, tech_cost
-from .economy import STASH_RATE
+from .actions import (
+    BUILD_COST,
+    COLONISE_COST,
+    GROW_COST,
+    SCRAP_COST,
+    SHIP_COST,
+    TAX_GAIN,
+    tech_cost,
+)
 from .bombard import BOMBARD_COST
+from .economy import STASH_RATE
 from .galaxy import distance_sq, population_limit
 from .links import LINK_COST
 from .movement import COST as MOVE_COST
+from .movement import MOVECOL_COST, MOVEF_COST
 from .orders import Action, Order
 from .probes import FIND_COST, PROBE_COST, launches
 from .reserve import LAYUP_COST, RECOVER_COST, RESERVE_COST
@@ -29,10 +38,6 @@ from .trade import take_cost
 
 __all__ = ["OrderCost", "Spending", "order_cost", "spending"]
 
-MOVECOL_COST = 2
-"""BP per colony ship moved (rules.md §6.6)."""
-MOVEF_COST = 1
-"""BP per fighter moved (rules.md §6.5)."""
 
 #: Actions that cost nothing and bring nothing.
 FREE = frozenset(

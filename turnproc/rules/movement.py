@@ -19,9 +19,13 @@ from .state import Stance, System, Tech
 from .vocabulary import EventKind, Reason
 from .zoc import enemy_controllers, held_by_pin, pin_strength
 
-__all__ = ["move_cruisers", "move_fighters", "move_colony_ships", "asked_count"]
+__all__ = ["COST", "MOVEF_COST", "MOVECOL_COST", "move_cruisers", "move_fighters", "move_colony_ships", "asked_count"]
 
 COST = {Action.MOVE: 1, Action.ASSAULT: 2, Action.DEEP: 1}
+MOVEF_COST = 1
+"""BP per fighter moved (rules.md §6.5)."""
+MOVECOL_COST = 2
+"""BP per colony ship moved (rules.md §6.6)."""
 
 
 def asked_count(number: Quantity | None, available: int) -> int:
@@ -210,16 +214,16 @@ def move_fighters(ctx: Resolution, empire: str, order: Order) -> Outcome:
         return fail(Reason.NO_CAPACITY, **fields)
     if _zoc_blocked(ctx, empire, src, dst):
         return fail(Reason.ZOC, **fields)
-    n = min(asked, src.fighters, cap, emp.balance)
+    n = min(asked, src.fighters, cap, emp.balance // MOVEF_COST)
     if n == 0:
         return fail(Reason.NO_MONEY, asked=asked, **fields)
-    emp.balance -= n
+    emp.balance -= MOVEF_COST * n
     src.fighters -= n
     dst.fighters += n
     ctx.make_sticky(empire, dst.code)
     ctx.touch(empire, dst.code)
     ctx.emit(EventKind.MOVE, empire, cruisers=0, fighters=n, colony_ships=0, sticky=True, **fields)
-    return ok(n, asked=asked, moved=n, **fields)
+    return ok(MOVEF_COST * n, asked=asked, moved=n, **fields)
 
 
 def move_colony_ships(ctx: Resolution, empire: str, order: Order) -> Outcome:
@@ -239,11 +243,11 @@ def move_colony_ships(ctx: Resolution, empire: str, order: Order) -> Outcome:
         return fail(Reason.NOTHING, **fields)
     if _zoc_blocked(ctx, empire, src, dst):
         return fail(Reason.ZOC, **fields)
-    n = min(asked, free, emp.balance // 2)
+    n = min(asked, free, emp.balance // MOVECOL_COST)
     if n == 0:
         return fail(Reason.NO_MONEY, asked=asked, **fields)
     carried = min(src.fighters, n * max(0, emp.tech(Tech.FIGHTER)))
-    emp.balance -= 2 * n
+    emp.balance -= MOVECOL_COST * n
     src.colony_ships -= n
     dst.colony_ships += n
     src.fighters -= carried
@@ -253,4 +257,4 @@ def move_colony_ships(ctx: Resolution, empire: str, order: Order) -> Outcome:
     ctx.emit(
         EventKind.MOVE, empire, cruisers=0, fighters=carried, colony_ships=n, sticky=True, **fields
     )
-    return ok(2 * n, asked=asked, moved=n, fighters=carried, **fields)
+    return ok(MOVECOL_COST * n, asked=asked, moved=n, fighters=carried, **fields)
