@@ -48,8 +48,7 @@ from tests.servers import DovecotServer, PostgresServer, free_port, wait_for_por
 from turnproc.app import open_app  # noqa: E402
 from turnproc.config import Config, ImapConfig, SmtpConfig  # noqa: E402
 from turnproc.intake import poll  # noqa: E402
-from turnproc.mail.outbox import flush_outbox  # noqa: E402
-from turnproc.mail.transport import outbound  # noqa: E402
+from turnproc.reportmail import send_outbox  # noqa: E402
 from turnproc.rules.turn import resolve, turn_rng  # noqa: E402
 from turnproc.storage import models as m  # noqa: E402
 from turnproc.storage.convert import load_state, orders_for_turn, save_state  # noqa: E402
@@ -218,7 +217,7 @@ def child(backend: str, n: int, history: int) -> dict[str, Any]:
             results, poll_s, poll_cpu = _timed(lambda: poll(app, now))
             floor_s = _floor(app)
             _, turn_s, turn_cpu = _timed(lambda: run_current_turn(app.sessions, GAME, config, now))
-            (sent, failed), send_s, send_cpu = _timed(lambda: flush_outbox(app.sessions, outbound(config), now))
+            (sent, failed), send_s, send_cpu = _timed(lambda: send_outbox(app.sessions, config, now))
             mails_after, bytes_after = smtp.count()
             outcomes: dict[str, int] = {}
             for r in results:

@@ -33,7 +33,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("turnproc.deadlines", "turnproc.scenario"),
     ("turnproc.storage",),
     ("turnproc.app", "turnproc.mail", "turnproc.reports"),
-    ("turnproc.admin", "turnproc.mails", "turnproc.accountmails", "turnproc.checker"),
+    ("turnproc.admin", "turnproc.reportmail", "turnproc.mails", "turnproc.accountmails", "turnproc.checker"),
     ("turnproc.intake", "turnproc.turns", "turnproc.games", "turnproc.signup", "turnproc.publish", "turnproc.notices",
      "turnproc.welcome", "turnproc.empires"),
     ("turnproc.schedule",),

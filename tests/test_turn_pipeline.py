@@ -168,21 +168,24 @@ def crash_in_save_state(monkeypatch: pytest.MonkeyPatch) -> Callable[[], None]:
 
 
 def crash_in_reports(monkeypatch: pytest.MonkeyPatch) -> Callable[[], None]:
-    """Rendering dies half-way through the reports: the state, the turn record,
-    the first reports and their mails are written (flushed, so they really
+    """Rendering dies half-way through the reports' mails: the state, the turn
+    record, the reports and the first mails are written (flushed, so they really
     reach the database), then a template render raises. Hooked on what any
     version of run_turn does (Report rows, Jinja templates), not on the names
     of its helpers."""
     added: list[Session] = []
+    mails: list[Session] = []
 
     def on_add(session: Session, instance: object) -> None:
         if isinstance(instance, m.Report):
             added.append(session)
+        if isinstance(instance, m.OutboxMail):
+            mails.append(session)
 
     real_render = jinja2.Template.render
 
     def render(self: jinja2.Template, *args: Any, **kwargs: Any) -> str:
-        if len(added) >= 2:
+        if len(added) >= 2 and mails:
             added[-1].flush()
             raise RuntimeError("crash while rendering a report")
         return real_render(self, *args, **kwargs)

@@ -77,6 +77,10 @@ class Config:
     outbox_keep_days: int = 30
     """Days a sent mail's bytes stay in the outbox; then only its row (who, what,
     when, Message-ID) is kept. The reports themselves stay in ``reports``. 0: keep."""
+    bulletin_threshold: int = 50
+    """A game of more empires than this mails the roundup and the public press
+    once a turn, as the turn bulletin to every player, instead of in every
+    report (docs/orders.md)."""
     site_dir: Path | None = None
     """Where the worker writes each game's public pages after each turn it runs
     (``site_dir/GAME/index.html``, as ``turnproc site``); None: it does not."""
@@ -88,12 +92,13 @@ class Config:
 _TOP_KEYS = {
     "database_url", "transport", "maildir_in", "maildir_out", "from_address", "gm_address", "outbox_lease",
     "stranger_replies_per_hour", "password_failures_per_hour", "set_aside_after", "outbox_keep_days", "site_dir",
+    "bulletin_threshold",
 }  # fmt: skip
 
 #: Whole-number settings and their ranges.
 _COUNTS = {
     "stranger_replies_per_hour": (0, 1000), "password_failures_per_hour": (1, 1000), "set_aside_after": (1, 100),
-    "outbox_keep_days": (0, 3650),
+    "outbox_keep_days": (0, 3650), "bulletin_threshold": (1, 100_000),
 }  # fmt: skip
 
 

@@ -23,8 +23,7 @@ from .config import Config
 from .games import add_empire, new_game
 from .intake import poll
 from .mail.maildir import MaildirInbox
-from .mail.outbox import flush_outbox
-from .mail.transport import outbound
+from .reportmail import send_outbox
 from .storage.db import transaction
 from .storage.queries import get_empire, get_game
 from .turns import report_for, run_turn
@@ -193,13 +192,14 @@ def run_demo(directory: Path, *, turns: int = 1, players: int = 4, seed: str = "
         results = poll(app, clock + dt.timedelta(hours=1))
         with transaction(app.sessions) as session:
             result = run_turn(session, get_game(session, GAME), app.config, clock + dt.timedelta(hours=2))
-        sent, failed = flush_outbox(app.sessions, outbound(app.config), clock + dt.timedelta(hours=2))
+        sent, failed = send_outbox(app.sessions, app.config, clock + dt.timedelta(hours=2))
         accepted = sum(1 for r in results if r.outcome == "accepted")
         lines_out.append(
             f"turn {result.turn}: {accepted}/{len(roster)} order mails accepted, "
             f"{result.events} events, {sent} mails sent"
         )
-        for code, text in sorted(result.reports.items()):
+        for code in sorted(result.reports):
+            text = result.report_text(code)
             (reports_dir / f"turn{result.turn:02d}-{code}.txt").write_text(text, encoding="utf-8")
         clock += dt.timedelta(days=1)
 

@@ -23,8 +23,9 @@ from sqlalchemy.orm import Session
 from .config import Config
 from .mail.compose import compose, message_id_domain, new_message_id
 from .mail.hygiene import clean_header
-from .mail.outbox import queue_mail
-from .reports.render import MAP_CID, ReportDocuments, render, render_report_documents
+from .mail.outbox import queue_deferred, queue_mail
+from .reportmail import BULLETIN_TO, report_message
+from .reports.render import render, render_subject, report_subject
 from .rules.costs import spending
 from .rules.orders import Order, ParsedOrders, Severity, SkipReason, Skipped, format_order, slots_used
 from .rules.state import GameState
@@ -35,6 +36,7 @@ __all__ = [
     "order_check",
     "queue_ack",
     "queue_report",
+    "queue_bulletin",
     "queue_turn_ran",
     "queue_turn_guarded",
     "queue_turn_blocked",
@@ -218,31 +220,35 @@ def queue_report(
     now: dt.datetime,
     *,
     held: bool = False,
-    docs: ReportDocuments | None = None,
     kind: str = "report",
 ) -> None:
-    """The report as a mail: text and HTML alternatives, the map as a PNG the
-    HTML shows inline (``cid:``), and the map as SVG and the machine-readable
-    JSON attached. ``held`` keeps it back for a staged turn;
-    ``docs`` are the report already rendered (else rendered from its data);
+    """The report as a mail (:func:`turnproc.reportmail.report_mail`): a stored
+    report's mail is built when sent; one not stored (the start position) is
+    built now, the same way. ``held`` keeps it back for a staged turn;
     ``kind`` tells a turn's report from a copy sent again."""
-    docs = docs or render_report_documents(report.data)
-    stem = f"{game_name}-turn{report.turn}-{empire_code}"
-    out = compose(
-        sender=config.from_address,
-        recipient=recipient,
-        subject=docs.subject,
-        text=docs.text,
-        html=docs.html,
-        when=now,
-        message_id=new_message_id(config.from_address),
-        attachments=[
-            (f"{stem}-map.svg", "image/svg+xml", docs.svg.encode("utf-8")),
-            (f"{stem}.json", "application/json", docs.json.encode("utf-8")),
-        ],
-        inline=[(MAP_CID, f"{stem}-map.png", "image/png", docs.png)],
-    )
-    queue_mail(session, out, kind=kind, game_id=game_id, turn=report.turn, held=held, now=now)
+    message_id = new_message_id(config.from_address)
+    if report.id is None:
+        stem = f"{game_name}-turn{report.turn}-{empire_code}"
+        msg = report_message(config.from_address, recipient, message_id, now, report.data, stem)
+        queue_mail(session, msg, kind=kind, game_id=game_id, turn=report.turn, held=held, now=now)
+        return
+    queue_deferred(
+        session, kind=kind, game_id=game_id, recipient=recipient, subject=report_subject(report.data),
+        message_id=message_id, now=now, turn=report.turn, held=held, report_id=report.id,
+    )  # fmt: skip
+
+
+def queue_bulletin(
+    session: Session, config: Config, bulletin: m.Bulletin, recipients: list[str], now: dt.datetime, *, held: bool = False,
+    kind: str = "bulletin",
+) -> None:
+    """The turn's bulletin, one mail to all ``recipients`` (named only in the
+    envelope), built when sent."""
+    queue_deferred(
+        session, kind=kind, game_id=bulletin.game_id, recipient=BULLETIN_TO, subject=render_subject("bulletin", bulletin.data),
+        message_id=new_message_id(config.from_address), now=now, turn=bulletin.turn, held=held,
+        bulletin_id=bulletin.id, bcc=recipients,
+    )  # fmt: skip
 
 
 # -- notices ---------------------------------------------------------------------------

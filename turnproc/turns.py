@@ -35,11 +35,11 @@ from sqlalchemy.orm import Session, sessionmaker
 from .admin import audit
 from .config import Config
 from .errors import GMError, TurnAlreadyRun
-from .mails import queue_report
+from .mails import queue_bulletin, queue_report
 from .notices import announcements_for
 from .reports.context import TurnView, report_context
 from .reports.narrative import narrate
-from .reports.render import SharedParts, render_report_documents
+from .reports.render import render_report_text
 from .rules.activity import record_missed_turns
 from .rules.events import Event
 from .rules.invariants import check_invariants
@@ -82,8 +82,8 @@ class TurnResult:
     game: str
     turn: int
     events: int
-    reports: dict[str, str]
-    """Empire code → text of its report."""
+    reports: dict[str, dict[str, Any]]
+    """Empire code → its report's data (:meth:`report_text` renders it)."""
     finished: bool
     missed: list[str] = field(default_factory=list)
     """Empires with no orders on file for the turn."""
@@ -91,6 +91,9 @@ class TurnResult:
     """Empires this turn made inactive (``Game.inactive_after`` misses in a row)."""
     staged: bool = False
     """Held for the GM: saved, but its mails wait for ``turnproc turn release``."""
+
+    def report_text(self, code: str) -> str:
+        return render_report_text(self.reports[code])
 
 
 def run_turn(
@@ -181,20 +184,36 @@ def write_reports(
     corrected: bool = False,
     held: bool = False,
     reason: str | None = None,
-) -> dict[str, str]:
+) -> dict[str, dict[str, Any]]:
     """Every empire's report of turn ``number`` (``state`` is the state after
-    it): stored as a ``reports`` row and queued as a mail; ``reason`` is the
-    GM's word on a correction. Returns the texts."""
+    it): its data stored once as a ``reports`` row, its mail queued to be
+    built when sent; ``reason`` is the GM's word on a correction. A game of
+    more than ``config.bulletin_threshold`` empires also gets the turn's
+    bulletin (roundup, public press, announcements), stored once and queued
+    as one mail to every active player. Returns each empire's report data."""
     deadline = current_deadline_or_none(view_of(game), now)
-    reports: dict[str, str] = {}
     empire_rows = {e.code: e for e in session.scalars(select(m.Empire).where(m.Empire.game_id == game.id))}
-    view, shared = TurnView.build(state, events), SharedParts()
+    view = TurnView.build(state, events)
     # Only when there is something to say: reports without either stay byte for byte as before.
     extras: dict[str, Any] = {}
     if announced := announcements_for(session, game.id, number):
         extras["announcements"] = announced
     if corrected and reason:
         extras["correction_reason"] = reason
+    pointer: dict[str, Any] | None = None
+    if len(state.empires) > config.bulletin_threshold:
+        from .reports.context import bulletin_context, bulletin_pointer  # TODO(merge bulletin)
+
+        data = bulletin_context(state, events, game_name=game.name, turn=number, deadline=deadline, view=view, corrected=corrected)
+        data.update(extras)
+        extras = {}
+        bulletin = m.Bulletin(game_id=game.id, turn=number, data=data, created_at=now)
+        session.add(bulletin)
+        session.flush()
+        readers = [empire_rows[c].email for c in sorted(state.empires) if state.empires[c].active and empire_rows[c].email]
+        queue_bulletin(session, config, bulletin, readers, now, held=held)
+        pointer = bulletin_pointer(data)
+    contexts: dict[str, dict[str, Any]] = {}
     for code in sorted(state.empires):
         leave = empire_rows[code].vacation_until
         context = report_context(
@@ -202,13 +221,14 @@ def write_reports(
             on_leave_until=leave if leave is not None and leave > number else None,
         )  # fmt: skip
         context.update(extras)
-        docs = render_report_documents(context, shared)
+        contexts[code] = context
+    rows = {code: m.Report(game_id=game.id, empire_id=empire_rows[code].id, turn=number, data=c, created_at=now) for code, c in contexts.items()}
+    session.add_all(rows.values())
+    session.flush()  # the reports' ids, for their mails
+    for code, report in rows.items():
         empire = empire_rows[code]
-        report = m.Report(game_id=game.id, empire_id=empire.id, turn=number, text=docs.text, data=context, created_at=now)
-        session.add(report)
-        queue_report(session, config, game.id, game.name, code, empire.email, report, now, held=held, docs=docs)
-        reports[code] = docs.text
-    return reports
+        queue_report(session, config, game.id, game.name, code, empire.email, report, now, held=held)
+    return contexts
 
 
 def run_current_turn(sessions: sessionmaker[Session], game_name: str, config: Config, now: dt.datetime) -> TurnResult:
@@ -231,11 +251,11 @@ def report_for(session: Session, game: m.Game, empire: m.Empire, turn: int | Non
         query = query.where(m.Report.turn == turn)
     report = session.scalar(query.order_by(m.Report.turn.desc()).limit(1))
     if report is not None:
-        return report.text, report.data
+        return render_report_text(report.data), report.data
     if turn not in (None, 0):
         raise GMError(f"{empire.code} has no report for turn {turn} of {game.name}")
     context = report_context(load_state(session, game), [], empire.code, game_name=game.name, turn=game.turn - 1, deadline=None)
-    return render_report_documents(context).text, context
+    return render_report_text(context), context
 
 
 # -- preview ---------------------------------------------------------------------------
@@ -320,7 +340,7 @@ def preview_turn(
         turn=result.turn,
         events=events,
         standings=standings,
-        report=result.reports.get(code) if code else None,
+        report=result.report_text(code) if code else None,
         finished=result.finished,
     )
 
@@ -453,13 +473,15 @@ def _rollback(session: Session, game: m.Game, to: int, reason: str, now: dt.date
             f"empire(s) {', '.join(joined)} joined game {game.name} after turn {to} began; "
             "rolling back past their arrival would leave them without a home"
         )
-    reports: dict[int, dict[str, str]] = {}
-    for turn, code, text in session.execute(
-        select(m.Report.turn, m.Empire.code, m.Report.text)
+    reports: dict[int, dict[str, Any]] = {}
+    for turn, code, data in session.execute(
+        select(m.Report.turn, m.Empire.code, m.Report.data)
         .join(m.Empire, m.Empire.id == m.Report.empire_id)
         .where(m.Report.game_id == game.id, m.Report.turn >= to)
     ):
-        reports.setdefault(turn, {})[code] = text
+        reports.setdefault(turn, {})[code] = data
+    for turn, data in session.execute(select(m.Bulletin.turn, m.Bulletin.data).where(m.Bulletin.game_id == game.id, m.Bulletin.turn >= to)):
+        reports.setdefault(turn, {})["bulletin"] = data
     now_state = state_to_dict(current)
     for i, record in enumerate(records):
         after = records[i + 1].state_before if i + 1 < len(records) else now_state
@@ -478,10 +500,11 @@ def _rollback(session: Session, game: m.Game, to: int, reason: str, now: dt.date
                 reason=reason[:64],
             )
         )
-    mails = m.OutboxMail.game_id == game.id, m.OutboxMail.kind == "report", m.OutboxMail.turn >= to
+    mails = m.OutboxMail.game_id == game.id, m.OutboxMail.kind.in_(("report", "bulletin")), m.OutboxMail.turn >= to
     sent = session.scalar(select(func.count()).select_from(m.OutboxMail).where(*mails, m.OutboxMail.sent_at.is_not(None)))
     cancelled = _rowcount(session.execute(delete(m.OutboxMail).where(*mails, m.OutboxMail.sent_at.is_(None))))
     session.execute(delete(m.Report).where(m.Report.game_id == game.id, m.Report.turn >= to))
+    session.execute(delete(m.Bulletin).where(m.Bulletin.game_id == game.id, m.Bulletin.turn >= to))
     session.execute(delete(m.TurnRecord).where(m.TurnRecord.game_id == game.id, m.TurnRecord.number >= to))
     save_state(session, game, target)
     if not target.finished and game.status == "finished":

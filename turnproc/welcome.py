@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session
 from .config import Config
 from .mails import queue_welcome
 from .reports.context import TurnView, report_context
-from .reports.render import SharedParts, render_report_documents
+from .reports.render import SharedParts, render_report_text
 from .storage import models as m
 from .storage.convert import load_state
 from .storage.queries import current_deadline_or_none, current_deadline_text, view_of
@@ -77,7 +77,7 @@ def send_welcomes(
         report = latest.get(e.id)
         if report is None:
             context = report_context(state, [], e.code, game_name=game.name, turn=game.turn - 1, deadline=deadline_at, view=view)
-            report = render_report_documents(context, shared).text
+            report = render_report_text(context, shared)
         empire_state = state.empires.get(e.code)
         home = empire_state.home if empire_state is not None else None
         queued += queue_welcome(
@@ -99,8 +99,8 @@ def _latest_reports(session: Session, empire_ids: list[int]) -> dict[int, str]:
         .subquery()
     )
     rows = session.execute(
-        select(m.Report.empire_id, m.Report.text).join(
+        select(m.Report.empire_id, m.Report.data).join(
             newest, (m.Report.empire_id == newest.c.empire_id) & (m.Report.turn == newest.c.turn)
         )
     )
-    return {eid: text for eid, text in rows}
+    return {eid: render_report_text(data) for eid, data in rows}

@@ -35,11 +35,12 @@ from .deadlines import local_text
 from .errors import ServerUnavailable, one_line
 from .intake import poll
 from .mail import imap
-from .mail.outbox import OutboxError, Transport, claimant_tag, flush_outbox
+from .mail.outbox import OutboxError, Transport, claimant_tag
 from .mail.smtp import SmtpTransport
 from .mail.transport import outbound
 from .notices import notify_guard
 from .publish import refresh_site
+from .reportmail import send_outbox
 from .retry import Backoff
 from .schedule import Decision, anchor_time, decide
 from .storage import models as m
@@ -372,10 +373,7 @@ class Service:
             # An unreachable server would cost each waiting mail one of its
             # limited attempts; find out once, before touching any of them.
             self._probe_smtp()
-            lease = dt.timedelta(seconds=self.app.config.outbox_lease)
-            sent, failed = flush_outbox(
-                self.app.sessions, self.transport, now, lease=lease, claimant=self.claimant, keep_days=self.app.config.outbox_keep_days
-            )
+            sent, failed = send_outbox(self.app.sessions, self.app.config, now, self.transport, claimant=self.claimant)
         except Exception as exc:
             delay = self.flush_backoff.failed(now)
             log.warning("outbox: %s; retrying in %.0fs", _brief(exc), delay)

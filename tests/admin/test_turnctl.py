@@ -11,7 +11,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from turnproc.errors import GMError
 from turnproc.storage.queries import get_game
-from turnproc.mail.outbox import flush_outbox
+from turnproc.reportmail import send_outbox
 from turnproc.turns import run_turn
 from turnproc.rules.serialize import state_from_dict, state_to_json
 from turnproc.storage import models as m
@@ -111,7 +111,7 @@ def test_rerun_of_an_earlier_turn_rolls_back_and_marks_reports_corrected(db) -> 
     _, sessions = db
     play(sessions, "war", 2)
     sink = Sink()
-    assert flush_outbox(sessions, sink, when(3)) == (6, 0)
+    assert send_outbox(sessions, CONFIG, when(3), sink) == (6, 0)
     events_2, after = turn_events(sessions, "war", 2), state_json(sessions, "war")
     with transaction(sessions) as session:
         rolled, _ = rerun_turn(session, get_game(session, "war"), 2, CONFIG, when(3))
@@ -152,7 +152,7 @@ def test_rerun_with_orders_fixed_by_the_gm(db) -> None:
 def test_rollback_cancels_unsent_reports_and_counts_sent_ones(db) -> None:
     _, sessions = db
     play(sessions, "war", 1)
-    flush_outbox(sessions, Sink(), when(2))
+    send_outbox(sessions, CONFIG, when(2), Sink())
     play(sessions, "war", 1)
     with transaction(sessions) as session:
         result = rollback(session, get_game(session, "war"), 1, when(3))
@@ -197,7 +197,7 @@ def test_preview_changes_nothing_and_shows_what_the_run_will_do(db) -> None:
     assert preview.report is not None and "turn 2 report" in preview.report and "(VEG)" in preview.report
     with transaction(sessions) as session:
         real = run_turn(session, get_game(session, "war"), CONFIG, when(2))
-    assert real.reports["VEG"] == preview.report
+    assert real.report_text("VEG") == preview.report
     assert json.loads(turn_events(sessions, "war", 2)) == [e.to_dict() for e in preview.events]
 
 
@@ -217,14 +217,14 @@ def test_hold_stages_the_turn_and_release_sends_it(db) -> None:
     [result] = play(sessions, "war", 1)
     assert result.staged
     sink = Sink()
-    assert flush_outbox(sessions, sink, when(1)) == (0, 0)
+    assert send_outbox(sessions, CONFIG, when(1), sink) == (0, 0)
     assert _count(sessions, m.OutboxMail, m.OutboxMail.held.is_(True)) == 3
     with pytest.raises(GMError, match="turn 1 of game war is staged"), transaction(sessions) as session:
         run_turn(session, get_game(session, "war"), CONFIG, when(2))
     with transaction(sessions) as session:
         released = release_turn(session, get_game(session, "war"), when(1))
     assert (released.turn, released.mails) == (1, 3)
-    assert flush_outbox(sessions, sink, when(1)) == (3, 0) and len(sink.mails) == 3
+    assert send_outbox(sessions, CONFIG, when(1), sink) == (3, 0) and len(sink.mails) == 3
     with transaction(sessions) as session:
         assert _count(sessions, m.TurnRecord, m.TurnRecord.staged.is_(True)) == 0
         with pytest.raises(GMError, match="no staged turn"):

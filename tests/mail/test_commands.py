@@ -9,6 +9,7 @@ import pytest
 from sqlalchemy import select
 
 from tests.factories import make_game, order_mail
+from tests.mailrows import with_bodies
 from turnproc.app import open_app
 from turnproc.config import Config
 from turnproc.intake import handle_mail
@@ -39,7 +40,7 @@ def send(app, body: str, n: int):
 
 def outbox(app) -> list[m.OutboxMail]:
     with app.sessions() as session:
-        return list(session.scalars(select(m.OutboxMail).order_by(m.OutboxMail.id)))
+        return with_bodies(session, list(session.scalars(select(m.OutboxMail).order_by(m.OutboxMail.id))), app.config.from_address)
 
 
 def on_file(app) -> list[str]:

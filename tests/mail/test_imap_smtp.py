@@ -11,9 +11,8 @@ from imapclient import IMAPClient
 from sqlalchemy import select
 
 from turnproc.intake import poll
-from turnproc.mail.transport import outbound
 from turnproc.mail.imap import ImapMailbox
-from turnproc.mail.outbox import flush_outbox
+from turnproc.reportmail import send_outbox
 from turnproc.storage import models as m
 from tests.conftest import IMAP_PASSWORD, IMAP_USER
 from tests.factories import imap_app
@@ -64,12 +63,12 @@ def test_poll_files_mail_after_commit_and_acks_go_out_over_smtp(app, smtp_server
     processed = _folder(app, "Processed")
     assert len(processed) == 2 and all(b"\\Seen" in f for f in processed.values())
     assert len(_folder(app, "Rejected")) == 2
-    sent, failed = flush_outbox(app.sessions, outbound(app.config), NOW)
+    sent, failed = send_outbox(app.sessions, app.config, NOW)
     assert (sent, failed) == (2, 0)  # the stranger naming no game here is not answered
     recipients = sorted(r for _, rcpts, _ in smtp_server.messages for r in rcpts)
     assert recipients == ["ann@example.org", "ann@example.org"]
     # Sent once: a second flush sends nothing.
-    assert flush_outbox(app.sessions, outbound(app.config), NOW) == (0, 0)
+    assert send_outbox(app.sessions, app.config, NOW) == (0, 0)
     assert len(smtp_server.messages) == 2
 
 
@@ -107,11 +106,11 @@ def test_smtp_failure_is_retried_later_and_sent_once(app, smtp_server) -> None:
     _append(app, "thunderbird_plain.eml")
     poll(app, NOW)
     smtp_server.fail_next = 1
-    assert flush_outbox(app.sessions, outbound(app.config), NOW) == (0, 1)
+    assert send_outbox(app.sessions, app.config, NOW) == (0, 1)
     # Not due yet: back-off.
-    assert flush_outbox(app.sessions, outbound(app.config), NOW) == (0, 0)
+    assert send_outbox(app.sessions, app.config, NOW) == (0, 0)
     later = NOW + dt.timedelta(minutes=5)
-    assert flush_outbox(app.sessions, outbound(app.config), later) == (1, 0)
+    assert send_outbox(app.sessions, app.config, later) == (1, 0)
     assert len(smtp_server.messages) == 1
 
 

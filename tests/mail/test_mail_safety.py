@@ -20,6 +20,7 @@ from sqlalchemy import inspect, select, text
 
 from tests.conftest import IMAP_PASSWORD, IMAP_USER
 from tests.factories import EMAILS, HOST_ADDRESS, PASSWORD, imap_app, make_game, order_mail
+from tests.mailrows import with_bodies
 from turnproc.app import App, open_app
 from turnproc.config import Config
 from turnproc.games import game_summary
@@ -65,7 +66,7 @@ class Box:
             query = select(m.OutboxMail).order_by(m.OutboxMail.id)
             if kind is not None:
                 query = query.where(m.OutboxMail.kind == kind)
-            return list(session.scalars(query))
+            return with_bodies(session, list(session.scalars(query)), self.app.config.from_address)
 
     def on_file(self, code: str = "RIG") -> list[str] | None:
         with self.app.sessions() as session:
@@ -317,7 +318,7 @@ def turn_one_report(box: Box) -> str:
 
     with transaction(box.app.sessions) as session:
         result = run_turn(session, get_game(session, "corpus"), box.app.config, NOW)
-    return result.reports["RIG"]
+    return result.report_text("RIG")
 
 
 def test_a_report_pasted_above_the_orders_is_ignored(box: Box) -> None:

@@ -150,7 +150,7 @@ def test_the_same_process_records_the_mark_at_its_next_flush(db_url: str, smtp_s
     left to its lease."""
     from turnproc.app import open_app
     from turnproc.config import load_config
-    from turnproc.mail.transport import outbound
+    from turnproc.reportmail import send_outbox
 
     engine = create_engine(db_url)
     queue(engine, 1)
@@ -165,10 +165,10 @@ def test_the_same_process_records_the_mark_at_its_next_flush(db_url: str, smtp_s
     event.listen(app.engine, "before_cursor_execute", full_disk)
     now = dt.datetime.now(UTC)
     with pytest.raises(outbox.OutboxError, match="was delivered but cannot be marked sent"):
-        outbox.flush_outbox(app.sessions, outbound(config), now)
+        send_outbox(app.sessions, config, now)
     disk["full"] = False
     # Long after the lease: without the remembered mark it would go again.
-    assert outbox.flush_outbox(app.sessions, outbound(config), now + dt.timedelta(hours=1)) == (0, 0)
+    assert send_outbox(app.sessions, config, now + dt.timedelta(hours=1)) == (0, 0)
     assert sent_count(engine) == 1 and len(smtp_server.messages) == 1
     app.close()
     engine.dispose()

@@ -17,8 +17,7 @@ from tests.conftest import IMAP_PASSWORD, IMAP_USER, SmtpSink
 from tests.factories import imap_app
 from tests.reports.test_formats import inline_picture
 from tests.servers import free_port
-from turnproc.mail.outbox import flush_outbox
-from turnproc.mail.transport import outbound
+from turnproc.reportmail import send_outbox
 from turnproc.reports.context import report_context
 from turnproc.reports.mapimage import png_map, png_size
 from turnproc.reports.svgmap import CELL, MARGIN, MAX_PNG_SIDE, MIN_LABEL_SCALE, label_limit, svg_map
@@ -43,7 +42,7 @@ def test_the_sent_report_shows_the_map_inline_and_attaches_svg_and_json(sqlite_u
     app = imap_app(sqlite_url, free_port(), smtp_server.port, IMAP_USER, IMAP_PASSWORD)
     try:
         run_current_turn(app.sessions, "corpus", app.config, NOW)
-        sent, failed = flush_outbox(app.sessions, outbound(app.config), NOW)
+        sent, failed = send_outbox(app.sessions, app.config, NOW)
     finally:
         app.close()
     assert failed == 0 and sent >= 2

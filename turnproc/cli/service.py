@@ -12,8 +12,7 @@ from ..app import open_app
 from ..demo import run_demo
 from ..intake import poll
 from ..logs import configure_logging
-from ..mail.outbox import flush_outbox
-from ..mail.transport import outbound
+from ..reportmail import send_outbox
 from ..worker import WorkerSettings, run_once, run_worker
 from .common import CLIError, add_command, config_from, defaults_notice, now, open_from, out
 
@@ -30,8 +29,7 @@ def cmd_poll(args: argparse.Namespace) -> int:
 
 def cmd_send(args: argparse.Namespace) -> int:
     app = open_from(args)
-    lease = dt.timedelta(seconds=app.config.outbox_lease)
-    sent, failed = flush_outbox(app.sessions, outbound(app.config), now(), lease=lease, keep_days=app.config.outbox_keep_days)
+    sent, failed = send_outbox(app.sessions, app.config, now())
     out(f"{sent} mails sent, {failed} failed (they will be retried)")
     return 0 if not failed else 1
 

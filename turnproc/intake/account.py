@@ -154,7 +154,7 @@ class Account:
         deadline = current_deadline_or_none(self.game, self.now)
         context = report_context(state, [], self.empire.code, game_name=self.game.name, turn=turn, deadline=deadline)
         # Not stored: the start is rendered again whenever asked for.
-        return m.Report(game_id=self.game.id, empire_id=self.empire.id, turn=turn, text="", data=context)
+        return m.Report(game_id=self.game.id, empire_id=self.empire.id, turn=turn, data=context)
 
     def password(self, line: CommandLine) -> str:
         new = line.text or ""

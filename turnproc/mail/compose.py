@@ -62,12 +62,17 @@ def compose(
     references: str | None = None,
     attachments: list[tuple[str, str, bytes]] | None = None,
     inline: list[tuple[str, str, str, bytes]] | None = None,
+    boundary_seed: str | None = None,
 ) -> Message:
     """A mail with a plain-text body, an optional HTML alternative and attachments
     given as ``(filename, mime type, data)``. ``inline`` pictures, given as
     ``(Content-ID, filename, mime type, data)``, go with the HTML in a
     multipart/related part, where the HTML shows them as ``<img src="cid:ID">``
-    (RFC 2387): that is how Gmail and Outlook show a picture in a mail."""
+    (RFC 2387): that is how Gmail and Outlook show a picture in a mail.
+    ``boundary_seed`` fixes the MIME boundaries (else random): the same mail
+    built twice is the same bytes, and the generator need not scan the whole
+    message for a boundary that does not occur in it. A boundary holding
+    ``=_`` cannot occur in a quoted-printable or base64 part."""
     body: MIMEBase = _text(text, "plain")
     if html is not None:
         alternative = MIMEMultipart("alternative")
@@ -101,6 +106,8 @@ def compose(
             mixed.attach(part)
         body = mixed
     msg = body
+    if boundary_seed is not None:
+        _set_boundaries(msg, boundary_seed)
     msg["From"] = _address(sender)
     msg["To"] = _address(recipient)
     msg["Subject"] = Header(subject, "utf-8").encode() if not subject.isascii() else subject
@@ -112,6 +119,17 @@ def compose(
         msg["In-Reply-To"] = in_reply_to
         msg["References"] = f"{references} {in_reply_to}".strip() if references else in_reply_to
     return msg
+
+
+def _set_boundaries(msg: Message, seed: str) -> None:
+    parts = [msg]
+    n = 0
+    while parts:
+        part = parts.pop()
+        if part.is_multipart():
+            part.set_boundary(f"=_{seed}_{n}")
+            n += 1
+            parts.extend(p for p in part.get_payload() if isinstance(p, Message))
 
 
 def message_bytes(msg: Message) -> bytes:

@@ -105,3 +105,7 @@ class MaildirOutbox:
 
     def deliver(self, raw: bytes, recipient: str) -> None:
         self.box.add(raw)
+
+    def deliver_many(self, raw: bytes, recipients: list[str]) -> None:
+        """A mail to many (a bulletin) is one file, as a server keeps one copy."""
+        self.box.add(raw)

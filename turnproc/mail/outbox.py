@@ -32,6 +32,8 @@ import secrets
 import socket
 import threading
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from email.header import decode_header, make_header
 from email.message import Message
 from typing import Protocol, runtime_checkable
@@ -46,8 +48,8 @@ from ..storage import models as m
 log = logging.getLogger(__name__)
 
 __all__ = [
-    "Transport", "ServerUnavailable", "OutboxError", "queue_mail", "flush_outbox", "purge_sent_bodies", "pending_count",
-    "claimant_tag", "LEASE", "SECRET_KINDS", "SCRUBBED",
+    "Transport", "ServerUnavailable", "OutboxError", "queue_mail", "queue_deferred", "flush_outbox", "purge_sent_bodies", "pending_count",
+    "claimant_tag", "LEASE", "SECRET_KINDS", "SCRUBBED", "Claimed", "Build", "Broadcasting",
 ]  # fmt: skip
 
 MAX_ATTEMPTS = 12
@@ -66,6 +68,37 @@ SCRUBBED = b"(the body of this mail held a password or a code and was removed on
 
 class Transport(Protocol):
     def deliver(self, raw: bytes, recipient: str) -> None: ...
+
+
+@runtime_checkable
+class Broadcasting(Protocol):
+    """A transport that hands one message to many recipients at once (SMTP:
+    one transaction, the recipients only in the envelope)."""
+
+    def deliver_many(self, raw: bytes, recipients: list[str]) -> None: ...
+
+
+@dataclass(frozen=True)
+class Claimed:
+    """A mail a flush holds: what delivering it needs."""
+
+    id: int
+    kind: str
+    message_id: str
+    recipient: str
+    subject: str
+    created_at: dt.datetime
+    body: bytes | None
+    attempts: int
+    """Counting this one."""
+    report_id: int | None
+    bulletin_id: int | None
+    bcc: list[str] | None
+
+
+#: Builds the bytes of mails stored without them (a report, a bulletin), just
+#: before delivery: mail id -> bytes, or the exception that stopped it.
+Build = Callable[[list[Claimed]], dict[int, "bytes | Exception"]]
 
 
 @runtime_checkable
@@ -104,6 +137,32 @@ def queue_mail(
         message_id=str(msg["Message-ID"]),
         body=msg.as_bytes(),
     )
+    session.add(row)
+    return row
+
+
+def queue_deferred(
+    session: Session,
+    *,
+    kind: str,
+    game_id: int,
+    recipient: str,
+    subject: str,
+    message_id: str,
+    now: dt.datetime,
+    turn: int | None = None,
+    held: bool = False,
+    report_id: int | None = None,
+    bulletin_id: int | None = None,
+    bcc: list[str] | None = None,
+) -> m.OutboxMail:
+    """Queue a mail whose bytes are built when it is sent, from the stored
+    report or bulletin it names (the flush's ``build``). ``bcc``: its
+    recipients, named only in the envelope."""
+    row = m.OutboxMail(
+        created_at=now, game_id=game_id, turn=turn, held=held, kind=kind, recipient=recipient, subject=subject,
+        message_id=message_id, body=None, report_id=report_id, bulletin_id=bulletin_id, bcc=bcc,
+    )  # fmt: skip
     session.add(row)
     return row
 
@@ -216,6 +275,7 @@ def flush_outbox(
     claimant: str | None = None,
     batch: int = BATCH,
     keep_days: int = 0,
+    build: Build | None = None,
 ) -> tuple[int, int]:
     """Deliver every due mail, a claimed batch at a time; returns (sent, failed).
 
@@ -225,9 +285,11 @@ def flush_outbox(
     mail once. Raises :class:`OutboxError` (one line) when the flush cannot
     go on: the server is away, or the database cannot record a claim or a
     delivery. A flush that sent something then empties the bytes of mails
-    sent more than ``keep_days`` ago (:func:`purge_sent_bodies`)."""
+    sent more than ``keep_days`` ago (:func:`purge_sent_bodies`). ``build``
+    makes the bytes of the mails queued without them (a report, a bulletin:
+    turnproc.reportmail); such a mail fails, to be retried, without one."""
     try:
-        sent, failed = _flush(factory, transport, now, lease=lease, me=claimant or claimant_tag(), batch=batch)
+        sent, failed = _flush(factory, transport, now, lease=lease, me=claimant or claimant_tag(), batch=batch, build=build)
     finally:
         if isinstance(transport, Closable):
             transport.close()
@@ -239,8 +301,42 @@ def flush_outbox(
     return sent, failed
 
 
+def _built(claimed: list[Claimed], build: Build | None) -> dict[int, bytes | Exception]:
+    """The bytes of each claimed mail: stored, or built now."""
+    out: dict[int, bytes | Exception] = {c.id: c.body for c in claimed if c.body is not None}
+    todo = [c for c in claimed if c.body is None]
+    if not todo:
+        return out
+    if build is None:
+        out.update((c.id, OutboxError(f"mail {c.message_id} is built when sent, and this sender cannot build it")) for c in todo)
+        return out
+    try:
+        out.update(build(todo))
+    except Exception as exc:  # a bug or a database away: these mails fail and are retried
+        log.debug("outbox: building %d mails failed", len(todo), exc_info=True)
+        out.update((c.id, exc) for c in todo if c.id not in out)
+    return out
+
+
+def _hand_over(transport: Transport, mail: Claimed, raw: bytes) -> None:
+    if mail.bcc is None:
+        transport.deliver(raw, mail.recipient)
+    elif isinstance(transport, Broadcasting):
+        transport.deliver_many(raw, mail.bcc)
+    else:
+        for address in mail.bcc:
+            transport.deliver(raw, address)
+
+
 def _flush(
-    factory: sessionmaker[Session], transport: Transport, now: dt.datetime, *, lease: dt.timedelta, me: str, batch: int
+    factory: sessionmaker[Session],
+    transport: Transport,
+    now: dt.datetime,
+    *,
+    lease: dt.timedelta,
+    me: str,
+    batch: int,
+    build: Build | None,
 ) -> tuple[int, int]:
     started = time.monotonic()
 
@@ -282,26 +378,37 @@ def _flush(
         claim_at = at()
         try:
             with factory() as session, session.begin():
-                claimed = [(r.id, r.message_id, r.recipient, r.body, r.attempts + 1) for r in _claim(session, me, claim_at, lease, batch)]
+                claimed = [
+                    Claimed(
+                        r.id, r.kind, r.message_id, r.recipient, r.subject, r.created_at, r.body, r.attempts + 1,
+                        r.report_id, r.bulletin_id, r.bcc,
+                    )
+                    for r in _claim(session, me, claim_at, lease, batch)
+                ]  # fmt: skip
         except DBAPIError as exc:
             raise stopped(f"cannot claim the next mail: {_reason(exc)}") from None
         if not claimed:
             break
         delivered: list[tuple[int, str, str]] = []
+        raws = _built(claimed, build)
         since = time.monotonic()
-        for index, (mail_id, message_id, recipient, body, attempts) in enumerate(claimed):
+        for index, mail in enumerate(claimed):
+            mail_id, message_id, recipient, attempts = mail.id, mail.message_id, mail.recipient, mail.attempts
             if delivered and time.monotonic() - since > BATCH_SECONDS:
                 # A slow server: record what went so far, so a crash now
                 # repeats only these last seconds' mails.
                 record(delivered, claim_at)
                 delivered, since = [], time.monotonic()
             try:
-                transport.deliver(body, recipient)
+                raw = raws[mail_id]
+                if isinstance(raw, Exception):
+                    raise raw
+                _hand_over(transport, mail, raw)
             except ServerUnavailable as exc:
                 # Nothing was handed over: record what was, give the other
                 # claims back, count no attempt.
                 record(delivered, claim_at)
-                rest = [mail for mail, *_ in claimed[index:]]
+                rest = [c.id for c in claimed[index:]]
                 try:
                     _write(factory, update(m.OutboxMail).where(m.OutboxMail.id.in_(rest), m.OutboxMail.claimed_by == me).values(claimed_until=None))
                 except DBAPIError:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import smtplib
 import ssl
 import time
@@ -11,6 +12,8 @@ from ..config import SmtpConfig
 from ..errors import ServerUnavailable, one_line
 
 __all__ = ["SmtpTransport"]
+
+log = logging.getLogger(__name__)
 
 
 #: A connection idle this long is checked with NOOP before it is used again
@@ -89,6 +92,34 @@ class SmtpTransport:
             raise
         finally:
             self._used = time.monotonic()
+
+    def deliver_many(self, raw: bytes, recipients: list[str]) -> None:
+        """One message to many, in one transaction with every recipient in the
+        envelope only. A server that takes fewer recipients per transaction
+        (452, RFC 5321 4.5.3.1.10) gets the rest in further ones; an address
+        it refuses for good is logged and skipped, the others still get it."""
+        rest = [parseaddr(r)[1] or r for r in recipients]
+        wire = wire_bytes(raw)
+        while rest:
+            client = self._connection()
+            try:
+                refused = client.sendmail(self.sender, rest, wire)
+            except smtplib.SMTPRecipientsRefused as exc:
+                refused = exc.recipients
+                if not any(code == 452 for code, _ in refused.values()):
+                    raise
+            except (smtplib.SMTPServerDisconnected, OSError):
+                self.close()
+                raise
+            finally:
+                self._used = time.monotonic()
+            later = [r for r in rest if r in refused and refused[r][0] == 452]
+            for address, (code, reason) in refused.items():
+                if code != 452:
+                    log.warning("SMTP server refused %s: %s %s", address, code, reason.decode("utf-8", "replace"))
+            if len(later) == len(rest):
+                raise smtplib.SMTPRecipientsRefused(refused)
+            rest = later
 
     def close(self) -> None:
         client, self._client = self._client, None

@@ -36,6 +36,10 @@ __all__ = [
     "press_heading",
     "MAP_CID",
     "stored_context",
+    "render_report_text",
+    "render_subject",
+    "report_subject",
+    "report_json",
 ]
 
 #: The Content-ID of the map picture in a report mail; the HTML shows it as
@@ -117,6 +121,19 @@ def press_heading(message: dict[str, Any], viewer: str) -> str:
     return f"From {sender} to {to} (private)"
 
 
+def render_subject(kind: str, context: dict[str, Any]) -> str:
+    """Only the subject line of a mail of ``kind`` (what the outbox row shows
+    before the mail is built); the same line the whole rendering gives."""
+    if kind == "report":
+        context = stored_context(context)
+    subject = environment().get_template(f"{kind}/subject.txt").render(context).strip()
+    return " ".join(subject.split())
+
+
+def report_subject(context: dict[str, Any]) -> str:
+    return render_subject("report", context)
+
+
 def render(kind: str, context: dict[str, Any]) -> Rendered:
     env = environment()
     subject = env.get_template(f"{kind}/subject.txt").render(context).strip()
@@ -188,18 +205,32 @@ def stored_context(context: dict[str, Any]) -> dict[str, Any]:
     return upgraded
 
 
-def render_report_documents(context: dict[str, Any], shared: SharedParts | None = None) -> ReportDocuments:
-    # Compact: the JSON is for programs, and in a big game every byte is mailed a thousand times.
-    data = json.dumps(context, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    context = stored_context(context)
+def _report_extras(context: dict[str, Any], shared: SharedParts | None) -> dict[str, Any]:
     roundup_text, roundup_html = (shared or SharedParts()).roundup(context["roundup"])
+    return {"ascii_map": ascii_map(context), "roundup_text": roundup_text, "roundup_html": roundup_html}
+
+
+def report_json(context: dict[str, Any]) -> str:
+    """The JSON report. Compact: it is for programs, and in a big game every
+    byte is mailed a thousand times."""
+    return json.dumps(context, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+def render_report_text(context: dict[str, Any], shared: SharedParts | None = None) -> str:
+    """Only the plain text of a report (no map picture): what the GM previews
+    and a welcome mail quotes. The same text the report mail carries."""
+    context = stored_context(context)
+    extra = {**_report_extras(context, shared), "map_src": "", "map_width": 0, "map_height": 0}
+    return environment().get_template("report/body.txt").render({**context, **extra})
+
+
+def render_report_documents(context: dict[str, Any], shared: SharedParts | None = None) -> ReportDocuments:
+    data = report_json(context)
+    context = stored_context(context)
     svg = svg_map(context)
     png = png_map(context)
     width, height = png_size(png)
-    extra = {
-        "ascii_map": ascii_map(context), "map_src": f"cid:{MAP_CID}", "map_width": width, "map_height": height,
-        "roundup_text": roundup_text, "roundup_html": roundup_html,
-    }  # fmt: skip
+    extra = {**_report_extras(context, shared), "map_src": f"cid:{MAP_CID}", "map_width": width, "map_height": height}
     rendered = render("report", {**context, **extra})
     assert rendered.html is not None
     return ReportDocuments(rendered.subject, rendered.text, rendered.html, svg, data, png)

@@ -7,6 +7,7 @@ worker and a GM's CLI can share the file, a busy timeout instead of instant
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 from collections.abc import Iterator
@@ -73,9 +74,16 @@ def _private_sqlite_file(engine: Engine) -> None:
         raise DatabaseError(f"cannot create the database file {path}: {exc.strerror}") from None
 
 
+def _compact_json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
 def make_engine(url: str, *, check: bool = True, **kwargs: Any) -> Engine:
     """An engine for ``url``; with ``check``, connect once so a bad URL fails here
     with one clear line instead of somewhere deep in a command."""
+    # JSON columns (states, reports, events) stored compact: at a thousand
+    # empires the default separators' spaces are megabytes a turn.
+    kwargs.setdefault("json_serializer", _compact_json)
     try:
         engine = create_engine(url, **kwargs)
     except (ArgumentError, ImportError, ValueError) as exc:

@@ -19,33 +19,23 @@ from sqlalchemy import (
     false,
     Boolean,
     CheckConstraint,
-    DateTime,
     ForeignKey,
     ForeignKeyConstraint,
     Index,
-    Integer,
     LargeBinary,
-    MetaData,
     String,
     Text,
-    TypeDecorator,
     UniqueConstraint,
 )
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+from sqlalchemy.orm import Mapped, mapped_column, relationship
+
+from .base import NAMING_CONVENTION, Base, UTCDateTime, count, intpk, timestamp, utcnow
 
 __all__ = [
     "Base", "Game", "Empire", "System", "Link", "Force", "Seen", "OrderSet", "TurnRecord", "Report",
     "InboundMessage", "OutboxMail", "AuditEntry", "ArchivedTurn", "AddressChange", "SignupRequest", "Announcement",
-    "TECH_COLUMNS", "utcnow",
+    "TECH_COLUMNS", "utcnow", "Bulletin", "NAMING_CONVENTION", "UTCDateTime",
 ]  # fmt: skip
-
-NAMING_CONVENTION = {
-    "ix": "ix_%(column_0_label)s",
-    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
-    "ck": "ck_%(table_name)s_%(constraint_name)s",
-    "fk": "fk_%(table_name)s_%(column_0_N_name)s_%(referred_table_name)s",
-    "pk": "pk_%(table_name)s",
-}
 
 SYSTEM_TYPES = ("YD", "WD", "RD", "BD", "RG", "SG", "PL", "AB")
 STANCES = ("DEFEND", "RETREAT", "AMBUSH", "STANDOFF")
@@ -74,42 +64,6 @@ TECH_COLUMNS: dict[str, str] = {
 }
 #: Rule-set versions a game row may hold (rules.md §19).
 RULESET_VERSIONS = (1, 2)
-
-
-def utcnow() -> dt.datetime:
-    return dt.datetime.now(dt.timezone.utc)
-
-
-class UTCDateTime(TypeDecorator[dt.datetime]):
-    """Timestamps are always timezone-aware UTC, on SQLite (which drops the
-    zone) as on PostgreSQL."""
-
-    impl = DateTime(timezone=True)
-    cache_ok = True
-
-    def process_bind_param(self, value: dt.datetime | None, dialect: Any) -> dt.datetime | None:
-        if value is None:
-            return None
-        if value.tzinfo is None:
-            raise ValueError(f"naive datetime {value!r}: pass an aware UTC datetime")
-        return value.astimezone(dt.timezone.utc)
-
-    def process_result_value(self, value: dt.datetime | None, dialect: Any) -> dt.datetime | None:
-        if value is None:
-            return None
-        if value.tzinfo is None:
-            return value.replace(tzinfo=dt.timezone.utc)
-        return value.astimezone(dt.timezone.utc)
-
-
-intpk = Annotated[int, mapped_column(Integer, primary_key=True)]
-count = Annotated[int, mapped_column(Integer, nullable=False, default=0)]
-timestamp = Annotated[dt.datetime, mapped_column(UTCDateTime, nullable=False, default=utcnow)]
-
-
-class Base(DeclarativeBase):
-    metadata = MetaData(naming_convention=NAMING_CONVENTION)
-    type_annotation_map = {dict[str, Any]: JSON, list[Any]: JSON}
 
 
 def _in(column: str, values: tuple[str, ...]) -> str:
@@ -418,7 +372,8 @@ class TurnRecord(Base):
 
 
 class Report(Base):
-    """A rendered turn report, kept so a player can ask for it again."""
+    """A turn report's data (its JSON), stored once: the text, HTML, map and
+    mail are rendered from it when the mail goes and when a player asks again."""
 
     __tablename__ = "reports"
     __table_args__ = (UniqueConstraint("empire_id", "turn"),)
@@ -428,7 +383,20 @@ class Report(Base):
     empire_id: Mapped[int] = mapped_column(ForeignKey("empires.id", ondelete="CASCADE"))
     turn: Mapped[int]
     """The turn the report describes (the one just resolved)."""
-    text: Mapped[str] = mapped_column(Text)
+    data: Mapped[dict[str, Any]] = mapped_column(JSON)
+    created_at: Mapped[timestamp]
+
+
+class Bulletin(Base):
+    """A big game's turn bulletin (roundup, public press, announcements): one per
+    turn for all players, rendered when mailed, like a report."""
+
+    __tablename__ = "bulletins"
+    __table_args__ = (UniqueConstraint("game_id", "turn"),)
+
+    id: Mapped[intpk]
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"))
+    turn: Mapped[int]
     data: Mapped[dict[str, Any]] = mapped_column(JSON)
     created_at: Mapped[timestamp]
 
@@ -500,8 +468,12 @@ class OutboxMail(Base):
     recipient: Mapped[str] = mapped_column(String(254))
     subject: Mapped[str] = mapped_column(String(998))
     message_id: Mapped[str] = mapped_column(String(998), unique=True)
-    body: Mapped[bytes] = mapped_column(LargeBinary)
-    """The complete RFC 5322 message."""
+    body: Mapped[bytes | None] = mapped_column(LargeBinary)
+    """The complete RFC 5322 message; None: built from the report or bulletin when sent."""
+    report_id: Mapped[int | None] = mapped_column(ForeignKey("reports.id", ondelete="SET NULL"))
+    bulletin_id: Mapped[int | None] = mapped_column(ForeignKey("bulletins.id", ondelete="SET NULL"))
+    bcc: Mapped[list[str] | None] = mapped_column(JSON)
+    """A bulletin's recipients, none of them named in the mail (one SMTP transaction)."""
     created_at: Mapped[timestamp]
     attempts: Mapped[count]
     next_attempt_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime)
@@ -568,7 +540,7 @@ class ArchivedTurn(Base):
     """The state this turn led to as the game held it when archived (GM edits
     included): the next turn's state before, or the game's state at the time."""
     reports: Mapped[dict[str, Any]] = mapped_column(JSON)
-    """Empire code → text of the report this turn produced."""
+    """Empire code → the data (JSON) of the report this turn produced."""
     archived_at: Mapped[timestamp]
     reason: Mapped[str] = mapped_column(String(64))
     """e.g. ``rollback to 4``, ``rerun of 4``, ``discarded``."""

@@ -1,0 +1,211 @@
+"""Report and bulletin mails, built when they are sent.
+
+``turn run`` stores each empire's report data and the turn's bulletin once
+and queues their mails without bytes; the outbox asks :func:`builder` for the
+bytes of a batch just before it delivers it. A mail is built from what is
+stored — the report's data, the outbox row's Message-ID, subject, recipient
+and time — and nothing else: the MIME boundaries come from the Message-ID, so
+building the same mail twice gives the same bytes (a retried delivery, a
+``REPORT`` copy's parts, a test). Rendering a thousand reports is the night's
+biggest cost: it runs on every CPU (:data:`PARALLEL_FROM` mails or more).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import logging
+import multiprocessing
+import os
+from collections.abc import Iterator
+from concurrent.futures import Executor, ProcessPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass
+from email.message import Message
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session, sessionmaker
+
+from .config import Config
+from .mail.compose import compose
+from .mail.outbox import Build, Claimed, Transport, flush_outbox
+from .mail.transport import outbound
+from .reports.render import MAP_CID, render, render_report_documents
+from .storage import models as m
+
+log = logging.getLogger(__name__)
+
+__all__ = ["report_mail", "report_message", "bulletin_mail", "builder", "BULLETIN_TO", "PARALLEL_FROM", "send_outbox", "mail_bytes"]
+
+#: The To: of a bulletin: its recipients are only in the SMTP envelope.
+BULLETIN_TO = "undisclosed-recipients:;"
+#: A batch with at least this many reports to build is rendered on every CPU.
+PARALLEL_FROM = 8
+
+
+def _boundary_seed(message_id: str) -> str:
+    return hashlib.sha256(message_id.encode("utf-8")).hexdigest()[:24]
+
+
+@dataclass(frozen=True)
+class _Job:
+    """One mail to build: everything it is made of (picklable, for the pool)."""
+
+    kind: str
+    sender: str
+    recipient: str
+    message_id: str
+    when: dt.datetime
+    data: dict[str, Any]
+    stem: str
+
+
+def report_mail(sender: str, recipient: str, message_id: str, when: dt.datetime, data: dict[str, Any], stem: str) -> bytes:
+    """The bytes of :func:`report_message`."""
+    return report_message(sender, recipient, message_id, when, data, stem).as_bytes()
+
+
+def report_message(sender: str, recipient: str, message_id: str, when: dt.datetime, data: dict[str, Any], stem: str) -> Message:
+    """A report as a mail: text and HTML alternatives, the map as a PNG the
+    HTML shows inline (``cid:``), and the map as SVG and the JSON attached."""
+    docs = render_report_documents(data)
+    return compose(
+        sender=sender,
+        recipient=recipient,
+        subject=docs.subject,
+        text=docs.text,
+        html=docs.html,
+        when=when,
+        message_id=message_id,
+        attachments=[
+            (f"{stem}-map.svg", "image/svg+xml", docs.svg.encode("utf-8")),
+            (f"{stem}.json", "application/json", docs.json.encode("utf-8")),
+        ],
+        inline=[(MAP_CID, f"{stem}-map.png", "image/png", docs.png)],
+        boundary_seed=_boundary_seed(message_id),
+    )
+
+
+def bulletin_mail(sender: str, message_id: str, when: dt.datetime, data: dict[str, Any]) -> bytes:
+    """A turn bulletin as a mail to every player, none of them named in it."""
+    rendered = render("bulletin", data)
+    return compose(
+        sender=sender,
+        recipient=BULLETIN_TO,
+        subject=rendered.subject,
+        text=rendered.text,
+        html=rendered.html,
+        when=when,
+        message_id=message_id,
+        boundary_seed=_boundary_seed(message_id),
+    ).as_bytes()
+
+
+def _build(job: _Job) -> bytes | Exception:
+    """The mail's bytes, or what stopped them (one bad report must not stop
+    the batch; the exception crosses back from a pool process as a plain one)."""
+    try:
+        if job.kind == "bulletin":
+            return bulletin_mail(job.sender, job.message_id, job.when, job.data)
+        return report_mail(job.sender, job.recipient, job.message_id, job.when, job.data, job.stem)
+    except Exception as exc:
+        log.debug("building mail %s failed", job.message_id, exc_info=True)
+        return RuntimeError(f"mail {job.message_id} cannot be built: {type(exc).__name__}: {exc}")
+
+
+def _jobs(session: Session, sender: str, mails: list[Claimed]) -> dict[int, _Job]:
+    report_ids = [c.report_id for c in mails if c.report_id is not None]
+    bulletin_ids = [c.bulletin_id for c in mails if c.bulletin_id is not None]
+    reports = {
+        rid: (data, f"{game}-turn{turn}-{code}")
+        for rid, data, turn, code, game in session.execute(
+            select(m.Report.id, m.Report.data, m.Report.turn, m.Empire.code, m.Game.name)
+            .join(m.Empire, m.Empire.id == m.Report.empire_id)
+            .join(m.Game, m.Game.id == m.Report.game_id)
+            .where(m.Report.id.in_(report_ids))
+        )
+    } if report_ids else {}  # fmt: skip
+    bulletins: dict[int, dict[str, Any]] = dict(
+        session.execute(select(m.Bulletin.id, m.Bulletin.data).where(m.Bulletin.id.in_(bulletin_ids))).tuples()
+    ) if bulletin_ids else {}  # fmt: skip
+    jobs: dict[int, _Job] = {}
+    for c in mails:
+        if c.bulletin_id in bulletins:
+            jobs[c.id] = _Job("bulletin", sender, c.recipient, c.message_id, c.created_at, bulletins[c.bulletin_id], "")
+        elif c.report_id in reports:
+            data, stem = reports[c.report_id]
+            jobs[c.id] = _Job("report", sender, c.recipient, c.message_id, c.created_at, data, stem)
+    return jobs
+
+
+def mail_bytes(session: Session, row: m.OutboxMail, sender: str) -> bytes:
+    """The bytes of an outbox mail: stored, or built as sending would build them."""
+    if row.body is not None:
+        return row.body
+    claimed = Claimed(
+        row.id, row.kind, row.message_id, row.recipient, row.subject, row.created_at, None, row.attempts,
+        row.report_id, row.bulletin_id, row.bcc,
+    )  # fmt: skip
+    job = _jobs(session, sender, [claimed]).get(row.id)
+    if job is None:
+        raise LookupError(f"mail {row.message_id}: its report or bulletin is no longer stored")
+    built = _build(job)
+    if isinstance(built, Exception):
+        raise built
+    return built
+
+
+@contextmanager
+def builder(factory: sessionmaker[Session], sender: str) -> Iterator[Build]:
+    """The outbox's builder for one flush: reads the batch's reports and
+    bulletins in one query each and renders them, on a pool of processes
+    when there are many. A mail whose report is gone (a rollback) gets a
+    ``LookupError`` in place of its bytes."""
+    pool: Executor | None = None
+
+    def build(mails: list[Claimed]) -> dict[int, bytes | Exception]:
+        nonlocal pool
+        with factory() as session:
+            jobs = _jobs(session, sender, mails)
+        out: dict[int, bytes | Exception] = {
+            c.id: LookupError(f"mail {c.message_id}: its report or bulletin is no longer stored")
+            for c in mails
+            if c.id not in jobs
+        }
+        ids = list(jobs)
+        if len(ids) >= PARALLEL_FROM and (os.cpu_count() or 1) > 1:
+            if pool is None:
+                # forkserver: the workers do not inherit this process's
+                # database connections or threads, only the rendering code.
+                context = multiprocessing.get_context("forkserver")
+                context.set_forkserver_preload([__name__])
+                pool = ProcessPoolExecutor(mp_context=context)
+            results = list(pool.map(_build, [jobs[i] for i in ids], chunksize=2))
+        else:
+            results = [_build(jobs[i]) for i in ids]
+        out.update(zip(ids, results, strict=True))
+        return out
+
+    try:
+        yield build
+    finally:
+        if pool is not None:
+            pool.shutdown()
+
+
+def send_outbox(
+    factory: sessionmaker[Session],
+    config: Config,
+    now: dt.datetime,
+    transport: Transport | None = None,
+    *,
+    claimant: str | None = None,
+) -> tuple[int, int]:
+    """Deliver every due mail (``turnproc send``, the worker), building the
+    reports and bulletins among them on the way: (sent, failed)."""
+    with builder(factory, config.from_address) as build:
+        return flush_outbox(
+            factory, transport or outbound(config), now, lease=dt.timedelta(seconds=config.outbox_lease),
+            claimant=claimant, keep_days=config.outbox_keep_days, build=build,
+        )  # fmt: skip
