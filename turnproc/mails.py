@@ -37,6 +37,7 @@ __all__ = [
     "queue_ack",
     "queue_report",
     "queue_bulletin",
+    "queue_bulletin_copy",
     "queue_turn_ran",
     "queue_turn_guarded",
     "queue_turn_blocked",
@@ -240,14 +241,22 @@ def queue_report(
 
 def queue_bulletin(
     session: Session, config: Config, bulletin: m.Bulletin, recipients: list[str], now: dt.datetime, *, held: bool = False,
-    kind: str = "bulletin",
 ) -> None:
     """The turn's bulletin, one mail to all ``recipients`` (named only in the
     envelope), built when sent."""
     queue_deferred(
-        session, kind=kind, game_id=bulletin.game_id, recipient=BULLETIN_TO, subject=render_subject("bulletin", bulletin.data),
-        message_id=new_message_id(config.from_address), now=now, turn=bulletin.turn, held=held,
-        bulletin_id=bulletin.id, bcc=recipients,
+        session, kind="bulletin", game_id=bulletin.game_id, recipient=BULLETIN_TO,
+        subject=render_subject("bulletin", bulletin.data), message_id=new_message_id(config.from_address), now=now,
+        turn=bulletin.turn, held=held, bulletin_id=bulletin.id, bcc=recipients,
+    )  # fmt: skip
+
+
+def queue_bulletin_copy(session: Session, config: Config, bulletin: m.Bulletin, recipient: str, now: dt.datetime) -> None:
+    """The bulletin again, to one player who asked (REPORT n)."""
+    queue_deferred(
+        session, kind="bulletin_copy", game_id=bulletin.game_id, recipient=recipient,
+        subject=render_subject("bulletin", bulletin.data), message_id=new_message_id(config.from_address), now=now,
+        bulletin_id=bulletin.id,
     )  # fmt: skip
 
 

@@ -87,12 +87,13 @@ def report_message(sender: str, recipient: str, message_id: str, when: dt.dateti
     )
 
 
-def bulletin_mail(sender: str, message_id: str, when: dt.datetime, data: dict[str, Any]) -> bytes:
-    """A turn bulletin as a mail to every player, none of them named in it."""
+def bulletin_mail(sender: str, recipient: str, message_id: str, when: dt.datetime, data: dict[str, Any]) -> bytes:
+    """A turn bulletin as a mail: to every player, none of them named in it
+    (``recipient`` :data:`BULLETIN_TO`), or a copy to one who asked."""
     rendered = render("bulletin", data)
     return compose(
         sender=sender,
-        recipient=BULLETIN_TO,
+        recipient=recipient,
         subject=rendered.subject,
         text=rendered.text,
         html=rendered.html,
@@ -107,7 +108,7 @@ def _build(job: _Job) -> bytes | Exception:
     the batch; the exception crosses back from a pool process as a plain one)."""
     try:
         if job.kind == "bulletin":
-            return bulletin_mail(job.sender, job.message_id, job.when, job.data)
+            return bulletin_mail(job.sender, job.recipient, job.message_id, job.when, job.data)
         return report_mail(job.sender, job.recipient, job.message_id, job.when, job.data, job.stem)
     except Exception as exc:
         log.debug("building mail %s failed", job.message_id, exc_info=True)
