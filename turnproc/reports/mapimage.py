@@ -7,6 +7,10 @@ some sixty times faster on big maps (a 9,000-system map: 1.3 s against 85 s)
 and needs no system library. Text is set in DejaVu Sans when the system has
 it (Debian's fonts-dejavu-core), so the picture looks the same on every host;
 otherwise resvg takes the system's fonts.
+
+resvg's cost is mostly per pixel (benchmarks/mapimage.py): the compact picture
+of big games is small so that sending keeps its pace; loading the two font
+files is a fixed cost of a small fraction of a millisecond.
 """
 
 from __future__ import annotations
@@ -46,9 +50,13 @@ def _render(svg: str) -> bytes:
     )
 
 
-def png_map(context: dict[str, Any]) -> bytes:
+def png_map(context: dict[str, Any], *, compact: bool = False) -> bytes:
     """The report context's map as PNG bytes, at most MAX_PNG_SIDE pixels wide
-    and high plus the legend."""
+    and high plus the legend; with ``compact`` (games above the bulletin
+    threshold, whose pictures are made at send time) at most COMPACT_SIDE,
+    which keeps one picture within a few milliseconds of CPU."""
+    if compact:
+        return _render(svg_map(context, compact=True))
     return _render(svg_map(context, max_side=MAX_PNG_SIDE))
 
 

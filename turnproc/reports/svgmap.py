@@ -7,7 +7,13 @@ the PNG a mail program shows inline. For the PNG the drawing is scaled to fit
 :data:`MAX_PNG_SIDE` pixels; where that would make labels too small to read
 (below :data:`MIN_LABEL_SCALE`) it leaves them out, which also bounds the
 rendering time of a map of the whole galaxy. The legend is never scaled.
-docs/rules.md §5 tells players these limits.
+
+For big games the PNG is made at send time, so it must be cheap (resvg's cost
+is mostly per pixel, text costing extra): the *compact* picture fits
+:data:`COMPACT_SIDE` pixels, and when that leaves no labels its symbols are
+drawn bigger (up to :data:`MAX_BOOST` times) so they stay visible, and its
+legend explains only what the map shows. docs/rules.md §5.1 tells players
+these limits.
 """
 
 from __future__ import annotations
@@ -18,7 +24,10 @@ from functools import lru_cache
 from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
-__all__ = ["svg_map", "ascii_map", "owner_colour", "MAX_PNG_SIDE", "MIN_LABEL_SCALE", "CELL", "MARGIN", "label_limit", "static_legend", "LEGEND_WIDTH"]
+__all__ = [
+    "svg_map", "ascii_map", "owner_colour", "MAX_PNG_SIDE", "MIN_LABEL_SCALE", "CELL", "MARGIN", "label_limit",
+    "static_legend", "LEGEND_WIDTH", "COMPACT_SIDE", "COMPACT_OWNERS", "MIN_STAR_PX", "MAX_BOOST",
+]  # fmt: skip
 
 #: One grid square, in SVG units (pixels at full size).
 CELL = 140
@@ -27,6 +36,15 @@ MARGIN = 30
 MAX_PNG_SIDE = 2000
 #: Below this scale labels would be smaller than about 7 pixels: they are left out.
 MIN_LABEL_SCALE = 0.6
+#: The compact PNG is at most this many pixels on its longer side (the legend's height aside).
+COMPACT_SIDE = 200
+#: The compact legend names at most this many other empires.
+COMPACT_OWNERS = 2
+#: Without labels, the compact picture draws a star at least this many pixels in radius ...
+MIN_STAR_PX = 3.0
+#: ... by drawing symbols up to this many times their size: more would push a
+#: star's third satellite (at 22 units below it) out of its grid square.
+MAX_BOOST = 2.3
 #: Planets and belts stand in a column right of their star, this far apart:
 #: the star's labels go under it, theirs to their right.
 SATELLITE_DX, SATELLITE_TOP, SATELLITE_DY = 28, -30, 26
@@ -47,6 +65,9 @@ PLANET_FILL = "#4f8fcf"
 BELT_FILL = "#8d6e63"
 ARROW_COLOUR = {"move": "#1f5fbf", "attack": "#c62828", "capture": "#e67700", "lost": "#6d6d6d"}
 ARROW_WORDS = {"move": "moved", "attack": "attack", "capture": "captured", "lost": "lost in space"}
+
+
+_CRISP = ' shape-rendering="crispEdges"'
 
 
 def owner_colour(code: str | None, viewer: str) -> str:
@@ -86,7 +107,7 @@ class _Frame:
     height: float
 
 
-def _frame(systems: list[dict[str, Any]]) -> _Frame:
+def _frame(systems: list[dict[str, Any]], boost: float = 1.0) -> _Frame:
     stars = [s for s in systems if s["star"] is None] or systems
     min_r = min((s["row"] for s in stars), default=0)
     min_c = min((s["col"] for s in stars), default=0)
@@ -101,7 +122,7 @@ def _frame(systems: list[dict[str, Any]]) -> _Frame:
     for codes in satellites.values():
         for i, code in enumerate(sorted(codes)):
             x, y = pos[code]
-            pos[code] = (x + SATELLITE_DX, y + SATELLITE_TOP + i * SATELLITE_DY)
+            pos[code] = (x + SATELLITE_DX * boost, y + (SATELLITE_TOP + i * SATELLITE_DY) * boost)
     return _Frame(pos, (max_c - min_c + 1) * CELL + 2 * MARGIN, (max_r - min_r + 1) * CELL + 2 * MARGIN)
 
 
@@ -114,32 +135,37 @@ def _text(x: float, y: float, text: str, size: int, *, anchor: str = "middle", b
     )
 
 
-def _arrow(x1: float, y1: float, x2: float, y2: float, colour: str, dashed: bool) -> str:
+def _arrow(x1: float, y1: float, x2: float, y2: float, colour: str, dashed: bool, k: float = 1.0) -> str:
     length = math.hypot(x2 - x1, y2 - y1) or 1.0
     ux, uy = (x2 - x1) / length, (y2 - y1) / length
     # Stop short of the target's circle, and draw the head as a polygon (no
     # markers: not every renderer draws them the same).
-    ex, ey = x2 - ux * 12, y2 - uy * 12
-    sx, sy = x1 + ux * 10, y1 + uy * 10
-    hx, hy = ex - ux * 10, ey - uy * 10
-    px, py = -uy * 5, ux * 5
+    ex, ey = x2 - ux * 12 * k, y2 - uy * 12 * k
+    sx, sy = x1 + ux * 10 * k, y1 + uy * 10 * k
+    hx, hy = ex - ux * 10 * k, ey - uy * 10 * k
+    px, py = -uy * 5 * k, ux * 5 * k
     dash = ' stroke-dasharray="6 4"' if dashed else ""
     return (
-        f'<line x1="{sx:.1f}" y1="{sy:.1f}" x2="{hx:.1f}" y2="{hy:.1f}" stroke="{colour}" stroke-width="3"{dash}/>'
+        f'<line x1="{sx:.1f}" y1="{sy:.1f}" x2="{hx:.1f}" y2="{hy:.1f}" stroke="{colour}" stroke-width="{3 * k:g}"{dash}/>'
         f'<polygon points="{ex:.1f},{ey:.1f} {hx + px:.1f},{hy + py:.1f} {hx - px:.1f},{hy - py:.1f}" fill="{colour}"/>'
     )
 
 
-def _mark(x: float, y: float, kind: str) -> str:
+def _mark(x: float, y: float, kind: str, k: float = 1.0) -> str:
     colour = ARROW_COLOUR[kind]
     if kind == "attack":  # a cross beside the target: a battle was fought there
-        return f'<path d="M{x - 20:.1f},{y - 20:.1f} l10,10 m0,-10 l-10,10" stroke="{colour}" stroke-width="3"/>'
+        d, s = 20 * k, 10 * k
+        return f'<path d="M{x - d:.1f},{y - d:.1f} l{s:g},{s:g} m0,-{s:g} l-{s:g},{s:g}" stroke="{colour}" stroke-width="{3 * k:g}"/>'
     if kind == "capture":  # a ring round the target: it changed hands
-        return f'<circle cx="{x:.1f}" cy="{y:.1f}" r="14" fill="none" stroke="{colour}" stroke-width="2.5"/>'
+        return f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{14 * k:g}" fill="none" stroke="{colour}" stroke-width="{2.5 * k:g}"/>'
     return ""
 
 
-def _system(s: dict[str, Any], frame: _Frame, row: dict[str, Any] | None, context: dict[str, Any], labels: bool) -> list[str]:
+def _system(
+    s: dict[str, Any], frame: _Frame, row: dict[str, Any] | None, context: dict[str, Any], labels: bool, k: float = 1.0, titles: bool = True
+) -> list[str]:
+    """One system's symbol (``k`` times its size) and, with ``labels``, its
+    labels; ``titles`` (the SVG's tooltips) only where a reader can hover."""
     viewer = context["empire"]["code"]
     x, y = frame.pos[s["code"]]
     ring = owner_colour(s["owner"], viewer)
@@ -150,19 +176,20 @@ def _system(s: dict[str, Any], frame: _Frame, row: dict[str, Any] | None, contex
     # layer of its own, a cost per system.
     faded = "" if s["visible"] or row else ' fill-opacity="0.5" stroke-opacity="0.5"'
     title = f'{s["code"]} {s["type"]}' + (f' ({s["owner"]})' if s["owner"] else "")
-    out = [f"<g{faded}><title>{escape(title)}</title>"]
-    width = 4 if s["owner"] == viewer else (3 if s["owner"] else 1)
-    radius = 9 if star else 6
+    out = [f"<g{faded}><title>{escape(title)}</title>" if titles else f"<g{faded}>"]
+    width = (4 if s["owner"] == viewer else (3 if s["owner"] else 1)) * k
+    radius = (9 if star else 6) * k
     if star:
-        out.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{radius}" fill="{fill}" stroke="{ring}" stroke-width="{width}"/>')
+        out.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{radius:g}" fill="{fill}" stroke="{ring}" stroke-width="{width:g}"/>')
     else:
         # A planet is a circle, a belt a diamond: told apart without colour.
+        half = 5 * k
         shape = (
-            f'<rect x="{x - 5:.1f}" y="{y - 5:.1f}" width="10" height="10" transform="rotate(45 {x:.1f} {y:.1f})"'
+            f'<rect x="{x - half:.1f}" y="{y - half:.1f}" width="{2 * half:g}" height="{2 * half:g}" transform="rotate(45 {x:.1f} {y:.1f})"'
             if s["type"] == "AB"
-            else f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{radius}"'
+            else f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{radius:g}"'
         )
-        out.append(f'{shape} fill="{fill}" stroke="{ring}" stroke-width="{width}"/>')
+        out.append(f'{shape} fill="{fill}" stroke="{ring}" stroke-width="{width:g}"/>')
     if labels:
         ships = _ships(row)
         name = _name(row)
@@ -189,20 +216,40 @@ LEGEND_WIDTH = 560
 _LEGEND_LINE = 22
 
 
-def _flow(items: list[tuple[str, str]], width: float, y: float) -> tuple[list[str], float]:
-    """Legend entries (symbol SVG at 0,0, words) in rows ``width`` wide from
-    ``y``; returns them and the baseline of the last row."""
+def _flow(items: list[tuple[str, str]], width: float, y: float, size: int = 12, line: float = _LEGEND_LINE) -> tuple[list[str], float]:
+    """Legend entries (symbol SVG at 0,0, words) in rows ``width`` wide and
+    ``line`` apart from ``y``; returns them and the baseline of the last row."""
     out = []
     x = MARGIN / 2
     for symbol, words in items:
-        pad = 48 if "polygon" in symbol else 30  # an arrow is wider than a dot
-        w = (pad if symbol else 0) + 7 * len(words) + 18
+        pad = (48 if "polygon" in symbol else 30) * size / 12  # an arrow is wider than a dot
+        w = (pad if symbol else 0) + size * 7 / 12 * len(words) + 18 * size / 12
         if x + w > width - MARGIN / 2 and x > MARGIN / 2:
-            x, y = MARGIN / 2, y + _LEGEND_LINE
+            x, y = MARGIN / 2, y + line
         out.append(f'<g transform="translate({x:.1f},{y:.1f})">{symbol}'
-                   f'<text x="{pad if symbol else 0}" y="0" font-size="12" fill="{INK}">{escape(words)}</text></g>')
+                   f'<text x="{pad if symbol else 0:g}" y="0" font-size="{size}" fill="{INK}">{escape(words)}</text></g>')
         x += w
     return out, y
+
+
+@lru_cache(maxsize=1)
+def _legend_entries() -> tuple[tuple[str, str, str], ...]:
+    """Every entry of the full legend as (what it explains, symbol, words); the
+    compact legend keeps those whose key the map shows."""
+    items: list[tuple[str, str, str]] = []
+    for t in ("YD", "WD", "RD", "BD", "RG", "SG"):
+        items.append((t, f'<circle cx="8" cy="-4" r="7" fill="{STAR_FILL[t]}" stroke="{NOBODY}"/>', f"{t} {STAR_NAMES[t]}"))
+    items.append(("PL", f'<circle cx="8" cy="-4" r="5" fill="{PLANET_FILL}" stroke="{NOBODY}"/>', "PL planet"))
+    items.append(("AB", f'<rect x="4" y="-8" width="8" height="8" transform="rotate(45 8 -4)" fill="{BELT_FILL}" stroke="{NOBODY}"/>', "AB asteroid belt"))
+    items.append(("nobody", f'<circle cx="8" cy="-4" r="7" fill="none" stroke="{NOBODY}"/>', "nobody's"))
+    items.append(("faded", f'<circle cx="8" cy="-4" r="7" fill="{NOBODY}" fill-opacity="0.5" stroke="{NOBODY}" stroke-opacity="0.5"/>', "faded: not in scanner range now"))
+    items.append(("capture", f'<circle cx="8" cy="-4" r="7" fill="none" stroke="{ARROW_COLOUR["capture"]}" stroke-width="2.5"/>', "captured this turn"))
+    items.append(("attack", f'<path d="M3,-9 l10,10 m0,-10 l-10,10" stroke="{ARROW_COLOUR["attack"]}" stroke-width="3"/>', "battle this turn"))
+    items.append(("labels", "", "5c 2f 1k: cruisers, fighters, colony ships"))
+    items.append(("labels", "", "H your HOME, B your BASE"))
+    for kind in ("move", "attack", "capture", "lost"):
+        items.append((f"{kind} arrow", _arrow(-10, -4, 40, -4, ARROW_COLOUR[kind], kind == "lost"), f"this turn: {ARROW_WORDS[kind]}"))
+    return tuple(items)
 
 
 @lru_cache(maxsize=1)
@@ -210,73 +257,99 @@ def static_legend() -> tuple[str, float]:
     """What every map's legend says (star types, marks, arrows), as SVG at
     (0, 0) and :data:`LEGEND_WIDTH` wide, and its height: the same for every
     empire, so it is built once a process."""
-    items: list[tuple[str, str]] = []
-    for t in ("YD", "WD", "RD", "BD", "RG", "SG"):
-        items.append((f'<circle cx="8" cy="-4" r="7" fill="{STAR_FILL[t]}" stroke="{NOBODY}"/>', f"{t} {STAR_NAMES[t]}"))
-    items.append((f'<circle cx="8" cy="-4" r="5" fill="{PLANET_FILL}" stroke="{NOBODY}"/>', "PL planet"))
-    items.append((f'<rect x="4" y="-8" width="8" height="8" transform="rotate(45 8 -4)" fill="{BELT_FILL}" stroke="{NOBODY}"/>', "AB asteroid belt"))
-    items.append((f'<circle cx="8" cy="-4" r="7" fill="none" stroke="{NOBODY}"/>', "nobody's"))
-    items.append((f'<circle cx="8" cy="-4" r="7" fill="{NOBODY}" fill-opacity="0.5" stroke="{NOBODY}" stroke-opacity="0.5"/>', "faded: not in scanner range now"))
-    items.append((f'<circle cx="8" cy="-4" r="7" fill="none" stroke="{ARROW_COLOUR["capture"]}" stroke-width="2.5"/>', "captured this turn"))
-    items.append((f'<path d="M3,-9 l10,10 m0,-10 l-10,10" stroke="{ARROW_COLOUR["attack"]}" stroke-width="3"/>', "battle this turn"))
-    items.append(("", "5c 2f 1k: cruisers, fighters, colony ships"))
-    items.append(("", "H your HOME, B your BASE"))
-    for kind in ("move", "attack", "capture", "lost"):
-        items.append((_arrow(-10, -4, 40, -4, ARROW_COLOUR[kind], kind == "lost"), f"this turn: {ARROW_WORDS[kind]}"))
     out = [f'<text x="{MARGIN / 2:.1f}" y="18" font-size="13" font-weight="bold" fill="{INK}">Legend</text>']
-    rows, y = _flow(items, LEGEND_WIDTH, 40.0)
+    rows, y = _flow([(symbol, words) for _, symbol, words in _legend_entries()], LEGEND_WIDTH, 40.0)
     return "\n".join(out + rows), y + 8
 
 
-def _owner_legend(viewer: str, owners: list[str], width: float, y: float) -> tuple[list[str], float]:
-    """The legend's owners: the reader's colour and each other empire's on the map."""
+def _shown(context: dict[str, Any], rows: dict[int, dict[str, Any]], labels: bool) -> set[str]:
+    """The keys of the legend entries that explain something this map shows."""
+    systems = context["map"]["systems"]
+    # Star types only where labels are drawn: each legend entry is text, and
+    # text is what makes a small picture dear (benchmarks/mapimage.py).
+    keys = {s["type"] for s in systems} if labels else set()
+    if any(s["owner"] is None for s in systems):
+        keys.add("nobody")
+    if any(not (s["visible"] or s["code"] in rows) for s in systems):
+        keys.add("faded")
+    for arrow in context["map"].get("arrows", []):
+        keys.update((arrow["kind"], f'{arrow["kind"]} arrow'))
+    if labels:
+        keys.add("labels")
+    return keys
+
+
+def _owner_items(viewer: str, owners: list[str], most: int) -> list[tuple[str, str]]:
+    """The legend's owners: the reader's colour and up to ``most`` other empires' on the map."""
     items = [(f'<circle cx="8" cy="-4" r="7" fill="none" stroke="{OWN}" stroke-width="4"/>', f"yours ({viewer})")]
-    for code in owners[:12]:
+    for code in owners[:most]:
         items.append((f'<circle cx="8" cy="-4" r="7" fill="none" stroke="{owner_colour(code, viewer)}" stroke-width="3"/>', code))
-    if len(owners) > 12:
-        items.append(("", f"and {len(owners) - 12} more empires"))
-    return _flow(items, width, y)
+    if len(owners) > most:
+        items.append(("", f"and {len(owners) - most} more empires"))
+    return items
 
 
-def svg_map(context: dict[str, Any], max_side: int | None = None) -> str:
+def svg_map(context: dict[str, Any], max_side: int | None = None, *, compact: bool = False) -> str:
     """The map as SVG: full size when ``max_side`` is None, else scaled to fit
-    ``max_side`` pixels (labels left out below :data:`MIN_LABEL_SCALE`)."""
+    ``max_side`` pixels (labels left out below :data:`MIN_LABEL_SCALE`).
+    ``compact`` draws the small picture of big games: fitted to
+    :data:`COMPACT_SIDE`, symbols enlarged where labels are left out, and a
+    legend of what the map shows only."""
     viewer = context["empire"]["code"]
     systems = context["map"]["systems"]
     rows = _forces(context)
     frame = _frame(systems)
+    if compact:
+        max_side = COMPACT_SIDE
     scale = 1.0 if max_side is None else min(1.0, max_side / max(frame.width, frame.height))
     labels = scale >= MIN_LABEL_SCALE
+    # Without labels nothing else keeps a symbol from shrinking to a speck.
+    boost = 1.0 if labels or not compact else min(MAX_BOOST, max(1.0, MIN_STAR_PX / (9 * scale)))
+    if boost != 1.0:
+        frame = _frame(systems, boost)
     owners = sorted({s["owner"] for s in systems if s["owner"] and s["owner"] != viewer})
-    width = max(frame.width * scale, float(LEGEND_WIDTH))
-    static, static_height = static_legend()
-    owners_part, last = _owner_legend(viewer, owners, width, static_height + 14)
-    legend, legend_height = [static, *owners_part], last + 14
-    top = 30.0
+    if compact:
+        width = max(frame.width * scale, float(COMPACT_SIDE))
+        keys = _shown(context, rows, labels)
+        items = [(symbol, words) for key, symbol, words in _legend_entries() if key in keys]
+        parts, last = _flow(_owner_items(viewer, owners, COMPACT_OWNERS) + items, width, 16.0, 11, 17.0)
+        legend, legend_height = parts, last + 7
+    else:
+        width = max(frame.width * scale, float(LEGEND_WIDTH))
+        static, static_height = static_legend()
+        owners_part, last = _flow(_owner_items(viewer, owners, 12), width, static_height + 14)
+        legend, legend_height = [static, *owners_part], last + 14
+    # Unsmoothed edges: a fifth cheaper to encode, and dots this small look the
+    # same either way. The compact picture has no caption line: the report around it says whose
+    # map of which turn it is, and every row of pixels costs.
+    top = 0.0 if compact else 30.0
     height = top + frame.height * scale + legend_height
     caption = f'{context["game"]} turn {context["turn"]}: the map of {viewer}'
     out = [
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width:.0f} {height:.0f}" width="{width:.0f}" height="{height:.0f}" '
-        f'font-family="DejaVu Sans, Helvetica, Arial, sans-serif" role="img" aria-label={quoteattr(caption)}>',
+        f'font-family="DejaVu Sans, Helvetica, Arial, sans-serif"{_CRISP if compact else ""} role="img" aria-label={quoteattr(caption)}>',
         f'<rect width="{width:.0f}" height="{height:.0f}" fill="{BACKGROUND}"/>',
-        f'<text x="{MARGIN / 2:.1f}" y="20" font-size="14" font-weight="bold" fill="{INK}">{escape(caption)}</text>',
-        f'<g transform="translate(0,{top:.1f}) scale({scale:.4f})">',
     ]
+    if not compact:
+        out.append(f'<text x="{MARGIN / 2:.1f}" y="20" font-size="14" font-weight="bold" fill="{INK}">{escape(caption)}</text>')
+    out.append(f'<g transform="translate(0,{top:.1f}) scale({scale:.4f})">')
     pos = frame.pos
-    out.append(f'<g stroke="{LINK}" stroke-width="1.5">')
+    # In the compact picture a link is at least a pixel wide: thinner ones vanish unsmoothed.
+    link = max(1.5 * boost, 1.0 / scale) if compact else 1.5
+    out.append(f'<g stroke="{LINK}" stroke-width="{link:g}">')
     for a, b in context["map"]["links"]:
         if a in pos and b in pos:
             (x1, y1), (x2, y2) = pos[a], pos[b]
             out.append(f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}"/>')
     out.append("</g>")
     for s in systems:
-        out.extend(_system(s, frame, rows.get(s["code"]), context, labels))
+        out.extend(_system(s, frame, rows.get(s["code"]), context, labels, boost, titles=not compact))
     for arrow in context["map"].get("arrows", []):
         a, b = arrow["from"], arrow["to"]
         if a in pos and b in pos and a != b:
             (x1, y1), (x2, y2) = pos[a], pos[b]
-            out.append(_arrow(x1, y1, x2, y2, ARROW_COLOUR[arrow["kind"]], arrow["kind"] == "lost"))
-            out.append(_mark(x2, y2, arrow["kind"]))
+            out.append(_arrow(x1, y1, x2, y2, ARROW_COLOUR[arrow["kind"]], arrow["kind"] == "lost", boost))
+            out.append(_mark(x2, y2, arrow["kind"], boost))
     out.append("</g>")
     out.append(f'<g transform="translate(0,{top + frame.height * scale:.1f})">')
     out.append(f'<line x1="0" y1="0" x2="{width:.0f}" y2="0" stroke="{LINK}"/>')

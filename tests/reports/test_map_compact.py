@@ -1,0 +1,103 @@
+"""The compact map picture of big games: its limits, and that they are the rulebook's."""
+
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.reports.test_report_mail import whole_galaxy_context
+from turnproc.reports.mapimage import png_map, png_size
+from turnproc.reports.svgmap import (
+    CELL, COMPACT_OWNERS, COMPACT_SIDE, MARGIN, MAX_BOOST, MAX_PNG_SIDE, MIN_LABEL_SCALE, MIN_STAR_PX, svg_map,
+)  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def galaxy() -> dict:
+    """A report that has seen every system of a 20-empire galaxy (600 systems)."""
+    return whole_galaxy_context(20)
+
+
+def _scale(svg: str) -> float:
+    found = re.search(r'<g transform="translate\(0,[0-9.]+\) scale\(([0-9.]+)\)">', svg)
+    assert found
+    return float(found.group(1))
+
+
+def test_the_rulebook_states_the_compact_limits() -> None:
+    """rules.md §5.1 states the compact picture's limits in numbers: they are these."""
+    text = (Path(__file__).parents[2] / "docs" / "rules.md").read_text(encoding="utf-8")
+    section = text.split("### 5.1 The map picture")[1].split("\n## ")[0]
+    assert "Ruling, big games: in a game of more than 50 empires" in section
+    assert f"at most {COMPACT_SIDE} pixels wide and high (plus the legend)" in section
+    assert f"below {round(MIN_LABEL_SCALE * 100)} %" in section
+    across = int((COMPACT_SIDE / MIN_LABEL_SCALE - 2 * MARGIN) / CELL)
+    assert f"at most {across} grid square{'s' if across != 1 else ''} across keeps its labels" in section
+    assert f"up to {MAX_BOOST} times bigger, so a star is at least {MIN_STAR_PX:g}" in section
+    assert f"at most {COMPACT_OWNERS} other empires' colours" in section
+
+
+def test_the_compact_picture_fits_its_side_and_keeps_a_small_legend(galaxy: dict) -> None:
+    """rules.md §5.1: at most COMPACT_SIDE pixels a side plus a legend of a few rows."""
+    png = png_map(galaxy, compact=True)
+    width, height = png_size(png)
+    assert width <= COMPACT_SIDE + 1 and height <= COMPACT_SIDE + 100
+    svg = svg_map(galaxy, compact=True)
+    # No title line and no labels, but the legend, the reader's colour first.
+    assert "the map of" not in svg.split("aria-label=", 1)[1].split(">", 1)[1]
+    assert "yours (EAA)" in svg
+    # Other empires' colours: at most COMPACT_OWNERS, then how many more.
+    context = {**galaxy, "map": {**galaxy["map"], "systems": [dict(s) for s in galaxy["map"]["systems"]]}}
+    for i, s in enumerate(context["map"]["systems"][:10]):
+        s["owner"] = f"O{i:02d}"
+    svg = svg_map(context, compact=True)
+    assert ">O00</text>" in svg and f">O{COMPACT_OWNERS:02d}</text>" not in svg
+    assert f"and {10 - COMPACT_OWNERS} more empires" in svg
+    assert "yellow dwarf" not in svg and "cruisers, fighters" not in svg
+    assert not re.search(r">\d+</text>", svg)
+
+
+def test_without_labels_the_symbols_are_drawn_bigger_to_stay_visible(galaxy: dict) -> None:
+    """rules.md §5.1: a star at least MIN_STAR_PX pixels in radius (or MAX_BOOST times
+    its size), a link at least a pixel wide."""
+    svg = svg_map(galaxy, compact=True)
+    scale = _scale(svg)
+    assert scale < MIN_LABEL_SCALE
+    stars = {s["code"] for s in galaxy["map"]["systems"] if s["star"] is None}
+    radius = float(re.findall(r'<circle cx="[^"]+" cy="[^"]+" r="([0-9.]+)"', svg)[0])
+    assert radius * scale >= MIN_STAR_PX - 1e-6 or radius == pytest.approx(9 * MAX_BOOST)
+    link = re.search(r'<g stroke="#a3aab8" stroke-width="([0-9.]+)">', svg)
+    assert link and float(link.group(1)) * scale >= 1 - 1e-6
+    assert len(stars) > 100  # a big map, where the full picture would be specks
+
+
+def test_a_map_of_one_grid_square_keeps_its_labels_and_star_types() -> None:
+    """rules.md §5.1: scaled no lower than 60 %, the compact picture has labels."""
+    context = whole_galaxy_context(2)
+    home = context["empire"]["home"]
+    star = next(s for s in context["map"]["systems"] if s["code"] == home)["star"] or home
+    context["map"]["systems"] = [s for s in context["map"]["systems"] if star in (s["code"], s["star"])]
+    svg = svg_map(context, compact=True)
+    assert _scale(svg) >= MIN_LABEL_SCALE
+    assert re.search(rf">{star}</text>", svg)
+    assert "dwarf" in svg or "giant" in svg
+
+
+def test_the_full_picture_is_unchanged_by_the_compact_one(galaxy: dict) -> None:
+    assert svg_map(galaxy, max_side=MAX_PNG_SIDE) == svg_map(galaxy, max_side=MAX_PNG_SIDE, compact=False)
+    assert png_size(png_map(galaxy, compact=False)) == png_size(png_map(galaxy))
+
+
+def test_the_compact_picture_costs_a_small_part_of_the_full_one(galaxy: dict) -> None:
+    # A ratio, not milliseconds: CI machines differ; benchmarks/mapimage.py has the numbers.
+    def cpu(compact: bool) -> float:
+        png_map(galaxy, compact=compact)
+        start = time.process_time()
+        for _ in range(3):
+            png_map(galaxy, compact=compact)
+        return time.process_time() - start
+
+    assert cpu(True) * 5 < cpu(False)
