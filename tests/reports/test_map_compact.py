@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.reports.test_report_mail import whole_galaxy_context
+from turnproc.config import Config
 from turnproc.reports.mapimage import png_map, png_size
 from turnproc.reports.svgmap import (
     CELL, COMPACT_OWNERS, COMPACT_SIDE, MARGIN, MAX_BOOST, MAX_PNG_SIDE, MIN_LABEL_SCALE, MIN_STAR_PX, svg_map,
@@ -31,7 +32,8 @@ def test_the_rulebook_states_the_compact_limits() -> None:
     """rules.md §5.1 states the compact picture's limits in numbers: they are these."""
     text = (Path(__file__).parents[2] / "docs" / "rules.md").read_text(encoding="utf-8")
     section = text.split("### 5.1 The map picture")[1].split("\n## ")[0]
-    assert "Ruling, big games: in a game of more than 50 empires" in section
+    assert "Ruling, big games: in a game whose reports come with a turn bulletin (more than 50\nempires" in section
+    assert Config().bulletin_threshold == 50
     assert f"at most {COMPACT_SIDE} pixels wide and high (plus the legend)" in section
     assert f"below {round(MIN_LABEL_SCALE * 100)} %" in section
     across = int((COMPACT_SIDE / MIN_LABEL_SCALE - 2 * MARGIN) / CELL)

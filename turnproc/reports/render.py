@@ -228,7 +228,9 @@ def render_report_documents(context: dict[str, Any], shared: SharedParts | None 
     data = report_json(context)
     context = stored_context(context)
     svg = svg_map(context)
-    png = png_map(context)
+    # A game big enough for a bulletin mails a thousand pictures a night: the
+    # compact one (rules.md §5.1); the SVG attached is the whole map still.
+    png = png_map(context, compact="bulletin" in context)
     width, height = png_size(png)
     extra = {**_report_extras(context, shared), "map_src": f"cid:{MAP_CID}", "map_width": width, "map_height": height}
     rendered = render("report", {**context, **extra})
