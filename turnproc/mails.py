@@ -24,7 +24,7 @@ from .config import Config
 from .mail.compose import compose, message_id_domain, new_message_id
 from .mail.hygiene import clean_header
 from .mail.outbox import queue_deferred, queue_mail
-from .reportmail import BULLETIN_TO, report_message
+from .reportmail import BULLETIN_TO, report_mail
 from .reports.render import render, render_subject, report_subject
 from .rules.costs import spending
 from .rules.orders import Order, ParsedOrders, Severity, SkipReason, Skipped, format_order, slots_used
@@ -230,8 +230,8 @@ def queue_report(
     message_id = new_message_id(config.from_address)
     if report.id is None:
         stem = f"{game_name}-turn{report.turn}-{empire_code}"
-        msg = report_message(config.from_address, recipient, message_id, now, report.data, stem)
-        queue_mail(session, msg, kind=kind, game_id=game_id, turn=report.turn, held=held, now=now)
+        raw = report_mail(config.from_address, recipient, message_id, now, report.data, stem)
+        queue_mail(session, raw, kind=kind, game_id=game_id, turn=report.turn, held=held, now=now)
         return
     queue_deferred(
         session, kind=kind, game_id=game_id, recipient=recipient, subject=report_subject(report.data),

@@ -21,14 +21,13 @@ from collections.abc import Iterator
 from concurrent.futures import Executor, ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
-from email.message import Message
 from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
 from .config import Config
-from .mail.compose import compose
+from .mail.compose import compose_bytes
 from .mail.outbox import Build, Claimed, Transport, flush_outbox
 from .mail.transport import outbound
 from .reports.render import MAP_CID, render, render_report_documents
@@ -36,7 +35,7 @@ from .storage import models as m
 
 log = logging.getLogger(__name__)
 
-__all__ = ["report_mail", "report_message", "bulletin_mail", "builder", "BULLETIN_TO", "PARALLEL_FROM", "send_outbox", "mail_bytes"]
+__all__ = ["report_mail", "bulletin_mail", "builder", "BULLETIN_TO", "PARALLEL_FROM", "send_outbox", "mail_bytes"]
 
 #: The To: of a bulletin: its recipients are only in the SMTP envelope.
 BULLETIN_TO = "undisclosed-recipients:;"
@@ -62,15 +61,10 @@ class _Job:
 
 
 def report_mail(sender: str, recipient: str, message_id: str, when: dt.datetime, data: dict[str, Any], stem: str) -> bytes:
-    """The bytes of :func:`report_message`."""
-    return report_message(sender, recipient, message_id, when, data, stem).as_bytes()
-
-
-def report_message(sender: str, recipient: str, message_id: str, when: dt.datetime, data: dict[str, Any], stem: str) -> Message:
     """A report as a mail: text and HTML alternatives, the map as a PNG the
     HTML shows inline (``cid:``), and the map as SVG and the JSON attached."""
     docs = render_report_documents(data)
-    return compose(
+    return compose_bytes(
         sender=sender,
         recipient=recipient,
         subject=docs.subject,
@@ -91,7 +85,8 @@ def bulletin_mail(sender: str, recipient: str, message_id: str, when: dt.datetim
     """A turn bulletin as a mail: to every player, none of them named in it
     (``recipient`` :data:`BULLETIN_TO`), or a copy to one who asked."""
     rendered = render("bulletin", data)
-    return compose(
+    assert rendered.html is not None
+    return compose_bytes(
         sender=sender,
         recipient=recipient,
         subject=rendered.subject,
@@ -99,8 +94,10 @@ def bulletin_mail(sender: str, recipient: str, message_id: str, when: dt.datetim
         html=rendered.html,
         when=when,
         message_id=message_id,
+        attachments=[],
+        inline=[],
         boundary_seed=_boundary_seed(message_id),
-    ).as_bytes()
+    )
 
 
 def _build(job: _Job) -> bytes | Exception:

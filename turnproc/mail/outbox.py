@@ -36,6 +36,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from email.header import decode_header, make_header
 from email.message import Message
+from email.parser import BytesHeaderParser
 from typing import Protocol, runtime_checkable
 
 from sqlalchemy import ColumnElement, Update, and_, func, or_, select, update
@@ -115,7 +116,7 @@ def _plain(value: object) -> str:
 
 def queue_mail(
     session: Session,
-    msg: Message,
+    msg: Message | bytes,
     *,
     kind: str,
     game_id: int | None,
@@ -125,7 +126,10 @@ def queue_mail(
 ) -> m.OutboxMail:
     """Queue ``msg``; ``turn`` names the turn a report mail reports, ``held``
     keeps it back until the GM releases a staged turn. ``now`` is the caller's
-    clock (the reply caps count against it)."""
+    clock (the reply caps count against it). ``msg`` may be the mail's bytes."""
+    raw = msg if isinstance(msg, bytes) else msg.as_bytes()
+    if isinstance(msg, bytes):
+        msg = BytesHeaderParser().parsebytes(msg)
     row = m.OutboxMail(
         created_at=now or m.utcnow(),
         game_id=game_id,
@@ -135,7 +139,7 @@ def queue_mail(
         recipient=_plain(msg["To"]),
         subject=_plain(msg["Subject"]),
         message_id=str(msg["Message-ID"]),
-        body=msg.as_bytes(),
+        body=raw,
     )
     session.add(row)
     return row
