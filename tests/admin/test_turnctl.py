@@ -12,6 +12,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from turnproc.errors import GMError
 from turnproc.storage.queries import get_game
 from turnproc.reportmail import send_outbox
+from turnproc.reports.render import render_report_text
 from turnproc.turns import run_turn
 from turnproc.rules.serialize import state_from_dict, state_to_json
 from turnproc.storage import models as m
@@ -124,7 +125,7 @@ def test_rerun_of_an_earlier_turn_rolls_back_and_marks_reports_corrected(db) -> 
         ).all()
         assert len(subjects) == 3 and all("(corrected)" in s for s in subjects)
         assert all(r.data["corrected"] for r in session.scalars(select(m.Report).where(m.Report.turn == 2)))
-        assert "CORRECTED" in session.scalars(select(m.Report.text).where(m.Report.turn == 2)).first()
+        assert "CORRECTED" in render_report_text(session.scalars(select(m.Report.data).where(m.Report.turn == 2)).first())
         entry = session.scalars(select(m.AuditEntry).order_by(m.AuditEntry.id.desc())).first()
         assert (entry.action, entry.script) == ("rerun", "turn rerun war 2")
         assert session.scalar(select(m.ArchivedTurn.reason)) == "rerun of 2"

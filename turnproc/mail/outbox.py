@@ -33,6 +33,7 @@ import socket
 import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from email.header import decode_header, make_header
 from email.message import Message
@@ -378,68 +379,92 @@ def _flush(
             ) from None
         sent += len(delivered)
 
-    while True:
+    def claim() -> tuple[list[Claimed], dt.datetime]:
         claim_at = at()
         try:
             with factory() as session, session.begin():
-                claimed = [
+                return [
                     Claimed(
                         r.id, r.kind, r.message_id, r.recipient, r.subject, r.created_at, r.body, r.attempts + 1,
                         r.report_id, r.bulletin_id, r.bcc,
                     )
                     for r in _claim(session, me, claim_at, lease, batch)
-                ]  # fmt: skip
+                ], claim_at  # fmt: skip
         except DBAPIError as exc:
             raise stopped(f"cannot claim the next mail: {_reason(exc)}") from None
-        if not claimed:
-            break
-        delivered: list[tuple[int, str, str]] = []
-        raws = _built(claimed, build)
-        since = time.monotonic()
-        for index, mail in enumerate(claimed):
-            mail_id, message_id, recipient, attempts = mail.id, mail.message_id, mail.recipient, mail.attempts
-            if delivered and time.monotonic() - since > BATCH_SECONDS:
-                # A slow server: record what went so far, so a crash now
-                # repeats only these last seconds' mails.
-                record(delivered, claim_at)
-                delivered, since = [], time.monotonic()
-            try:
-                raw = raws[mail_id]
-                if isinstance(raw, Exception):
-                    raise raw
-                _hand_over(transport, mail, raw)
-            except ServerUnavailable as exc:
-                # Nothing was handed over: record what was, give the other
-                # claims back, count no attempt.
-                record(delivered, claim_at)
-                rest = [c.id for c in claimed[index:]]
-                try:
-                    _write(factory, update(m.OutboxMail).where(m.OutboxMail.id.in_(rest), m.OutboxMail.claimed_by == me).values(claimed_until=None))
-                except DBAPIError:
-                    log.debug("outbox: could not release the claims from %s on", message_id, exc_info=True)
-                raise stopped(str(exc)) from None
-            except Exception as exc:  # this mail failed (refused, dropped): retry it later
-                failed += 1
-                try:
-                    _write(
-                        factory,
-                        update(m.OutboxMail)
-                        .where(m.OutboxMail.id == mail_id)
-                        .values(
-                            attempts=attempts,
-                            last_error=one_line(exc)[:2000],
-                            next_attempt_at=claim_at + _backoff(attempts),
-                            claimed_until=None,
-                        ),
-                    )
-                except DBAPIError as db_exc:
+
+    def release(ids: list[int], message_id: str) -> None:
+        try:
+            _write(factory, update(m.OutboxMail).where(m.OutboxMail.id.in_(ids), m.OutboxMail.claimed_by == me).values(claimed_until=None))
+        except DBAPIError:
+            log.debug("outbox: could not release the claims from %s on", message_id, exc_info=True)
+
+    # Mails built when sent (reports) are built a batch ahead, in a thread
+    # waiting on the builder's processes, while this one delivers the batch
+    # before: rendering and SMTP overlap.
+    ahead = ThreadPoolExecutor(max_workers=1, thread_name_prefix="outbox-build")
+
+    def start(claimed: list[Claimed]) -> Future[dict[int, bytes | Exception]]:
+        return ahead.submit(_built, claimed, build)
+
+    try:
+        claimed, claim_at = claim()
+        pending = start(claimed)
+        while claimed:
+            raws = pending.result()
+            following: list[Claimed] = []
+            if any(c.body is None for c in claimed):
+                following, following_at = claim()
+                pending = start(following)
+            delivered: list[tuple[int, str, str]] = []
+            since = time.monotonic()
+            for index, mail in enumerate(claimed):
+                mail_id, message_id, recipient, attempts = mail.id, mail.message_id, mail.recipient, mail.attempts
+                if delivered and time.monotonic() - since > BATCH_SECONDS:
+                    # A slow server: record what went so far, so a crash now
+                    # repeats only these last seconds' mails.
                     record(delivered, claim_at)
-                    raise stopped(f"mail {message_id} not delivered and the failure cannot be recorded: {_reason(db_exc)}") from None
-                log.warning("mail %s to %s not delivered (attempt %d): %s", message_id, recipient, attempts, one_line(exc))
-                log.debug("mail %s: delivery failure", message_id, exc_info=True)
-                continue
-            delivered.append((mail_id, message_id, recipient))
-        record(delivered, claim_at)
+                    delivered, since = [], time.monotonic()
+                try:
+                    raw = raws[mail_id]
+                    if isinstance(raw, Exception):
+                        raise raw
+                    _hand_over(transport, mail, raw)
+                except ServerUnavailable as exc:
+                    # Nothing was handed over: record what was, give the other
+                    # claims back, count no attempt.
+                    record(delivered, claim_at)
+                    release([c.id for c in claimed[index:] + following], message_id)
+                    raise stopped(str(exc)) from None
+                except Exception as exc:  # this mail failed (refused, dropped): retry it later
+                    failed += 1
+                    try:
+                        _write(
+                            factory,
+                            update(m.OutboxMail)
+                            .where(m.OutboxMail.id == mail_id)
+                            .values(
+                                attempts=attempts,
+                                last_error=one_line(exc)[:2000],
+                                next_attempt_at=claim_at + _backoff(attempts),
+                                claimed_until=None,
+                            ),
+                        )
+                    except DBAPIError as db_exc:
+                        record(delivered, claim_at)
+                        raise stopped(f"mail {message_id} not delivered and the failure cannot be recorded: {_reason(db_exc)}") from None
+                    log.warning("mail %s to %s not delivered (attempt %d): %s", message_id, recipient, attempts, one_line(exc))
+                    log.debug("mail %s: delivery failure", message_id, exc_info=True)
+                    continue
+                delivered.append((mail_id, message_id, recipient))
+            record(delivered, claim_at)
+            if not following:
+                claimed, claim_at = claim()
+                pending = start(claimed)
+            else:
+                claimed, claim_at = following, following_at
+    finally:
+        ahead.shutdown(wait=True)
     if sent or failed:
         log.info("outbox: %d sent, %d failed", sent, failed)
     return sent, failed
