@@ -11,7 +11,9 @@ Printed per backend and size, for the first night and the last:
 * the I/O floor measured in the same run: loading the game and saving the
   resolved state of the same turn in one transaction (rolled back), and the
   turn's ratio to it;
-* intake mails/s and send mails/s, the process's CPU seconds, its peak RSS,
+* intake mails/s and send mails/s, the CPU seconds of the process and of
+  the processes it starts to render report mails, the peak RSS of the
+  process and of the largest of those,
   and the database's growth over the night;
 * the CPU growth per doubling of empires, between successive sizes.
 
@@ -116,6 +118,10 @@ def _rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+def _child_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+
+
 def _db_bytes(url: str, engine: Any) -> int:
     if url.startswith("sqlite"):
         path = Path(url.removeprefix("sqlite:///"))
@@ -168,10 +174,17 @@ def _floor(app: Any) -> float:
     return took
 
 
+def _cpu() -> float:
+    """CPU seconds of this process and of its children that ended (the
+    processes rendering report mails end with each flush)."""
+    me, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + children.ru_utime + children.ru_stime
+
+
 def _timed(fn: Any) -> tuple[Any, float, float]:
-    w, c = time.perf_counter(), time.process_time()
+    w, c = time.perf_counter(), _cpu()
     out = fn()
-    return out, time.perf_counter() - w, time.process_time() - c
+    return out, time.perf_counter() - w, _cpu() - c
 
 
 def child(backend: str, n: int, history: int) -> dict[str, Any]:
@@ -241,7 +254,7 @@ def child(backend: str, n: int, history: int) -> dict[str, Any]:
             )
             print(f"  [{backend} N={n}] night {night}: poll {poll_s:.1f} s, turn {turn_s:.1f} s, send {send_s:.1f} s", file=sys.stderr)
         app.close()
-        return {"backend": backend, "n": n, "setup": setup, "nights": nights, "rss_mb": _rss_mb()}
+        return {"backend": backend, "n": n, "setup": setup, "nights": nights, "rss_mb": _rss_mb(), "child_rss_mb": _child_rss_mb()}
     finally:
         smtp.stop()
         dovecot.stop()
@@ -273,6 +286,7 @@ def report(rows: list[dict[str, Any]]) -> None:
             print(_row("turn 1", r["n"], first, r["rss_mb"]))
             if len(r["nights"]) > 1:
                 print(_row(f"turn {last['night'] + 1}", r["n"], last, r["rss_mb"]))
+            print(f"      peak RSS of the largest report-rendering process: {r.get('child_rss_mb', 0):.0f} MB")
             failures = {k: v for night in r["nights"] for k, v in night["outcomes"].items() if k != "accepted"}
             if failures:
                 print(f"      outcomes other than accepted over all nights: {failures}")

@@ -174,11 +174,11 @@ def builder(factory: sessionmaker[Session], sender: str) -> Iterator[Build]:
         ids = list(jobs)
         if len(ids) >= PARALLEL_FROM and (os.cpu_count() or 1) > 1:
             if pool is None:
-                # forkserver: the workers do not inherit this process's
-                # database connections or threads, only the rendering code.
-                context = multiprocessing.get_context("forkserver")
-                context.set_forkserver_preload([__name__])
-                pool = ProcessPoolExecutor(mp_context=context)
+                # spawn: the workers inherit none of this process's database
+                # connections or threads (this runs in the outbox's builder
+                # thread), and they are this process's own children, so the
+                # CPU they use is counted as ours (getrusage, the benchmarks).
+                pool = ProcessPoolExecutor(mp_context=multiprocessing.get_context("spawn"))
             results = list(pool.map(_build, [jobs[i] for i in ids], chunksize=2))
         else:
             results = [_build(jobs[i]) for i in ids]
