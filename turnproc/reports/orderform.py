@@ -73,6 +73,8 @@ def fold(text: str, first: str, rest: str, *, hyphens: bool = True) -> list[str]
     form holds (words one space apart, none too long for a line, no hyphen):
     every report of a thousand-empire turn folds three texts a system.
     Anything else goes to textwrap itself."""
+    if len(first) + len(text) <= WIDTH and text.isprintable() and "  " not in text and text.strip(" ") == text and text:
+        return [first + text]  # one line: what textwrap returns for it
     words = text.split()
     if not words or " ".join(words) != text or "-" in text or max(map(len, words)) > WIDTH - max(len(first), len(rest)):
         return textwrap.wrap(text, WIDTH, initial_indent=first, subsequent_indent=rest, break_on_hyphens=hyphens)
