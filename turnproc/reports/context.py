@@ -25,7 +25,7 @@ from .orderform import order_form
 
 __all__ = [
     "SCHEMA_VERSION", "SCHEMA_ID", "TurnView", "report_context", "roundup", "standings", "order_form", "attacked_systems",
-    "turn_arrows",
+    "turn_arrows", "BULLETIN_TOP", "public_press", "turn_head",
 ]  # fmt: skip
 
 #: Raised whenever the JSON report changes in a way a client program must know
@@ -35,6 +35,9 @@ SCHEMA_VERSION = 3
 SCHEMA_ID = f"urn:turnproc:schema:report:{SCHEMA_VERSION}"
 #: Kinds with a section of their own in a rule-set-2 report, not told as happenings.
 _SECTION_KINDS = ("probe_view", "reserve")
+#: In a bulletin game, how many rows from the top of the standings every
+#: report keeps (rules.md §14, ruling V3); the rest is in the bulletin.
+BULLETIN_TOP = 10
 
 
 def roundup(state: GameState) -> list[dict[str, Any]]:
@@ -65,6 +68,14 @@ class TurnView:
     owned: dict[str, list[System]]
     roundup: list[dict[str, Any]]
     events: dict[str, list[Event]]
+    #: ``events`` without the public press, which only the press section reads:
+    #: in a big game the public press is most of every empire's list.
+    told: dict[str, list[Event]]
+    #: Empire -> the empires named with it in the private events it reads
+    #: (rules.md §14, ruling V3).
+    named: dict[str, set[str]]
+    #: Empire code -> its row's index in ``roundup``.
+    position: dict[str, int]
 
     @classmethod
     def build(cls, state: GameState, events: list[Event]) -> TurnView:
@@ -74,12 +85,49 @@ class TurnView:
             if s.owner in owned:
                 owned[s.owner].append(s)
         readable: dict[str, list[Event]] = {code: [] for code in state.empires}
+        told: dict[str, list[Event]] = {code: [] for code in state.empires}
+        named: dict[str, set[str]] = {code: set() for code in state.empires}
         for e in events:
             readers = audience(e)
+            press = e.kind == "message" and readers is None
             for empire in state.empires if readers is None else sorted(readers):
                 if empire in readable:
                     readable[empire].append(e)
-        return cls(owned=owned, roundup=roundup(state), events=readable)
+                    if not press:
+                        told[empire].append(e)
+                    if readers is not None:
+                        named[empire].update(readers)
+        rows = roundup(state)
+        position = {row["code"]: i for i, row in enumerate(rows)}
+        return cls(owned=owned, roundup=rows, events=readable, told=told, named=named, position=position)
+
+
+def public_press(events: Iterable[Event]) -> list[dict[str, Any]]:
+    """The press messages to every empire among ``events`` (rules.md §14: public)."""
+    return [_press_row(e) for e in events if e.kind == "message" and e.data.get("to") is None]
+
+
+def _press_row(e: Event) -> dict[str, Any]:
+    return {
+        "from": e.empire or e.data.get("from") or "",
+        "to": e.data.get("to") or "ALL",
+        "private": e.data.get("to") is not None,
+        "text": str(e.data.get("text", "")),
+    }
+
+
+def turn_head(state: GameState, *, game_name: str, turn: int, deadline: dt.datetime | None, corrected: bool) -> dict[str, Any]:
+    """The keys a report and a bulletin both start with: which game and turn,
+    the next deadline, and whether the game is over or the turn was re-run."""
+    return {
+        "game": game_name,
+        "turn": turn,
+        "next_turn": state.turn,
+        "deadline": deadline.isoformat(timespec="seconds") if deadline is not None else None,
+        "deadline_text": format_deadline(deadline),
+        "finished": state.finished,
+        "corrected": corrected,
+    }
 
 
 def _system_row(state: GameState, s: System, known: set[int], reader: Empire) -> dict[str, Any]:
@@ -87,10 +135,13 @@ def _system_row(state: GameState, s: System, known: set[int], reader: Empire) ->
     # knows: any owned system is shown with the reader's own tech (the same
     # thing for the reader's systems). Unowned, a black dwarf has no limit.
     shown_owner = reader if s.owner is not None else None
+    # ``_value_`` is the plain attribute behind an enum's ``.value`` (a
+    # descriptor, several times slower): a thousand-empire turn reads it
+    # for some 70,000 rows.
     return {
         "code": s.code,
         "name": s.name,
-        "type": s.type.value,
+        "type": s.type._value_,
         "star": s.star,
         "row": s.row,
         "col": s.col,
@@ -101,7 +152,7 @@ def _system_row(state: GameState, s: System, known: set[int], reader: Empire) ->
         "cruisers": s.cruisers,
         "fighters": s.fighters,
         "colony_ships": s.colony_ships,
-        "stance": s.stance.value,
+        "stance": s.stance._value_,
         # Only links to systems the empire knows: a link to an unseen system
         # would reveal that it exists.
         "links": [n for n in state.neighbours(s.code) if n in known],
@@ -148,6 +199,18 @@ def turn_arrows(events: list[Event], empire: str) -> list[dict[str, Any]]:
     return arrows
 
 
+def _order_row(e: Event, empire_code: str) -> dict[str, Any]:
+    d = e.data
+    return {
+        "line": d.get("line"),
+        "text": d.get("text", ""),
+        "ok": bool(d.get("ok")),
+        "reason": d.get("reason"),
+        "cost": int(d.get("cost") or 0) + int(d.get("treasury_cost") or 0),
+        "outcome": narrate(e, empire_code),
+    }
+
+
 def _line_order(order: dict[str, Any]) -> tuple[bool, int]:
     return order["line"] is None, order["line"] or 0
 
@@ -170,10 +233,14 @@ def report_context(
     corrected: bool = False,
     view: TurnView | None = None,
     on_leave_until: int | None = None,
+    bulletin: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Everything one empire's report shows for ``turn`` (the turn just resolved).
     ``on_leave_until``: the last turn of the empire's leave, when it is on
-    leave for the next one.
+    leave for the next one. ``bulletin``: in a game big enough for a turn
+    bulletin, what :func:`turnproc.reports.bulletin.bulletin_pointer` returns;
+    the roundup then keeps only the top, the empire and those it has met,
+    the public press is left to the bulletin, and ``bulletin`` points to it.
 
     ``state`` is the state after the turn; ``events`` are that turn's events
     (any empire's: this function keeps only those the empire may read);
@@ -185,7 +252,8 @@ def report_context(
     owned_codes = {s.code for s in owned}
     visible = visible_from(state, owned_codes, empire.tech(Tech.SCANNER)) | owned_codes
     known = {c for c in state.seen.get(empire_code, set()) | visible if c in state.systems}
-    mine = view.events.get(empire_code, [])
+    # What the report tells, public press aside (only the press section reads it).
+    mine = view.told.get(empire_code, [])
 
     supply = _latest(mine, "supply", empire_code)
     in_supply = {row["system"]: row.get("in_supply", True) for row in supply.get("systems") or []}
@@ -210,36 +278,14 @@ def report_context(
 
     # Listed in the order of the player's lines, not the order they ran in
     # (stances and BASE/HOME run before actions; rules.md §4.1).
-    orders = sorted(
-        (
-        {
-            "line": e.data.get("line"),
-            "text": e.data.get("text", ""),
-            "ok": bool(e.data.get("ok")),
-            "reason": e.data.get("reason"),
-            "cost": int(e.data.get("cost") or 0) + int(e.data.get("treasury_cost") or 0),
-            "outcome": narrate(e, empire_code),
-        }
-        for e in mine
-        if e.kind == "order" and e.empire == empire_code
-        ),
-        key=_line_order,
-    )
+    orders = sorted((_order_row(e, empire_code) for e in mine if e.kind == "order" and e.empire == empire_code), key=_line_order)
     happenings = [
         {"kind": e.kind, "text": narrate(e, empire_code), "data": e.data}
         for e in mine
         if e.kind not in ("order", "message", "stance", "name", "sticky", *_SECTION_KINDS)
     ]
-    press = [
-        {
-            "from": e.empire or e.data.get("from") or "",
-            "to": e.data.get("to") or "ALL",
-            "private": e.data.get("to") is not None,
-            "text": str(e.data.get("text", "")),
-        }
-        for e in mine
-        if e.kind == "message"
-    ]
+    # In a bulletin game the public press is in the bulletin, not here.
+    press = [_press_row(e) for e in (mine if bulletin is not None else view.events.get(empire_code, [])) if e.kind == "message"]
     income_now = _latest(mine, "income", empire_code)
     # rules.md §13.1 (ruling E8): the balance line shows the figures the economy
     # step used, so it adds up; research after it may change what the systems
@@ -251,17 +297,15 @@ def report_context(
     scouting = [_system_row(state, state.systems[c], known, empire) for c in sorted(visible - owned_codes)]
     scouting += [_after_attack_row(state, state.systems[c], known, empire, after_attack[c]) for c in sorted(after_attack)]
     scouting.sort(key=lambda row: row["code"])
+    neighbours = state.neighbours
     ranks = view.roundup
-    rank = next(r["rank"] for r in ranks if r["code"] == empire_code)
+    rank = ranks[view.position[empire_code]]["rank"]
+    if bulletin is not None:
+        met = _met(view, empire_code, visible, after_attack, state)
+        ranks = _short_roundup(view, met | {empire_code}, int(bulletin["top"]))
     context: dict[str, Any] = {
         "schema": SCHEMA_ID,
-        "game": game_name,
-        "turn": turn,
-        "next_turn": state.turn,
-        "deadline": deadline.isoformat(timespec="seconds") if deadline is not None else None,
-        "deadline_text": format_deadline(deadline),
-        "finished": state.finished,
-        "corrected": corrected,
+        **turn_head(state, game_name=game_name, turn=turn, deadline=deadline, corrected=corrected),
         "on_leave_until": on_leave_until,
         "empire": {
             "code": empire.code,
@@ -282,31 +326,18 @@ def report_context(
             "home": empire.home,
             "lost_in_space": empire.lost_in_space,
             "active": empire.active,
-            "techs": {t.value: empire.tech(t) for t in state.techs},
+            "techs": {t._value_: empire.tech(t) for t in state.techs},
         },
         "orders": orders,
         "happenings": happenings,
         "systems": systems,
         "scouting": scouting,
         "map": {
-            "systems": [
-                {
-                    "code": c,
-                    "row": state.systems[c].row,
-                    "col": state.systems[c].col,
-                    "type": state.systems[c].type.value,
-                    "star": state.systems[c].star,
-                    # Owner only where the empire can see it now; a remembered
-                    # position says nothing about who holds it today.
-                    "owner": state.systems[c].owner if c in visible else after_attack.get(c, {}).get("owner"),
-                    "visible": c in visible,
-                }
-                for c in sorted(known)
-            ],
+            "systems": [_map_row(state.systems[c], visible, after_attack) for c in sorted(known)],
             "links": sorted(
                 [a, b]
                 for a in known
-                for b in state.neighbours(a)
+                for b in neighbours(a)
                 if a < b and b in known and (a in visible or b in visible)
             ),
             "arrows": [a for a in turn_arrows(mine, empire_code) if a["from"] in known and a["to"] in known],
@@ -314,10 +345,45 @@ def report_context(
         "roundup": ranks,
         "press": press,
     }
+    if bulletin is not None:
+        context["bulletin"] = dict(bulletin)
     context["order_form"] = order_form(context)
     if state.v2:
         _add_v2(context, state, mine, empire_code)
     return context
+
+
+def _map_row(s: System, visible: set[int], after_attack: dict[int, dict[str, Any]]) -> dict[str, Any]:
+    seen_now = s.code in visible
+    return {
+        "code": s.code,
+        "row": s.row,
+        "col": s.col,
+        "type": s.type._value_,
+        "star": s.star,
+        # Owner only where the empire can see it now; a remembered
+        # position says nothing about who holds it today.
+        "owner": s.owner if seen_now else after_attack.get(s.code, {}).get("owner"),
+        "visible": seen_now,
+    }
+
+
+def _met(view: TurnView, empire_code: str, visible: set[int], after_attack: dict[int, dict[str, Any]], state: GameState) -> set[str]:
+    """The empires ``empire_code`` has met this turn (rules.md §14, ruling V3):
+    named in a private event it reads, or owning a system it sees."""
+    met = set(view.named.get(empire_code, ()))
+    systems = state.systems
+    met.update(o for o in (systems[c].owner for c in visible if c in systems) if o is not None)
+    met.update(o for o in (a.get("owner") for a in after_attack.values()) if isinstance(o, str))
+    met.discard(empire_code)
+    return met
+
+
+def _short_roundup(view: TurnView, keep: set[str], top: int) -> list[dict[str, Any]]:
+    """The roundup of a bulletin game's report: its first ``top`` rows and the
+    rows of ``keep``, in the order of the standings."""
+    below = sorted(i for i in (view.position.get(c) for c in keep) if i is not None and i >= top)
+    return view.roundup[:top] + [view.roundup[i] for i in below]
 
 
 def _add_v2(context: dict[str, Any], state: GameState, mine: list[Event], empire_code: str) -> None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import textwrap
 from typing import Any
 
-__all__ = ["order_form", "system_lines"]
+__all__ = ["order_form", "system_lines", "fold"]
 
 #: The costs a player needs at hand while filling the form in (rules.md §6).
 COSTS = ("# Costs: MOVE 1 BP, NEWCRS 10, NEWFTR 3, NEWCOL 20, BUILD 5, GROW 4 BP",
@@ -58,13 +58,35 @@ def system_lines(row: dict[str, Any]) -> list[str]:
             can.append(f"BUILD {code} N")
         if row["pop"] < row["limit"]:
             can.append(f"GROW {code} N")
-    lines = textwrap.wrap(head, WIDTH, subsequent_indent="#   ")
-    lines += textwrap.wrap(f"links {links}", WIDTH, initial_indent="#   ", subsequent_indent="#     ")
+    lines = fold(head, "", "#   ")
+    lines += fold(f"links {links}", "#   ", "#     ")
     if can:
         # Folded between suggestions only: NUL holds each one's words together.
         joined = ", ".join(c.replace(" ", "\0") for c in can)
-        folded = textwrap.wrap(joined, WIDTH, initial_indent="#   can: ", subsequent_indent="#     ", break_on_hyphens=False)
-        lines += [line.replace("\0", " ") for line in folded]
+        lines += [line.replace("\0", " ") for line in fold(joined, "#   can: ", "#     ", hyphens=False)]
+    return lines
+
+
+def fold(text: str, first: str, rest: str, *, hyphens: bool = True) -> list[str]:
+    """``textwrap.wrap(text, WIDTH, initial_indent=first, subsequent_indent=rest,
+    break_on_hyphens=hyphens)`` line for line, several times faster for what a
+    form holds (words one space apart, none too long for a line, no hyphen):
+    every report of a thousand-empire turn folds three texts a system.
+    Anything else goes to textwrap itself."""
+    if len(first) + len(text) <= WIDTH and text.isprintable() and "  " not in text and text.strip(" ") == text and text:
+        return [first + text]  # one line: what textwrap returns for it
+    words = text.split()
+    if not words or " ".join(words) != text or "-" in text or max(map(len, words)) > WIDTH - max(len(first), len(rest)):
+        return textwrap.wrap(text, WIDTH, initial_indent=first, subsequent_indent=rest, break_on_hyphens=hyphens)
+    lines: list[str] = []
+    line = first + words[0]
+    for word in words[1:]:
+        if len(line) + 1 + len(word) <= WIDTH:
+            line += " " + word
+        else:
+            lines.append(line)
+            line = rest + word
+    lines.append(line)
     return lines
 
 
