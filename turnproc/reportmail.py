@@ -124,9 +124,9 @@ def _jobs(session: Session, sender: str, mails: list[Claimed]) -> dict[int, _Job
             .where(m.Report.id.in_(report_ids))
         )
     } if report_ids else {}  # fmt: skip
-    bulletins: dict[int, dict[str, Any]] = dict(
-        session.execute(select(m.Bulletin.id, m.Bulletin.data).where(m.Bulletin.id.in_(bulletin_ids))).tuples()
-    ) if bulletin_ids else {}  # fmt: skip
+    bulletins: dict[int, dict[str, Any]] = {
+        bid: data for bid, data in session.execute(select(m.Bulletin.id, m.Bulletin.data).where(m.Bulletin.id.in_(bulletin_ids)))
+    } if bulletin_ids else {}  # fmt: skip
     jobs: dict[int, _Job] = {}
     for c in mails:
         if c.bulletin_id in bulletins:

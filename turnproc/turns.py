@@ -37,6 +37,7 @@ from .config import Config
 from .errors import GMError, TurnAlreadyRun
 from .mails import queue_bulletin, queue_report
 from .notices import announcements_for
+from .reports.bulletin import bulletin_context, bulletin_pointer
 from .reports.context import TurnView, report_context
 from .reports.narrative import narrate
 from .reports.render import render_report_text
@@ -202,8 +203,6 @@ def write_reports(
         extras["correction_reason"] = reason
     pointer: dict[str, Any] | None = None
     if len(state.empires) > config.bulletin_threshold:
-        from .reports.context import bulletin_context, bulletin_pointer  # TODO(merge bulletin)
-
         data = bulletin_context(state, events, game_name=game.name, turn=number, deadline=deadline, view=view, corrected=corrected)
         data.update(extras)
         extras = {}
@@ -212,13 +211,13 @@ def write_reports(
         session.flush()
         readers = [empire_rows[c].email for c in sorted(state.empires) if state.empires[c].active and empire_rows[c].email]
         queue_bulletin(session, config, bulletin, readers, now, held=held)
-        pointer = bulletin_pointer(data)
+        pointer = bulletin_pointer(game.name, number, len(state.empires), corrected=corrected)
     contexts: dict[str, dict[str, Any]] = {}
     for code in sorted(state.empires):
         leave = empire_rows[code].vacation_until
         context = report_context(
             state, events, code, game_name=game.name, turn=number, deadline=deadline, corrected=corrected, view=view,
-            on_leave_until=leave if leave is not None and leave > number else None,
+            on_leave_until=leave if leave is not None and leave > number else None, bulletin=pointer,
         )  # fmt: skip
         context.update(extras)
         contexts[code] = context

@@ -123,3 +123,19 @@ def test_hostile_player_text_keeps_the_text_layout() -> None:
         assert len(row.replace("\u2068", "").replace("\u2069", "")) <= len(header) + 12, row
     assert "\u2068" in text  # right-to-left names are isolated
     assert max(len(line) for line in text.splitlines() if not line.startswith("From ")) < 200
+
+
+def test_a_control_character_in_a_name_cannot_break_the_map() -> None:
+    """XML forbids most control characters: one in a name is drawn as U+FFFD,
+    and the SVG and the PNG are still made (it used to stop the mail)."""
+    state, events = play(5, 1, frozenset())
+    viewer = CODES[0]
+    state.owned_by(viewer)[0].name = "Bad\x02Name\x1b"
+    state.empires[viewer].name = "Evil\x00Empire"
+    for compact in (False, True):
+        context = report_context(state, events, viewer, game_name="g", turn=1)
+        if compact:
+            context["bulletin"] = {"subject": "s", "turn": 1, "empires": 60, "top": 10}
+        docs = render_report_documents(context)
+        assert "\x02" not in docs.svg and "\x00" not in docs.svg and "\ufffd" in docs.svg
+        assert docs.png.startswith(b"\x89PNG")

@@ -19,10 +19,12 @@ these limits.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
-from xml.sax.saxutils import escape, quoteattr
+from xml.sax.saxutils import escape as _xml_escape
+from xml.sax.saxutils import quoteattr as _xml_quoteattr
 
 __all__ = [
     "svg_map", "ascii_map", "owner_colour", "MAX_PNG_SIDE", "MIN_LABEL_SCALE", "CELL", "MARGIN", "label_limit",
@@ -30,6 +32,21 @@ __all__ = [
 ]  # fmt: skip
 
 #: One grid square, in SVG units (pixels at full size).
+
+#: Characters XML 1.0 does not allow at all (C0 controls but tab and line
+#: ends, U+FFFE/U+FFFF, lone surrogates): a player's empire name holding one
+#: would make the whole drawing unreadable to every SVG renderer.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
+
+
+def escape(text: str) -> str:
+    return _xml_escape(_NOT_XML.sub("\ufffd", text))
+
+
+def quoteattr(text: str) -> str:
+    return _xml_quoteattr(_NOT_XML.sub("\ufffd", text))
+
+
 CELL = 140
 MARGIN = 30
 #: The PNG is at most this many pixels on its longer side (the legend's height aside).
