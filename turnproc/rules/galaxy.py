@@ -69,10 +69,11 @@ def unreachable_systems(state: GameState) -> list[int]:
     if not state.systems:
         return []
     start = min(state.systems)
+    adjacency = state.adjacency()
     seen = {start}
     queue = deque([start])
     while queue:
-        for n in state.neighbours(queue.popleft()):
+        for n in adjacency.get(queue.popleft(), ()):
             if n not in seen:
                 seen.add(n)
                 queue.append(n)

@@ -325,6 +325,11 @@ class GameState:
 
     # -- links ---------------------------------------------------------------
 
+    def adjacency(self) -> dict[int, tuple[int, ...]]:
+        """Every system's :meth:`neighbours`, for walks over the whole galaxy
+        (a method call per step costs more than the walk)."""
+        return self._adjacency()
+
     def neighbours(self, code: int) -> tuple[int, ...]:
         """Codes linked to ``code``, ascending, so every walk over them is stable."""
         return self._adjacency().get(code, ())

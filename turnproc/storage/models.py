@@ -472,7 +472,7 @@ class OutboxMail(Base):
     """The complete RFC 5322 message; None: built from the report or bulletin when sent."""
     report_id: Mapped[int | None] = mapped_column(ForeignKey("reports.id", ondelete="SET NULL"))
     bulletin_id: Mapped[int | None] = mapped_column(ForeignKey("bulletins.id", ondelete="SET NULL"))
-    bcc: Mapped[list[str] | None] = mapped_column(JSON)
+    bcc: Mapped[list[str] | None] = mapped_column(JSON(none_as_null=True))
     """A bulletin's recipients, none of them named in the mail (one SMTP transaction)."""
     created_at: Mapped[timestamp]
     attempts: Mapped[count]
