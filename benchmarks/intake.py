@@ -10,9 +10,12 @@ The database has history: ``--history`` earlier turns' mail in the outbox
 in the inbound log, so the reply caps and the duplicate checks read tables of
 the size they have in a running game.
 
-    .venv/bin/python benchmarks/intake.py [--empires 1000] [--per-empire 1] [--history 5] [--profile]
+    .venv/bin/python benchmarks/intake.py [--empires 1000] [--per-empire 1] [--history 5]
+        [--backend sqlite|postgres] [--profile]
 
-Needs dovecot (apt-get install dovecot-imapd). Prints mails/s for both and the ratio.
+Needs dovecot (apt-get install dovecot-imapd), and for ``--backend postgres``
+the PostgreSQL server binaries (a private cluster on loopback is started).
+Prints mails/s for both, the ratio, and where the intake's wall time went.
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ from sqlalchemy import delete, insert, select  # noqa: E402
 
 from benchmarks.night import MAILBOX_PASSWORD, START, USER, _turnsheets  # noqa: E402
 from benchmarks.synthetic import GAME, synthetic_state, write_game  # noqa: E402
-from tests.servers import DovecotServer  # noqa: E402
+from tests.servers import DovecotServer, PostgresServer  # noqa: E402
 from turnproc.app import open_app  # noqa: E402
 from turnproc.config import Config, ImapConfig  # noqa: E402
 from turnproc.intake import poll  # noqa: E402
@@ -71,15 +74,21 @@ def main() -> None:
     ap.add_argument("--empires", type=int, default=1000)
     ap.add_argument("--per-empire", type=int, default=1, help="turnsheets each empire mails (default 1)")
     ap.add_argument("--history", type=int, default=5, help="earlier turns of mail in the database (default 5)")
+    ap.add_argument("--backend", choices=("sqlite", "postgres"), default="sqlite")
     ap.add_argument("--profile", action="store_true", help="print where the intake spends its time")
     ap.add_argument("--sort", default="tottime", help="profile order (tottime, cumtime)")
     args = ap.parse_args()
 
     server = DovecotServer({USER: MAILBOX_PASSWORD})
     server.start()
+    pg = PostgresServer() if args.backend == "postgres" else None
     work = Path(tempfile.mkdtemp(prefix="turnproc-bench-"))
     try:
-        url = f"sqlite:///{work / 'bench.db'}"
+        if pg is not None:
+            pg.start()
+            url = pg.url
+        else:
+            url = f"sqlite:///{work / 'bench.db'}"
         t0 = time.perf_counter()
         state = synthetic_state(args.empires)
         write_game(url, state)
@@ -93,7 +102,7 @@ def main() -> None:
         with app.sessions() as session, session.begin():
             session.execute(delete(m.OrderSet))  # the orders come by mail
         history = add_history(app, args.history)
-        print(f"set-up: {args.empires} empires, {len(state.systems)} systems, {history} rows of history, in {time.perf_counter() - t0:.1f} s")
+        print(f"{args.backend} set-up: {args.empires} empires, {len(state.systems)} systems, {history} rows of history, in {time.perf_counter() - t0:.1f} s")
 
         raws = [raw for night in range(args.per_empire) for raw in _turnsheets(state, night)]
         client = IMAPClient("127.0.0.1", port=server.port, ssl=False)
@@ -141,6 +150,8 @@ def main() -> None:
         app.close()
     finally:
         server.stop()
+        if pg is not None:
+            pg.stop()
 
 
 if __name__ == "__main__":
