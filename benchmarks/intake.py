@@ -77,6 +77,7 @@ def main() -> None:
     ap.add_argument("--backend", choices=("sqlite", "postgres"), default="sqlite")
     ap.add_argument("--profile", action="store_true", help="print where the intake spends its time")
     ap.add_argument("--sort", default="tottime", help="profile order (tottime, cumtime)")
+    ap.add_argument("--dump", help="with --profile: write the profile to this file (for pstats)")
     args = ap.parse_args()
 
     server = DovecotServer({USER: MAILBOX_PASSWORD})
@@ -138,6 +139,8 @@ def main() -> None:
             profiler.disable()
             stats = pstats.Stats(profiler).sort_stats(args.sort)
             stats.print_stats(30)
+            if args.dump:
+                stats.dump_stats(args.dump)
         outcomes: dict[str, int] = {}
         for r in results:
             outcomes[r.outcome] = outcomes.get(r.outcome, 0) + 1
