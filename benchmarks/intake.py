@@ -26,21 +26,88 @@ import datetime as dt
 import pstats
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from imapclient import IMAPClient  # noqa: E402
-from sqlalchemy import delete, insert, select  # noqa: E402
+from sqlalchemy import delete, insert, select, update  # noqa: E402
 
-from benchmarks.night import MAILBOX_PASSWORD, START, USER, _turnsheets  # noqa: E402
+from benchmarks.night import MAILBOX_PASSWORD, PASSWORD, START, USER, _turnsheets  # noqa: E402
 from benchmarks.synthetic import GAME, synthetic_state, write_game  # noqa: E402
 from tests.servers import DovecotServer, PostgresServer  # noqa: E402
 from turnproc.app import open_app  # noqa: E402
 from turnproc.config import Config, ImapConfig  # noqa: E402
+from turnproc.intake import cache as cache_module  # noqa: E402
+from turnproc.intake import handle as handle_module  # noqa: E402
+from turnproc.intake import inbox as inbox_module  # noqa: E402
 from turnproc.intake import poll  # noqa: E402
+from turnproc.intake import prepare as prepare_module  # noqa: E402
+from turnproc.intake.cache import IntakeCache  # noqa: E402
+from turnproc.passwords import hash_password  # noqa: E402
 from turnproc.storage import models as m  # noqa: E402
+
+class Split:
+    """Wall time spent in a few named functions of the intake, by wrapping
+    them (a clock read per call; nothing is cached or warmed by it)."""
+
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = {}
+        self.calls: dict[str, int] = {}
+        self._lock = threading.Lock()
+
+    def wrap(self, owner: Any, name: str, label: str, clock: Any = time.perf_counter) -> None:
+        inner = getattr(owner, name)
+
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            t0 = clock()
+            try:
+                return inner(*args, **kwargs)
+            finally:
+                with self._lock:
+                    self.seconds[label] = self.seconds.get(label, 0.0) + clock() - t0
+                    self.calls[label] = self.calls.get(label, 0) + 1
+
+        setattr(owner, name, timed)
+
+
+def instrument() -> Split:
+    split = Split()
+    split.seconds["handling (batch transactions)"] = 0.0  # printed first, its parts below
+    split.calls["handling (batch transactions)"] = 0
+    split.wrap(inbox_module, "_handle_batch", "handling (batch transactions)")
+    # Main thread, in the order a mail meets them.
+    split.wrap(IntakeCache, "prepare", "  pre-pass: parse mails, batch reads, start scrypt")
+    split.wrap(IntakeCache, "check_password", "  waiting for a password's verification")
+    split.wrap(IntakeCache, "state", "  game state, known systems (once a poll)")
+    split.wrap(cache_module, "known_systems_all", "  game state, known systems (once a poll)")
+    split.wrap(handle_module, "parse_mail", "  orders parsed and checked")
+    split.wrap(handle_module, "apply_orders", "  orders stored")
+    split.wrap(handle_module, "queue_ack", "  acknowledgement rendered and queued")
+    # The pool's threads: overlapped with the above.
+    # CPU time of the thread: on a loaded machine its wall time is mostly waiting for a core.
+    split.wrap(prepare_module, "verify_password", SCRYPT, clock=time.thread_time)
+    return split
+
+
+SCRYPT = "scrypt verifications (pool threads, overlapped)"
+
+
+def print_split(split: Split, full: float) -> None:
+    handling = split.seconds.get("handling (batch transactions)", 0.0)
+    print("where the intake's wall time went (main thread):")
+    print(f"  {'IMAP fetch and filing':52s} {full - handling:6.2f} s")
+    inner = sum(seconds for label, seconds in split.seconds.items() if label.startswith("  "))
+    for label, seconds in split.seconds.items():
+        if label != SCRYPT:
+            print(f"  {label:52s} {seconds:6.2f} s  ({split.calls[label]} calls)")
+    print(f"    {'the rest (hygiene, records, flush and commit)':50s} {handling - inner:6.2f} s")
+    if SCRYPT in split.seconds:
+        print(f"{SCRYPT}: {split.seconds[SCRYPT]:.2f} s of CPU ({split.calls[SCRYPT]} calls)")
+
 
 #: Bytes of a past report mail (a 30-system empire's text + HTML + map, as sent).
 REPORT_BYTES = 60_000
@@ -75,6 +142,8 @@ def main() -> None:
     ap.add_argument("--per-empire", type=int, default=1, help="turnsheets each empire mails (default 1)")
     ap.add_argument("--history", type=int, default=5, help="earlier turns of mail in the database (default 5)")
     ap.add_argument("--backend", choices=("sqlite", "postgres"), default="sqlite")
+    ap.add_argument("--hash-n", type=int, default=0,
+                    help="store the empires' password hashes with this scrypt N (4096: a game created before N=1024)")
     ap.add_argument("--profile", action="store_true", help="print where the intake spends its time")
     ap.add_argument("--sort", default="tottime", help="profile order (tottime, cumtime)")
     ap.add_argument("--dump", help="with --profile: write the profile to this file (for pstats)")
@@ -103,6 +172,9 @@ def main() -> None:
         with app.sessions() as session, session.begin():
             session.execute(delete(m.OrderSet))  # the orders come by mail
         history = add_history(app, args.history)
+        if args.hash_n:
+            with app.sessions() as session, session.begin():
+                session.execute(update(m.Empire).values(password_hash=hash_password(PASSWORD, n=args.hash_n)))
         print(f"{args.backend} set-up: {args.empires} empires, {len(state.systems)} systems, {history} rows of history, in {time.perf_counter() - t0:.1f} s")
 
         raws = [raw for night in range(args.per_empire) for raw in _turnsheets(state, night)]
@@ -129,6 +201,7 @@ def main() -> None:
         bare_fetch()  # warm Dovecot's caches, as the intake finds them
         bare = bare_fetch()
 
+        split = instrument() if not args.profile else None
         profiler = cProfile.Profile() if args.profile else None
         if profiler is not None:
             profiler.enable()
@@ -150,6 +223,8 @@ def main() -> None:
         print(f"bare imapclient fetch : {n} mails in {bare:6.2f} s = {n / bare:8.1f} mails/s")
         print(f"intake end to end     : {n} mails in {full:6.2f} s = {n / full:8.1f} mails/s  {outcomes}")
         print(f"ratio intake / bare fetch time: {full / bare:.2f}x  (issue 15 target: >= 300 mails/s)")
+        if split is not None:
+            print_split(split, full)
         app.close()
     finally:
         server.stop()
