@@ -17,13 +17,15 @@ _ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"
 # Passwords the host generates are 12 symbols from 31, drawn by `secrets`:
 # 12 * log2(31) = 59.4 bits. Their hash's work factor guards little: whoever
 # steals the database must still try 2**58 passwords on average, and at the
-# N = 2**10 used here (r = 8: 1 MiB of memory, about 1 ms of one core per try)
-# that is 2**58 ms, some nine million CPU-years, per empire (the salt makes
-# every empire a search of its own). What the work factor does cost is the
+# N = 2**10 used here (r = 8: 1 MiB of memory, 1 to 3 ms of one core per try
+# on the 2-core test machine) that is some nine million CPU-years per empire
+# (the salt makes every empire a search of its own). Even at a million tries
+# a second (a farm of GPUs; litecoin's scrypt ASICs compute N = 2**10 but only
+# with r = 1) it is some 9,000 years. What the work factor does cost is the
 # host's own time: every order mail is verified, and a night of 1,000 order
 # mails at N = 2**12 (11 ms each here) was half of the intake's time. So
-# N = 2**10: still memory-hard (no cheap GPU/ASIC shortcut beyond the 1 MiB),
-# still far out of reach for a random 59-bit secret.
+# N = 2**10: still memory-hard (1 MiB a try), still far out of reach for a
+# random 59-bit secret.
 # A player may choose their own (the PASSWORD mail command). People choose
 # guessable words, and there the work factor is what stands between a stolen
 # database and the password (which the player may use elsewhere): those are
@@ -41,7 +43,7 @@ _ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"
 # Intake verifies each (empire, password) at most once per poll, on a thread
 # pool (scrypt lets go of the interpreter lock), and keeps the outcome only in
 # memory for that poll, keyed by a SHA-256 of the password: nothing beyond the
-# stored scrypt hash outlives the poll (intake/passcheck.py).
+# stored scrypt hash outlives the poll (intake/prepare.py).
 _N, _R, _P = 2**10, 8, 1
 _N_CODE = 2**12
 _N_CHOSEN = 2**14
@@ -76,7 +78,7 @@ def hash_chosen_password(password: str) -> str:
 def hash_passwords(passwords: Sequence[str]) -> list[str]:
     """:func:`hash_password` of each, on every CPU: hashlib's scrypt lets go of
     the interpreter lock, so a GM importing 500 players waits for 500 / CPUs
-    hashes, each at the full cost above (nothing is weakened for speed)."""
+    hashes, each at the cost argued above (the threads weaken nothing)."""
     if len(passwords) < 8:
         return [hash_password(p) for p in passwords]
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
