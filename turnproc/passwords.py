@@ -10,23 +10,42 @@ import secrets
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 
-__all__ = ["generate_password", "hash_password", "hash_chosen_password", "hash_passwords", "verify_password"]
+__all__ = ["generate_password", "hash_password", "hash_code", "hash_chosen_password", "hash_passwords", "verify_password"]
 
 # Words a player can read off a report and type on a phone: no 0/O, 1/l/I.
 _ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"
-# Passwords the host generates are 12 symbols from 31 (about 59 bits): a random
-# 59-bit secret is out of reach of brute force at any work factor, so their
-# hash's cost guards little. N = 2**12 keeps scrypt memory-hard while a poll of
-# 2,000 mails from 200 empires verifies in seconds.
+# Passwords the host generates are 12 symbols from 31, drawn by `secrets`:
+# 12 * log2(31) = 59.4 bits. Their hash's work factor guards little: whoever
+# steals the database must still try 2**58 passwords on average, and at the
+# N = 2**10 used here (r = 8: 1 MiB of memory, 1 to 3 ms of one core per try
+# on the 2-core test machine) that is some nine million CPU-years per empire
+# (the salt makes every empire a search of its own). Even at a million tries
+# a second (a farm of GPUs; litecoin's scrypt ASICs compute N = 2**10 but only
+# with r = 1) it is some 9,000 years. What the work factor does cost is the
+# host's own time: every order mail is verified, and a night of 1,000 order
+# mails at N = 2**12 (11 ms each here) was half of the intake's time. So
+# N = 2**10: still memory-hard (1 MiB a try), still far out of reach for a
+# random 59-bit secret.
 # A player may choose their own (the PASSWORD mail command). People choose
 # guessable words, and there the work factor is what stands between a stolen
 # database and the password (which the player may use elsewhere): those are
-# hashed with N = 2**14 (16 MiB, four times the work), and the command refuses
-# short and repetitive ones (rules/commands.py). Verifying costs more only for
-# the empires whose players chose; a poll checks each empire's password once.
-# The parameters are stored with each hash, so raising them later re-hashes
-# nothing and breaks nothing.
-_N, _R, _P = 2**12, 8, 1
+# hashed with N = 2**14 (16 MiB, sixteen times the work), and the command
+# refuses short and repetitive ones (rules/commands.py). Verifying costs more
+# only for the empires whose players chose.
+# The address-change codes (8 symbols, about 40 bits, valid for hours) are
+# shorter secrets: they keep N = 2**12, and are verified rarely.
+# The parameters are stored with each hash, so changing them re-hashes
+# nothing and breaks nothing: hashes made before this change (N = 2**12) keep
+# verifying, at their old cost, until the password is next set. They are not
+# re-hashed on verify: a hash does not tell a generated password from one a
+# player chose before chosen ones had their own factor, and re-hashing those
+# at N = 2**10 would weaken exactly the guessable ones.
+# Intake verifies each (empire, password) at most once per poll, on a thread
+# pool (scrypt lets go of the interpreter lock), and keeps the outcome only in
+# memory for that poll, keyed by a SHA-256 of the password: nothing beyond the
+# stored scrypt hash outlives the poll (intake/prepare.py).
+_N, _R, _P = 2**10, 8, 1
+_N_CODE = 2**12
 _N_CHOSEN = 2**14
 
 
@@ -45,6 +64,12 @@ def hash_password(password: str, *, n: int = _N) -> str:
     return f"scrypt${n}${_R}${_P}${_b64(salt)}${_b64(digest)}"
 
 
+def hash_code(code: str) -> str:
+    """The stored form of an address-change code: shorter than a password, so
+    its hash keeps the higher work factor (see above)."""
+    return hash_password(code, n=_N_CODE)
+
+
 def hash_chosen_password(password: str) -> str:
     """The stored form of a password a player chose: a higher work factor."""
     return hash_password(password, n=_N_CHOSEN)
@@ -53,7 +78,7 @@ def hash_chosen_password(password: str) -> str:
 def hash_passwords(passwords: Sequence[str]) -> list[str]:
     """:func:`hash_password` of each, on every CPU: hashlib's scrypt lets go of
     the interpreter lock, so a GM importing 500 players waits for 500 / CPUs
-    hashes, each at the full cost above (nothing is weakened for speed)."""
+    hashes, each at the cost argued above (the threads weaken nothing)."""
     if len(passwords) < 8:
         return [hash_password(p) for p in passwords]
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:

@@ -21,7 +21,7 @@ from sqlalchemy.orm import Session
 from ..accountmails import queue_address_changed, queue_address_confirm, queue_help, queue_player_quit
 from ..config import Config
 from ..mails import queue_bulletin_copy, queue_report
-from ..passwords import generate_password, hash_chosen_password, hash_password, verify_password
+from ..passwords import generate_password, hash_chosen_password, hash_code, verify_password
 from ..reports.context import report_context
 from ..rules.commands import MIN_PASSWORD_LENGTH, MIN_PASSWORD_SYMBOLS
 from ..rules.orders import CommandLine, MailCommand, ParsedOrders
@@ -187,7 +187,7 @@ class Account:
         code = generate_password(8)
         expires = self.now + dt.timedelta(hours=ADDRESS_CODE_HOURS)
         change = self.session.get(m.AddressChange, row.id) or m.AddressChange(empire_id=row.id)
-        change.new_email, change.code_hash = new, hash_password(code)
+        change.new_email, change.code_hash = new, hash_code(code)
         change.requested_at, change.expires_at = self.now, expires
         self.session.add(change)
         queue_address_confirm(

@@ -1,8 +1,9 @@
 """What one poll may reuse between mails.
 
 Game states (orders never change the state, so it is fixed for the poll),
-the systems each empire knows of, and passwords already verified (scrypt
-is slow on purpose; a player's second mail need not pay it again). Game and
+the systems each empire knows of, and passwords verified or being verified
+(scrypt is slow on purpose; a player's second mail need not pay it again:
+see prepare.py). Game and
 empire rows are read again in each batch's transaction: a turn may have run
 between two batches, and orders must go to the turn current now.
 """
@@ -18,12 +19,12 @@ from dataclasses import dataclass, field
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from ..passwords import verify_password
 from ..rules.checks import KnownSystems, known_systems_all
 from ..rules.state import GameState
 from ..storage import models as m
 from ..storage.convert import load_state
-from ..storage.queries import GameView, current_deadline_text, load_game_view, replies_last_hour
+from ..storage.queries import GameView, current_deadline_text, load_game_view, replies_last_hour, replies_last_hour_to
+from .prepare import MAX_TEXT, Parsed, PasswordChecks, parse_raw
 
 __all__ = ["EmpireRow", "IntakeCache"]
 
@@ -51,11 +52,16 @@ class EmpireRow:
 @dataclass
 class IntakeCache:
     states: dict[tuple[int, int], GameState] = field(default_factory=dict)
-    verified: set[tuple[int, str, str]] = field(default_factory=set)
+    passwords: PasswordChecks = field(default_factory=PasswordChecks)
+    parsed: dict[str, Parsed] = field(default_factory=dict)
+    """This batch's mails as the pre-pass parsed them, by digest (taken by the handler)."""
+    recent_replies: dict[tuple[str, str], int] = field(default_factory=dict)
+    recent_asked: set[str] = field(default_factory=set)
+    """Recipients whose replies of the last hour (``recent_replies``) were read
+    for the whole batch at once; the first reply to each counts from there."""
     games: dict[str, GameView | None] = field(default_factory=dict)
     empires: dict[tuple[int, str], EmpireRow | None] = field(default_factory=dict)
     order_sets: dict[tuple[int, int], m.OrderSet | None] = field(default_factory=dict)
-    order_set_games: set[int] = field(default_factory=set)
     senders: dict[str, bool] = field(default_factory=dict)
     failures: dict[tuple[int | None, str], int] | None = None
     strangers_answered: int | None = None
@@ -78,7 +84,8 @@ class IntakeCache:
         self.games.clear()
         self.empires.clear()
         self.order_sets.clear()
-        self.order_set_games.clear()
+        self.parsed.clear()
+        self.recent_replies, self.recent_asked = {}, set()
         self.asked = set()
         self.handled = set()
         self.asked_ids, self.seen_ids = set(), set()
@@ -95,6 +102,50 @@ class IntakeCache:
                     )
                 )
 
+    def prepare(self, session: Session, raws: Sequence[bytes], failures_per_hour: int, now: dt.datetime) -> None:
+        """Parse the batch's new mails, read the empires they name in one query
+        per game, and start verifying their passwords. A sender already locked
+        out for an empire gets no verification here, and at most as many new
+        guesses as it has left before the lockout: a flood of wrong passwords
+        costs the pool no more than it costs :mod:`.handle`."""
+        named: list[Parsed] = []
+        for raw in raws:
+            digest = hashlib.sha256(raw).hexdigest()
+            if digest in self.handled:
+                continue
+            try:
+                parsed = self.parsed[digest] = parse_raw(raw)
+            except Exception:  # noqa: BLE001 - the handler meets it again, in the mail's own savepoint
+                continue
+            if parsed.header.game and parsed.header.empire and not parsed.unreadable and len(parsed.text) <= MAX_TEXT:
+                named.append(parsed)
+        codes: dict[str, set[str]] = {}
+        for parsed in named:
+            codes.setdefault(parsed.header.game or "", set()).add((parsed.header.empire or "").upper())
+        for name, wanted in codes.items():
+            game = self.game(session, name)
+            if game is not None:
+                self.prefetch_empires(session, game, wanted)
+        left: dict[tuple[int, str], int] = {}
+        recipients: set[str] = set()
+        empire_ids: dict[int, tuple[GameView, set[int]]] = {}
+        for parsed in named:
+            game = self.game(session, parsed.header.game or "")
+            empire = self.empire(session, game, parsed.header.empire or "") if game is not None else None
+            sender = parsed.sender
+            if game is None or empire is None or not sender:
+                continue
+            empire_ids.setdefault(game.id, (game, set()))[1].add(empire.id)
+            recipients.update((empire.email, sender))
+            who = (empire.id, sender.lower())
+            if who not in left:
+                left[who] = failures_per_hour - self.password_failures(session, empire.id, sender, now)
+            if left[who] > 0 and self.passwords.submit(empire.id, empire.password_hash, parsed.header.password or ""):
+                left[who] -= 1
+        self.prefetch_reply_counts(session, recipients, now)
+        for game, ids in empire_ids.values():
+            self.prefetch_order_sets(session, game, ids)
+
     def already_handled(self, session: Session, digest: str) -> bool:
         if digest in self.handled:
             return True
@@ -106,8 +157,7 @@ class IntakeCache:
         """Undo what a mail whose savepoint was rolled back left here."""
         self.seen_ids.discard(_raw_message_id(raw))
         self.handled.discard(hashlib.sha256(raw).hexdigest())
-        self.order_sets.clear()
-        self.order_set_games.clear()  # its rows are gone; the others are flushed and read again
+        self.order_sets.clear()  # its rows are gone; the others are flushed and read again
 
     def message_id_seen(self, session: Session, message_id: str) -> bool:
         message_id = message_id[:998]
@@ -181,17 +231,33 @@ class IntakeCache:
 
     def order_set(self, session: Session, game: GameView, empire_id: int) -> m.OrderSet | None:
         """The empire's order set on file, as this batch left it (the batch's
-        own rows are flushed only at its end). The game's sets are read in one
-        query, the first time the batch asks about the game."""
-        if game.id not in self.order_set_games:
-            self.order_set_games.add(game.id)
-            for row in session.scalars(
-                select(m.OrderSet)
-                .where(m.OrderSet.game_id == game.id, m.OrderSet.turn == game.turn, m.OrderSet.active.is_(True))
-                .order_by(m.OrderSet.id)
-            ):
-                self.order_sets.setdefault((row.empire_id, game.turn), row)  # never more than one; the first if so
-        return self.order_sets.get((empire_id, game.turn))
+        own rows are flushed only at its end). The pre-pass reads those of
+        the batch's empires in one query; any other is read on its own."""
+        key = (empire_id, game.turn)
+        if key not in self.order_sets:
+            self.prefetch_order_sets(session, game, {empire_id})
+        return self.order_sets[key]
+
+    def prefetch_order_sets(self, session: Session, game: GameView, empire_ids: set[int]) -> None:
+        """The order sets on file of ``empire_ids`` (read once a batch: a
+        game's every set, read per batch, made a big night quadratic)."""
+        wanted = sorted(e for e in empire_ids if (e, game.turn) not in self.order_sets)
+        if not wanted:
+            return
+        for empire_id in wanted:
+            self.order_sets[(empire_id, game.turn)] = None
+        found: set[int] = set()
+        for row in session.scalars(
+            select(m.OrderSet)
+            .where(
+                m.OrderSet.game_id == game.id, m.OrderSet.turn == game.turn,
+                m.OrderSet.active.is_(True), m.OrderSet.empire_id.in_(wanted),
+            )
+            .order_by(m.OrderSet.id)
+        ):  # fmt: skip
+            if row.empire_id not in found:  # never more than one; the first if so
+                found.add(row.empire_id)
+                self.order_sets[(row.empire_id, game.turn)] = row
 
     def remember_order_set(self, empire_id: int, turn: int, row: m.OrderSet | None) -> None:
         self.order_sets[(empire_id, turn)] = row
@@ -206,6 +272,20 @@ class IntakeCache:
             ).first()
             self.empires[key] = EmpireRow(*row) if row is not None else None
         return self.empires[key]
+
+    def prefetch_empires(self, session: Session, game: GameView, codes: set[str]) -> None:
+        """The empires ``codes`` name in ``game``, in one query (the batch's mails)."""
+        wanted = sorted({code.upper() for code in codes} - {code for gid, code in self.empires if gid == game.id})
+        if not wanted:
+            return
+        for code in wanted:
+            self.empires[(game.id, code)] = None
+        for row in session.execute(
+            select(m.Empire.id, m.Empire.code, m.Empire.email, m.Empire.password_hash).where(
+                m.Empire.game_id == game.id, m.Empire.code.in_(wanted)
+            )
+        ):
+            self.empires[(game.id, row.code.upper())] = EmpireRow(*row)
 
     def forget_empire(self, game_id: int, code: str, *addresses: str) -> None:
         """After a password or address change: read the empire (and whether
@@ -223,8 +303,20 @@ class IntakeCache:
     def replies_sent(self, session: Session, recipient: str, kind: str, now: dt.datetime) -> int:
         key = (recipient, kind)
         if key not in self.reply_counts:
-            self.reply_counts[key] = replies_last_hour(session, recipient, kind, now)
+            if recipient in self.recent_asked:
+                self.reply_counts[key] = self.recent_replies.get(key, 0)
+            else:
+                self.reply_counts[key] = replies_last_hour(session, recipient, kind, now)
         return self.reply_counts[key]
+
+    def prefetch_reply_counts(self, session: Session, recipients: set[str], now: dt.datetime) -> None:
+        """The last hour's replies to the batch's likely recipients, in one query.
+        A count already kept for this poll (replies queued by an earlier
+        batch included) stays as it is."""
+        wanted = sorted(recipients - self.recent_asked)
+        if wanted:
+            self.recent_replies.update(replies_last_hour_to(session, wanted, now))
+            self.recent_asked.update(wanted)
 
     def count_reply(self, recipient: str, kind: str) -> None:
         self.reply_counts[(recipient, kind)] = self.reply_counts.get((recipient, kind), 0) + 1
@@ -242,12 +334,4 @@ class IntakeCache:
         return self.states[key]
 
     def check_password(self, empire: EmpireRow, password: str) -> bool:
-        # Keyed by a digest, never the password itself, and by the stored hash,
-        # so a GM's password reset invalidates the entry.
-        key = (empire.id, empire.password_hash, hashlib.sha256(password.encode()).hexdigest())
-        if key in self.verified:
-            return True
-        if verify_password(password, empire.password_hash):
-            self.verified.add(key)
-            return True
-        return False
+        return self.passwords.check(empire.id, empire.password_hash, password)

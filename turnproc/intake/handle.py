@@ -19,8 +19,7 @@ from dataclasses import dataclass, field
 from sqlalchemy.orm import Session
 
 from ..config import Config
-from ..mail.hygiene import auto_reply_subject, automatic_reason, clean_header, raw_headers, replyable, sender_address
-from ..mail.mime import MailTooDeep, message_text, parse_headers, parse_message
+from ..mail.hygiene import auto_reply_subject, automatic_reason, clean_header, replyable
 from ..mails import ack_context, order_check, queue_ack, queue_password_lockout
 from ..rules.orders import (
     Header,
@@ -33,7 +32,7 @@ from ..rules.orders import (
 )
 from ..rules.commands import HEADERLESS
 from ..rules.mailshape import first_word
-from ..rules.parser import parse_header, parse_mail, parse_orders
+from ..rules.parser import parse_mail, parse_orders
 from ..rules.problems import is_header_code
 from ..rules.redact import redact_passwords
 from ..storage import models as m
@@ -42,6 +41,7 @@ from ..signup import answer_signup, request_signup
 from ..storage.queries import GameView, orders_on_file, withdraw_orders
 from .account import REPORT_COPY, Account, help_mail
 from .cache import EmpireRow, IntakeCache
+from .prepare import MAX_TEXT, parse_raw
 
 log = logging.getLogger(__name__)
 
@@ -57,7 +57,6 @@ __all__ = ["REPLY_CAPS_PER_HOUR", "MAX_TEXT", "PROCESSED", "REJECTED", "IntakeRe
 REPLY_CAPS_PER_HOUR = {
     "ack": 30, "reject": 5, REPORT_COPY: 5, "unknown": 1, "stranger": 1, "help": 3, "address_confirm": 3,
 }  # fmt: skip
-MAX_TEXT = 256 * 1024
 
 # Folders an intake result files the mail into.
 PROCESSED = "Processed"
@@ -165,17 +164,12 @@ class _Mail:
         self, session: Session, raw: bytes, digest: str, config: Config, now: dt.datetime, cache: IntakeCache
     ) -> None:
         self.session, self.config, self.now, self.cache = session, config, now, cache
-        self.unreadable = ""
-        try:
-            self.msg = parse_message(raw)
-        except MailTooDeep as exc:
-            self.msg, self.unreadable = parse_headers(raw), str(exc)
-        # The raw header text: the email package parses a header afresh on
-        # every access, which is most of intake's time otherwise.
-        self.headers = raw_headers(self.msg)
+        # Parsed by the batch's pre-pass, or here for a mail handled alone.
+        self.parsed = cache.parsed.pop(digest) if digest in cache.parsed else parse_raw(raw)
+        self.msg, self.unreadable, self.headers = self.parsed.msg, self.parsed.unreadable, self.parsed.headers
         self.subject = clean_header(_decoded(self.headers.get("subject", "")))
         self.message_id = clean_header(self.headers.get("message-id", ""))
-        self.sender = clean_header(sender_address(self.msg, self.headers))
+        self.sender = self.parsed.sender
         self.replies: list[str] = []
         # Added to the session once its outcome is known: one INSERT, no UPDATEs.
         self.record = m.InboundMessage(
@@ -258,8 +252,7 @@ class _Mail:
         if self.unreadable:
             reason = f"{self.unreadable}; send the orders as plain text"
             return self.unplaced(Header(), reason, None)
-        text = message_text(self.msg)
-        header = parse_header(text[:MAX_TEXT])
+        text, header = self.parsed.text, self.parsed.header
         if auto_reply_subject(self.subject) and not (header.game and header.empire and header.password):
             return self.finish(IntakeResult("ignored", REJECTED, detail="an automatic reply (by its subject)"))
         if not self.sender:

@@ -63,6 +63,7 @@ def _attempt(
         # the cache keeps what the batch's own unflushed rows mean for its
         # later mails (order sets, Message-IDs, digests, reply counts).
         cache.new_batch(session, [raw for _, raw in batch])
+        cache.prepare(session, [raw for _, raw in batch], app.config.password_failures_per_hour, now)
         for key, raw in batch:
             if not isolate:
                 done.append((key, handle_mail(session, raw, app.config, now, cache)))
@@ -110,16 +111,19 @@ def _run(
 ) -> list[IntakeResult]:
     cache = IntakeCache()
     results: list[IntakeResult] = []
-    for batch in batches:
-        done = _handle_batch(app, batch, now, cache)
-        # Committed: only now may the mails leave the inbox.
-        by_folder: dict[str, list[K]] = {}
-        for key, result in done:
-            if result.folder:  # a failed mail with no folder stays for the next poll
-                by_folder.setdefault(result.folder, []).append(key)
-            log.info("mail %s: %s %s/%s %s", key, result.outcome, result.game, result.empire, result.detail)
-            results.append(result)
-        file(by_folder)
+    try:
+        for batch in batches:
+            done = _handle_batch(app, batch, now, cache)
+            # Committed: only now may the mails leave the inbox.
+            by_folder: dict[str, list[K]] = {}
+            for key, result in done:
+                if result.folder:  # a failed mail with no folder stays for the next poll
+                    by_folder.setdefault(result.folder, []).append(key)
+                log.info("mail %s: %s %s/%s %s", key, result.outcome, result.game, result.empire, result.detail)
+                results.append(result)
+            file(by_folder)
+    finally:
+        cache.passwords.close()  # the poll's verified passwords go with it
     return results
 
 

@@ -9,6 +9,7 @@ turn closes. Lookups a GM makes by name refuse with :class:`GMError`.
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -34,6 +35,7 @@ __all__ = [
     "orders_on_file",
     "withdraw_orders",
     "replies_last_hour",
+    "replies_last_hour_to",
     "staged_record",
     "suppressed_replies",
 ]
@@ -310,6 +312,16 @@ def replies_last_hour(session: Session, recipient: str, kind: str, now: dt.datet
             m.OutboxMail.created_at >= now - dt.timedelta(hours=1),
         )
     ) or 0
+
+
+def replies_last_hour_to(session: Session, recipients: Sequence[str], now: dt.datetime) -> dict[tuple[str, str], int]:
+    """:func:`replies_last_hour` for many recipients and every kind at once."""
+    rows = session.execute(
+        select(m.OutboxMail.recipient, m.OutboxMail.kind, func.count())
+        .where(m.OutboxMail.recipient.in_(recipients), m.OutboxMail.created_at >= now - dt.timedelta(hours=1))
+        .group_by(m.OutboxMail.recipient, m.OutboxMail.kind)
+    )
+    return {(recipient, kind): count for recipient, kind, count in rows}
 
 
 def suppressed_replies(session: Session, game_id: int, limit: int = 5) -> list[m.SuppressedReply]:

@@ -1,0 +1,68 @@
+"""Intake verifies each (empire, password) at most once per poll, on a thread
+pool, and a flood of guesses costs it no more scrypt than the lockout allows."""
+
+from __future__ import annotations
+
+import datetime as dt
+import threading
+from collections.abc import Iterator
+
+import pytest
+
+from tests.factories import EMAILS
+from tests.mail.test_mail_safety import GOOD, NOW, Box, box, mail_at  # noqa: F401 - box is the fixture
+from turnproc.intake import prepare
+from turnproc.passwords import verify_password
+
+
+class Counted:
+    """verify_password as intake calls it (from pool threads too), counted."""
+
+    def __init__(self) -> None:
+        self.calls: list[str] = []
+        self._lock = threading.Lock()
+
+    def __call__(self, password: str, stored: str) -> bool:
+        with self._lock:
+            self.calls.append(password)
+        return verify_password(password, stored)
+
+
+@pytest.fixture
+def scrypt(monkeypatch: pytest.MonkeyPatch) -> Iterator[Counted]:
+    counted = Counted()
+    monkeypatch.setattr(prepare, "verify_password", counted)
+    yield counted
+
+
+def test_each_empire_and_password_is_verified_once_a_poll(box: Box, scrypt: Counted) -> None:
+    rig = [mail_at(i, GOOD) for i in range(3)]
+    veg_wrong = [mail_at(10 + i, "TAX", empire="VEG", password="not-it") for i in range(2)]
+    veg = mail_at(20, "TAX", empire="VEG")
+    box.deliver(*rig, *veg_wrong, veg)
+    outcomes = [r.outcome for r in box.poll()]
+    assert outcomes == ["accepted"] * 3 + ["wrong_password"] * 2 + ["accepted"]
+    # RIG's password, VEG's wrong one, VEG's right one: three, not six.
+    assert len(scrypt.calls) == 3
+    # Nothing is kept beyond the poll: the next poll verifies again.
+    box.deliver(mail_at(30, GOOD))
+    assert [r.outcome for r in box.poll(NOW + dt.timedelta(minutes=30))] == ["accepted"]
+    assert len(scrypt.calls) == 4
+
+
+def test_a_flood_of_guesses_costs_no_more_scrypt_than_the_lockout_allows(box: Box, scrypt: Counted) -> None:
+    cap = box.app.config.password_failures_per_hour
+    guesses = [mail_at(i, GOOD, sender="mallory@evil.example", password=f"guess{i}") for i in range(4 * cap)]
+    box.deliver(*guesses)
+    outcomes = [r.outcome for r in box.poll()]
+    assert outcomes == ["wrong_password"] * cap + ["locked_out"] * (3 * cap)
+    assert len(scrypt.calls) == cap
+
+
+def test_a_mail_from_the_owner_is_checked_while_a_stranger_is_locked_out(box: Box, scrypt: Counted) -> None:
+    cap = box.app.config.password_failures_per_hour
+    guesses = [mail_at(i, GOOD, sender="mallory@evil.example", password=f"guess{i}") for i in range(cap + 2)]
+    box.deliver(*guesses, mail_at(40, GOOD, sender=EMAILS["RIG"]))
+    outcomes = [r.outcome for r in box.poll()]
+    assert outcomes == ["wrong_password"] * cap + ["locked_out"] * 2 + ["accepted"]
+    assert len(scrypt.calls) == cap + 1

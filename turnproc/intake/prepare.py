@@ -1,0 +1,111 @@
+"""Before a batch is handled: its mails parsed once, and the passwords they
+carry verified on a thread pool while the batch is handled mail by mail
+(:meth:`.cache.IntakeCache.prepare` runs the pre-pass).
+
+Scrypt is slow on purpose and lets go of the interpreter lock, so verifying
+the batch's passwords on every core, ahead of the mail that needs the answer,
+takes most of its cost off the intake's critical path. Each (empire,
+password) is verified at most once per poll; the outcome is kept in memory
+for the poll only, keyed by a SHA-256 of the password and by the stored hash
+(a GM's reset in between makes a new key), and never stored.
+
+Nothing here decides a mail's outcome: :mod:`.handle` asks in the same order
+as before, and a mail the pre-pass skipped is verified when it asks.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from email.message import Message
+
+from ..mail.hygiene import clean_header, raw_headers, sender_address
+from ..mail.mime import MailTooDeep, message_text, parse_headers, parse_message
+from ..passwords import verify_password
+from ..rules.orders import Header
+from ..rules.parser import parse_header
+
+__all__ = ["MAX_TEXT", "Parsed", "PasswordChecks", "parse_raw"]
+
+#: Text read for the header; longer mails are refused (by handle).
+MAX_TEXT = 256 * 1024
+
+
+@dataclass
+class Parsed:
+    """What intake reads of a mail before it knows whose it is."""
+
+    msg: Message
+    unreadable: str
+    """Why the body could not be read ("" when it could)."""
+    headers: dict[str, str]
+    text: str
+    header: Header
+    sender: str
+    """The From address, cleaned ("" without one)."""
+
+
+def parse_raw(raw: bytes) -> Parsed:
+    unreadable = ""
+    try:
+        msg = parse_message(raw)
+    except MailTooDeep as exc:
+        msg, unreadable = parse_headers(raw), str(exc)
+    # The raw header text: the email package parses a header afresh on
+    # every access, which is most of intake's time otherwise.
+    headers = raw_headers(msg)
+    text = "" if unreadable else message_text(msg)
+    sender = clean_header(sender_address(msg, headers))
+    return Parsed(msg, unreadable, headers, text, parse_header(text[:MAX_TEXT]), sender)
+
+
+_Key = tuple[int, str, str]
+
+
+def _key(empire_id: int, stored: str, password: str) -> _Key:
+    return (empire_id, stored, hashlib.sha256(password.encode()).hexdigest())
+
+
+class PasswordChecks:
+    """Each (empire, password) verified at most once per poll. The pool is
+    made when the first verification is handed to it (never for a single
+    mail handled outside a poll), and shut down by :meth:`close`."""
+
+    def __init__(self, workers: int | None = None) -> None:
+        self._workers = workers or os.cpu_count() or 1
+        self._pool: ThreadPoolExecutor | None = None
+        self._outcomes: dict[_Key, Future[bool] | bool] = {}
+        self.verified = 0
+        """scrypt verifications done or under way (for tests and the benchmark)."""
+
+    def submit(self, empire_id: int, stored: str, password: str) -> bool:
+        """Start verifying ``password`` against the empire's ``stored`` hash on
+        the pool; False when this pair is known or under way."""
+        key = _key(empire_id, stored, password)
+        if key in self._outcomes:
+            return False
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(max_workers=self._workers, thread_name_prefix="scrypt")
+        self._outcomes[key] = self._pool.submit(verify_password, password, stored)
+        self.verified += 1
+        return True
+
+    def check(self, empire_id: int, stored: str, password: str) -> bool:
+        key = _key(empire_id, stored, password)
+        outcome = self._outcomes.get(key)
+        if outcome is None:
+            self.verified += 1
+            outcome = verify_password(password, stored)
+        elif isinstance(outcome, Future):
+            outcome = outcome.result()
+        self._outcomes[key] = outcome
+        return outcome
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+        self._outcomes.clear()
