@@ -27,7 +27,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
 from .config import Config
-from .mail.compose import compose_bytes
+from .mail.compose import compose
 from .mail.outbox import Build, Claimed, Transport, flush_outbox
 from .mail.transport import outbound
 from .reports.render import MAP_CID, render, render_report_documents
@@ -64,7 +64,7 @@ def report_mail(sender: str, recipient: str, message_id: str, when: dt.datetime,
     """A report as a mail: text and HTML alternatives, the map as a PNG the
     HTML shows inline (``cid:``), and the map as SVG and the JSON attached."""
     docs = render_report_documents(data)
-    return compose_bytes(
+    return compose(
         sender=sender,
         recipient=recipient,
         subject=docs.subject,
@@ -86,7 +86,7 @@ def bulletin_mail(sender: str, recipient: str, message_id: str, when: dt.datetim
     (``recipient`` :data:`BULLETIN_TO`), or a copy to one who asked."""
     rendered = render("bulletin", data)
     assert rendered.html is not None
-    return compose_bytes(
+    return compose(
         sender=sender,
         recipient=recipient,
         subject=rendered.subject,

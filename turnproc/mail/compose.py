@@ -1,9 +1,6 @@
-"""Building outgoing mails: one message per mail, with a stable Message-ID.
-
-Messages are built with the classic ``email.mime`` classes (compat32 policy):
-they produce the same RFC 5322 bytes as ``EmailMessage`` for what we send, at a
-fifth of the cost, which matters when a turn mails a thousand reports and an
-intake poll answers thousands of order mails.
+"""Building outgoing mails: one message per mail, with a stable Message-ID,
+written directly as RFC 5322 bytes (see :func:`compose`): a night mails a
+thousand reports and answers a thousand order mails.
 """
 
 from __future__ import annotations
@@ -12,15 +9,10 @@ import base64
 import datetime as dt
 import quopri
 import secrets
-from email import encoders
 from email.header import Header
-from email.message import Message
-from email.mime.base import MIMEBase
-from email.mime.multipart import MIMEMultipart
-from email.mime.text import MIMEText
 from email.utils import encode_rfc2231, format_datetime, formataddr, make_msgid, parseaddr
 
-__all__ = ["new_message_id", "message_id_domain", "compose", "compose_bytes", "DOMAIN_FALLBACK", "message_bytes"]
+__all__ = ["new_message_id", "message_id_domain", "compose", "DOMAIN_FALLBACK"]
 
 DOMAIN_FALLBACK = "turnproc.invalid"
 
@@ -39,98 +31,6 @@ def new_message_id(from_address: str) -> str:
 def _address(value: str) -> str:
     name, addr = parseaddr(value)
     return formataddr((name, addr), charset="utf-8") if addr else value
-
-
-def _text(body: str, subtype: str) -> MIMEText:
-    # 8-bit-clean servers are not guaranteed: quoted-printable keeps long
-    # report lines intact and readable in any client.
-    part = MIMEText("", subtype, "utf-8")
-    part.replace_header("Content-Transfer-Encoding", "quoted-printable")
-    part.set_payload(quopri.encodestring(body.encode("utf-8")).decode("ascii"))
-    return part
-
-
-def compose(
-    *,
-    sender: str,
-    recipient: str,
-    subject: str,
-    text: str,
-    html: str | None = None,
-    when: dt.datetime,
-    message_id: str,
-    in_reply_to: str | None = None,
-    references: str | None = None,
-    attachments: list[tuple[str, str, bytes]] | None = None,
-    inline: list[tuple[str, str, str, bytes]] | None = None,
-    boundary_seed: str | None = None,
-) -> Message:
-    """A mail with a plain-text body, an optional HTML alternative and attachments
-    given as ``(filename, mime type, data)``. ``inline`` pictures, given as
-    ``(Content-ID, filename, mime type, data)``, go with the HTML in a
-    multipart/related part, where the HTML shows them as ``<img src="cid:ID">``
-    (RFC 2387): that is how Gmail and Outlook show a picture in a mail.
-    ``boundary_seed`` fixes the MIME boundaries (else random): the same mail
-    built twice is the same bytes, and the generator need not scan the whole
-    message for a boundary that does not occur in it. A boundary holding
-    ``=_`` cannot occur in a quoted-printable or base64 part."""
-    body: MIMEBase = _text(text, "plain")
-    if html is not None:
-        alternative = MIMEMultipart("alternative")
-        alternative.attach(body)
-        alternative.attach(_text(html, "html"))
-        body = alternative
-        if inline:
-            related = MIMEMultipart("related")
-            related.attach(alternative)
-            for cid, filename, mime, data in inline:
-                maintype, _, subtype = mime.partition("/")
-                picture = MIMEBase(maintype, subtype)
-                picture.set_payload(data)
-                encoders.encode_base64(picture)
-                picture.add_header("Content-ID", f"<{cid}>")
-                picture.add_header("Content-Disposition", "inline", filename=filename)
-                related.attach(picture)
-            body = related
-    if attachments:
-        mixed = MIMEMultipart("mixed")
-        mixed.attach(body)
-        for filename, mime, data in attachments:
-            maintype, _, subtype = mime.partition("/")
-            if maintype == "text":
-                part: MIMEBase = _text(data.decode("utf-8"), subtype)
-            else:
-                part = MIMEBase(maintype, subtype)
-                part.set_payload(data)
-                encoders.encode_base64(part)
-            part.add_header("Content-Disposition", "attachment", filename=filename)
-            mixed.attach(part)
-        body = mixed
-    msg = body
-    if boundary_seed is not None:
-        _set_boundaries(msg, boundary_seed)
-    msg["From"] = _address(sender)
-    msg["To"] = _address(recipient)
-    msg["Subject"] = Header(subject, "utf-8").encode() if not subject.isascii() else subject
-    msg["Date"] = format_datetime(when)
-    msg["Message-ID"] = message_id
-    # Tell vacation responders and list servers not to answer us.
-    msg["Auto-Submitted"] = "auto-replied" if in_reply_to else "auto-generated"
-    if in_reply_to:
-        msg["In-Reply-To"] = in_reply_to
-        msg["References"] = f"{references} {in_reply_to}".strip() if references else in_reply_to
-    return msg
-
-
-def _set_boundaries(msg: Message, seed: str) -> None:
-    parts = [msg]
-    n = 0
-    while parts:
-        part = parts.pop()
-        if part.is_multipart():
-            part.set_boundary(f"=_{seed}_{n}")
-            n += 1
-            parts.extend(p for p in part.get_payload() if isinstance(p, Message))
 
 
 def _header_value(value: str) -> str:
@@ -159,30 +59,47 @@ def _multipart(subtype: str, boundary: str, parts: list[bytes]) -> bytes:
     return head + f"--{boundary}\n".encode("ascii") + sep.join(parts) + f"\n--{boundary}--\n".encode("ascii")
 
 
-def compose_bytes(
+def compose(
     *,
     sender: str,
     recipient: str,
     subject: str,
     text: str,
-    html: str,
     when: dt.datetime,
     message_id: str,
-    boundary_seed: str,
-    attachments: list[tuple[str, str, bytes]],
-    inline: list[tuple[str, str, str, bytes]],
+    html: str | None = None,
+    in_reply_to: str | None = None,
+    references: str | None = None,
+    attachments: list[tuple[str, str, bytes]] | None = None,
+    inline: list[tuple[str, str, str, bytes]] | None = None,
+    boundary_seed: str | None = None,
 ) -> bytes:
-    """The mail :func:`compose` makes, written directly as bytes: the email
-    package's generator re-reads every line of every part, which for a
-    report mail costs more than rendering it. The same structure and headers
-    (multipart/mixed of related(alternative(text, html), pictures) and the
-    attachments); boundaries from ``boundary_seed`` (see :func:`compose`)."""
-    alternative = _multipart("alternative", f"=_{boundary_seed}_2", [_text_part(text, "plain"), _text_part(html, "html")])
+    """A mail as bytes: a plain-text body, an optional HTML alternative and
+    attachments given as ``(filename, mime type, data)``. ``inline``
+    pictures, given as ``(Content-ID, filename, mime type, data)``, go with
+    the HTML in a multipart/related part, where the HTML shows them as
+    ``<img src="cid:ID">`` (RFC 2387): that is how Gmail and Outlook show a
+    picture in a mail. Texts are quoted-printable (8-bit-clean servers are
+    not guaranteed, and long report lines stay intact), the rest base64.
+
+    Written directly, not through the email package's generator, which
+    re-reads every line of every part: for a report that cost more than
+    rendering it. The MIME boundaries come from ``boundary_seed`` (else a
+    random one), so the same mail built twice is the same bytes; a boundary
+    holding ``=_`` cannot occur in a quoted-printable or base64 part.
+    ``in_reply_to`` threads the mail under a player's (an answer)."""
+    seed = boundary_seed or secrets.token_hex(12)
+    inline, attachments = inline or [], attachments or []
+    if html is None:
+        body = _text_part(text, "plain")
+    else:
+        body = _multipart("alternative", f"=_{seed}_2", [_text_part(text, "plain"), _text_part(html, "html")])
     pictures = [
         _binary_part(mime, data, f"Content-ID: <{cid}>\n".encode("ascii") + _disposition("inline", filename))
         for cid, filename, mime, data in inline
     ]
-    body = _multipart("related", f"=_{boundary_seed}_1", [alternative, *pictures]) if pictures else alternative
+    if pictures:
+        body = _multipart("related", f"=_{seed}_1", [body, *pictures])
     files = [
         _text_part(data.decode("utf-8"), mime.partition("/")[2]).replace(b"\n\n", b"\n" + _disposition("attachment", filename) + b"\n", 1)
         if mime.startswith("text/")
@@ -190,14 +107,16 @@ def compose_bytes(
         for filename, mime, data in attachments
     ]
     if files:
-        body = _multipart("mixed", f"=_{boundary_seed}_0", [body, *files])
+        body = _multipart("mixed", f"=_{seed}_0", [body, *files])
     head, _, rest = body.partition(b"MIME-Version: 1.0\n")
+    # Auto-Submitted tells vacation responders and list servers not to answer us.
     headers = (
         f"From: {_address(sender)}\nTo: {_address(recipient)}\nSubject: {_header_value(subject)}\n"
-        f"Date: {format_datetime(when)}\nMessage-ID: {message_id}\nAuto-Submitted: auto-generated\n"
+        f"Date: {format_datetime(when)}\nMessage-ID: {message_id}\n"
+        f"Auto-Submitted: {'auto-replied' if in_reply_to else 'auto-generated'}\n"
     )
+    if in_reply_to:
+        headers += f"In-Reply-To: {in_reply_to}\nReferences: {f'{references} {in_reply_to}'.strip() if references else in_reply_to}\n"
     return head + b"MIME-Version: 1.0\n" + headers.encode("utf-8") + rest
 
 
-def message_bytes(msg: Message) -> bytes:
-    return msg.as_bytes()

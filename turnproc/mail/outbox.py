@@ -36,7 +36,6 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from email.header import decode_header, make_header
-from email.message import Message
 from email.parser import BytesHeaderParser
 from typing import Protocol, runtime_checkable
 
@@ -117,7 +116,7 @@ def _plain(value: object) -> str:
 
 def queue_mail(
     session: Session,
-    msg: Message | bytes,
+    raw: bytes,
     *,
     kind: str,
     game_id: int | None,
@@ -125,12 +124,10 @@ def queue_mail(
     held: bool = False,
     now: dt.datetime | None = None,
 ) -> m.OutboxMail:
-    """Queue ``msg``; ``turn`` names the turn a report mail reports, ``held``
+    """Queue a mail; ``turn`` names the turn a report mail reports, ``held``
     keeps it back until the GM releases a staged turn. ``now`` is the caller's
-    clock (the reply caps count against it). ``msg`` may be the mail's bytes."""
-    raw = msg if isinstance(msg, bytes) else msg.as_bytes()
-    if isinstance(msg, bytes):
-        msg = BytesHeaderParser().parsebytes(msg)
+    clock (the reply caps count against it). ``raw``: the whole mail."""
+    msg = BytesHeaderParser().parsebytes(raw)
     row = m.OutboxMail(
         created_at=now or m.utcnow(),
         game_id=game_id,

@@ -63,6 +63,9 @@ def environment(path: Path | None = None) -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
+        # Templates ship with the package and do not change under a running
+        # host: no file check on every mail rendered.
+        auto_reload=False,
     )
     env.filters["signed"] = lambda n: f"{n:+d}"
     env.filters["clip"] = clip
