@@ -11,8 +11,10 @@ import pytest
 from tests.reports.test_report_mail import whole_galaxy_context
 from turnproc.config import Config
 from turnproc.reports.mapimage import png_map, png_size
+from turnproc.reports.render import render_report_documents
 from turnproc.reports.svgmap import (
-    CELL, COMPACT_OWNERS, COMPACT_SIDE, MARGIN, MAX_BOOST, MAX_PNG_SIDE, MIN_LABEL_SCALE, MIN_STAR_PX, svg_map,
+    CELL, COMPACT_OWNERS, COMPACT_SIDE, MARGIN, MAX_BOOST, MAX_PNG_SIDE, MIN_LABEL_SCALE, MIN_STAR_PX, OWN, compact_legend,
+    svg_map,
 )  # fmt: skip
 
 
@@ -34,7 +36,8 @@ def test_the_rulebook_states_the_compact_limits() -> None:
     section = text.split("### 5.1 The map picture")[1].split("\n## ")[0]
     assert "Ruling, big games: in a game whose reports come with a turn bulletin (more than 50\nempires" in section
     assert Config().bulletin_threshold == 50
-    assert f"at most {COMPACT_SIDE} pixels wide and high (plus the legend)" in section
+    assert f"at most {COMPACT_SIDE} pixels wide and high, because" in section
+    assert "no\nlegend inside it: the legend is printed under the picture as text" in section
     assert f"below {round(MIN_LABEL_SCALE * 100)} %" in section
     across = int((COMPACT_SIDE / MIN_LABEL_SCALE - 2 * MARGIN) / CELL)
     assert f"at most {across} grid square{'s' if across != 1 else ''} across keeps its labels" in section
@@ -42,24 +45,34 @@ def test_the_rulebook_states_the_compact_limits() -> None:
     assert f"at most {COMPACT_OWNERS} other empires' colours" in section
 
 
-def test_the_compact_picture_fits_its_side_and_keeps_a_small_legend(galaxy: dict) -> None:
-    """rules.md §5.1: at most COMPACT_SIDE pixels a side plus a legend of a few rows."""
+def test_the_compact_picture_fits_its_side_and_its_legend_is_text(galaxy: dict) -> None:
+    """rules.md §5.1: at most COMPACT_SIDE pixels a side, no legend inside; the
+    legend printed as text beside it names what the map shows."""
     png = png_map(galaxy, compact=True)
     width, height = png_size(png)
-    assert width <= COMPACT_SIDE + 1 and height <= COMPACT_SIDE + 100
+    assert width <= COMPACT_SIDE + 1 and height <= COMPACT_SIDE + 1
     svg = svg_map(galaxy, compact=True)
-    # No title line and no labels, but the legend, the reader's colour first.
-    assert "the map of" not in svg.split("aria-label=", 1)[1].split(">", 1)[1]
-    assert "yours (EAA)" in svg
+    # No title line, no labels, no legend: no text at all.
+    assert "<text" not in svg
+    legend = [e["words"] for e in compact_legend(galaxy)]
+    assert legend[0] == "yours (EAA)"
     # Other empires' colours: at most COMPACT_OWNERS, then how many more.
     context = {**galaxy, "map": {**galaxy["map"], "systems": [dict(s) for s in galaxy["map"]["systems"]]}}
     for i, s in enumerate(context["map"]["systems"][:10]):
         s["owner"] = f"O{i:02d}"
-    svg = svg_map(context, compact=True)
-    assert ">O00</text>" in svg and f">O{COMPACT_OWNERS:02d}</text>" not in svg
-    assert f"and {10 - COMPACT_OWNERS} more empires" in svg
-    assert "yellow dwarf" not in svg and "cruisers, fighters" not in svg
-    assert not re.search(r">\d+</text>", svg)
+    legend = [e["words"] for e in compact_legend(context)]
+    assert "O00" in legend and f"O{COMPACT_OWNERS:02d}" not in legend
+    assert f"and {10 - COMPACT_OWNERS} more empires" in legend
+    assert not any("yellow dwarf" in w or "cruisers, fighters" in w for w in legend)
+
+
+def test_a_big_games_report_prints_the_legend_under_the_picture(galaxy: dict) -> None:
+    """rules.md §5.1: the report's HTML carries the compact legend as text with
+    each colour; a small game's report is as before (no such line)."""
+    big = {**galaxy, "bulletin": {"subject": "[big] Turn 0 bulletin", "turn": 0, "empires": 60, "top": 10}}
+    html = render_report_documents(big).html
+    assert "yours (EAA)</span>" in html and f"border:3px solid {OWN}" in html
+    assert "yours (EAA)</span>" not in render_report_documents(galaxy).html
 
 
 def test_without_labels_the_symbols_are_drawn_bigger_to_stay_visible(galaxy: dict) -> None:
@@ -85,7 +98,7 @@ def test_a_map_of_one_grid_square_keeps_its_labels_and_star_types() -> None:
     svg = svg_map(context, compact=True)
     assert _scale(svg) >= MIN_LABEL_SCALE
     assert re.search(rf">{star}</text>", svg)
-    assert "dwarf" in svg or "giant" in svg
+    assert any("dwarf" in e["words"] or "giant" in e["words"] for e in compact_legend(context))
 
 
 def test_the_full_picture_is_unchanged_by_the_compact_one(galaxy: dict) -> None:

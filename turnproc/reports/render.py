@@ -21,7 +21,7 @@ from markupsafe import Markup
 
 from ..resources import templates_dir
 from .mapimage import png_map, png_size
-from .svgmap import ascii_map, svg_map
+from .svgmap import ascii_map, compact_legend, svg_map
 
 __all__ = [
     "Rendered",
@@ -232,10 +232,15 @@ def render_report_documents(context: dict[str, Any], shared: SharedParts | None 
     context = stored_context(context)
     svg = svg_map(context)
     # A game big enough for a bulletin mails a thousand pictures a night: the
-    # compact one (rules.md §5.1); the SVG attached is the whole map still.
-    png = png_map(context, compact="bulletin" in context)
+    # compact one, its legend printed beside it (rules.md §5.1); the SVG
+    # attached is the whole map still.
+    compact = "bulletin" in context
+    png = png_map(context, compact=compact)
     width, height = png_size(png)
-    extra = {**_report_extras(context, shared), "map_src": f"cid:{MAP_CID}", "map_width": width, "map_height": height}
+    extra = {
+        **_report_extras(context, shared), "map_src": f"cid:{MAP_CID}", "map_width": width, "map_height": height,
+        "map_legend": compact_legend(context) if compact else [],
+    }  # fmt: skip
     rendered = render("report", {**context, **extra})
     assert rendered.html is not None
     return ReportDocuments(rendered.subject, rendered.text, rendered.html, svg, data, png)

@@ -28,7 +28,7 @@ from xml.sax.saxutils import quoteattr as _xml_quoteattr
 
 __all__ = [
     "svg_map", "ascii_map", "owner_colour", "MAX_PNG_SIDE", "MIN_LABEL_SCALE", "CELL", "MARGIN", "label_limit",
-    "static_legend", "LEGEND_WIDTH", "COMPACT_SIDE", "COMPACT_OWNERS", "MIN_STAR_PX", "MAX_BOOST",
+    "static_legend", "LEGEND_WIDTH", "compact_legend", "COMPACT_SIDE", "COMPACT_OWNERS", "MIN_STAR_PX", "MAX_BOOST",
 ]  # fmt: skip
 
 #: One grid square, in SVG units (pixels at full size).
@@ -326,11 +326,11 @@ def svg_map(context: dict[str, Any], max_side: int | None = None, *, compact: bo
         frame = _frame(systems, boost)
     owners = sorted({s["owner"] for s in systems if s["owner"] and s["owner"] != viewer})
     if compact:
-        width = max(frame.width * scale, float(COMPACT_SIDE))
-        keys = _shown(context, rows, labels)
-        items = [(symbol, words) for key, symbol, words in _legend_entries() if key in keys]
-        parts, last = _flow(_owner_items(viewer, owners, COMPACT_OWNERS) + items, width, 16.0, 11, 17.0)
-        legend, legend_height = parts, last + 7
+        # No legend in the picture: each word of it costs more to draw than
+        # the map; the report prints it as text beside the picture
+        # (:func:`compact_legend`).
+        width = frame.width * scale
+        legend, legend_height = [], 0.0
     else:
         width = max(frame.width * scale, float(LEGEND_WIDTH))
         static, static_height = static_legend()
@@ -368,11 +368,52 @@ def svg_map(context: dict[str, Any], max_side: int | None = None, *, compact: bo
             out.append(_arrow(x1, y1, x2, y2, ARROW_COLOUR[arrow["kind"]], arrow["kind"] == "lost", boost))
             out.append(_mark(x2, y2, arrow["kind"], boost))
     out.append("</g>")
-    out.append(f'<g transform="translate(0,{top + frame.height * scale:.1f})">')
-    out.append(f'<line x1="0" y1="0" x2="{width:.0f}" y2="0" stroke="{LINK}"/>')
-    out.extend(legend)
-    out.append("</g></svg>")
+    if legend:
+        out.append(f'<g transform="translate(0,{top + frame.height * scale:.1f})">')
+        out.append(f'<line x1="0" y1="0" x2="{width:.0f}" y2="0" stroke="{LINK}"/>')
+        out.extend(legend)
+        out.append("</g></svg>")
+    else:
+        out.append("</svg>")
     return "\n".join(out)
+
+
+def _legend_colour(key: str) -> str | None:
+    """The colour a compact-legend entry stands for (None: words only)."""
+    if key in STAR_FILL:
+        return STAR_FILL[key]
+    if key == "PL":
+        return PLANET_FILL
+    if key == "AB":
+        return BELT_FILL
+    if key in ("nobody", "faded"):
+        return NOBODY
+    kind = key.removesuffix(" arrow")
+    return ARROW_COLOUR.get(kind)
+
+
+def compact_legend(context: dict[str, Any]) -> list[dict[str, Any]]:
+    """The compact picture's legend, as the report prints it beside the
+    picture: ``{"colour": CSS colour or None, "words": ...}`` for your
+    colour, at most :data:`COMPACT_OWNERS` other empires' and what this map
+    shows (nobody's, faded, this turn's arrows; star types where labelled)."""
+    viewer = context["empire"]["code"]
+    systems = context["map"]["systems"]
+    rows = _forces(context)
+    frame = _frame(systems)
+    labels = min(1.0, COMPACT_SIDE / max(frame.width, frame.height)) >= MIN_LABEL_SCALE
+    owners = sorted({s["owner"] for s in systems if s["owner"] and s["owner"] != viewer})
+    out: list[dict[str, Any]] = [{"colour": OWN, "words": f"yours ({viewer})"}]
+    out += [{"colour": owner_colour(code, viewer), "words": code} for code in owners[:COMPACT_OWNERS]]
+    if len(owners) > COMPACT_OWNERS:
+        out.append({"colour": None, "words": f"and {len(owners) - COMPACT_OWNERS} more empires"})
+    keys = _shown(context, rows, labels)
+    seen: set[str] = set()
+    for key, _, words in _legend_entries():
+        if key in keys and words not in seen:
+            seen.add(words)
+            out.append({"colour": _legend_colour(key), "words": words})
+    return out
 
 
 def ascii_map(context: dict[str, Any], max_width: int = 100) -> str:
