@@ -10,9 +10,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-import jinja2
 import pytest
-from sqlalchemy import event, func, select, text
+from sqlalchemy import Engine, event, func, select, text
 from sqlalchemy.orm import Session, sessionmaker
 
 from turnproc.config import Config
@@ -168,38 +167,27 @@ def crash_in_save_state(monkeypatch: pytest.MonkeyPatch) -> Callable[[], None]:
 
 
 def crash_in_reports(monkeypatch: pytest.MonkeyPatch) -> Callable[[], None]:
-    """Rendering dies half-way through the reports' mails: the state, the turn
-    record, the reports and the first mails are written (flushed, so they really
-    reach the database), then a template render raises. Hooked on what any
-    version of run_turn does (Report rows, Jinja templates), not on the names
-    of its helpers."""
-    added: list[Session] = []
-    mails: list[Session] = []
+    """The turn dies as it queues the report mails: the state, the turn record
+    and the reports are written (they really reach the database), then the
+    outbox INSERT fails. Hooked on the SQL any version of run_turn sends, not
+    on the names of its helpers."""
+    seen_reports: list[str] = []
 
-    def on_add(session: Session, instance: object) -> None:
-        if isinstance(instance, m.Report):
-            added.append(session)
-        if isinstance(instance, m.OutboxMail):
-            mails.append(session)
+    def before(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
+        if statement.startswith("INSERT INTO reports"):
+            seen_reports.append(statement)
+        elif statement.startswith("INSERT INTO outbox") and seen_reports:
+            raise RuntimeError("crash while queuing the report mails")
 
-    real_render = jinja2.Template.render
-
-    def render(self: jinja2.Template, *args: Any, **kwargs: Any) -> str:
-        if len(added) >= 2 and mails:
-            added[-1].flush()
-            raise RuntimeError("crash while rendering a report")
-        return real_render(self, *args, **kwargs)
-
-    event.listen(Session, "transient_to_pending", on_add)
-    monkeypatch.setattr(jinja2.Template, "render", render)
-    return lambda: event.remove(Session, "transient_to_pending", on_add)
+    event.listen(Engine, "before_cursor_execute", before)
+    return lambda: event.remove(Engine, "before_cursor_execute", before)
 
 
 @pytest.mark.parametrize(
     "crash, written",
     [
         (crash_in_save_state, {"games", "empires", "forces"}),
-        (crash_in_reports, {"games", "empires", "forces", "turns", "reports", "outbox"}),
+        (crash_in_reports, {"games", "empires", "forces", "turns", "reports"}),
     ],
     ids=["save_state", "reports"],
 )

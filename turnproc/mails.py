@@ -17,7 +17,7 @@ import datetime as dt
 import hashlib
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import insert, select
 from sqlalchemy.orm import Session
 
 from .config import Config
@@ -36,6 +36,7 @@ __all__ = [
     "order_check",
     "queue_ack",
     "queue_report",
+    "queue_reports",
     "queue_bulletin",
     "queue_bulletin_copy",
     "queue_turn_ran",
@@ -237,6 +238,31 @@ def queue_report(
         session, kind=kind, game_id=game_id, recipient=recipient, subject=report_subject(report.data),
         message_id=message_id, now=now, turn=report.turn, held=held, report_id=report.id,
     )  # fmt: skip
+
+
+def queue_reports(
+    session: Session,
+    config: Config,
+    game_id: int,
+    turn: int,
+    reports: list[tuple[str, int, dict[str, Any]]],
+    now: dt.datetime,
+    *,
+    held: bool = False,
+) -> None:
+    """A turn's report mails, (recipient, report id, its data) each, queued in
+    one bulk INSERT to be built when sent (:func:`queue_report`, one at a time)."""
+    if not reports:
+        return
+    rows = [
+        {
+            "created_at": now, "game_id": game_id, "turn": turn, "held": held, "kind": "report", "recipient": recipient,
+            "subject": report_subject(data), "message_id": new_message_id(config.from_address), "body": None,
+            "report_id": report_id, "bulletin_id": None, "bcc": None, "attempts": 0, "last_error": "",
+        }
+        for recipient, report_id, data in reports
+    ]  # fmt: skip
+    session.execute(insert(m.OutboxMail), rows)
 
 
 def queue_bulletin(

@@ -40,7 +40,7 @@ __all__ = ["report_mail", "bulletin_mail", "builder", "BULLETIN_TO", "PARALLEL_F
 #: The To: of a bulletin: its recipients are only in the SMTP envelope.
 BULLETIN_TO = "undisclosed-recipients:;"
 #: A batch with at least this many reports to build is rendered on every CPU.
-PARALLEL_FROM = 8
+PARALLEL_FROM = 16
 
 
 def _boundary_seed(message_id: str) -> str:

@@ -132,10 +132,12 @@ them in docs/orders.md):
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from .checks import KnownSystems, check_orders
 from .commands import HEADERLESS
 from .grammar import HEADER_WORDS
-from .mailshape import mail_shape, quoted_header_line, unread
+from .mailshape import Shape, mail_shape, quoted_header_line, unread
 from .orders import Header, ParsedOrders, SkipReason, Skipped
 from .reader import Run, first_word, quote, read_lines, split_lines
 from .state import GameState
@@ -211,6 +213,15 @@ def _request_start(lines: list[str], marks: list[SkipReason | None]) -> int | No
     return None
 
 
+@lru_cache(maxsize=8)
+def _shaped(text: str) -> tuple[list[str], Shape]:
+    """A mail's lines and shape: intake reads the header of a mail first, then
+    the whole of it, and finding its shape is a third of a parse. Nothing
+    changes the lines or the marks afterwards."""
+    lines = split_lines(text)
+    return lines, mail_shape(lines)
+
+
 def parse_mail(
     text: str, state: GameState | None = None, empire: str | None = None, known: KnownSystems | None = None
 ) -> ParsedOrders:
@@ -221,8 +232,7 @@ def parse_mail(
     out again which systems the empire knows when many mails are parsed
     against one state.
     """
-    lines = split_lines(text)
-    shape = mail_shape(lines)
+    lines, shape = _shaped(text)
     return _parse(lines, shape.start, shape.marks, state, empire, known)
 
 
@@ -237,8 +247,7 @@ def parse_header(text: str) -> Header:
     """Just the mail's header (GAME, EMPIRE, TURN): what intake needs to find
     the game and check the password before the orders are read against the
     game. Gives the same header as :func:`parse_mail`."""
-    lines = split_lines(text)
-    shape = mail_shape(lines)
+    lines, shape = _shaped(text)
     start = shape.start
     if start is None:
         return Header()
