@@ -150,7 +150,7 @@ def main() -> None:
     ap.add_argument("--history", type=int, default=5, help="earlier turns of mail in the database (default 5)")
     ap.add_argument("--backend", choices=("sqlite", "postgres"), default="sqlite")
     ap.add_argument("--hash-n", type=int, default=0,
-                    help="store the empires' password hashes with this scrypt N (4096: a game created before N=1024)")
+                    help="store the empires' password hashes with this scrypt N (4096: a game created before N=512)")
     ap.add_argument("--profile", action="store_true", help="print where the intake spends its time")
     ap.add_argument("--sort", default="tottime", help="profile order (tottime, cumtime)")
     ap.add_argument("--dump", help="with --profile: write the profile to this file (for pstats)")

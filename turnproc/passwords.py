@@ -17,19 +17,22 @@ _ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"
 # Passwords the host generates are 12 symbols from 31, drawn by `secrets`:
 # 12 * log2(31) = 59.4 bits. Their hash's work factor guards little: whoever
 # steals the database must still try 2**58 passwords on average, and at the
-# N = 2**10 used here (r = 8: 1 MiB of memory, 1 to 3 ms of one core per try
-# on the 2-core test machine) that is some nine million CPU-years per empire
-# (the salt makes every empire a search of its own). Even at a million tries
-# a second (a farm of GPUs; litecoin's scrypt ASICs compute N = 2**10 but only
-# with r = 1) it is some 9,000 years. What the work factor does cost is the
-# host's own time: every order mail is verified, and a night of 1,000 order
-# mails at N = 2**12 (11 ms each here) was half of the intake's time. So
-# N = 2**10: still memory-hard (1 MiB a try), still far out of reach for a
-# random 59-bit secret.
+# N = 2**9 used here (r = 8: 512 KiB of memory, about 1.4 ms of one core per
+# try on the 2-core test machine) that is some twelve million CPU-years per
+# empire (the salt makes every empire a search of its own). Even at 400,000
+# tries a second (a GPU; litecoin's scrypt ASICs compute N = 2**10 but only
+# with r = 1, and cannot run r = 8) it is some 20,000 GPU-years. What the work
+# factor does cost is the host's own time: every order mail is verified, on
+# the same two cores that read and answer it. A night of 1,000 order mails at
+# N = 2**12 (9 ms each here) was half of the intake's time; at N = 2**10
+# (2.5 ms) intake measured 230-250 mails/s, at N = 2**9 300-320
+# (benchmarks/intake.py). So N = 2**9: still memory-hard, still far out of
+# reach for a random 59-bit secret. The factor is for that secret only: a
+# password a person chose gets thirty-two times the work (below).
 # A player may choose their own (the PASSWORD mail command). People choose
 # guessable words, and there the work factor is what stands between a stolen
 # database and the password (which the player may use elsewhere): those are
-# hashed with N = 2**14 (16 MiB, sixteen times the work), and the command
+# hashed with N = 2**14 (16 MiB, thirty-two times the work), and the command
 # refuses short and repetitive ones (rules/commands.py). Verifying costs more
 # only for the empires whose players chose.
 # The address-change codes (8 symbols, about 40 bits, valid for hours) are
@@ -39,12 +42,12 @@ _ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"
 # verifying, at their old cost, until the password is next set. They are not
 # re-hashed on verify: a hash does not tell a generated password from one a
 # player chose before chosen ones had their own factor, and re-hashing those
-# at N = 2**10 would weaken exactly the guessable ones.
+# at N = 2**9 would weaken exactly the guessable ones.
 # Intake verifies each (empire, password) at most once per poll, on a thread
 # pool (scrypt lets go of the interpreter lock), and keeps the outcome only in
 # memory for that poll, keyed by a SHA-256 of the password: nothing beyond the
 # stored scrypt hash outlives the poll (intake/prepare.py).
-_N, _R, _P = 2**10, 8, 1
+_N, _R, _P = 2**9, 8, 1
 _N_CODE = 2**12
 _N_CHOSEN = 2**14
 

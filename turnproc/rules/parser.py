@@ -213,11 +213,11 @@ def _request_start(lines: list[str], marks: list[SkipReason | None]) -> int | No
     return None
 
 
-@lru_cache(maxsize=8)
+@lru_cache(maxsize=256)
 def _shaped(text: str) -> tuple[list[str], Shape]:
-    """A mail's lines and shape: intake reads the header of a mail first, then
-    the whole of it, and finding its shape is a third of a parse. Nothing
-    changes the lines or the marks afterwards."""
+    """A mail's lines and shape: intake reads the headers of a batch of mails
+    (up to 100) first, then each whole mail, and finding a mail's shape is a
+    third of its parse. Nothing changes the lines or the marks afterwards."""
     lines = split_lines(text)
     return lines, mail_shape(lines)
 
