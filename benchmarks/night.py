@@ -60,6 +60,8 @@ from turnproc.turns import run_current_turn  # noqa: E402
 USER, MAILBOX_PASSWORD = "turns", "bench"
 PASSWORD = "bench-password"  # write_game gives every empire this one
 START = dt.datetime(2026, 1, 5, 18, 0, tzinfo=dt.timezone.utc)
+#: Where the last night's turn is profiled to (--profile-turn FILE), for pstats.
+PROFILE_TURN = os.environ.get("TURNPROC_NIGHT_PROFILE_TURN", "")
 
 
 # -- the SMTP server, in its own process so its CPU and memory are not ours ----------------
@@ -229,7 +231,14 @@ def child(backend: str, n: int, history: int) -> dict[str, Any]:
             now = START + dt.timedelta(days=night, hours=6)
             results, poll_s, poll_cpu = _timed(lambda: poll(app, now))
             floor_s = _floor(app)
-            _, turn_s, turn_cpu = _timed(lambda: run_current_turn(app.sessions, GAME, config, now))
+            if PROFILE_TURN and night == history:
+                import cProfile
+
+                profile = cProfile.Profile()
+                _, turn_s, turn_cpu = _timed(lambda: profile.runcall(run_current_turn, app.sessions, GAME, config, now))
+                profile.dump_stats(PROFILE_TURN)
+            else:
+                _, turn_s, turn_cpu = _timed(lambda: run_current_turn(app.sessions, GAME, config, now))
             (sent, failed), send_s, send_cpu = _timed(lambda: send_outbox(app.sessions, config, now))
             mails_after, bytes_after = smtp.count()
             outcomes: dict[str, int] = {}
@@ -302,6 +311,7 @@ def main() -> None:
     ap.add_argument("--sizes", default="12,100,300,1000")
     ap.add_argument("--backends", default="sqlite,postgres")
     ap.add_argument("--history", type=int, default=5, help="turns played before the last measured night (default 5)")
+    ap.add_argument("--profile-turn", metavar="FILE", help="profile the last night's turn run into FILE (pstats)")
     ap.add_argument("--sink", type=int, help=argparse.SUPPRESS)
     ap.add_argument("--child", help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -312,6 +322,8 @@ def main() -> None:
         backend, n = args.child.split(":")
         print(json.dumps(child(backend, int(n), args.history)))
         return
+    if args.profile_turn:
+        os.environ["TURNPROC_NIGHT_PROFILE_TURN"] = str(Path(args.profile_turn).resolve())
     rows = []
     for backend in args.backends.split(","):
         for n in (int(x) for x in args.sizes.split(",")):

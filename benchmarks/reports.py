@@ -1,17 +1,20 @@
 """Report benchmark: every empire's report for the synthetic N-empire game
 (default 1,000 empires, 30 systems each) after one resolved turn, through the
-code ``turn run`` uses (:func:`turnproc.turns.write_reports`), and the map
-picture of the largest map there is, the whole galaxy.
+code ``turn run`` and the outbox use, and the map picture of the largest map
+there is, the whole galaxy.
 
     .venv/bin/python benchmarks/reports.py [--empires 1000] [--skip-galaxy]
 
 Part 1, the reports: the game (Game and Empire rows, state, orders) is written
-to a fresh SQLite database and the turn resolved off the clock; then one
-transaction, as ``turn run`` has, builds every context (fog of war), renders
-text, HTML, SVG and PNG map and JSON, stores each ``reports`` row, composes the
-MIME mail and queues it in the outbox; the commit is timed too. Prints the
-total, reports/s, the time inside the PNG rendering and inside each step, and
-the average size of each format. Target: <= 30 s for 1,000.
+to a fresh SQLite database and the turn resolved off the clock. Then, as
+``turn run`` does (:func:`turnproc.turns.write_reports`), one transaction
+builds every context (fog of war), stores each report's data and the turn's
+bulletin (in a game over the bulletin threshold) and queues their mails
+without bytes; the commit is timed too. Then, as sending does
+(:func:`turnproc.reportmail.builder`, batches of 25 on every CPU), every
+queued mail is built: text, HTML, SVG and PNG map, JSON, MIME. Prints both
+phases' wall and CPU time (the rendering processes' CPU included) and the
+average size of each part of a report mail.
 
 Part 2, the largest map: one empire that has seen every system of the same
 galaxy; times the SVG drawing (full size, for the attachment) and the PNG
@@ -22,24 +25,22 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import functools
+import json
 import os
+import resource
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from sqlalchemy import func, select  # noqa: E402
+from sqlalchemy import select  # noqa: E402
 
-import turnproc.mails  # noqa: E402
-import turnproc.reports.render  # noqa: E402
-import turnproc.turns  # noqa: E402
 from benchmarks.synthetic import GAME, synthetic_state, write_game  # noqa: E402
 from turnproc.config import Config  # noqa: E402
+from turnproc.mail.outbox import BATCH, Claimed  # noqa: E402
+from turnproc.reportmail import builder  # noqa: E402
 from turnproc.reports.context import report_context  # noqa: E402
 from turnproc.reports.mapimage import png_map, png_size  # noqa: E402
 from turnproc.reports.svgmap import MAX_PNG_SIDE, svg_map  # noqa: E402
@@ -48,24 +49,11 @@ from turnproc.rules.turn import resolve, turn_rng  # noqa: E402
 from turnproc.storage import models as m  # noqa: E402
 from turnproc.storage.convert import load_state, orders_for_turn  # noqa: E402
 from turnproc.storage.db import make_engine, make_sessionmaker, transaction  # noqa: E402
+from turnproc.turns import write_reports  # noqa: E402
 
-STEPS: dict[str, float] = {}
-SIZES: dict[str, int] = {"text": 0, "html": 0, "svg": 0, "png": 0, "json": 0, "mail": 0}
-
-
-def timed(module: Any, name: str) -> None:
-    """Wrap ``module.name`` so the time spent inside it is added up in STEPS."""
-    inner: Callable[..., Any] = getattr(module, name)
-
-    @functools.wraps(inner)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        t = time.perf_counter()
-        try:
-            return inner(*args, **kwargs)
-        finally:
-            STEPS[name] = STEPS.get(name, 0.0) + time.perf_counter() - t
-
-    setattr(module, name, wrapper)
+def _cpu() -> float:
+    me, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + children.ru_utime + children.ru_stime
 
 
 def reports(n: int, work: Path) -> None:
@@ -86,36 +74,39 @@ def reports(n: int, work: Path) -> None:
         game.schedule, game.timezone = "0 20 * * 5", "Europe/London"
     print(f"set-up: {n} empires, {len(new.systems)} systems, {len(events)} events in {time.perf_counter() - t0:.1f} s")
 
-    # What each step costs, from inside the real code path.
-    timed(turnproc.turns, "report_context")
-    timed(turnproc.turns, "render_report_documents")
-    timed(turnproc.reports.render, "png_map")
-    timed(turnproc.turns, "queue_report")
-    timed(turnproc.mails, "compose")
-    start, cpu = time.perf_counter(), time.process_time()
+    start, cpu = time.perf_counter(), _cpu()
     with transaction(sessions) as session:
         game = session.scalar(select(m.Game).where(m.Game.name == GAME))
         assert game is not None
-        texts = turnproc.turns.write_reports(session, config, game, new, events, before.turn, now)
+        contexts = write_reports(session, config, game, new, events, before.turn, now)
         session.flush()
         t = time.perf_counter()  # the commit happens as the block closes
     commit = time.perf_counter() - t
-    total, cpu = time.perf_counter() - start, time.process_time() - cpu
+    stored, stored_cpu = time.perf_counter() - start, _cpu() - cpu
     with sessions() as session:
-        stored = session.scalar(select(func.count()).select_from(m.Report))
-        queued = session.scalar(select(func.count()).select_from(m.OutboxMail))
-        for report in session.scalars(select(m.Report)):
-            SIZES["text"] += len(report.text.encode())
-        for body in session.scalars(select(m.OutboxMail.body)):
-            SIZES["mail"] += len(body)
+        rows = list(session.scalars(select(m.OutboxMail).order_by(m.OutboxMail.id)))
+        claimed = [
+            Claimed(r.id, r.kind, r.message_id, r.recipient, r.subject, r.created_at, r.body, 1, r.report_id, r.bulletin_id, r.bcc)
+            for r in rows
+        ]
+        data_bytes = sum(len(json.dumps(d, separators=(",", ":"))) for d in session.scalars(select(m.Report.data)))
+    assert len(contexts) == n and all(c.body is None for c in claimed)
+    start, cpu = time.perf_counter(), _cpu()
+    built: dict[int, bytes | Exception] = {}
+    with builder(sessions, config.from_address) as build:
+        for i in range(0, len(claimed), BATCH):
+            built.update(build(claimed[i : i + BATCH]))
+    rendered, rendered_cpu = time.perf_counter() - start, _cpu() - cpu
     engine.dispose()
-    assert stored == queued == n == len(texts), (stored, queued, n)
-    print(f"all {n} reports rendered, stored (reports rows) and queued in {total:.2f} s wall, {cpu:.2f} s CPU "
-          f"= {n / total:.1f} reports/s  (target: <= 30 s for 1,000; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs)")
-    for name, seconds in sorted(STEPS.items(), key=lambda kv: -kv[1]):
-        print(f"  inside {name:<24} {seconds:7.2f} s")
-    print(f"  commit                          {commit:7.2f} s")
-    print(f"  average report text {SIZES['text'] / n / 1024:6.1f} KiB, whole mail (MIME, base64 PNG) {SIZES['mail'] / n / 1024:6.1f} KiB")
+    failed = [b for b in built.values() if isinstance(b, Exception)]
+    assert not failed, failed[:1]
+    mails = [b for b in built.values() if isinstance(b, bytes)]
+    print(f"turn run's part: {n} reports' data stored and their mails queued in {stored:.2f} s wall, {stored_cpu:.2f} s CPU "
+          f"(commit {commit:.2f} s); {data_bytes / n / 1024:.1f} KiB of report data each")
+    print(f"sending's part: {len(mails)} mails built in {rendered:.2f} s wall, {rendered_cpu:.2f} s CPU "
+          f"= {len(mails) / rendered:.0f} mails/s (load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs)")
+    print(f"  average mail {sum(map(len, mails)) / len(mails) / 1024:.1f} KiB"
+          + (" (a bulletin game: one bulletin mail among them)" if any(c.bulletin_id for c in claimed) else ""))
 
 
 def galaxy(n: int) -> None:

@@ -15,8 +15,8 @@ turn
     What ``turnproc turn run`` does: one transaction around
     ``turns.run_turn`` — lock the game, load the state, parse the stored
     orders, resolve, save the new state, write the turn record (with the state
-    before the turn as JSON), render every empire's report and queue its mail —
-    and the commit.
+    before the turn as JSON), store every empire's report data and queue its
+    mail (built when sent: benchmarks/night.py times that) — and the commit.
 floor
     The I/O floor: one transaction that loads the same game with
     ``load_state`` and writes with ``save_state`` the state the turn would
@@ -114,7 +114,7 @@ def phase_resolve(sessions: Any) -> dict[str, Any]:
 #: those that are not there are skipped), each exclusive of the others.
 STEPS = (
     "load_state", "orders_for_turn", "resolve", "save_state", "state_to_dict",
-    "report_context", "render_report_documents", "queue_report",
+    "report_context", "bulletin_context", "queue_reports", "queue_bulletin",
 )  # fmt: skip
 
 
@@ -288,9 +288,9 @@ def measure(n: int, work: Path, profile: str | None, repeat: int) -> dict[str, A
     return row
 
 
-#: Steps of run_turn that make the reports (per empire: context, text/HTML/
-#: SVG/JSON rendering, the MIME mail and its outbox row).
-REPORT_STEPS = ("report_context", "render_report_documents", "queue_report")
+#: Steps of run_turn that make the reports (per empire: its context, stored
+#: as data; the mails are queued without bytes and built when sent).
+REPORT_STEPS = ("report_context", "bulletin_context", "queue_reports", "queue_bulletin")
 
 
 def report(rows: list[dict[str, Any]], load: tuple[float, float]) -> None:
