@@ -32,10 +32,11 @@ def visible_from(state: GameState, owned: Iterable[int], scanner: int) -> set[in
     """Codes within ``scanner`` links of the ``owned`` codes (those included)."""
     frontier = list(owned)
     seen = set(frontier)
+    adjacency = state.adjacency()
     for _ in range(max(0, scanner)):
         nxt: list[int] = []
         for code in frontier:
-            for n in state.neighbours(code):
+            for n in adjacency.get(code, ()):
                 if n not in seen:
                     seen.add(n)
                     nxt.append(n)

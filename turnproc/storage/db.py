@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import orjson
 from sqlalchemy import Engine, create_engine, event, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError, ArgumentError
@@ -75,7 +76,18 @@ def _private_sqlite_file(engine: Engine) -> None:
 
 
 def _compact_json(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    """orjson writes the same compact JSON as the standard library (int keys
+    as strings too) some five times faster: a thousand-empire turn stores
+    tens of megabytes of it. Whatever orjson refuses (a lone surrogate from
+    a broken mail, a huge integer) the standard library still writes."""
+    try:
+        return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode("utf-8")
+    except (orjson.JSONEncodeError, UnicodeDecodeError):
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _load_json(text: str | bytes) -> Any:
+    return orjson.loads(text)
 
 
 def make_engine(url: str, *, check: bool = True, **kwargs: Any) -> Engine:
@@ -84,6 +96,7 @@ def make_engine(url: str, *, check: bool = True, **kwargs: Any) -> Engine:
     # JSON columns (states, reports, events) stored compact: at a thousand
     # empires the default separators' spaces are megabytes a turn.
     kwargs.setdefault("json_serializer", _compact_json)
+    kwargs.setdefault("json_deserializer", _load_json)
     try:
         engine = create_engine(url, **kwargs)
     except (ArgumentError, ImportError, ValueError) as exc:
