@@ -21,7 +21,7 @@ from sqlalchemy import insert, select
 from sqlalchemy.orm import Session
 
 from .config import Config
-from .mail.compose import compose, message_id_domain, new_message_id
+from .mail.compose import compose, message_id_domain, new_message_id, shown_address
 from .mail.hygiene import clean_header
 from .mail.outbox import queue_deferred, queue_mail
 from .reportmail import BULLETIN_TO, report_mail
@@ -204,7 +204,7 @@ def queue_ack(
         in_reply_to=message_id or None,
         references=references or None,
     )
-    queue_mail(session, out, kind=kind, game_id=game_id, now=now)
+    queue_mail(session, out, kind=kind, game_id=game_id, now=now, headers=(shown_address(recipient), rendered.subject, mid))
     return mid
 
 
@@ -311,16 +311,12 @@ def queue_notice(
     if message_id is not None and session.scalar(select(m.OutboxMail.id).where(m.OutboxMail.message_id == message_id)):
         return False
     rendered = render(template, context)
+    mid = message_id or new_message_id(config.from_address)
     msg = compose(
-        sender=config.from_address,
-        recipient=to,
-        subject=rendered.subject,
-        text=rendered.text,
-        when=now,
-        message_id=message_id or new_message_id(config.from_address),
-    )
+        sender=config.from_address, recipient=to, subject=rendered.subject, text=rendered.text, when=now, message_id=mid,
+    )  # fmt: skip
     # The caller's clock: the reply caps count notices to players against it too.
-    queue_mail(session, msg, kind=kind, game_id=game_id, turn=turn, now=now)
+    queue_mail(session, msg, kind=kind, game_id=game_id, turn=turn, now=now, headers=(shown_address(to), rendered.subject, mid))
     return True
 
 

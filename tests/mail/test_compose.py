@@ -78,3 +78,12 @@ def test_the_same_mail_is_the_same_bytes() -> None:
         message_id="<x@example.org>", boundary_seed="feed",
     )  # fmt: skip
     assert compose(**args) == compose(**args)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("to", ["ann@example.org", "Ann Lee <ann@example.org>", "Zoë Ærø <z@example.org>", "undisclosed-recipients:;"])
+def test_the_outbox_shows_the_recipient_as_the_mail_reads(to: str) -> None:
+    """The outbox row's recipient, given by the caller, is what the To: header says."""
+    from turnproc.mail.compose import shown_address
+
+    raw = compose(sender="H <h@example.org>", recipient=to, subject="s", text="t", when=WHEN, message_id="<m@x>")
+    assert shown_address(to) == str(parsed(raw)["To"])

@@ -12,7 +12,7 @@ import secrets
 from email.header import Header
 from email.utils import encode_rfc2231, format_datetime, formataddr, make_msgid, parseaddr
 
-__all__ = ["new_message_id", "message_id_domain", "compose", "DOMAIN_FALLBACK"]
+__all__ = ["new_message_id", "message_id_domain", "compose", "shown_address", "DOMAIN_FALLBACK"]
 
 DOMAIN_FALLBACK = "turnproc.invalid"
 
@@ -26,6 +26,15 @@ def new_message_id(from_address: str) -> str:
     """A Message-ID we can recognise as ours (mail loops are refused by it)."""
     domain = message_id_domain(from_address)
     return make_msgid(idstring=f"turnproc.{secrets.token_hex(6)}", domain=domain)
+
+
+def shown_address(value: str) -> str:
+    """``value`` as the To: header of :func:`compose` reads, decoded (what the
+    outbox shows as the recipient)."""
+    name, addr = parseaddr(value)
+    if not addr:
+        return value
+    return formataddr((name, addr)) if name.isascii() else f"{name} <{addr}>"
 
 
 def _address(value: str) -> str:

@@ -123,20 +123,26 @@ def queue_mail(
     turn: int | None = None,
     held: bool = False,
     now: dt.datetime | None = None,
+    headers: tuple[str, str, str] | None = None,
 ) -> m.OutboxMail:
     """Queue a mail; ``turn`` names the turn a report mail reports, ``held``
     keeps it back until the GM releases a staged turn. ``now`` is the caller's
-    clock (the reply caps count against it). ``raw``: the whole mail."""
-    msg = BytesHeaderParser().parsebytes(raw)
+    clock (the reply caps count against it). ``raw``: the whole mail;
+    ``headers``: its (recipient, subject, Message-ID) when the caller has
+    them, else they are read from ``raw``."""
+    if headers is None:
+        msg = BytesHeaderParser().parsebytes(raw)
+        headers = (_plain(msg["To"]), _plain(msg["Subject"]), str(msg["Message-ID"]))
+    recipient, subject, message_id = headers
     row = m.OutboxMail(
         created_at=now or m.utcnow(),
         game_id=game_id,
         turn=turn,
         held=held,
         kind=kind,
-        recipient=_plain(msg["To"]),
-        subject=_plain(msg["Subject"]),
-        message_id=str(msg["Message-ID"]),
+        recipient=recipient,
+        subject=subject,
+        message_id=message_id,
         body=raw,
     )
     session.add(row)
