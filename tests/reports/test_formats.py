@@ -18,7 +18,7 @@ import pytest
 from tests.reports.test_fog import CODES, play
 from turnproc.demo import run_demo
 from turnproc.reports.context import report_context
-from turnproc.reports.render import render_report_documents
+from turnproc.reports.render import render_report_documents, report_json
 from turnproc.rules.events import Event
 
 def inline_picture(msg: EmailMessage, html: str) -> bytes:
@@ -139,3 +139,12 @@ def test_a_control_character_in_a_name_cannot_break_the_map() -> None:
         docs = render_report_documents(context)
         assert "\x02" not in docs.svg and "\x00" not in docs.svg and "\ufffd" in docs.svg
         assert docs.png.startswith(b"\x89PNG")
+
+
+def test_the_json_report_is_the_standard_librarys_bytes() -> None:
+    """The attachment's JSON is written by orjson; it must be byte for byte what
+    ``json.dumps(sort_keys=True, ensure_ascii=False)`` compact gives, hostile
+    text and all, and a lone surrogate still gets written."""
+    for context in (hostile_context(), {"x": "a\x1b\u2028</script>\U0001f600", "k": {1: 2}, "f": 1.5, "n": None}):
+        assert report_json(context) == json.dumps(context, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    assert report_json({"bad": "\ud800"}) == '{"bad":"\ud800"}'
