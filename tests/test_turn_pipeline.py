@@ -289,3 +289,31 @@ def test_two_turn_runs_started_together_run_one_turn(sessions: sessionmaker[Sess
     # Run again later: that is the next turn, on purpose.
     monkeypatch.undo()
     assert turns.run_current_turn(sessions, GAME, CONFIG, START + dt.timedelta(days=1)).turn == 2
+
+
+def test_the_turn_holds_the_garbage_collector_off_and_gives_it_back(
+    sessions: sessionmaker[Session], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """turns.gc_paused: no collection walks a thousand empires' objects in the
+    middle of a turn; afterwards, and after a failed turn, collection is on."""
+    import gc
+
+    import turnproc.turns
+
+    _ready_game(sessions)
+    seen: list[bool] = []
+    real = turnproc.turns.resolve
+
+    def watching(*args: Any, **kwargs: Any) -> Any:
+        seen.append(gc.isenabled())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(turnproc.turns, "resolve", watching)
+    assert gc.isenabled()
+    with transaction(sessions) as session:
+        run_turn(session, get_game(session, GAME), CONFIG, START + dt.timedelta(hours=1))
+    assert seen == [False] and gc.isenabled()
+    monkeypatch.setattr(turnproc.turns, "resolve", lambda *a, **k: (_ for _ in ()).throw(RuntimeError("boom")))
+    with pytest.raises(RuntimeError), transaction(sessions) as session:
+        run_turn(session, get_game(session, GAME), CONFIG, START + dt.timedelta(hours=1))
+    assert gc.isenabled()

