@@ -57,7 +57,8 @@ from turnproc.rules.turn import resolve, turn_rng  # noqa: E402
 from turnproc.storage import models as m  # noqa: E402
 from turnproc.storage.convert import load_state, orders_for_turn, save_state  # noqa: E402
 from turnproc.storage.queries import get_game  # noqa: E402
-from turnproc.turns import gc_paused, run_current_turn  # noqa: E402
+from turnproc.collector import gc_paused  # noqa: E402
+from turnproc.turns import run_current_turn  # noqa: E402
 
 USER, MAILBOX_PASSWORD = "turns", "bench"
 PASSWORD = "bench-password"  # write_game gives every empire this one
@@ -158,7 +159,7 @@ def _floor(app: Any) -> float:
     """Load the game and save the resolved state of the same turn, in one
     transaction rolled back: the database work no turn can avoid. Measured
     as ``turn run`` does its own load and save: with the garbage collector
-    held off (turns.gc_paused)."""
+    held off (turnproc.collector)."""
     with app.sessions() as session:
         game = get_game(session, GAME)
         state = load_state(session, game)

@@ -294,7 +294,7 @@ def test_two_turn_runs_started_together_run_one_turn(sessions: sessionmaker[Sess
 def test_the_turn_holds_the_garbage_collector_off_and_gives_it_back(
     sessions: sessionmaker[Session], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """turns.gc_paused: no collection walks a thousand empires' objects in the
+    """turnproc.collector: no collection walks a thousand empires' objects in the
     middle of a turn; afterwards, and after a failed turn, collection is on."""
     import gc
 

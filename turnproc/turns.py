@@ -24,11 +24,8 @@ an action and its audit entry commit together (preview writes nothing).
 from __future__ import annotations
 
 import datetime as dt
-import gc
 import logging
 from collections import Counter
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -36,6 +33,7 @@ from sqlalchemy import CursorResult, Engine, Result, delete, func, insert, selec
 from sqlalchemy.orm import Session, sessionmaker
 
 from .admin import audit
+from .collector import gc_paused
 from .config import Config
 from .errors import GMError, TurnAlreadyRun
 from .mails import queue_bulletin, queue_reports
@@ -71,7 +69,6 @@ __all__ = [
     "rerun_turn",
     "rollback",
     "set_hold",
-    "gc_paused",
 ]
 
 #: The viewer for events of no empire: no empire has this code, so they are told
@@ -128,22 +125,6 @@ def run_turn(
     """
     with gc_paused():
         return _run_turn(session, game, config, now, stage=stage, corrected=corrected, reason=reason, turn=turn)
-
-
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """The cyclic garbage collector held off: a turn of a thousand empires
-    makes millions of objects in seconds, and each collection walks all of
-    them (the state, the ORM's rows) again; held off, the turn takes a
-    quarter less time and hardly more memory (its objects die by reference
-    counting; the few cycles wait for the collector's next run)."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
 
 
 def _run_turn(

@@ -18,6 +18,7 @@ from typing import TypeVar
 from sqlalchemy.orm import Session
 
 from ..app import App
+from ..collector import gc_paused
 from ..config import Config
 from ..errors import one_line
 from ..mail.imap import ImapMailbox
@@ -152,10 +153,12 @@ def poll_imap(app: App, now: dt.datetime) -> list[IntakeResult]:
 
 
 def poll(app: App, now: dt.datetime) -> list[IntakeResult]:
-    """Fetch and handle every waiting order mail once, from the configured transport."""
-    if app.config.transport == "maildir":
-        return poll_maildir(app, now)
-    return poll_imap(app, now)
+    """Fetch and handle every waiting order mail once, from the configured
+    transport (the garbage collector held off: turnproc/collector.py)."""
+    with gc_paused():
+        if app.config.transport == "maildir":
+            return poll_maildir(app, now)
+        return poll_imap(app, now)
 
 
 def _chunked(items: Iterable[tuple[K, bytes]], size: int) -> Iterable[list[tuple[K, bytes]]]:
