@@ -43,9 +43,12 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    # Mails still to be built have no bytes to keep: they are dropped, as
-    # their reports' texts cannot be brought back without rendering.
-    op.execute('DELETE FROM outbox WHERE body IS NULL')
+    # Unsent mails still to be built have no bytes to keep: they are dropped
+    # (this schema cannot build them); sent ones keep their rows, emptied as
+    # an old sent mail's bytes are.
+    outbox = sa.table('outbox', sa.column('body', sa.LargeBinary()), sa.column('sent_at', sa.DateTime(timezone=True)))
+    op.execute(outbox.delete().where(outbox.c.body.is_(None), outbox.c.sent_at.is_(None)))
+    op.execute(outbox.update().where(outbox.c.body.is_(None)).values(body=b''))
     with op.batch_alter_table('outbox', schema=None) as batch_op:
         batch_op.drop_constraint(batch_op.f('fk_outbox_bulletin_id_bulletins'), type_='foreignkey')
         batch_op.drop_constraint(batch_op.f('fk_outbox_report_id_reports'), type_='foreignkey')

@@ -83,3 +83,29 @@ def test_0003_and_0004_fix_order_sets_already_on_file(db_url: str) -> None:
         migrate.check(engine)
     finally:
         engine.dispose()
+
+
+def test_0011_downgrade_keeps_sent_report_mails_and_drops_unbuilt_ones(empty_db_url: str) -> None:
+    """A report mail built when sent has no bytes in the table: going back
+    below 0011 keeps the row of one already sent (its bytes emptied, as an
+    old sent mail's are) and drops one not sent yet, which that schema could
+    not build; upgrading again brings the columns back."""
+    engine = make_engine(empty_db_url)
+    try:
+        migrate.upgrade(engine)
+        with engine.begin() as conn:
+            for i, sent in ((1, "'2026-01-02 00:00:00'"), (2, "NULL")):
+                conn.execute(text(
+                    "INSERT INTO outbox (kind, recipient, subject, message_id, body, created_at, attempts, last_error, held,"
+                    f" sent_at) VALUES ('report', 'a@example.org', 's', '<m{i}@x>', NULL, '2026-01-01 00:00:00', 0, '',"
+                    f" false, {sent})"
+                ))  # fmt: skip
+            command.downgrade(migrate._config(conn), "0010")  # noqa: SLF001 - no public downgrade on purpose
+        with engine.connect() as conn:
+            rows = conn.execute(text("SELECT message_id, body FROM outbox")).all()
+        assert [(mid, bytes(body)) for mid, body in rows] == [("<m1@x>", b"")]
+        assert "bulletins" not in inspect(engine).get_table_names()
+        migrate.upgrade(engine)
+        migrate.check(engine)
+    finally:
+        engine.dispose()

@@ -68,6 +68,9 @@ def unreachable_systems(state: GameState) -> list[int]:
     """Systems that no chain of links joins to the lowest-coded system."""
     if not state.systems:
         return []
+    memo = state.links_memo()
+    if "unreachable" in memo:
+        return list(memo["unreachable"])
     start = min(state.systems)
     adjacency = state.adjacency()
     seen = {start}
@@ -77,7 +80,8 @@ def unreachable_systems(state: GameState) -> list[int]:
             if n not in seen:
                 seen.add(n)
                 queue.append(n)
-    return sorted(set(state.systems) - seen)
+    memo["unreachable"] = lost = tuple(sorted(set(state.systems) - seen))
+    return list(lost)
 
 
 def code_width(n_systems: int) -> int:
