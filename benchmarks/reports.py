@@ -27,7 +27,6 @@ import argparse
 import datetime as dt
 import json
 import os
-import resource
 import sys
 import tempfile
 import time
@@ -37,6 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from sqlalchemy import select  # noqa: E402
 
+from benchmarks.night import _cpu  # noqa: E402
 from benchmarks.synthetic import GAME, synthetic_state, write_game  # noqa: E402
 from turnproc.config import Config  # noqa: E402
 from turnproc.mail.outbox import BATCH, Claimed  # noqa: E402
@@ -50,11 +50,6 @@ from turnproc.storage import models as m  # noqa: E402
 from turnproc.storage.convert import load_state, orders_for_turn  # noqa: E402
 from turnproc.storage.db import make_engine, make_sessionmaker, transaction  # noqa: E402
 from turnproc.turns import write_reports  # noqa: E402
-
-def _cpu() -> float:
-    me, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return me.ru_utime + me.ru_stime + children.ru_utime + children.ru_stime
-
 
 def reports(n: int, work: Path) -> None:
     t0 = time.perf_counter()

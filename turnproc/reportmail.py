@@ -154,6 +154,20 @@ def mail_bytes(session: Session, row: m.OutboxMail, sender: str) -> bytes:
     return built
 
 
+def _context() -> multiprocessing.context.BaseContext:
+    """How rendering processes start: forked from a fork server that has
+    loaded the rendering code once for this process's life, so a night's
+    pool costs milliseconds to start, not a fresh interpreter's imports per
+    worker; and they inherit none of this process's database connections or
+    threads (this runs in the outbox's builder thread). Where there is no
+    fork server (not POSIX), a fresh interpreter each."""
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("spawn")
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload([__name__])
+    return context
+
+
 @contextmanager
 def builder(factory: sessionmaker[Session], sender: str) -> Iterator[Build]:
     """The outbox's builder for one flush: reads the batch's reports and
@@ -174,11 +188,7 @@ def builder(factory: sessionmaker[Session], sender: str) -> Iterator[Build]:
         ids = list(jobs)
         if len(ids) >= PARALLEL_FROM and (os.cpu_count() or 1) > 1:
             if pool is None:
-                # spawn: the workers inherit none of this process's database
-                # connections or threads (this runs in the outbox's builder
-                # thread), and they are this process's own children, so the
-                # CPU they use is counted as ours (getrusage, the benchmarks).
-                pool = ProcessPoolExecutor(mp_context=multiprocessing.get_context("spawn"))
+                pool = ProcessPoolExecutor(mp_context=_context())
             results = list(pool.map(_build, [jobs[i] for i in ids], chunksize=2))
         else:
             results = [_build(jobs[i]) for i in ids]

@@ -81,3 +81,42 @@ def test_a_mail_whose_report_is_gone_fails_and_is_not_sent(sqlite_url: str, smtp
     finally:
         app.close()
 
+
+
+def test_a_big_batch_is_built_on_the_process_pool_the_same_as_in_process(sqlite_url: str, monkeypatch) -> None:
+    """A batch of PARALLEL_FROM or more reports is rendered by the rendering
+    processes; each mail is the same bytes as built here, one by one."""
+    from tests.factories import make_generated_game
+    from turnproc.app import open_app
+    from turnproc.config import Config
+    from turnproc.mail.outbox import Claimed
+    from turnproc import reportmail
+    from turnproc.storage.db import transaction
+
+    codes = [f"E{chr(65 + i // 26)}{chr(65 + i % 26)}" for i in range(reportmail.PARALLEL_FROM + 2)]
+    app = open_app(Config(database_url=sqlite_url, from_address="Host <turns@turnproc.example>"))
+    try:
+        with transaction(app.sessions) as session:
+            make_generated_game(session, "pool", codes, "pool-seed")
+        run_current_turn(app.sessions, "pool", app.config, NOW)
+        with app.sessions() as session:
+            rows = list(session.scalars(select(m.OutboxMail).where(m.OutboxMail.kind == "report")))
+            one_by_one = {r.id: mail_bytes(session, r, app.config.from_address) for r in rows}
+        claimed = [
+            Claimed(r.id, r.kind, r.message_id, r.recipient, r.subject, r.created_at, None, 1, r.report_id, r.bulletin_id, r.bcc)
+            for r in rows
+        ]
+        used: list[object] = []
+        real = reportmail.ProcessPoolExecutor
+
+        def counting(*args: object, **kwargs: object) -> object:
+            used.append(kwargs.get("mp_context"))
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(reportmail, "ProcessPoolExecutor", counting)
+        with reportmail.builder(app.sessions, app.config.from_address) as build:
+            pooled = build(claimed)
+        assert len(used) == 1 and len(claimed) >= reportmail.PARALLEL_FROM
+        assert pooled == one_by_one
+    finally:
+        app.close()
