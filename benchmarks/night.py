@@ -284,7 +284,7 @@ def child(backend: str, n: int, history: int) -> dict[str, Any]:
             )
             print(f"  [{backend} N={n}] night {night}: poll {poll_s:.1f} s, turn {turn_s:.1f} s, send {send_s:.1f} s", file=sys.stderr)
         app.close()
-        return {"backend": backend, "n": n, "setup": setup, "nights": nights, "rss_mb": _rss_mb()}
+        return {"backend": backend, "n": n, "setup": setup, "nights": nights, "rss_mb": _rss_mb(), "load": os.getloadavg()[0]}
     finally:
         smtp.stop()
         dovecot.stop()
@@ -317,6 +317,8 @@ def report(rows: list[dict[str, Any]]) -> None:
             print(_row("turn 1", r["n"], first, r["rss_mb"]))
             if len(r["nights"]) > 1:
                 print(_row(f"turn {last['night'] + 1}", r["n"], last, r["rss_mb"]))
+            # A shared machine's other work moves every figure: say how busy it was.
+            print(f"      load average {r.get('load', float('nan')):.1f} at the end of N={r['n']}")
             failures = {k: v for night in r["nights"] for k, v in night["outcomes"].items() if k != "accepted"}
             if failures:
                 print(f"      outcomes other than accepted over all nights: {failures}")
