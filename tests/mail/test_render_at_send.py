@@ -10,6 +10,7 @@ import datetime as dt
 from email import message_from_bytes, policy
 from email.message import EmailMessage
 
+import pytest
 from sqlalchemy import inspect, select
 
 from tests.conftest import IMAP_PASSWORD, IMAP_USER, SmtpSink
@@ -110,13 +111,17 @@ def test_a_big_batch_is_built_on_the_process_pool_the_same_as_in_process(sqlite_
         real = reportmail.ProcessPoolExecutor
 
         def counting(*args: object, **kwargs: object) -> object:
-            used.append(kwargs.get("mp_context"))
-            return real(*args, **kwargs)
+            pool = real(*args, **kwargs)
+            used.append(pool)
+            return pool
 
         monkeypatch.setattr(reportmail, "ProcessPoolExecutor", counting)
         with reportmail.builder(app.sessions, app.config.from_address) as build:
             pooled = build(claimed)
         assert len(used) == 1 and len(claimed) >= reportmail.PARALLEL_FROM
         assert pooled == one_by_one
+        # deploy/OPERATIONS.md: the rendering processes end with the flush.
+        with pytest.raises(RuntimeError):
+            used[0].submit(int)  # type: ignore[attr-defined]
     finally:
         app.close()
