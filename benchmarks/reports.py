@@ -80,10 +80,7 @@ def reports(n: int, work: Path) -> None:
     stored, stored_cpu = time.perf_counter() - start, _cpu() - cpu
     with sessions() as session:
         rows = list(session.scalars(select(m.OutboxMail).order_by(m.OutboxMail.id)))
-        claimed = [
-            Claimed(r.id, r.kind, r.message_id, r.recipient, r.subject, r.created_at, r.body, 1, r.report_id, r.bulletin_id, r.bcc)
-            for r in rows
-        ]
+        claimed = [Claimed.of(r) for r in rows]
         data_bytes = sum(len(json.dumps(d, separators=(",", ":"))) for d in session.scalars(select(m.Report.data)))
     assert len(contexts) == n and all(c.body is None for c in claimed)
     start, cpu = time.perf_counter(), _cpu()

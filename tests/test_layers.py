@@ -29,7 +29,8 @@ PACKAGE = Path(turnproc.__file__).parent
 
 LAYERS: list[tuple[str, ...]] = [
     ("turnproc", "turnproc.rules", "turnproc.errors", "turnproc.config", "turnproc.passwords",
-     "turnproc.resources", "turnproc.retry", "turnproc.logs", "turnproc.collector"),
+     "turnproc.resources", "turnproc.retry", "turnproc.logs", "turnproc.collector",
+     "turnproc.jsontext"),
     ("turnproc.deadlines", "turnproc.scenario"),
     ("turnproc.storage",),
     ("turnproc.app", "turnproc.mail", "turnproc.reports"),

@@ -18,8 +18,9 @@ __all__ = ["gc_paused"]
 
 @contextmanager
 def gc_paused() -> Iterator[None]:
-    """The collector off for the block, and back as it was after it (also
-    when the block fails; nested blocks leave it to the outermost)."""
+    """The collector off for the block (or the decorated function), and back
+    as it was after it (also when it fails; nested uses leave it to the
+    outermost)."""
     was = gc.isenabled()
     gc.disable()
     try:

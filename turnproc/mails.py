@@ -17,13 +17,13 @@ import datetime as dt
 import hashlib
 from typing import Any
 
-from sqlalchemy import insert, select
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from .config import Config
 from .mail.compose import compose, message_id_domain, new_message_id, shown_address
 from .mail.hygiene import clean_header
-from .mail.outbox import queue_deferred, queue_mail
+from .mail.outbox import Deferred, queue_deferred, queue_mail
 from .reportmail import BULLETIN_TO, report_mail
 from .reports.render import render, render_subject, report_subject
 from .rules.costs import spending
@@ -38,7 +38,6 @@ __all__ = [
     "queue_report",
     "queue_reports",
     "queue_bulletin",
-    "queue_bulletin_copy",
     "queue_turn_ran",
     "queue_turn_guarded",
     "queue_turn_blocked",
@@ -225,19 +224,15 @@ def queue_report(
     kind: str = "report",
 ) -> None:
     """The report as a mail (:func:`turnproc.reportmail.report_mail`): a stored
-    report's mail is built when sent; one not stored (the start position) is
-    built now, the same way. ``held`` keeps it back for a staged turn;
-    ``kind`` tells a turn's report from a copy sent again."""
-    message_id = new_message_id(config.from_address)
-    if report.id is None:
-        stem = f"{game_name}-turn{report.turn}-{empire_code}"
-        raw = report_mail(config.from_address, recipient, message_id, now, report.data, stem)
-        queue_mail(session, raw, kind=kind, game_id=game_id, turn=report.turn, held=held, now=now)
+    report's mail is built when sent (:func:`queue_reports`); one not stored
+    (the start position) is built now, the same way. ``held`` keeps it back
+    for a staged turn; ``kind`` tells a turn's report from a copy sent again."""
+    if report.id is not None:
+        queue_reports(session, config, game_id, report.turn, [(recipient, report.id, report.data)], now, held=held, kind=kind)
         return
-    queue_deferred(
-        session, kind=kind, game_id=game_id, recipient=recipient, subject=report_subject(report.data),
-        message_id=message_id, now=now, turn=report.turn, held=held, report_id=report.id,
-    )  # fmt: skip
+    stem = f"{game_name}-turn{report.turn}-{empire_code}"
+    raw = report_mail(config.from_address, recipient, new_message_id(config.from_address), now, report.data, stem)
+    queue_mail(session, raw, kind=kind, game_id=game_id, turn=report.turn, held=held, now=now)
 
 
 def queue_reports(
@@ -249,41 +244,36 @@ def queue_reports(
     now: dt.datetime,
     *,
     held: bool = False,
+    kind: str = "report",
 ) -> None:
-    """A turn's report mails, (recipient, report id, its data) each, queued in
-    one bulk INSERT to be built when sent (:func:`queue_report`, one at a time)."""
-    if not reports:
-        return
-    rows = [
-        {
-            "created_at": now, "game_id": game_id, "turn": turn, "held": held, "kind": "report", "recipient": recipient,
-            "subject": report_subject(data), "message_id": new_message_id(config.from_address), "body": None,
-            "report_id": report_id, "bulletin_id": None, "bcc": None, "attempts": 0, "last_error": "",
-        }
+    """Report mails, (recipient, report id, its data) each, queued to be built
+    when sent: a turn's thousand in one INSERT."""
+    mails = [
+        Deferred(recipient, report_subject(data), new_message_id(config.from_address), report_id=report_id)
         for recipient, report_id, data in reports
-    ]  # fmt: skip
-    session.execute(insert(m.OutboxMail), rows)
+    ]
+    queue_deferred(session, mails, kind=kind, game_id=game_id, now=now, turn=turn, held=held)
 
 
 def queue_bulletin(
-    session: Session, config: Config, bulletin: m.Bulletin, recipients: list[str], now: dt.datetime, *, held: bool = False,
+    session: Session,
+    config: Config,
+    bulletin: m.Bulletin,
+    recipients: list[str],
+    now: dt.datetime,
+    *,
+    held: bool = False,
+    copy_to: str | None = None,
 ) -> None:
-    """The turn's bulletin, one mail to all ``recipients`` (named only in the
-    envelope), built when sent."""
-    queue_deferred(
-        session, kind="bulletin", game_id=bulletin.game_id, recipient=BULLETIN_TO,
-        subject=render_subject("bulletin", bulletin.data), message_id=new_message_id(config.from_address), now=now,
-        turn=bulletin.turn, held=held, bulletin_id=bulletin.id, bcc=recipients,
+    """The turn's bulletin, built when sent: one mail to all ``recipients``,
+    named only in the envelope; or, with ``copy_to``, again to one player who
+    asked (REPORT n)."""
+    mail = Deferred(
+        copy_to or BULLETIN_TO, render_subject("bulletin", bulletin.data), new_message_id(config.from_address),
+        bulletin_id=bulletin.id, bcc=None if copy_to else recipients,
     )  # fmt: skip
-
-
-def queue_bulletin_copy(session: Session, config: Config, bulletin: m.Bulletin, recipient: str, now: dt.datetime) -> None:
-    """The bulletin again, to one player who asked (REPORT n)."""
-    queue_deferred(
-        session, kind="bulletin_copy", game_id=bulletin.game_id, recipient=recipient,
-        subject=render_subject("bulletin", bulletin.data), message_id=new_message_id(config.from_address), now=now,
-        bulletin_id=bulletin.id,
-    )  # fmt: skip
+    kind, turn = ("bulletin_copy", None) if copy_to else ("bulletin", bulletin.turn)
+    queue_deferred(session, [mail], kind=kind, game_id=bulletin.game_id, now=now, turn=turn, held=held)
 
 
 # -- notices ---------------------------------------------------------------------------

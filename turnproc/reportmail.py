@@ -85,19 +85,10 @@ def bulletin_mail(sender: str, recipient: str, message_id: str, when: dt.datetim
     """A turn bulletin as a mail: to every player, none of them named in it
     (``recipient`` :data:`BULLETIN_TO`), or a copy to one who asked."""
     rendered = render("bulletin", data)
-    assert rendered.html is not None
     return compose(
-        sender=sender,
-        recipient=recipient,
-        subject=rendered.subject,
-        text=rendered.text,
-        html=rendered.html,
-        when=when,
-        message_id=message_id,
-        attachments=[],
-        inline=[],
-        boundary_seed=_boundary_seed(message_id),
-    )
+        sender=sender, recipient=recipient, subject=rendered.subject, text=rendered.text, html=rendered.html, when=when,
+        message_id=message_id, boundary_seed=_boundary_seed(message_id),
+    )  # fmt: skip
 
 
 def _build(job: _Job) -> bytes | Exception:
@@ -141,10 +132,7 @@ def mail_bytes(session: Session, row: m.OutboxMail, sender: str) -> bytes:
     """The bytes of an outbox mail: stored, or built as sending would build them."""
     if row.body is not None:
         return row.body
-    claimed = Claimed(
-        row.id, row.kind, row.message_id, row.recipient, row.subject, row.created_at, None, row.attempts,
-        row.report_id, row.bulletin_id, row.bcc,
-    )  # fmt: skip
+    claimed = Claimed.of(row)
     job = _jobs(session, sender, [claimed]).get(row.id)
     if job is None:
         raise LookupError(f"mail {row.message_id}: its report or bulletin is no longer stored")

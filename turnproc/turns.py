@@ -98,6 +98,7 @@ class TurnResult:
         return render_report_text(self.reports[code])
 
 
+@gc_paused()
 def run_turn(
     session: Session,
     game: m.Game,
@@ -123,21 +124,6 @@ def run_turn(
     ones (a GM's rerun), and ``reason`` is the GM's word on why, printed in
     each. The GM's announcements of the turn are printed in every report.
     """
-    with gc_paused():
-        return _run_turn(session, game, config, now, stage=stage, corrected=corrected, reason=reason, turn=turn)
-
-
-def _run_turn(
-    session: Session,
-    game: m.Game,
-    config: Config,
-    now: dt.datetime,
-    *,
-    stage: bool | None,
-    corrected: bool,
-    reason: str | None,
-    turn: int | None,
-) -> TurnResult:
     _lock(session, game)  # intake batches and a second runner wait for this turn
     if turn is not None and game.turn != turn:
         raise TurnAlreadyRun(f"turn {turn} of game {game.name} has already run (the game is at turn {game.turn} now)")

@@ -103,10 +103,7 @@ def test_a_big_batch_is_built_on_the_process_pool_the_same_as_in_process(sqlite_
         with app.sessions() as session:
             rows = list(session.scalars(select(m.OutboxMail).where(m.OutboxMail.kind == "report")))
             one_by_one = {r.id: mail_bytes(session, r, app.config.from_address) for r in rows}
-        claimed = [
-            Claimed(r.id, r.kind, r.message_id, r.recipient, r.subject, r.created_at, None, 1, r.report_id, r.bulletin_id, r.bcc)
-            for r in rows
-        ]
+        claimed = [Claimed.of(r) for r in rows]
         used: list[object] = []
         real = reportmail.ProcessPoolExecutor
 

@@ -20,7 +20,7 @@ from sqlalchemy.orm import Session
 
 from ..accountmails import queue_address_changed, queue_address_confirm, queue_help, queue_player_quit
 from ..config import Config
-from ..mails import queue_bulletin_copy, queue_report
+from ..mails import queue_bulletin, queue_report
 from ..passwords import generate_password, hash_chosen_password, hash_code, verify_password
 from ..reports.context import report_context
 from ..rules.commands import MIN_PASSWORD_LENGTH, MIN_PASSWORD_SYMBOLS
@@ -113,7 +113,7 @@ class Account:
             select(m.Bulletin).where(m.Bulletin.game_id == self.game.id, m.Bulletin.turn == found.turn)
         ) if found.id is not None else None  # fmt: skip
         if bulletin is not None:
-            queue_bulletin_copy(self.session, self.config, bulletin, self.address, self.now)
+            queue_bulletin(self.session, self.config, bulletin, [], self.now, copy_to=self.address)
             return f"the report and the bulletin of turn {found.turn} are on their way in separate mails"
         return f"the report of turn {found.turn} is on its way in a separate mail"
 

@@ -152,13 +152,13 @@ def poll_imap(app: App, now: dt.datetime) -> list[IntakeResult]:
         return _run(app, box.pending_batches(BATCH), file, now)
 
 
+@gc_paused()
 def poll(app: App, now: dt.datetime) -> list[IntakeResult]:
     """Fetch and handle every waiting order mail once, from the configured
     transport (the garbage collector held off: turnproc/collector.py)."""
-    with gc_paused():
-        if app.config.transport == "maildir":
-            return poll_maildir(app, now)
-        return poll_imap(app, now)
+    if app.config.transport == "maildir":
+        return poll_maildir(app, now)
+    return poll_imap(app, now)
 
 
 def _chunked(items: Iterable[tuple[K, bytes]], size: int) -> Iterable[list[tuple[K, bytes]]]:

@@ -32,14 +32,14 @@ import secrets
 import socket
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from email.header import decode_header, make_header
 from email.parser import BytesHeaderParser
 from typing import Protocol, runtime_checkable
 
-from sqlalchemy import ColumnElement, Update, and_, func, or_, select, update
+from sqlalchemy import ColumnElement, Update, and_, func, insert, or_, select, update
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -49,7 +49,7 @@ from ..storage import models as m
 log = logging.getLogger(__name__)
 
 __all__ = [
-    "Transport", "ServerUnavailable", "OutboxError", "queue_mail", "queue_deferred", "flush_outbox", "purge_sent_bodies", "pending_count",
+    "Transport", "ServerUnavailable", "OutboxError", "queue_mail", "queue_deferred", "Deferred", "flush_outbox", "purge_sent_bodies", "pending_count",
     "claimant_tag", "LEASE", "SECRET_KINDS", "SCRUBBED", "Claimed", "Build", "Broadcasting",
 ]  # fmt: skip
 
@@ -95,6 +95,14 @@ class Claimed:
     report_id: int | None
     bulletin_id: int | None
     bcc: list[str] | None
+
+    @classmethod
+    def of(cls, row: m.OutboxMail) -> Claimed:
+        """The mail ``row`` as a flush holds it (this attempt counted)."""
+        return cls(
+            row.id, row.kind, row.message_id, row.recipient, row.subject, row.created_at, row.body, row.attempts + 1,
+            row.report_id, row.bulletin_id, row.bcc,
+        )  # fmt: skip
 
 
 #: Builds the bytes of mails stored without them (a report, a bulletin), just
@@ -149,30 +157,45 @@ def queue_mail(
     return row
 
 
+@dataclass(frozen=True)
+class Deferred:
+    """A mail whose bytes are built when it is sent, from the stored report
+    or bulletin it names (the flush's ``build``). ``bcc``: its recipients,
+    named only in the envelope (``recipient`` is then what the To: says)."""
+
+    recipient: str
+    subject: str
+    message_id: str
+    report_id: int | None = None
+    bulletin_id: int | None = None
+    bcc: list[str] | None = None
+
+
 def queue_deferred(
     session: Session,
+    mails: Sequence[Deferred],
     *,
     kind: str,
     game_id: int,
-    recipient: str,
-    subject: str,
-    message_id: str,
     now: dt.datetime,
     turn: int | None = None,
     held: bool = False,
-    report_id: int | None = None,
-    bulletin_id: int | None = None,
-    bcc: list[str] | None = None,
-) -> m.OutboxMail:
-    """Queue a mail whose bytes are built when it is sent, from the stored
-    report or bulletin it names (the flush's ``build``). ``bcc``: its
-    recipients, named only in the envelope."""
-    row = m.OutboxMail(
-        created_at=now, game_id=game_id, turn=turn, held=held, kind=kind, recipient=recipient, subject=subject,
-        message_id=message_id, body=None, report_id=report_id, bulletin_id=bulletin_id, bcc=bcc,
+) -> None:
+    """Queue ``mails`` to be built when sent, in one bulk INSERT (a turn
+    queues a thousand report mails at once)."""
+    if not mails:
+        return
+    session.execute(
+        insert(m.OutboxMail),
+        [
+            {
+                "created_at": now, "game_id": game_id, "turn": turn, "held": held, "kind": kind, "recipient": d.recipient,
+                "subject": d.subject, "message_id": d.message_id, "body": None, "report_id": d.report_id,
+                "bulletin_id": d.bulletin_id, "bcc": d.bcc,
+            }
+            for d in mails
+        ],
     )  # fmt: skip
-    session.add(row)
-    return row
 
 
 def _backoff(attempts: int) -> dt.timedelta:
@@ -386,13 +409,7 @@ def _flush(
         claim_at = at()
         try:
             with factory() as session, session.begin():
-                return [
-                    Claimed(
-                        r.id, r.kind, r.message_id, r.recipient, r.subject, r.created_at, r.body, r.attempts + 1,
-                        r.report_id, r.bulletin_id, r.bcc,
-                    )
-                    for r in _claim(session, me, claim_at, lease, batch)
-                ], claim_at  # fmt: skip
+                return [Claimed.of(r) for r in _claim(session, me, claim_at, lease, batch)], claim_at
         except DBAPIError as exc:
             raise stopped(f"cannot claim the next mail: {_reason(exc)}") from None
 

@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
-import orjson
 from markupsafe import Markup
 
+from .. import jsontext
 from ..resources import templates_dir
 from .mapimage import png_map, png_size
 from .svgmap import ascii_map, compact_legend, svg_map
@@ -216,14 +216,8 @@ def _report_extras(context: dict[str, Any], shared: SharedParts | None) -> dict[
 
 def report_json(context: dict[str, Any]) -> str:
     """The JSON report. Compact: it is for programs, and in a big game every
-    byte is mailed a thousand times. orjson writes the very bytes the
-    standard library's ``json.dumps(sort_keys=True, ensure_ascii=False)``
-    writes (tests/reports/test_formats.py), several times faster; what it
-    refuses (a lone surrogate) the standard library writes."""
-    try:
-        return orjson.dumps(context, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS).decode("utf-8")
-    except (orjson.JSONEncodeError, UnicodeDecodeError):
-        return json.dumps(context, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    byte is mailed a thousand times."""
+    return jsontext.dumps(context, sort_keys=True)
 
 
 def render_report_text(context: dict[str, Any], shared: SharedParts | None = None) -> str:

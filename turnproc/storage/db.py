@@ -7,7 +7,6 @@ worker and a GM's CLI can share the file, a busy timeout instead of instant
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 from collections.abc import Iterator
@@ -15,11 +14,12 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import orjson
 from sqlalchemy import Engine, create_engine, event, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError, ArgumentError
 from sqlalchemy.orm import Session, sessionmaker
+
+from .. import jsontext
 
 log = logging.getLogger(__name__)
 
@@ -75,28 +75,13 @@ def _private_sqlite_file(engine: Engine) -> None:
         raise DatabaseError(f"cannot create the database file {path}: {exc.strerror}") from None
 
 
-def _compact_json(value: Any) -> str:
-    """orjson writes the same compact JSON as the standard library (int keys
-    as strings too) some five times faster: a thousand-empire turn stores
-    tens of megabytes of it. Whatever orjson refuses (a lone surrogate from
-    a broken mail, a huge integer) the standard library still writes."""
-    try:
-        return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode("utf-8")
-    except (orjson.JSONEncodeError, UnicodeDecodeError):
-        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-
-
-def _load_json(text: str | bytes) -> Any:
-    return orjson.loads(text)
-
-
 def make_engine(url: str, *, check: bool = True, **kwargs: Any) -> Engine:
     """An engine for ``url``; with ``check``, connect once so a bad URL fails here
     with one clear line instead of somewhere deep in a command."""
     # JSON columns (states, reports, events) stored compact: at a thousand
     # empires the default separators' spaces are megabytes a turn.
-    kwargs.setdefault("json_serializer", _compact_json)
-    kwargs.setdefault("json_deserializer", _load_json)
+    kwargs.setdefault("json_serializer", jsontext.dumps)
+    kwargs.setdefault("json_deserializer", jsontext.loads)
     try:
         engine = create_engine(url, **kwargs)
     except (ArgumentError, ImportError, ValueError) as exc:
