@@ -8,6 +8,8 @@ from __future__ import annotations
 import datetime as dt
 from email import message_from_bytes, policy
 from email.message import EmailMessage
+from html.parser import HTMLParser
+from typing import Any
 
 import pytest
 
@@ -16,6 +18,30 @@ from turnproc.mail.compose import compose
 WHEN = dt.datetime(2026, 1, 9, 20, 0, tzinfo=dt.UTC)
 PNG = bytes(range(256)) * 10
 SVG = b"<svg/>" * 50
+
+
+class _Document(HTMLParser):
+    """An HTML text as what a browser builds from it: tags, their attributes
+    and the text between them, character references read."""
+
+    def __init__(self, html: str) -> None:
+        super().__init__(convert_charrefs=True)
+        self.events: list[tuple[Any, ...]] = []
+        self.feed(html)
+        self.close()
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.events.append(("start", tag, tuple(attrs)))
+
+    def handle_endtag(self, tag: str) -> None:
+        self.events.append(("end", tag))
+
+    def handle_data(self, data: str) -> None:
+        self.events.append(("data", data))
+
+
+def same_document(a: str, b: str) -> bool:
+    return _Document(a).events == _Document(b).events
 
 
 def parsed(raw: bytes) -> EmailMessage:
@@ -51,7 +77,7 @@ def test_a_report_mail_reads_back_part_for_part(subject: str, name: str, text: s
     ]  # fmt: skip
     plain, rich = msg.get_body(preferencelist=("plain",)), msg.get_body(preferencelist=("html",))
     assert plain is not None and rich is not None
-    assert plain.get_content() == text.replace("\r\n", "\n") and rich.get_content() == html
+    assert plain.get_content() == text.replace("\r\n", "\n") and same_document(rich.get_content(), html)
     picture = next(p for p in msg.walk() if p.get_content_type() == "image/png")
     assert picture["Content-ID"] == "<map@report.turnproc>" and picture.get_content_disposition() == "inline"
     assert picture.get_content() == PNG
@@ -87,3 +113,60 @@ def test_the_outbox_shows_the_recipient_as_the_mail_reads(to: str) -> None:
 
     raw = compose(sender="H <h@example.org>", recipient=to, subject="s", text="t", when=WHEN, message_id="<m@x>")
     assert shown_address(to) == str(parsed(raw)["To"])
+
+
+def _encodings(raw: bytes) -> dict[str, str]:
+    return {p.get_content_type(): p["Content-Transfer-Encoding"] for p in parsed(raw).walk() if not p.is_multipart()}
+
+
+def test_parts_travel_as_they_are_when_they_can() -> None:
+    """A mail server spends its time per line: an ASCII text, an HTML made
+    ASCII and an SVG go unencoded (7bit); the compact JSON, one long line, is
+    quoted-printable; the PNG base64. What the reader gets is the same."""
+    text, svg, data = "Turn 1\n= orders =\n", b'<svg width="9">\n<circle r="1"/>\n</svg>\n', b'{"a":"' + b"x" * 3000 + b'"}'
+    html = "<p style=\"margin:0\">Ærø — " + '<span style="color:red">x</span>' * 60 + "</p>\n<pre>a\n  b</pre>\n"
+    raw = compose(
+        sender="H <h@example.org>", recipient="b@example.org", subject="s", text=text, html=html, when=WHEN,
+        message_id="<m@x>", boundary_seed="feed", attachments=[("m.svg", "image/svg+xml", svg), ("r.json", "application/json", data)],
+        inline=[("map@report.turnproc", "m.png", "image/png", PNG)],
+    )  # fmt: skip
+    assert _encodings(raw) == {
+        "text/plain": "7bit", "text/html": "7bit", "image/png": "base64", "image/svg+xml": "7bit", "application/json": "quoted-printable",
+    }  # fmt: skip
+    assert max(len(line) for line in raw.split(b"\n")) <= 998
+    msg = parsed(raw)
+    rich = msg.get_body(preferencelist=("html",))
+    assert rich is not None and same_document(rich.get_content(), html) and rich.get_content() != html
+    assert "<pre>a\n  b</pre>" in rich.get_content()  # preformatted text keeps its lines
+    assert {p.get_filename(): p.get_content() for p in msg.iter_attachments()} == {"m.svg": svg, "r.json": data}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "naïve\n",  # not ASCII: a text part has no character references
+        "a\rb\n",  # a CR of its own
+        "x" * 999 + "\n",  # a line too long for SMTP
+        "--=_feed_0\n",  # could read as a boundary of this mail
+        "nul\0\n",
+    ],
+)
+def test_a_text_that_cannot_travel_as_it_is_is_quoted_printable(text: str) -> None:
+    raw = compose(
+        sender="H <h@example.org>", recipient="b@example.org", subject="s", text=text, when=WHEN, message_id="<m@x>",
+        boundary_seed="feed", attachments=[("notes.txt", "text/plain", text.encode("utf-8"))],
+    )  # fmt: skip
+    msg = parsed(raw)
+    assert msg.get_content_type() == "multipart/mixed"
+    parts = [p for p in msg.walk() if not p.is_multipart()]
+    assert [p["Content-Transfer-Encoding"] for p in parts] == ["quoted-printable", "quoted-printable"]
+    assert [p.get_payload(decode=True) for p in parts] == [text.encode("utf-8")] * 2
+    assert max(len(line) for line in raw.split(b"\n")) <= 998
+
+
+def test_an_html_line_too_long_and_unbreakable_is_quoted_printable() -> None:
+    html = "<p>" + "word " * 300 + "</p>\n"  # no tag to break it in
+    raw = compose(sender="H <h@example.org>", recipient="b@example.org", subject="s", text="t\n", html=html, when=WHEN, message_id="<m@x>")
+    assert _encodings(raw)["text/html"] == "quoted-printable"
+    rich = parsed(raw).get_body(preferencelist=("html",))
+    assert rich is not None and rich.get_content() == html

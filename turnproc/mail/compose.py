@@ -8,6 +8,7 @@ from __future__ import annotations
 import base64
 import datetime as dt
 import quopri
+import re
 import secrets
 from email.header import Header
 from email.utils import encode_rfc2231, format_datetime, formataddr, make_msgid, parseaddr
@@ -15,6 +16,12 @@ from email.utils import encode_rfc2231, format_datetime, formataddr, make_msgid,
 __all__ = ["new_message_id", "message_id_domain", "compose", "shown_address", "DOMAIN_FALLBACK"]
 
 DOMAIN_FALLBACK = "turnproc.invalid"
+
+#: RFC 5322 2.1.1: a line holds at most 998 characters, its CRLF aside.
+MAX_LINE = 998
+#: An HTML tag's name and the space after it: a line break there means
+#: nothing to HTML (HTML 5.2, 8.1.2.3: attributes are separated by whitespace).
+_TAG_OPENING = re.compile(r"(<[A-Za-z][A-Za-z0-9]*) ")
 
 
 def message_id_domain(from_address: str) -> str:
@@ -52,14 +59,53 @@ def _disposition(kind: str, filename: str) -> bytes:
     return f"Content-Disposition: {kind}; filename*={encode_rfc2231(filename, 'utf-8')}\n".encode("ascii")
 
 
-def _text_part(body: str, subtype: str) -> bytes:
-    head = f'Content-Type: text/{subtype}; charset="utf-8"\nMIME-Version: 1.0\nContent-Transfer-Encoding: quoted-printable\n\n'
-    return head.encode("ascii") + quopri.encodestring(body.encode("utf-8"))
+def _has_long_line(data: bytes) -> bool:
+    return max(map(len, data.split(b"\n"))) > MAX_LINE
 
 
-def _binary_part(mime: str, data: bytes, headers: bytes) -> bytes:
-    head = f"Content-Type: {mime}\nMIME-Version: 1.0\nContent-Transfer-Encoding: base64\n".encode("ascii")
-    return head + headers + b"\n" + base64.encodebytes(data)
+def _as_is(data: bytes, seed: str) -> bool:
+    """Whether ``data`` may travel unencoded (7bit, RFC 2045 2.7): ASCII, no
+    NUL, no CR of its own, no line over 998 characters, and no text that could
+    read as one of this mail's boundaries. A mail server spends its time per
+    line: a report's HTML sent as it is has half the lines it has in
+    quoted-printable, where every ``style="`` costs ``=3D`` and a soft break
+    every 76 characters."""
+    return (
+        data.isascii() and b"\0" not in data and b"\r" not in data and not _has_long_line(data)
+        and f"=_{seed}".encode("ascii") not in data
+    )  # fmt: skip
+
+
+def _html_as_ascii(html: str) -> bytes:
+    """The HTML with every non-ASCII character as a character reference and
+    every line over 998 characters broken after its tags' names, where a line
+    break means nothing: the same document, which can travel as it is."""
+    data = html.encode("ascii", "xmlcharrefreplace")
+    if not _has_long_line(data):
+        return data
+    lines = data.decode("ascii").split("\n")
+    return "\n".join(_TAG_OPENING.sub("\\1\n", line) if len(line) > MAX_LINE else line for line in lines).encode("ascii")
+
+
+def _text_part(body: str, subtype: str, seed: str) -> bytes:
+    data = _html_as_ascii(body) if subtype == "html" else body.encode("utf-8")
+    if _as_is(data, seed):
+        encoding = "7bit"
+    else:
+        encoding, data = "quoted-printable", quopri.encodestring(body.encode("utf-8"))
+    head = f'Content-Type: text/{subtype}; charset="utf-8"\nMIME-Version: 1.0\nContent-Transfer-Encoding: {encoding}\n\n'
+    return head.encode("ascii") + data
+
+
+def _binary_part(mime: str, data: bytes, headers: bytes, seed: str) -> bytes:
+    if _as_is(data, seed):  # an SVG map, usually
+        encoding, body = "7bit", data
+    elif data.isascii() and b"\0" not in data:  # the compact JSON: one long line
+        encoding, body = "quoted-printable", quopri.encodestring(data)
+    else:
+        encoding, body = "base64", base64.encodebytes(data)
+    head = f"Content-Type: {mime}\nMIME-Version: 1.0\nContent-Transfer-Encoding: {encoding}\n".encode("ascii")
+    return head + headers + b"\n" + body
 
 
 def _multipart(subtype: str, boundary: str, parts: list[bytes]) -> bytes:
@@ -88,31 +134,34 @@ def compose(
     pictures, given as ``(Content-ID, filename, mime type, data)``, go with
     the HTML in a multipart/related part, where the HTML shows them as
     ``<img src="cid:ID">`` (RFC 2387): that is how Gmail and Outlook show a
-    picture in a mail. Texts are quoted-printable (8-bit-clean servers are
-    not guaranteed, and long report lines stay intact), the rest base64.
+    picture in a mail. A part travels as it is (7bit) when it can (see
+    :func:`_as_is`; HTML is made ASCII by character references and its long
+    lines broken inside tags), else texts are quoted-printable (8-bit-clean
+    servers are not guaranteed), ASCII data too, and the rest base64.
 
     Written directly, not through the email package's generator, which
     re-reads every line of every part: for a report that cost more than
     rendering it. The MIME boundaries come from ``boundary_seed`` (else a
     random one), so the same mail built twice is the same bytes; a boundary
-    holding ``=_`` cannot occur in a quoted-printable or base64 part.
+    holding ``=_`` cannot occur in a quoted-printable or base64 part, and a
+    part holding its text is encoded.
     ``in_reply_to`` threads the mail under a player's (an answer)."""
     seed = boundary_seed or secrets.token_hex(12)
     inline, attachments = inline or [], attachments or []
     if html is None:
-        body = _text_part(text, "plain")
+        body = _text_part(text, "plain", seed)
     else:
-        body = _multipart("alternative", f"=_{seed}_2", [_text_part(text, "plain"), _text_part(html, "html")])
+        body = _multipart("alternative", f"=_{seed}_2", [_text_part(text, "plain", seed), _text_part(html, "html", seed)])
     pictures = [
-        _binary_part(mime, data, f"Content-ID: <{cid}>\n".encode("ascii") + _disposition("inline", filename))
+        _binary_part(mime, data, f"Content-ID: <{cid}>\n".encode("ascii") + _disposition("inline", filename), seed)
         for cid, filename, mime, data in inline
     ]
     if pictures:
         body = _multipart("related", f"=_{seed}_1", [body, *pictures])
     files = [
-        _text_part(data.decode("utf-8"), mime.partition("/")[2]).replace(b"\n\n", b"\n" + _disposition("attachment", filename) + b"\n", 1)
+        _text_part(data.decode("utf-8"), mime.partition("/")[2], seed).replace(b"\n\n", b"\n" + _disposition("attachment", filename) + b"\n", 1)
         if mime.startswith("text/")
-        else _binary_part(mime, data, _disposition("attachment", filename))
+        else _binary_part(mime, data, _disposition("attachment", filename), seed)
         for filename, mime, data in attachments
     ]
     if files:

@@ -55,9 +55,26 @@ class Rendered:
     html: str | None
 
 
+class _DataEnvironment(jinja2.Environment):
+    """Templates over JSON data: ``row.name`` reads a dict's key first.
+
+    Jinja's own order is the Python attribute, then the key: every lookup in
+    a report (about a thousand) raised and caught an AttributeError first. A
+    dict's methods (``techs.items()``, ``s.get(...)``) are still found when
+    no key has their name."""
+
+    def getattr(self, obj: Any, attribute: str) -> Any:
+        if type(obj) is dict:
+            try:
+                return obj[attribute]
+            except KeyError:
+                pass
+        return super().getattr(obj, attribute)
+
+
 @lru_cache(maxsize=4)
 def environment(path: Path | None = None) -> jinja2.Environment:
-    env = jinja2.Environment(
+    env = _DataEnvironment(
         loader=jinja2.FileSystemLoader(str(path or templates_dir())),
         undefined=jinja2.StrictUndefined,
         autoescape=jinja2.select_autoescape(enabled_extensions=("html",), default_for_string=False),
