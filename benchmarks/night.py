@@ -329,6 +329,9 @@ def report(rows: list[dict[str, Any]]) -> None:
             print(f"  CPU growth N={a['n']} -> {b['n']} (last night): {cb / ca:.1f}x, {per:.2f}x per doubling of empires")
 
 
+CHILD = f"import sys; sys.path.insert(0, {str(Path(__file__).resolve().parent.parent)!r}); from benchmarks.night import main; main()"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sizes", default="12,100,300,1000")
@@ -350,8 +353,12 @@ def main() -> None:
     rows = []
     for backend in args.backends.split(","):
         for n in (int(x) for x in args.sizes.split(",")):
+            # Started as `python -c`, not as this script: the rendering processes
+            # start by running the main script again, which for the turnproc
+            # command costs nothing (turnproc.reportmail) and for this one
+            # would cost its test-server imports.
             out = subprocess.run(
-                [sys.executable, __file__, "--child", f"{backend}:{n}", "--history", str(args.history)],
+                [sys.executable, "-c", CHILD, "--child", f"{backend}:{n}", "--history", str(args.history)],
                 stdout=subprocess.PIPE, text=True, check=True, env={**os.environ, "PYTHONHASHSEED": "0"},
             )  # fmt: skip
             rows.append(json.loads(out.stdout.strip().splitlines()[-1]))
