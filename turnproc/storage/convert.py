@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
-from dataclasses import replace
 from typing import Any
 
 from sqlalchemy import delete, insert, select, update, bindparam
@@ -367,8 +366,10 @@ def order_set_values(parsed: ParsedOrders) -> dict[str, Any]:
     """The columns of an order set that come from the parse."""
     return {
         "lines": [format_order(o) for o in parsed.orders],
-        # Numbered by their place in ``lines``, as the reports have always told them.
-        "orders": [replace(o, line=i).to_dict() for i, o in enumerate(parsed.orders, 1)],
+        # Numbered by their place in ``lines``, as the reports have always told
+        # them; the key keeps its first place (dataclasses.replace per order
+        # was half the cost of storing a mail's orders).
+        "orders": [{**o.to_dict(), "line": i} for i, o in enumerate(parsed.orders, 1)],
         "problems": [
             {"line": p.line, "code": p.code, "message": p.message, "severity": p.severity.value}
             for p in parsed.problems
