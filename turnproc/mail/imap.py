@@ -5,7 +5,6 @@ from __future__ import annotations
 import imaplib
 import logging
 import ssl
-from collections.abc import Iterator
 from types import TracebackType
 
 from imapclient import IMAPClient
@@ -93,12 +92,6 @@ class ImapMailbox:
             if isinstance(raw, bytes):
                 out.append((uid, raw))
         return out
-
-    def pending_batches(self, batch: int = 100) -> Iterator[list[tuple[int, bytes]]]:
-        """The waiting mails, oldest first, ``batch`` at a time, without marking them seen."""
-        uids = self.pending()
-        for i in range(0, len(uids), batch):
-            yield self.fetch(uids[i : i + batch])
 
     def file_many(self, uids: list[int], folder: str) -> None:
         """Mark handled mails seen and move them out of the inbox: two round
