@@ -10,7 +10,7 @@ import pytest
 from imapclient import IMAPClient
 from sqlalchemy import select
 
-from turnproc.intake import poll
+from turnproc.intake import inbox, poll
 from turnproc.mail.imap import ImapMailbox
 from turnproc.reportmail import send_outbox
 from turnproc.storage import models as m
@@ -70,6 +70,17 @@ def test_poll_files_mail_after_commit_and_acks_go_out_over_smtp(app, smtp_server
     # Sent once: a second flush sends nothing.
     assert send_outbox(app.sessions, app.config, NOW) == (0, 0)
     assert len(smtp_server.messages) == 2
+
+
+def test_a_poll_of_many_batches_files_every_mail(app, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(inbox, "BATCH", 2)  # three batches: fetched ahead, filed after each commit
+    _append(app, "gmail_alternative.eml", "outlook_html_1252.eml", "bounce.eml", "unknown_game.eml", "base64_body.eml")
+    results = poll(app, NOW)
+    assert len(results) == 5 and "failed" not in {r.outcome for r in results}
+    assert _folder(app, "INBOX") == {}
+    filed = {**_folder(app, "Processed"), **{-uid: f for uid, f in _folder(app, "Rejected").items()}}
+    assert len(filed) == 5 and all(b"\\Seen" in f for f in filed.values())
+    assert poll(app, NOW) == []
 
 
 def test_poll_twice_stores_nothing_twice(app) -> None:

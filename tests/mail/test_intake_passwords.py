@@ -4,6 +4,7 @@ pool, and a flood of guesses costs it no more scrypt than the lockout allows."""
 from __future__ import annotations
 
 import datetime as dt
+import sys
 import threading
 from collections.abc import Iterator
 
@@ -66,3 +67,18 @@ def test_a_mail_from_the_owner_is_checked_while_a_stranger_is_locked_out(box: Bo
     outcomes = [r.outcome for r in box.poll()]
     assert outcomes == ["wrong_password"] * cap + ["locked_out"] * 2 + ["accepted"]
     assert len(scrypt.calls) == cap + 1
+
+
+def test_the_pool_gets_the_interpreter_lock_quickly_during_a_poll_only(box: Box, monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[float] = []
+
+    def verify(password: str, stored: str) -> bool:
+        seen.append(sys.getswitchinterval())
+        return verify_password(password, stored)
+
+    monkeypatch.setattr(prepare, "verify_password", verify)
+    before = sys.getswitchinterval()
+    box.deliver(mail_at(0, GOOD), mail_at(1, "TAX", empire="VEG"))
+    assert [r.outcome for r in box.poll()] == ["accepted", "accepted"]
+    assert seen and all(interval == min(before, prepare.SWITCH_INTERVAL) for interval in seen)
+    assert sys.getswitchinterval() == before

@@ -26,6 +26,7 @@ from ..mail.maildir import MaildirInbox
 from ..mails import queue_mail_set_aside
 from ..storage import models as m
 from ..storage.db import transaction
+from .ahead import FetchAhead
 from .cache import IntakeCache
 from .handle import FAILED, PROCESSED, IntakeResult, handle_mail
 
@@ -141,15 +142,18 @@ def poll_maildir(app: App, now: dt.datetime) -> list[IntakeResult]:
 
 def poll_imap(app: App, now: dt.datetime) -> list[IntakeResult]:
     """One pass over the IMAP folder: read with BODY.PEEK[] (nothing is marked
-    seen before we are done), handle, commit, then flag and move per batch."""
+    seen before we are done), handle, commit, then flag and move per batch;
+    the next batch is fetched while this one is handled."""
     folders = {PROCESSED: app.config.imap.processed_folder, FAILED: app.config.imap.failed_folder}
-    with ImapMailbox(app.config.imap) as box:
+    # The IMAP round trips (a FETCH per batch, a STORE and a MOVE per folder
+    # filed into) run on a thread of their own, beside the handling.
+    with ImapMailbox(app.config.imap) as box, FetchAhead(box, BATCH) as inbox:
 
         def file(by_folder: dict[str, list[int]]) -> None:
             for folder, uids in by_folder.items():
-                box.file_many(uids, folders.get(folder, app.config.imap.rejected_folder))
+                inbox.file(uids, folders.get(folder, app.config.imap.rejected_folder))
 
-        return _run(app, box.pending_batches(BATCH), file, now)
+        return _run(app, inbox.batches(), file, now)
 
 
 @gc_paused()

@@ -5,7 +5,6 @@ from __future__ import annotations
 import imaplib
 import logging
 import ssl
-from collections.abc import Iterator
 from types import TracebackType
 
 from imapclient import IMAPClient
@@ -77,26 +76,31 @@ class ImapMailbox:
                 log.debug("IMAP logout failed", exc_info=True)
             self.client = None
 
-    def pending_batches(self, batch: int = 100) -> Iterator[list[tuple[int, bytes]]]:
-        """The waiting mails, oldest first, ``batch`` at a time, without marking them seen."""
+    def pending(self) -> list[int]:
+        """The UIDs of the waiting mails, oldest first."""
         assert self.client is not None
-        uids = sorted(self.client.search(["NOT", "DELETED"]))
-        for i in range(0, len(uids), batch):
-            chunk = uids[i : i + batch]
-            data = self.client.fetch(chunk, ["BODY.PEEK[]"])
-            out: list[tuple[int, bytes]] = []
-            for uid in chunk:
-                raw = data.get(uid, {}).get(b"BODY[]")
-                if isinstance(raw, bytes):
-                    out.append((uid, raw))
-            yield out
+        return sorted(self.client.search(["NOT", "DELETED"]))
+
+    def fetch(self, uids: list[int]) -> list[tuple[int, bytes]]:
+        """These mails' bytes, in one FETCH, without marking them seen (a mail
+        gone meanwhile is left out)."""
+        assert self.client is not None
+        data = self.client.fetch(uids, ["BODY.PEEK[]"])
+        out: list[tuple[int, bytes]] = []
+        for uid in uids:
+            raw = data.get(uid, {}).get(b"BODY[]")
+            if isinstance(raw, bytes):
+                out.append((uid, raw))
+        return out
 
     def file_many(self, uids: list[int], folder: str) -> None:
-        """Mark handled mails seen and move them out of the inbox."""
+        """Mark handled mails seen and move them out of the inbox: two round
+        trips (STORE, MOVE) whatever their number."""
         assert self.client is not None
         if not uids:
             return
-        self.client.add_flags(uids, [SEEN])
+        # Silent: the server does not echo every mail's new flags back.
+        self.client.add_flags(uids, [SEEN], silent=True)
         if self._can_move:
             self.client.move(uids, folder)
         else:
