@@ -25,7 +25,7 @@ from .mail.compose import compose, message_id_domain, new_message_id, shown_addr
 from .mail.hygiene import clean_header
 from .mail.outbox import Deferred, queue_deferred, queue_mail
 from .reportmail import BULLETIN_TO, report_mail
-from .reports.render import Rendered, environment, render, render_subject, report_subject
+from .reports.render import render, render_subject, report_subject
 from .rules.costs import spending
 from .rules.orders import Order, ParsedOrders, Severity, SkipReason, Skipped, format_order, slots_used
 from .rules.state import GameState
@@ -189,7 +189,7 @@ def queue_ack(
     subject = clean_header(subject)
     if len(subject) > 200:
         subject = subject[:199] + "\u2026"
-    rendered = _render_ack({"subject": subject or "your orders", **context})
+    rendered = render("ack", {"subject": subject or "your orders", **context})
     mid = new_message_id(config.from_address)
     message_id = clean_header(in_reply_to)[:500]
     references = " ".join(clean_header(references).split()[-10:])[:900]
@@ -205,16 +205,6 @@ def queue_ack(
     )
     queue_mail(session, out, kind=kind, game_id=game_id, now=now, headers=(shown_address(recipient), rendered.subject, mid))
     return mid
-
-
-def _render_ack(context: dict[str, Any]) -> Rendered:
-    """What ``render("ack", context)`` gives, without asking the template
-    loader for an HTML body with every mail: an acknowledgement has none, and
-    Jinja caches the templates it found, not the one it did not (a file
-    lookup and an exception per mail, a tenth of the acknowledgement's cost)."""
-    env = environment()
-    subject = env.get_template("ack/subject.txt").render(context).strip()
-    return Rendered(subject=" ".join(subject.split()), text=env.get_template("ack/body.txt").render(context), html=None)
 
 
 # -- reports ---------------------------------------------------------------------------

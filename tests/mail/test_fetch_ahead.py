@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import threading
 
+from typing import Any
+
 import pytest
 
 from turnproc.intake.ahead import FetchAhead
-from turnproc.mails import _render_ack, ack_context
-from turnproc.reports.render import render
+from turnproc.mails import ack_context
+from turnproc.reports.render import environment, render
 
 
 class FakeBox:
@@ -79,7 +81,9 @@ def test_an_empty_inbox_asks_once() -> None:
 
 
 @pytest.mark.parametrize("outcome", ["accepted", "rejected"])
-def test_the_acknowledgement_is_what_render_gives(outcome: str) -> None:
+def test_an_acknowledgement_looks_for_its_missing_html_body_once(outcome: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Jinja keeps only the templates it found: render() remembers that an
+    acknowledgement has no HTML body instead of asking the disk per mail."""
     context = {
         "subject": "spring26 orders",
         **ack_context(
@@ -87,4 +91,13 @@ def test_the_acknowledgement_is_what_render_gives(outcome: str) -> None:
             lines=[{"line": 4, "text": "TAX", "result": "OK"}], on_file=["TAX"], slots=1,
         ),
     }  # fmt: skip
-    assert _render_ack(context) == render("ack", context)
+    first = render("ack", context)
+    env, asked = environment(), list[str]()
+    real = env.get_template
+    def spy(name: str, *args: Any, **kwargs: Any) -> Any:
+        asked.append(name)
+        return real(name, *args, **kwargs)
+
+    monkeypatch.setattr(env, "get_template", spy)
+    assert [render("ack", context) for _ in range(3)] == [first] * 3
+    assert first.html is None and "TAX" in first.text and "ack/body.html" not in asked

@@ -155,16 +155,23 @@ def report_subject(context: dict[str, Any]) -> str:
     return render_subject("report", context)
 
 
+@lru_cache(maxsize=64)
+def _html_template(env: jinja2.Environment, kind: str) -> jinja2.Template | None:
+    """The kind's HTML body, or None: Jinja keeps the templates it found, not
+    the one it did not, and an acknowledgement (text only) would otherwise
+    cost a look on disk and an exception per mail."""
+    try:
+        return env.get_template(f"{kind}/body.html")
+    except jinja2.TemplateNotFound:
+        return None
+
+
 def render(kind: str, context: dict[str, Any]) -> Rendered:
     env = environment()
     subject = env.get_template(f"{kind}/subject.txt").render(context).strip()
     text = env.get_template(f"{kind}/body.txt").render(context)
-    try:
-        html_template = env.get_template(f"{kind}/body.html")
-    except jinja2.TemplateNotFound:
-        html = None
-    else:
-        html = html_template.render(context)
+    html_template = _html_template(env, kind)
+    html = None if html_template is None else html_template.render(context)
     return Rendered(subject=" ".join(subject.split()), text=text, html=html)
 
 
