@@ -58,7 +58,11 @@ def _systems_sound(state: GameState) -> bool:
         if (
             key != code
             or not low <= code < high
-            or min(s.pop, s.industry, s.cruisers, s.fighters, s.colony_ships) < 0
+            or s.pop < 0
+            or s.industry < 0
+            or s.cruisers < 0
+            or s.fighters < 0
+            or s.colony_ships < 0
             or not 1 <= s.retreat_parts <= 3
         ):
             return False
