@@ -45,7 +45,7 @@ from .reports.render import render_report_text
 from .rules.activity import record_missed_turns
 from .rules.events import Event
 from .rules.invariants import check_invariants
-from .rules.serialize import state_from_dict, state_to_dict
+from .rules.serialize import state_from_dict, state_to_record
 from .rules.state import GameState
 from .rules.turn import resolve, turn_rng
 from .storage import models as m
@@ -161,7 +161,7 @@ def run_turn(
             game_id=game.id,
             number=number,
             rng_seed=rng_seed,
-            state_before=state_to_dict(state),
+            state_before=state_to_record(state),
             orders=lines,
             events=[e.to_dict() for e in events],
             ran_at=now,
@@ -494,7 +494,7 @@ def _rollback(session: Session, game: m.Game, to: int, reason: str, now: dt.date
         reports.setdefault(turn, {})[code] = data
     for turn, data in session.execute(select(m.Bulletin.turn, m.Bulletin.data).where(m.Bulletin.game_id == game.id, m.Bulletin.turn >= to)):
         reports.setdefault(turn, {})["bulletin"] = data
-    now_state = state_to_dict(current)
+    now_state = state_to_record(current)
     for i, record in enumerate(records):
         after = records[i + 1].state_before if i + 1 < len(records) else now_state
         session.add(
