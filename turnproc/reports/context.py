@@ -265,7 +265,8 @@ def report_context(
     owned = view.owned.get(empire_code, [])
     owned_codes = {s.code for s in owned}
     visible = visible_from(state, owned_codes, empire.tech(Tech.SCANNER)) | owned_codes
-    known = {c for c in state.seen.get(empire_code, set()) | visible if c in state.systems}
+    # A set operation rather than a test per code: the same systems.
+    known = state.systems.keys() & (state.seen.get(empire_code, set()) | visible)
     # What the report tells, public press aside (only the press section reads it).
     mine = view.told.get(empire_code, [])
 
