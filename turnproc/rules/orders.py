@@ -81,6 +81,7 @@ class Action(enum.StrEnum):
 
 #: Actions that use no slot (rules.md §4.1; PROBE lines: rules.md §19.5).
 _ACTIONS: dict[str, Action] = {a.value: a for a in Action}
+_new = object.__new__
 
 SLOT_FREE: frozenset[Action] = frozenset({Action.NAME, Action.MESSAGE, Action.PROBE})
 #: Actions only a rule-set-2 game has (rules.md §19).
@@ -187,7 +188,12 @@ class Order:
         # order, and a turn reads every empire's stored orders. Anything else
         # goes to the enum, which refuses it as before.
         action = _ACTIONS.get(raw) if isinstance(raw, str) else None
-        return cls(
+        # Every field set at once, past the frozen dataclass's __init__ (a
+        # guarded setattr per field): a turn reads every empire's stored
+        # orders back. tests/rules/test_fast_paths.py holds this to the
+        # constructor, and fails when a field is added.
+        order = _new(cls)
+        order.__dict__.update(
             line=int(data["line"]),
             action=action if action is not None else Action(raw),
             where=data.get("where"),
@@ -197,6 +203,7 @@ class Order:
             tech=Tech(tech) if tech is not None else None,
             text=data.get("text"),
         )
+        return order
 
 
 def format_order(order: Order) -> str:
