@@ -13,9 +13,7 @@ lower Life Support; supply cost charges for it), industry may not (rules.md §2.
 from __future__ import annotations
 
 import re
-from collections import Counter
 from dataclasses import dataclass
-from itertools import chain
 
 from .galaxy import FIXED_LIMITS, MAX_LINKS, code_width, link_allowed, population_limit, unreachable_systems
 from .state import GameState, SystemType, Tech
@@ -244,13 +242,18 @@ def _links_rules(state: GameState, out: list[Violation]) -> None:
                     (a, b),
                 )
             )
-    count = Counter(
-        chain.from_iterable((a, b) for a, b in state.links if a in systems and b in systems)
-    )
-    crowded = [code for code, n in count.items() if n > MAX_LINKS]
+    # Counted off the adjacency map the rules keep for these links, rather
+    # than over every link again; as before, a link to an unknown system does
+    # not count.
+    crowded: dict[int, int] = {}
+    for code, linked in state.adjacency().items():
+        if len(linked) > MAX_LINKS and code in systems:
+            n = sum(1 for b in linked if b in systems)
+            if n > MAX_LINKS:
+                crowded[code] = n
     for code in sorted(crowded):
-        n = count[code]
-        if code in state.systems and state.systems[code].is_star:
+        n = crowded[code]
+        if state.systems[code].is_star:
             out.append(
                 Violation(
                     "too_many_links", f"star {code} has {n} links, more than {MAX_LINKS}", (code,)
