@@ -113,7 +113,7 @@ def phase_resolve(sessions: Any) -> dict[str, Any]:
 #: Steps of run_turn timed separately (names looked up in turnproc.turns;
 #: those that are not there are skipped), each exclusive of the others.
 STEPS = (
-    "load_state", "orders_for_turn", "resolve", "save_state", "state_to_dict",
+    "load_state", "orders_for_turn", "resolve", "save_state", "state_to_record",
     "report_context", "bulletin_context", "queue_reports", "queue_bulletin",
 )  # fmt: skip
 

@@ -45,7 +45,7 @@ from .reports.render import render_report_text
 from .rules.activity import record_missed_turns
 from .rules.events import Event
 from .rules.invariants import check_invariants
-from .rules.serialize import state_from_dict, state_to_dict
+from .rules.serialize import state_from_dict, state_to_record
 from .rules.state import GameState
 from .rules.turn import resolve, turn_rng
 from .storage import models as m
@@ -161,7 +161,7 @@ def run_turn(
             game_id=game.id,
             number=number,
             rng_seed=rng_seed,
-            state_before=state_to_dict(state),
+            state_before=state_to_record(state),
             orders=lines,
             events=[e.to_dict() for e in events],
             ran_at=now,
@@ -169,7 +169,9 @@ def run_turn(
         )
     )
     game.deadline_override = None  # a hand-set deadline is for the turn just run
-    reports = write_reports(session, config, game, new_state, events, number, now, corrected=corrected, held=stage, reason=reason)
+    reports = write_reports(
+        session, config, game, new_state, events, number, now, corrected=corrected, held=stage, reason=reason, empire_rows=empire_rows
+    )  # fmt: skip
     session.flush()
     log.info("game %s: turn %d resolved, %d events, %d reports", game.name, number, len(events), len(reports))
     return TurnResult(game.name, number, len(events), reports, new_state.finished, missed, inactive, staged=stage)
@@ -187,15 +189,19 @@ def write_reports(
     corrected: bool = False,
     held: bool = False,
     reason: str | None = None,
+    empire_rows: dict[str, m.Empire] | None = None,
 ) -> dict[str, dict[str, Any]]:
     """Every empire's report of turn ``number`` (``state`` is the state after
     it): its data stored once as a ``reports`` row, its mail queued to be
     built when sent; ``reason`` is the GM's word on a correction. A game of
     more than ``config.bulletin_threshold`` empires also gets the turn's
     bulletin (roundup, public press, announcements), stored once and queued
-    as one mail to every active player. Returns each empire's report data."""
+    as one mail to every active player. Returns each empire's report data.
+    ``empire_rows``: the game's empire rows by code, when the caller has them
+    (a thousand rows are not read again)."""
     deadline = current_deadline_or_none(view_of(game), now)
-    empire_rows = {e.code: e for e in session.scalars(select(m.Empire).where(m.Empire.game_id == game.id))}
+    if empire_rows is None:
+        empire_rows = {e.code: e for e in session.scalars(select(m.Empire).where(m.Empire.game_id == game.id))}
     view = TurnView.build(state, events)
     # Only when there is something to say: reports without either stay byte for byte as before.
     extras: dict[str, Any] = {}
@@ -488,7 +494,7 @@ def _rollback(session: Session, game: m.Game, to: int, reason: str, now: dt.date
         reports.setdefault(turn, {})[code] = data
     for turn, data in session.execute(select(m.Bulletin.turn, m.Bulletin.data).where(m.Bulletin.game_id == game.id, m.Bulletin.turn >= to)):
         reports.setdefault(turn, {})["bulletin"] = data
-    now_state = state_to_dict(current)
+    now_state = state_to_record(current)
     for i, record in enumerate(records):
         after = records[i + 1].state_before if i + 1 < len(records) else now_state
         session.add(

@@ -14,7 +14,7 @@ from turnproc.storage.queries import get_game
 from turnproc.reportmail import send_outbox
 from turnproc.reports.render import render_report_text
 from turnproc.turns import run_turn
-from turnproc.rules.serialize import state_from_dict, state_to_json
+from turnproc.rules.serialize import SYSTEM_FIELDS, state_from_dict, state_to_dict, state_to_json
 from turnproc.storage import models as m
 from turnproc.storage.db import make_engine, make_sessionmaker, transaction
 from turnproc.turns import discard_turn, preview_turn, release_turn, rerun_turn, rollback, set_hold
@@ -106,6 +106,33 @@ def test_rollback_then_rerun_with_the_same_orders_is_byte_identical(db) -> None:
         run_turn(session, get_game(session, "war"), CONFIG, when(5))
     assert turn_events(sessions, "war", 3) == events[3]
     assert state_json(sessions, "war") == final
+
+
+def test_a_turn_record_keeps_the_systems_as_rows_under_their_field_names(db) -> None:
+    """docs/gm-schema.md: ``state_before`` holds each system as one list of
+    values under ``systems.fields``; the rest as the golden files have it."""
+    _, sessions = db
+    play(sessions, "war", 2)
+    final = state_json(sessions, "war")
+    with sessions() as session:
+        game = get_game(session, "war")
+        before_2 = session.scalar(select(m.TurnRecord.state_before).where(m.TurnRecord.game_id == game.id, m.TurnRecord.number == 2))
+    assert before_2["systems"]["fields"] == list(SYSTEM_FIELDS)
+    as_dicts = state_to_dict(state_from_dict(before_2))
+    assert [dict(zip(SYSTEM_FIELDS, row, strict=True)) for row in before_2["systems"]["rows"]] == as_dicts["systems"]
+    assert {k: v for k, v in before_2.items() if k != "systems"} == {k: v for k, v in as_dicts.items() if k != "systems"}
+    # A record written before the rows (each system a dict) still rolls back.
+    with transaction(sessions) as session:
+        game = get_game(session, "war")
+        record = session.scalar(select(m.TurnRecord).where(m.TurnRecord.game_id == game.id, m.TurnRecord.number == 2))
+        record.state_before = as_dicts
+    with transaction(sessions) as session:
+        rollback(session, get_game(session, "war"), 2, when(3))
+    assert state_json(sessions, "war") == state_to_json(state_from_dict(before_2))
+    with sessions() as session:
+        archived = session.scalar(select(m.ArchivedTurn).where(m.ArchivedTurn.number == 2))
+        assert archived.state_before == as_dicts
+        assert state_to_json(state_from_dict(archived.state_after)) == final
 
 
 def test_rerun_of_an_earlier_turn_rolls_back_and_marks_reports_corrected(db) -> None:

@@ -10,6 +10,8 @@ import dataclasses
 
 from turnproc.rules.generate import generate_galaxy, place_empire
 from turnproc.rules.checks import known_systems, known_systems_all
+from turnproc.rules.orders import Action, Order, Quantity
+from turnproc.rules.serialize import SYSTEM_FIELDS as RECORD_FIELDS
 from turnproc.rules.serialize import state_to_json
 from turnproc.rules.state import Empire, GameSettings, GameState, Stance, System, Tech
 
@@ -37,6 +39,25 @@ def test_fields_are_known() -> None:
     assert {f.name for f in dataclasses.fields(Empire)} == EMPIRE_FIELDS
     assert {f.name for f in dataclasses.fields(GameState)} == STATE_FIELDS
     assert dataclasses.fields(GameSettings) and GameSettings.__dataclass_params__.frozen  # type: ignore[attr-defined]
+    # A turn record's rows hold every field of a system (serialize.state_to_record).
+    assert RECORD_FIELDS == tuple(f.name for f in dataclasses.fields(System))
+
+
+def test_order_from_dict_builds_what_the_constructor_builds() -> None:
+    """Order.from_dict sets the fields past the frozen constructor; a field
+    added to Order fails here until from_dict sets it too."""
+    orders = [
+        Order(line=1, action=Action.MOVE, where=101, to=102, number=Quantity(3)),
+        Order(line=2, action=Action.TECH, tech=Tech.DRIVE),
+        Order(line=3, action=Action.MESSAGE, empire="ABC", text="hello"),
+        Order(line=4, action=Action.SCRAPC, where=101, number=Quantity(None, 2)),
+        Order(line=5, action=Action.TAX),
+    ]
+    for order in orders:
+        back = Order.from_dict(order.to_dict())
+        assert back == order and hash(back) == hash(order)
+        assert vars(back) == vars(order)
+        assert set(vars(back)) == {f.name for f in dataclasses.fields(Order)}
 
 
 def test_copy_equals_deepcopy() -> None:

@@ -117,3 +117,48 @@ def test_violation_is_frozen_and_printable() -> None:
     with pytest.raises(AttributeError):
         v.code = "x"  # type: ignore[misc]
     assert str(v) == "negative: system 101 has negative pop (-1)"
+
+
+@pytest.mark.parametrize("code,breaker,systems,empires", CASES, ids=[c[0] for c in CASES])
+def test_a_break_after_a_check_is_found_as_on_a_fresh_state(
+    code: str,
+    breaker: Callable[[GameState], None],
+    systems: tuple[int, ...],
+    empires: tuple[str, ...],
+) -> None:
+    """As in a turn: the state is checked (which keeps the link rules' answer
+    with its links), the engine changes a copy, and the copy is checked. What
+    was kept must not hide a break done to the copy."""
+    state = sound()
+    assert check_invariants(state) == []
+    after = state.copy()
+    breaker(after)
+    assert check_invariants(after) == _break(breaker)
+
+
+@pytest.mark.parametrize("code,breaker,systems,empires", CASES, ids=[c[0] for c in CASES])
+def test_the_lean_pass_over_systems_doubts_every_broken_system(
+    code: str,
+    breaker: Callable[[GameState], None],
+    systems: tuple[int, ...],
+    empires: tuple[str, ...],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The lean pass answers "sound" exactly when the full loop, which names
+    the culprits, would find nothing."""
+    from turnproc.rules import invariants
+
+    state = sound()
+    breaker(state)
+    full: list[Violation] = []
+    with monkeypatch.context() as patch:
+        patch.setattr(invariants, "_systems_sound", lambda _state: False)
+        invariants._systems_part(state, full)
+    assert invariants._systems_sound(state) is (not full)
+
+
+def test_the_link_rules_see_a_system_changed_under_the_same_links() -> None:
+    state = sound()
+    assert check_invariants(state) == []
+    state.systems[111].star = 103  # the planet's link to 101 is now illegal; the links object is the same
+    assert [v.code for v in check_invariants(state)] == ["link_illegal"]

@@ -9,7 +9,7 @@ import re
 import pytest
 
 from turnproc.rules.orders import Action as A
-from turnproc.rules.serialize import state_from_dict, state_to_dict
+from turnproc.rules.serialize import state_from_dict, state_to_dict, state_to_json, state_to_record
 from turnproc.rules.state import GameSettings
 from turnproc.scenario import load_scenario_file
 
@@ -66,9 +66,11 @@ def test_r19_the_rule_set_survives_serialisation() -> None:
     state.empires["ABC"].reserve = 3
     state.empires["ABC"].active_probe = 103
     state.empires["ABC"].inactive_probes = (101, 102)
-    back = state_from_dict(state_to_dict(state))
-    assert back.settings == GameSettings(modules=frozenset(), ruleset=2)
-    assert (back.empires["ABC"].reserve, back.empires["ABC"].inactive_probes) == (3, (101, 102))
+    for form in (state_to_dict, state_to_record):  # golden files; turn records
+        back = state_from_dict(form(state))
+        assert back.settings == GameSettings(modules=frozenset(), ruleset=2)
+        assert (back.empires["ABC"].reserve, back.empires["ABC"].inactive_probes) == (3, (101, 102))
+        assert state_to_json(back) == state_to_json(state)
     old = state_to_dict(duel().build())
     del old["settings"]["ruleset"]  # a turn record written before version 2
     assert state_from_dict(old).settings.ruleset == 1

@@ -80,23 +80,33 @@ class TurnView:
     @classmethod
     def build(cls, state: GameState, events: list[Event]) -> TurnView:
         owned: dict[str, list[System]] = {code: [] for code in state.empires}
-        for system_code in sorted(state.systems):
-            s = state.systems[system_code]
-            if s.owner in owned:
-                owned[s.owner].append(s)
+        systems = state.systems
+        for system_code in sorted(systems):
+            s = systems[system_code]
+            mine = owned.get(s.owner) if s.owner is not None else None
+            if mine is not None:
+                mine.append(s)
         readable: dict[str, list[Event]] = {code: [] for code in state.empires}
         told: dict[str, list[Event]] = {code: [] for code in state.empires}
         named: dict[str, set[str]] = {code: set() for code in state.empires}
+        # Public events go to every list: a big game's public press is a few
+        # hundred events times a thousand readers, so without a lookup each.
+        every_readable = list(readable.values())
+        every_told = list(told.values())
         for e in events:
             readers = audience(e)
-            press = e.kind == "message" and readers is None
-            for empire in state.empires if readers is None else sorted(readers):
+            if readers is None:
+                for events_of in every_readable:
+                    events_of.append(e)
+                if e.kind != "message":
+                    for events_of in every_told:
+                        events_of.append(e)
+                continue
+            for empire in readers:
                 if empire in readable:
                     readable[empire].append(e)
-                    if not press:
-                        told[empire].append(e)
-                    if readers is not None:
-                        named[empire].update(readers)
+                    told[empire].append(e)
+                    named[empire].update(readers)
         rows = roundup(state)
         position = {row["code"]: i for i, row in enumerate(rows)}
         return cls(owned=owned, roundup=rows, events=readable, told=told, named=named, position=position)
@@ -130,7 +140,7 @@ def turn_head(state: GameState, *, game_name: str, turn: int, deadline: dt.datet
     }
 
 
-def _system_row(state: GameState, s: System, known: set[int], reader: Empire) -> dict[str, Any]:
+def _system_row(adjacency: dict[int, tuple[int, ...]], s: System, known: set[int], reader: Empire) -> dict[str, Any]:
     # A black dwarf's limit is its owner's Life Support, a tech only the owner
     # knows: any owned system is shown with the reader's own tech (the same
     # thing for the reader's systems). Unowned, a black dwarf has no limit.
@@ -155,7 +165,7 @@ def _system_row(state: GameState, s: System, known: set[int], reader: Empire) ->
         "stance": s.stance._value_,
         # Only links to systems the empire knows: a link to an unseen system
         # would reveal that it exists.
-        "links": [n for n in state.neighbours(s.code) if n in known],
+        "links": [n for n in adjacency.get(s.code, ()) if n in known],
     }
 
 
@@ -169,8 +179,10 @@ def attacked_systems(events: list[Event], empire: str) -> dict[int, dict[str, An
     return found
 
 
-def _after_attack_row(state: GameState, s: System, known: set[int], reader: Empire, after: dict[str, Any]) -> dict[str, Any]:
-    row = _system_row(state, s, known, reader)
+def _after_attack_row(
+    adjacency: dict[int, tuple[int, ...]], s: System, known: set[int], reader: Empire, after: dict[str, Any]
+) -> dict[str, Any]:
+    row = _system_row(adjacency, s, known, reader)
     row.update({k: after[k] for k in ("owner", "pop", "industry", "cruisers", "fighters", "colony_ships", "stance") if k in after})
     row["limit"] = population_limit(s, reader if row["owner"] is not None else None)
     row["after_attack"] = True
@@ -248,10 +260,13 @@ def report_context(
     """
     view = view or TurnView.build(state, events)
     empire = state.empires[empire_code]
+    # The map itself, not state.neighbours: a big report reads it for every row.
+    adjacency = state.adjacency()
     owned = view.owned.get(empire_code, [])
     owned_codes = {s.code for s in owned}
     visible = visible_from(state, owned_codes, empire.tech(Tech.SCANNER)) | owned_codes
-    known = {c for c in state.seen.get(empire_code, set()) | visible if c in state.systems}
+    # A set operation rather than a test per code: the same systems.
+    known = state.systems.keys() & (state.seen.get(empire_code, set()) | visible)
     # What the report tells, public press aside (only the press section reads it).
     mine = view.told.get(empire_code, [])
 
@@ -262,7 +277,7 @@ def report_context(
 
     systems = []
     for s in owned:
-        row = _system_row(state, s, known, empire)
+        row = _system_row(adjacency, s, known, empire)
         row.update(
             income=system_income(state, s),
             supply_cost=supply_cost.get(s.code, 0),
@@ -294,10 +309,9 @@ def report_context(
     economy_ran = bool(income_now) and bool(supply)
     attacked = attacked_systems(mine, empire_code)
     after_attack = {c: attacked[c] for c in attacked if c not in visible and c in state.systems}
-    scouting = [_system_row(state, state.systems[c], known, empire) for c in sorted(visible - owned_codes)]
-    scouting += [_after_attack_row(state, state.systems[c], known, empire, after_attack[c]) for c in sorted(after_attack)]
+    scouting = [_system_row(adjacency, state.systems[c], known, empire) for c in sorted(visible - owned_codes)]
+    scouting += [_after_attack_row(adjacency, state.systems[c], known, empire, after_attack[c]) for c in sorted(after_attack)]
     scouting.sort(key=lambda row: row["code"])
-    neighbours = state.neighbours
     ranks = view.roundup
     rank = ranks[view.position[empire_code]]["rank"]
     if bulletin is not None:
@@ -337,7 +351,7 @@ def report_context(
             "links": sorted(
                 [a, b]
                 for a in known
-                for b in neighbours(a)
+                for b in adjacency.get(a, ())
                 if a < b and b in known and (a in visible or b in visible)
             ),
             "arrows": [a for a in turn_arrows(mine, empire_code) if a["from"] in known and a["to"] in known],

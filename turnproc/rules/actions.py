@@ -438,7 +438,7 @@ def run_order(
         outcome = HANDLERS[order.action](ctx, empire, order)
     data = {
         "line": order.line,
-        "action": order.action.value,
+        "action": order.action._value_,
         "text": format_order(order),
         "slot": slot,
         "ok": outcome.ok,

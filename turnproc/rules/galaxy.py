@@ -8,6 +8,7 @@ from .state import Empire, GameState, System, SystemType, Tech
 
 __all__ = [
     "MAX_LINKS",
+    "FIXED_LIMITS",
     "distance_sq",
     "population_limit",
     "link_allowed",
@@ -18,7 +19,9 @@ __all__ = [
 #: A star has at most this many links, counting its own planets and belts.
 MAX_LINKS = 7
 
-_FIXED_LIMITS: dict[SystemType, int] = {
+#: The population limit of every type but the black dwarf, whose limit is its
+#: owner's Life Support (rules.md §2.1).
+FIXED_LIMITS: dict[SystemType, int] = {
     SystemType.YD: 40,
     SystemType.WD: 20,
     SystemType.RD: 25,
@@ -47,7 +50,7 @@ def population_limit(system: System, owner: Empire | None) -> int:
     """
     if system.type is SystemType.BD:
         return owner.tech(Tech.LIFE_SUPPORT) if owner is not None else 0
-    return _FIXED_LIMITS[system.type]
+    return FIXED_LIMITS[system.type]
 
 
 def link_allowed(a: System, b: System) -> bool:

@@ -80,6 +80,9 @@ class Action(enum.StrEnum):
 
 
 #: Actions that use no slot (rules.md §4.1; PROBE lines: rules.md §19.5).
+_ACTIONS: dict[str, Action] = {a.value: a for a in Action}
+_new = object.__new__
+
 SLOT_FREE: frozenset[Action] = frozenset({Action.NAME, Action.MESSAGE, Action.PROBE})
 #: Actions only a rule-set-2 game has (rules.md §19).
 V2_ACTIONS: frozenset[Action] = frozenset(
@@ -180,9 +183,19 @@ class Order:
         KeyError on a dict it could not have given."""
         number = data.get("number")
         tech = data.get("tech")
-        return cls(
+        raw = data["action"]
+        # A dict lookup first: calling the enum costs more than the rest of the
+        # order, and a turn reads every empire's stored orders. Anything else
+        # goes to the enum, which refuses it as before.
+        action = _ACTIONS.get(raw) if isinstance(raw, str) else None
+        # Every field set at once, past the frozen dataclass's __init__ (a
+        # guarded setattr per field): a turn reads every empire's stored
+        # orders back. tests/rules/test_fast_paths.py holds this to the
+        # constructor, and fails when a field is added.
+        order = _new(cls)
+        order.__dict__.update(
             line=int(data["line"]),
-            action=Action(data["action"]),
+            action=action if action is not None else Action(raw),
             where=data.get("where"),
             to=data.get("to"),
             number=Quantity.from_dict(number) if number is not None else None,
@@ -190,6 +203,7 @@ class Order:
             tech=Tech(tech) if tech is not None else None,
             text=data.get("text"),
         )
+        return order
 
 
 def format_order(order: Order) -> str:
@@ -199,9 +213,11 @@ def format_order(order: Order) -> str:
     every action writes them in (TECH's tech before its levels, MESSAGE's
     recipient before its text; ALL when a MESSAGE has none).
     """
-    parts: list[str] = [order.action.value]
+    # ``_value_``: the plain attribute behind the enums' ``value`` descriptor,
+    # read for every order of a turn.
+    parts: list[str] = [order.action._value_]
     if order.tech is not None:
-        parts.append(order.tech.value)
+        parts.append(order.tech._value_)
     if order.where is not None:
         parts.append(str(order.where))
     if order.to is not None:
