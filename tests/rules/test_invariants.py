@@ -58,7 +58,9 @@ def _recode_system(state: GameState, old: int, new: int) -> None:
     )
 
 
-CASES: list[tuple[str, Callable[[GameState], None], tuple[int, ...], tuple[str, ...]]] = [
+Case = tuple[str, Callable[[GameState], None], tuple[int, ...], tuple[str, ...]]
+
+CASES: list[Case] = [
     ("negative", lambda s: setattr(s.systems[101], "cruisers", -1), (101,), ()),
     ("negative", lambda s: setattr(s.empires["ABC"], "balance", -3), (), ("ABC",)),
     ("negative", lambda s: setattr(s.empires["ABC"], "treasury", -3), (), ("ABC",)),
@@ -79,13 +81,15 @@ CASES: list[tuple[str, Callable[[GameState], None], tuple[int, ...], tuple[str, 
 ]
 
 
-@pytest.mark.parametrize("code,breaker,systems,empires", CASES, ids=[c[0] for c in CASES])
-def test_each_rule_is_checked_and_names_the_rows(
-    code: str,
-    breaker: Callable[[GameState], None],
-    systems: tuple[int, ...],
-    empires: tuple[str, ...],
-) -> None:
+@pytest.fixture(params=CASES, ids=[c[0] for c in CASES])
+def case(request: pytest.FixtureRequest) -> Case:
+    """A broken rule: its code, what breaks it, the systems and empires named."""
+    result: Case = request.param
+    return result
+
+
+def test_each_rule_is_checked_and_names_the_rows(case: Case) -> None:
+    code, breaker, systems, empires = case
     found = [v for v in _break(breaker) if v.code == code]
     assert found, f"no {code} violation"
     v = found[0]
@@ -119,16 +123,11 @@ def test_violation_is_frozen_and_printable() -> None:
     assert str(v) == "negative: system 101 has negative pop (-1)"
 
 
-@pytest.mark.parametrize("code,breaker,systems,empires", CASES, ids=[c[0] for c in CASES])
-def test_a_break_after_a_check_is_found_as_on_a_fresh_state(
-    code: str,
-    breaker: Callable[[GameState], None],
-    systems: tuple[int, ...],
-    empires: tuple[str, ...],
-) -> None:
+def test_a_break_after_a_check_is_found_as_on_a_fresh_state(case: Case) -> None:
     """As in a turn: the state is checked (which keeps the link rules' answer
     with its links), the engine changes a copy, and the copy is checked. What
     was kept must not hide a break done to the copy."""
+    breaker = case[1]
     state = sound()
     assert check_invariants(state) == []
     after = state.copy()
@@ -136,18 +135,12 @@ def test_a_break_after_a_check_is_found_as_on_a_fresh_state(
     assert check_invariants(after) == _break(breaker)
 
 
-@pytest.mark.parametrize("code,breaker,systems,empires", CASES, ids=[c[0] for c in CASES])
-def test_the_lean_pass_over_systems_doubts_every_broken_system(
-    code: str,
-    breaker: Callable[[GameState], None],
-    systems: tuple[int, ...],
-    empires: tuple[str, ...],
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def test_the_lean_pass_over_systems_doubts_every_broken_system(case: Case, monkeypatch: pytest.MonkeyPatch) -> None:
     """The lean pass answers "sound" exactly when the full loop, which names
     the culprits, would find nothing."""
     from turnproc.rules import invariants
 
+    breaker = case[1]
     state = sound()
     breaker(state)
     full: list[Violation] = []

@@ -87,23 +87,30 @@ def _html_as_ascii(html: str) -> bytes:
     return "\n".join(_TAG_OPENING.sub("\\1\n", line) if len(line) > MAX_LINE else line for line in lines).encode("ascii")
 
 
-def _text_part(body: str, subtype: str, seed: str) -> bytes:
-    data = _html_as_ascii(body) if subtype == "html" else body.encode("utf-8")
+def _encoded(data: bytes, seed: str, *, text: bool) -> tuple[str, bytes]:
+    """(Content-Transfer-Encoding, the data so encoded): as it is when it can
+    be (:func:`_as_is`); else quoted-printable for a text, and for ASCII data
+    (the compact JSON: one long line); else base64."""
     if _as_is(data, seed):
-        encoding = "7bit"
-    else:
-        encoding, data = "quoted-printable", quopri.encodestring(body.encode("utf-8"))
+        return "7bit", data
+    if text or (data.isascii() and b"\0" not in data):
+        return "quoted-printable", quopri.encodestring(data)
+    return "base64", base64.encodebytes(data)
+
+
+def _text_part(body: str, subtype: str, seed: str) -> bytes:
+    data = body.encode("utf-8")
+    if subtype == "html":
+        as_ascii = _html_as_ascii(body)
+        if _as_is(as_ascii, seed):
+            data = as_ascii
+    encoding, data = _encoded(data, seed, text=True)
     head = f'Content-Type: text/{subtype}; charset="utf-8"\nMIME-Version: 1.0\nContent-Transfer-Encoding: {encoding}\n\n'
     return head.encode("ascii") + data
 
 
 def _binary_part(mime: str, data: bytes, headers: bytes, seed: str) -> bytes:
-    if _as_is(data, seed):  # an SVG map, usually
-        encoding, body = "7bit", data
-    elif data.isascii() and b"\0" not in data:  # the compact JSON: one long line
-        encoding, body = "quoted-printable", quopri.encodestring(data)
-    else:
-        encoding, body = "base64", base64.encodebytes(data)
+    encoding, body = _encoded(data, seed, text=False)
     head = f"Content-Type: {mime}\nMIME-Version: 1.0\nContent-Transfer-Encoding: {encoding}\n".encode("ascii")
     return head + headers + b"\n" + body
 

@@ -79,10 +79,10 @@ class Action(enum.StrEnum):
     TAKE = "TAKE"
 
 
-#: Actions that use no slot (rules.md §4.1; PROBE lines: rules.md §19.5).
+#: Each action by its text, for reading stored orders back (Order.from_dict).
 _ACTIONS: dict[str, Action] = {a.value: a for a in Action}
-_new = object.__new__
 
+#: Actions that use no slot (rules.md §4.1; PROBE lines: rules.md §19.5).
 SLOT_FREE: frozenset[Action] = frozenset({Action.NAME, Action.MESSAGE, Action.PROBE})
 #: Actions only a rule-set-2 game has (rules.md §19).
 V2_ACTIONS: frozenset[Action] = frozenset(
@@ -192,7 +192,7 @@ class Order:
         # guarded setattr per field): a turn reads every empire's stored
         # orders back. tests/rules/test_fast_paths.py holds this to the
         # constructor, and fails when a field is added.
-        order = _new(cls)
+        order = object.__new__(cls)
         order.__dict__.update(
             line=int(data["line"]),
             action=action if action is not None else Action(raw),
