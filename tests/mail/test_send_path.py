@@ -5,10 +5,13 @@ and a connection that went stale between mails replaced without losing one."""
 from __future__ import annotations
 
 import datetime as dt
+import smtplib
 from pathlib import Path
 
 import pytest
 from aiosmtpd.controller import Controller
+from hypothesis import given
+from hypothesis import strategies as st
 from sqlalchemy import create_engine, func, select
 from sqlalchemy.orm import sessionmaker
 
@@ -16,6 +19,7 @@ from tests.conftest import SmtpSink
 from tests.mail.test_outbox_claims import arrived, queue
 from turnproc.config import SmtpConfig
 from turnproc.mail import outbox, smtp
+from turnproc.mail.hygiene import _ADDRESS
 from turnproc.mail.smtp import SmtpTransport, wire_bytes
 from turnproc.storage import models as m
 from turnproc.storage.db import make_engine
@@ -84,10 +88,34 @@ def test_a_stale_connection_is_replaced_before_the_next_mail(monkeypatch: pytest
         (b"a\r\nb\r\n", b"a\r\nb\r\n"),
         (b"a\r\nb\nc", b"a\r\nb\r\nc"),
         (b"", b""),
+        (b".a\n..b\nc.\n.\n", b"..a\r\n...b\r\nc.\r\n..\r\n"),
+        (b"a\r\n.\r\n", b"a\r\n..\r\n"),
     ],
 )
-def test_every_line_ends_in_crlf_once(raw: bytes, wire: bytes) -> None:
+def test_every_line_ends_in_crlf_once_and_a_leading_dot_is_doubled(raw: bytes, wire: bytes) -> None:
     assert wire_bytes(raw) == wire
+
+
+def test_lines_of_dots_arrive_as_they_were_written(smtp_server: SmtpSink) -> None:
+    """A line that is one dot would end the mail early if it were not doubled
+    on the wire (RFC 5321 4.5.2); the server takes the second dot off again."""
+    body = b"Subject: dots\n\n.\n..\n.TAX\nlast.\n"
+    t = transport(smtp_server)
+    t.deliver(body, "Ann <ann@example.org>")
+    t.deliver_many(body + b"no end of line.", ["bob@example.org", "Cy <cy@example.org>"])
+    t.close()
+    assert [(sender, rcpts, raw) for sender, rcpts, raw in smtp_server.messages] == [
+        ("turns@turnproc.example", ["ann@example.org"], body.replace(b"\n", b"\r\n")),
+        ("turns@turnproc.example", ["bob@example.org", "cy@example.org"], body.replace(b"\n", b"\r\n") + b"no end of line.\r\n"),
+    ]
+
+
+@given(st.from_regex(_ADDRESS, fullmatch=True))
+def test_an_address_goes_into_the_envelope_as_smtplib_would_put_it(address: str) -> None:
+    """MAIL and RCPT take the bare address as it is (smtp._WireClient): for
+    every address a reply can go to, that is what smtplib's quoteaddr makes."""
+    assert f"<{smtp._bare(address)}>" == smtplib.quoteaddr(smtp._bare(address))
+    assert smtp._bare(f"Player <{address}>") == address
 
 
 def test_sent_mails_older_than_the_setting_lose_their_bytes_not_their_rows(

@@ -6,10 +6,15 @@ import logging
 import smtplib
 import ssl
 import time
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 from email.utils import parseaddr
 
 from ..config import SmtpConfig
 from ..errors import ServerUnavailable, one_line
+
+if TYPE_CHECKING:
+    from _typeshed import ReadableBuffer
 
 __all__ = ["SmtpTransport"]
 
@@ -22,10 +27,52 @@ IDLE_CHECK = 10.0
 
 
 def wire_bytes(raw: bytes) -> bytes:
-    """``raw`` with every line ending in CRLF. SMTP lines end in CRLF; smtplib
+    """``raw`` as it goes after SMTP's DATA: every line ending in CRLF (smtplib
     fixes line ends of str messages but not of bytes, and a strict server
-    reads a bare-LF mail as one long line. Two C-speed passes, not a regex."""
-    return raw.replace(b"\r\n", b"\n").replace(b"\n", b"\r\n")
+    reads a bare-LF mail as one long line), and a line that starts with a dot
+    given a second one (RFC 5321 4.5.2; the server takes it off again). Plain
+    byte replaces at C speed: smtplib's own dot regex cost 0.56 ms a report
+    mail on the thread every delivery waits for."""
+    wire = raw.replace(b"\r\n", b"\n").replace(b"\n", b"\r\n").replace(b"\r\n.", b"\r\n..")
+    return b"." + wire if wire.startswith(b".") else wire
+
+
+def _bare(address: str) -> str:
+    """The addr-spec of ``address`` (``Host <a@b>`` -> ``a@b``)."""
+    return parseaddr(address)[1] or address
+
+
+class _WireClient(smtplib.SMTP):
+    """smtplib's client for mails already in :func:`wire_bytes` form and
+    addresses already bare (:func:`_bare`): ``sendmail`` keeps its replies,
+    errors and reset, but MAIL and RCPT do not parse each address again, and
+    DATA does not look for dots to double a second time."""
+
+    def mail(self, sender: str, options: Sequence[str] = ()) -> tuple[int, bytes]:
+        self.putcmd("mail", f"FROM:<{sender}>{_options(self, options)}")
+        return self.getreply()
+
+    def rcpt(self, recip: str, options: Sequence[str] = ()) -> tuple[int, bytes]:
+        self.putcmd("rcpt", f"TO:<{recip}>{_options(self, options)}")
+        return self.getreply()
+
+    def data(self, msg: ReadableBuffer | str) -> tuple[int, bytes]:
+        assert isinstance(msg, bytes), "a mail in wire form (wire_bytes)"
+        self.putcmd("data")
+        code, reply = self.getreply()
+        if code != 354:
+            raise smtplib.SMTPDataError(code, reply)
+        self.send(msg + b".\r\n" if msg.endswith(b"\r\n") else msg + b"\r\n.\r\n")
+        return self.getreply()
+
+
+class _WireClientTls(_WireClient, smtplib.SMTP_SSL):
+    """:class:`_WireClient` over implicit TLS."""
+
+
+def _options(client: smtplib.SMTP, options: Sequence[str]) -> str:
+    # As smtplib: ESMTP parameters (SIZE=) only to a server that spoke EHLO.
+    return " " + " ".join(options) if options and client.does_esmtp else ""
 
 
 class SmtpTransport:
@@ -34,7 +81,7 @@ class SmtpTransport:
 
     def __init__(self, config: SmtpConfig, sender: str) -> None:
         self.config = config
-        self.sender = parseaddr(sender)[1] or sender
+        self.sender = _bare(sender)
         self._client: smtplib.SMTP | None = None
         self._used = 0.0
 
@@ -53,9 +100,9 @@ class SmtpTransport:
     def _open(self) -> smtplib.SMTP:
         c = self.config
         if c.security == "tls":
-            client: smtplib.SMTP = smtplib.SMTP_SSL(c.host, c.port, timeout=c.timeout, context=ssl.create_default_context())
+            client: smtplib.SMTP = _WireClientTls(c.host, c.port, timeout=c.timeout, context=ssl.create_default_context())
         else:
-            client = smtplib.SMTP(c.host, c.port, timeout=c.timeout)
+            client = _WireClient(c.host, c.port, timeout=c.timeout)
             if c.security == "starttls":
                 client.starttls(context=ssl.create_default_context())
         if c.user:
@@ -80,7 +127,7 @@ class SmtpTransport:
         return client
 
     def deliver(self, raw: bytes, recipient: str) -> None:
-        to = parseaddr(recipient)[1] or recipient
+        to = _bare(recipient)
         client = self._connection()
         try:
             client.sendmail(self.sender, [to], wire_bytes(raw))
@@ -98,7 +145,7 @@ class SmtpTransport:
         envelope only. A server that takes fewer recipients per transaction
         (452, RFC 5321 4.5.3.1.10) gets the rest in further ones; an address
         it refuses for good is logged and skipped, the others still get it."""
-        rest = [parseaddr(r)[1] or r for r in recipients]
+        rest = [_bare(r) for r in recipients]
         wire = wire_bytes(raw)
         while rest:
             client = self._connection()
