@@ -78,3 +78,16 @@ def test_the_intake_limits_are_set_in_the_config_file(tmp_path: Path) -> None:
     path.write_text("set_aside_after = 0\n")
     with pytest.raises(ConfigError, match="set_aside_after 0 is not a whole number from 1 to 100"):
         load_config(str(path))
+
+
+def test_smtp_connections_is_set_in_the_config_file_and_checked(tmp_path: Path) -> None:
+    """docs/gm-handbook.md, `[smtp]` `connections`: 3 unless set, 1 to 20."""
+    path = tmp_path / "turnproc.toml"
+    path.write_text("")
+    assert load_config(str(path)).smtp.connections == 3
+    path.write_text("[smtp]\nconnections = 1\n")
+    assert load_config(str(path)).smtp.connections == 1
+    for bad in ("0", "21", "true", '"2"'):
+        path.write_text(f"[smtp]\nconnections = {bad}\n")
+        with pytest.raises(ConfigError, match="connections"):
+            load_config(str(path))

@@ -48,6 +48,9 @@ class SmtpConfig:
     user: str = ""
     password: str = ""
     timeout: float = 30.0
+    connections: int = 3
+    """Connections a flush delivers over at once (turnproc/mail/lanes.py); a
+    server that refuses some gets fewer."""
 
 
 @dataclass(frozen=True)
@@ -95,6 +98,9 @@ _TOP_KEYS = {
     "bulletin_threshold",
 }  # fmt: skip
 
+#: At most this many SMTP connections at once (``[smtp] connections``).
+MAX_CONNECTIONS = 20
+
 #: Whole-number settings and their ranges.
 _COUNTS = {
     "stranger_replies_per_hour": (0, 1000), "password_failures_per_hour": (1, 1000), "set_aside_after": (1, 100),
@@ -122,6 +128,8 @@ def _section(cls: type, raw: Mapping[str, Any], where: str, base_dir: Path) -> A
         values[key] = value
     if "security" in values and values["security"] not in ("tls", "starttls", "plain"):
         raise ConfigError(f"{where}.security: {values['security']!r} is not tls, starttls or plain")
+    if not 1 <= values.get("connections", 1) <= MAX_CONNECTIONS or isinstance(values.get("connections"), bool):
+        raise ConfigError(f"{where}.connections: {values['connections']!r} is not a whole number from 1 to {MAX_CONNECTIONS}")
     return cls(**values)
 
 

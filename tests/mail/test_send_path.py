@@ -28,7 +28,9 @@ UTC = dt.UTC
 
 
 def transport(sink: SmtpSink) -> SmtpTransport:
-    return SmtpTransport(SmtpConfig(host="127.0.0.1", port=sink.port, security="plain", timeout=10), "turns@turnproc.example")
+    """One connection at most (several at once: tests/mail/test_lanes.py)."""
+    config = SmtpConfig(host="127.0.0.1", port=sink.port, security="plain", timeout=10, connections=1)
+    return SmtpTransport(config, "turns@turnproc.example")
 
 
 @pytest.fixture

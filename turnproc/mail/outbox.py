@@ -26,6 +26,7 @@ commits, not four thousand.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import logging
 import os
 import secrets
@@ -45,6 +46,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from ..errors import ServerUnavailable, one_line
 from ..storage import models as m
+from .lanes import Lanes
 
 log = logging.getLogger(__name__)
 
@@ -349,6 +351,15 @@ def _built(claimed: list[Claimed], build: Build | None) -> dict[int, bytes | Exc
     return out
 
 
+def _send(claimed: list[Claimed], raws: dict[int, bytes | Exception], transport: Transport, index: int) -> None:
+    """Hand mail ``index`` of the batch to ``transport`` (a lane's)."""
+    mail = claimed[index]
+    raw = raws[mail.id]
+    if isinstance(raw, Exception):
+        raise raw
+    _hand_over(transport, mail, raw)
+
+
 def _hand_over(transport: Transport, mail: Claimed, raw: bytes) -> None:
     if mail.bcc is None:
         transport.deliver(raw, mail.recipient)
@@ -427,6 +438,10 @@ def _flush(
     def start(claimed: list[Claimed]) -> Future[dict[int, bytes | Exception]]:
         return ahead.submit(_built, claimed, build)
 
+    # Each batch goes over as many connections as the transport may open
+    # (turnproc/mail/lanes.py); this thread keeps the database work.
+    lanes = Lanes(transport)
+
     try:
         claimed, claim_at = claim()
         pending = start(claimed)
@@ -437,46 +452,58 @@ def _flush(
                 following, following_at = claim()
                 pending = start(following)
             delivered: list[tuple[int, str, str]] = []
+            handed: set[int] = set()  # delivered in this batch, recorded or not
+            settled: set[int] = set()  # failed, and recorded as failed
             since = time.monotonic()
-            for index, mail in enumerate(claimed):
-                mail_id, message_id, recipient, attempts = mail.id, mail.message_id, mail.recipient, mail.attempts
-                if delivered and time.monotonic() - since > BATCH_SECONDS:
-                    # A slow server: record what went so far, so a crash now
-                    # repeats only these last seconds' mails.
-                    record(delivered, claim_at)
-                    delivered, since = [], time.monotonic()
-                try:
-                    raw = raws[mail_id]
-                    if isinstance(raw, Exception):
-                        raise raw
-                    _hand_over(transport, mail, raw)
-                except ServerUnavailable as exc:
-                    # Nothing was handed over: record what was, give the other
-                    # claims back, count no attempt.
-                    record(delivered, claim_at)
-                    release([c.id for c in claimed[index:] + following], message_id)
-                    raise stopped(str(exc)) from None
-                except Exception as exc:  # this mail failed (refused, dropped): retry it later
+            outcomes = lanes.run(len(claimed), functools.partial(_send, claimed, raws))
+            try:
+                for index, error in outcomes:
+                    mail = claimed[index]
+                    if delivered and time.monotonic() - since > BATCH_SECONDS:
+                        # A slow server: record what went so far, so a crash now
+                        # repeats only these last seconds' mails.
+                        went, delivered, since = delivered, [], time.monotonic()
+                        record(went, claim_at)
+                    if error is None:
+                        delivered.append((mail.id, mail.message_id, mail.recipient))
+                        handed.add(mail.id)
+                        continue
+                    if not isinstance(error, Exception) or isinstance(error, ServerUnavailable):
+                        raise error
+                    # This mail failed (refused, dropped): retry it later.
                     failed += 1
                     try:
                         _write(
                             factory,
                             update(m.OutboxMail)
-                            .where(m.OutboxMail.id == mail_id)
+                            .where(m.OutboxMail.id == mail.id)
                             .values(
-                                attempts=attempts,
-                                last_error=one_line(exc)[:2000],
-                                next_attempt_at=claim_at + _backoff(attempts),
+                                attempts=mail.attempts,
+                                last_error=one_line(error)[:2000],
+                                next_attempt_at=claim_at + _backoff(mail.attempts),
                                 claimed_until=None,
                             ),
                         )
                     except DBAPIError as db_exc:
-                        record(delivered, claim_at)
-                        raise stopped(f"mail {message_id} not delivered and the failure cannot be recorded: {_reason(db_exc)}") from None
-                    log.warning("mail %s to %s not delivered (attempt %d): %s", message_id, recipient, attempts, one_line(exc))
-                    log.debug("mail %s: delivery failure", message_id, exc_info=True)
-                    continue
-                delivered.append((mail_id, message_id, recipient))
+                        raise stopped(f"mail {mail.message_id} not delivered and the failure cannot be recorded: {_reason(db_exc)}") from None
+                    settled.add(mail.id)
+                    log.warning("mail %s to %s not delivered (attempt %d): %s", mail.message_id, mail.recipient, mail.attempts, one_line(error))
+                    log.debug("mail %s: delivery failure", mail.message_id, exc_info=error)
+            except BaseException as exc:
+                # Whatever stops the flush, the other lanes finish the mail they
+                # hold and take no other, and what went is recorded first: a
+                # delivered mail left claimed would go again after the lease.
+                late = [claimed[i] for i, late_error in outcomes.stop() if late_error is None]
+                delivered += [(c.id, c.message_id, c.recipient) for c in late]
+                handed.update(c.id for c in late)
+                record(delivered, claim_at)
+                if isinstance(exc, ServerUnavailable):
+                    # Nothing more was handed over: give the other claims back,
+                    # count no attempt.
+                    back = [c for c in claimed if c.id not in handed and c.id not in settled]
+                    release([c.id for c in back + following], back[0].message_id if back else "")
+                    raise stopped(str(exc)) from None
+                raise
             record(delivered, claim_at)
             if not following:
                 claimed, claim_at = claim()
@@ -485,6 +512,7 @@ def _flush(
                 claimed, claim_at = following, following_at
     finally:
         ahead.shutdown(wait=True)
+        lanes.close()
     if sent or failed:
         log.info("outbox: %d sent, %d failed", sent, failed)
     return sent, failed

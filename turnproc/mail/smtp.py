@@ -16,6 +16,8 @@ from ..errors import ServerUnavailable, one_line
 if TYPE_CHECKING:
     from _typeshed import ReadableBuffer
 
+    from .outbox import Transport
+
 __all__ = ["SmtpTransport"]
 
 log = logging.getLogger(__name__)
@@ -82,6 +84,7 @@ class SmtpTransport:
     def __init__(self, config: SmtpConfig, sender: str) -> None:
         self.config = config
         self.sender = _bare(sender)
+        self._from = sender
         self._client: smtplib.SMTP | None = None
         self._used = 0.0
 
@@ -167,6 +170,11 @@ class SmtpTransport:
             if len(later) == len(rest):
                 raise smtplib.SMTPRecipientsRefused(refused)
             rest = later
+
+    def spares(self) -> list[Transport]:
+        """Transports for the further connections a flush may open
+        (``[smtp] connections``), none connected yet."""
+        return [SmtpTransport(self.config, self._from) for _ in range(self.config.connections - 1)]
 
     def close(self) -> None:
         client, self._client = self._client, None
