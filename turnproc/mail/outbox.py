@@ -8,7 +8,8 @@ run at once. Mails are delivered in batches, like this:
    batch) and write ``claimed_by`` and a lease ``claimed_until`` (PostgreSQL:
    ``SELECT ... FOR UPDATE SKIP LOCKED``; SQLite: the whole claim under
    ``BEGIN IMMEDIATE``); commit;
-2. *deliver* them one by one over one connection, holding no database lock;
+2. *deliver* them over the transport's connections (:mod:`.lanes`: SMTP opens
+   up to ``[smtp] connections``), holding no database lock;
 3. *mark them sent* in one transaction (a failure is recorded at once, and
    releases its claim), and only then claim the next batch.
 

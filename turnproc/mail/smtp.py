@@ -78,7 +78,7 @@ def _options(client: smtplib.SMTP, options: Sequence[str]) -> str:
 
 
 class SmtpTransport:
-    """One connection for a whole flush (``close`` ends it): a night's mails
+    """One connection for a whole flush, or one lane of it (``close`` ends it): a night's mails
     need one TLS handshake and one login, not one each."""
 
     def __init__(self, config: SmtpConfig, sender: str) -> None:
