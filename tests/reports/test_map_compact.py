@@ -116,3 +116,24 @@ def test_the_compact_picture_costs_a_small_part_of_the_full_one(galaxy: dict) ->
         return time.process_time() - start
 
     assert cpu(True) * 5 < cpu(False)
+
+
+def test_the_compact_picture_draws_its_links_as_one_path_with_the_same_pixels(galaxy: dict) -> None:
+    """The compact SVG draws every link in one path and a system without a
+    group (the renderer's cost is per shape); the PNG is byte for byte the one
+    drawn from a line per link and a group per system."""
+    from turnproc.reports.mapimage import _render
+
+    svg = svg_map(galaxy, compact=True)
+    assert "<line" not in svg and svg.count("<path ") == 1
+    one_by_one = re.sub(
+        r'<path fill="none" d="([^"]*)"/>',
+        lambda found: "\n".join(
+            f'<line x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}"/>'
+            for x1, y1, x2, y2 in re.findall(r"M([-0-9.]+),([-0-9.]+)L([-0-9.]+),([-0-9.]+)", found.group(1))
+        ),
+        svg,
+    )
+    one_by_one = re.sub(r"^(<(?:circle|rect) [^\n]*/>)$", r"<g>\n\1\n</g>", one_by_one, flags=re.M)
+    assert one_by_one.count("<line") == len(galaxy["map"]["links"]) and one_by_one.count("<g>") >= 600
+    assert _render(svg) == _render(one_by_one)
