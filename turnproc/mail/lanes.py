@@ -25,16 +25,19 @@ from collections import deque
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from queue import SimpleQueue
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 from ..errors import ServerUnavailable
 
-if TYPE_CHECKING:
-    from .outbox import Transport
-
 log = logging.getLogger(__name__)
 
-__all__ = ["Lanes", "Spawning", "Send"]
+__all__ = ["Lanes", "Spawning", "Send", "Transport"]
+
+
+class Transport(Protocol):
+    """Where a flush hands its mails (SMTP, a local Maildir)."""
+
+    def deliver(self, raw: bytes, recipient: str) -> None: ...
 
 
 @runtime_checkable

@@ -47,7 +47,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from ..errors import ServerUnavailable, one_line
 from ..storage import models as m
-from .lanes import Lanes
+from .lanes import Lanes, Transport
 
 log = logging.getLogger(__name__)
 
@@ -68,10 +68,6 @@ LEASE = dt.timedelta(minutes=10)
 #: is replaced by :data:`SCRUBBED`, so no password stays stored in clear.
 SECRET_KINDS = frozenset({"welcome", "address_confirm"})
 SCRUBBED = b"(the body of this mail held a password or a code and was removed once it was delivered)"
-
-
-class Transport(Protocol):
-    def deliver(self, raw: bytes, recipient: str) -> None: ...
 
 
 @runtime_checkable

@@ -12,11 +12,11 @@ from email.utils import parseaddr
 
 from ..config import SmtpConfig
 from ..errors import ServerUnavailable, one_line
+from .lanes import Transport
 
 if TYPE_CHECKING:
+    # typeshed's name for what smtplib's data() takes: for the type checker only.
     from _typeshed import ReadableBuffer
-
-    from .outbox import Transport
 
 __all__ = ["SmtpTransport"]
 
