@@ -111,9 +111,12 @@ def clip(value: object, width: int) -> str:
 def wrap(value: object, width: int = 96, indent: str = "  ") -> str:
     """A long sentence or press message folded for a plain-text mail; very long
     words are broken so no line runs off the screen."""
-    return textwrap.fill(
-        clip(value, 10_000), width=width, subsequent_indent=indent, break_long_words=True, break_on_hyphens=False
-    )
+    text = clip(value, 10_000)
+    if len(text) <= width:
+        # Already one line, its whitespace made single by clip: what textwrap
+        # would give back, at a fraction of its cost (most of a report's lines).
+        return text
+    return textwrap.fill(text, width=width, subsequent_indent=indent, break_long_words=True, break_on_hyphens=False)
 
 
 def marks(system: dict[str, Any]) -> str:
@@ -209,12 +212,14 @@ class SharedParts:
             return self._last[1]
         key = json.dumps(rows, sort_keys=True)
         if key not in self._roundups:
-            env = environment()
-            text = env.get_template("report/roundup.txt").render(roundup=rows)
-            html = Markup(env.get_template("report/roundup.html").render(roundup=rows))
-            self._roundups[key] = (text, html)
+            self._roundups[key] = _roundup(rows)
         self._last = (rows, self._roundups[key])
         return self._roundups[key]
+
+
+def _roundup(rows: list[dict[str, Any]]) -> tuple[str, Markup]:
+    env = environment()
+    return env.get_template("report/roundup.txt").render(roundup=rows), Markup(env.get_template("report/roundup.html").render(roundup=rows))
 
 
 def stored_context(context: dict[str, Any]) -> dict[str, Any]:
@@ -234,7 +239,9 @@ def stored_context(context: dict[str, Any]) -> dict[str, Any]:
 
 
 def _report_extras(context: dict[str, Any], shared: SharedParts | None) -> dict[str, Any]:
-    roundup_text, roundup_html = (shared or SharedParts()).roundup(context["roundup"])
+    # Without parts shared between reports (one report built alone, as the
+    # outbox's builders do), nothing is looked up or kept.
+    roundup_text, roundup_html = shared.roundup(context["roundup"]) if shared else _roundup(context["roundup"])
     return {"ascii_map": ascii_map(context), "roundup_text": roundup_text, "roundup_html": roundup_html}
 
 
