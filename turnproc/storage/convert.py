@@ -22,6 +22,7 @@ from ..rules.orders import MailCommand, Order, ParsedOrders
 from ..rules.orders import format_order
 from ..rules.state import Empire, GameSettings, GameState, Stance, System, SystemType, Tech
 from . import models as m
+from .pending import NewInbound, NewOrderSet, PendingRows
 
 log = logging.getLogger(__name__)
 
@@ -339,31 +340,33 @@ def _chunks(ids: list[int], size: int = 500) -> list[list[int]]:
 
 
 def store_orders(
-    session: Session,
+    rows: PendingRows,
     game_id: int,
     empire_id: int,
     turn: int,
     parsed: ParsedOrders,
     raw_text: str,
-    message: m.InboundMessage | None,
+    message: NewInbound | None,
     now: dt.datetime,
     sent_at: dt.datetime | None = None,
     *,
-    current: m.OrderSet | None = None,
-) -> tuple[m.OrderSet, bool]:
-    """Store the valid lines as the empire's orders for ``turn``: the new
-    order set, and True when it replaced earlier ones. ``sent_at``: when the
-    player wrote them; ``current``: the set on file now (None: nothing is on
-    file), which may not be flushed yet. There is never more than one."""
+    current: m.OrderSet | NewOrderSet | None = None,
+) -> tuple[NewOrderSet, bool]:
+    """Store the valid lines as the empire's orders for ``turn`` (added to
+    ``rows``, which the caller writes): the new order set, and True when it
+    replaced earlier ones. ``sent_at``: when the player wrote them;
+    ``current``: the set on file now (None: nothing is on file), which may be
+    one of ``rows`` not written yet. There is never more than one."""
     replaced = False
     if current is not None and current.active:
         current.active, replaced = False, True
-    row = m.OrderSet(
-        game_id=game_id, empire_id=empire_id, turn=turn, raw_text=raw_text, message=message, received_at=now,
-        sent_at=sent_at, active=True,
-        **order_set_values(parsed),
+    values = order_set_values(parsed)
+    row = NewOrderSet(
+        game_id=game_id, empire_id=empire_id, turn=turn, raw_text=raw_text, lines=values["lines"],
+        orders=values["orders"], problems=values["problems"], received_at=now, sent_at=sent_at, active=True,
+        wait=values["wait"], message=message,
     )  # fmt: skip
-    session.add(row)
+    rows.order_sets.append(row)
     return row, replaced
 
 

@@ -1,0 +1,127 @@
+"""The intake's rows (the inbound log, the orders on file) are written
+together: a batch's at its end, each mail's in its savepoint when a failure
+makes the poll handle the batch mail by mail, and a mail handled alone before
+``handle_mail`` returns. Whichever way, the same mails leave the same rows and
+the same answers, on SQLite and on PostgreSQL."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Iterator
+from email import message_from_bytes, policy
+from typing import Any
+
+import pytest
+from sqlalchemy import delete, select
+
+from tests.factories import make_game, order_mail
+from turnproc.app import App, open_app
+from turnproc.config import Config
+from turnproc.intake import IntakeCache, handle_mail
+from turnproc.intake import inbox
+from turnproc.storage import models as m
+from turnproc.storage.db import transaction
+
+NOW = dt.datetime(2026, 1, 5, 19, 0, tzinfo=dt.timezone.utc)
+POISON = b"X-Test: poison"
+
+
+def _at(minutes: int, text: str, **kw: Any) -> bytes:
+    msg = message_from_bytes(order_mail(text, **kw), policy=policy.default)
+    del msg["Date"]
+    msg["Date"] = (NOW.replace(hour=18) + dt.timedelta(minutes=minutes)).strftime("%a, %d %b %Y %H:%M:%S +0000")
+    return msg.as_bytes()
+
+
+def _mails() -> list[bytes]:
+    first = _at(1, "TAX\nMOVE 101 103 1")
+    return [
+        first,
+        _at(5, "STASH 2"),  # replaces the first, not written yet
+        _at(3, "NEWCRS 101 1"),  # written before the set on file: older
+        _at(6, "WAIT"),  # marks the set on file
+        _at(2, "TAX", empire="VEG"),
+        _at(7, "CLEAR", empire="VEG"),  # withdraws an unwritten set
+        _at(8, "TAX", password="wrong-one"),
+        first,  # the same bytes again
+        _at(9, "HELP", sender="stranger@example.net"),  # the right password from another address
+        b"From: newbie@example.net\r\nTo: turns@turnproc.example\r\nSubject: help\r\n\r\nHELP\r\n",
+        _at(10, "BOGUS 1"),  # no line accepted: unchanged
+        _at(11, "NAME 201 Vega Prime", empire="VEG"),
+    ]
+
+
+@pytest.fixture
+def app(db_url: str) -> Iterator[App]:
+    app = open_app(Config(database_url=db_url, from_address="Host <turns@turnproc.example>"))
+    with transaction(app.sessions) as session:
+        make_game(session)
+    yield app
+    app.close()
+
+
+_OUR_ID = re.compile(rb"<[^<>\s]*turnproc\.[0-9a-f]{12}@[^>]*>")
+
+
+def _rows(app: App) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]], list[tuple[Any, ...]]]:
+    """The inbound log, the order sets (their mail by its digest) and the
+    answers (our Message-IDs, fresh each time, left out), then emptied for
+    the next way round. Keys are left out too: PostgreSQL does not hand out
+    a key twice."""
+    with transaction(app.sessions) as session:
+        inbound = list(session.scalars(select(m.InboundMessage).order_by(m.InboundMessage.id)))
+        digest = {row.id: row.sha256 for row in inbound}
+        sets = list(session.scalars(select(m.OrderSet).order_by(m.OrderSet.id)))
+        outbox = list(session.scalars(select(m.OutboxMail).order_by(m.OutboxMail.id)))
+        found = (
+            [(r.sha256, r.message_id, r.sender, r.subject, r.game_id, r.empire_id, r.outcome, r.detail, r.received_at)
+             for r in inbound],
+            [(r.game_id, r.empire_id, r.turn, r.raw_text, r.lines, r.orders, r.problems, digest.get(r.message_id or 0),
+              r.received_at, r.sent_at, r.active, r.wait) for r in sets],
+            [(r.kind, r.recipient, r.subject, _OUR_ID.sub(b"<ours>", r.body or b"")) for r in outbox],
+        )  # fmt: skip
+        for model in (m.OrderSet, m.InboundMessage, m.OutboxMail, m.SuppressedReply, m.InboundFailure):
+            session.execute(delete(model))
+    return found
+
+
+def test_a_batch_a_batch_handled_mail_by_mail_and_mails_alone_leave_the_same_rows(
+    app: App, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    mails = _mails()
+
+    for raw in mails:  # each alone, in a transaction of its own
+        with transaction(app.sessions) as session:
+            handle_mail(session, raw, app.config, NOW)
+    alone = _rows(app)
+    assert [row[6] for row in alone[0]] == [
+        "accepted", "accepted", "older", "commands", "accepted", "cleared", "wrong_password", "commands", "help",
+        "unchanged", "accepted",
+    ]  # fmt: skip
+
+    def poll(batch: list[bytes]) -> None:
+        cache = IntakeCache()
+        try:
+            inbox._handle_batch(app, list(enumerate(batch)), NOW, cache)
+        finally:
+            cache.passwords.close()
+
+    poll(mails)
+    assert _rows(app) == alone
+
+    real = inbox.handle_mail
+
+    def failing(session: Any, raw: bytes, *args: Any, **kwargs: Any) -> Any:
+        result = real(session, raw, *args, **kwargs)
+        if POISON in raw:
+            raise RuntimeError("a bug of ours")
+        return result
+
+    # A mail that fails (after adding its rows) sends the batch round again
+    # mail by mail: each mail's rows are written in its savepoint, and the
+    # set on file a later mail changes is one written already.
+    monkeypatch.setattr(inbox, "handle_mail", failing)
+    poison = _at(12, "TAX", empire="VEG").replace(b"\nTo:", b"\n" + POISON + b"\nTo:", 1)
+    poll([*mails[:3], poison, *mails[3:]])
+    assert _rows(app) == alone
