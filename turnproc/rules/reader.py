@@ -57,8 +57,25 @@ class _Token(NamedTuple):
     start: int
 
 
+_new_token = tuple.__new__
+
+
 def _tokens(line: str) -> list[_Token]:
-    return [_Token(m.group(), m.start()) for m in _TOKEN.finditer(line)]
+    """The line's runs of characters other than whitespace and commas
+    (``_TOKEN``), with where each starts."""
+    # Every line of every mail is read into tokens (a header's twice): a line
+    # without a comma is split by str.split, whose whitespace is the regular
+    # expression's \s (tests/rules/test_fast_paths.py), and each token is
+    # made by tuple.__new__, past the named tuple's own __new__.
+    if "," in line:
+        return [_new_token(_Token, (m.group(), m.start())) for m in _TOKEN.finditer(line)]
+    tokens: list[_Token] = []
+    find, at = line.find, 0
+    for word in line.split():
+        at = find(word, at)
+        tokens.append(_new_token(_Token, (word, at)))
+        at += len(word)
+    return tokens
 
 
 def _word(token: str) -> str:
@@ -176,6 +193,11 @@ def _parse_field(kind: FieldKind, token: str) -> object:
 
 # -- the parser ---------------------------------------------------------------
 
+_COMMAND_WORDS = frozenset(MailCommand.__members__)
+#: The action a line's first word names: by its name, or by an alias (which
+#: wins). Looked up once per line; Enum.__members__ builds a new mapping per call.
+_ACTION_WORDS: dict[str, Action] = {**{name: Action(name) for name in Action.__members__}, **ACTION_ALIASES}
+
 
 @dataclass
 class Candidate:
@@ -247,13 +269,11 @@ def read_lines(
             return index + 1, SkipReason.END
         if word in HEADER_WORDS:
             _read_header(run, lineno, line, word, tokens)
-        elif word in MailCommand.__members__:
+        elif word in _COMMAND_WORDS:
             _read_command(run, lineno, line, word, tokens)
         else:
             run.seen_action = True
-            action = ACTION_ALIASES.get(word) or (
-                Action(word) if word in Action.__members__ else None
-            )
+            action = _ACTION_WORDS.get(word)
             if action is None:
                 hint = _action_hint(word)
                 # A mistyped PASSWORD line still holds the new password: never echo it.
@@ -412,7 +432,7 @@ def _read_action(
     if spec.distinct and where is not None and where == to:
         run.problem(lineno, "same_system", line, action=name, value=where)
         return
-    order = Order(line=lineno, action=spec.action, **values)  # type: ignore[arg-type]
+    order = Order.read(lineno, spec.action, values)
     run.candidates.append(Candidate(order, spec, line))
 
 
