@@ -133,23 +133,42 @@ def _html_report(lines: list[str], i: int) -> bool:
     return j < len(lines) and _HTML_RANK.fullmatch(lines[j].strip()) is not None
 
 
+#: A line :func:`_mark` marks holds ``:``, ``-``, ``_`` or ``>``, or comes before a
+#: line ending in ``:`` (an attribution over two lines), or holds these words
+#: (the order form's heading, the one pattern that needs none of those).
+_FORM_WORDS = re.compile(r"order form", re.IGNORECASE)
+
+
+def _mark(lines: list[str], i: int) -> SkipReason | None:
+    """The mark of line ``i`` (see :func:`mark_lines`)."""
+    line = lines[i].strip()
+    if line.startswith(">"):
+        return SkipReason.QUOTED
+    if not line or line[0].isdigit() or line.startswith("#"):
+        return None
+    if _reply_line(lines, i):
+        return SkipReason.REPLY_HEADER
+    if _REPORT_START.fullmatch(line) or _FORM_HEADING.fullmatch(line) or _html_report(lines, i):
+        return SkipReason.HOST_REPORT
+    return None
+
+
 def mark_lines(lines: list[str]) -> list[SkipReason | None]:
     """Per line: QUOTED, REPLY_HEADER (a reply line), HOST_REPORT (a report's
     first line or its order form's heading), or None for an ordinary line."""
     marks: list[SkipReason | None] = []
+    last = len(lines) - 1
     for i, raw in enumerate(lines):
-        line = raw.strip()
-        if line.startswith(">"):
-            marks.append(SkipReason.QUOTED)
-        elif not line or line[0].isdigit() or line.startswith("#"):
-            # Cheap exit for the lines most mails are made of.
+        # Cheap exit for the lines most mails are made of (order lines, blank
+        # lines): none of _mark's patterns can match a line without what each
+        # needs (tests/rules/test_parser_mail_shapes.py holds this to _mark).
+        if (
+            ":" not in raw and "-" not in raw and "_" not in raw and ">" not in raw
+            and (i == last or not lines[i + 1].rstrip().endswith(":")) and _FORM_WORDS.search(raw) is None
+        ):  # fmt: skip
             marks.append(None)
-        elif _reply_line(lines, i):
-            marks.append(SkipReason.REPLY_HEADER)
-        elif _REPORT_START.fullmatch(line) or _FORM_HEADING.fullmatch(line) or _html_report(lines, i):
-            marks.append(SkipReason.HOST_REPORT)
         else:
-            marks.append(None)
+            marks.append(_mark(lines, i))
     return marks
 
 
