@@ -124,20 +124,23 @@ def order_check(
             "treasury_cost": spent.treasury_cost, "to_balance": spent.to_balance, "to_treasury": spent.to_treasury,
             "balance_short": spent.balance_short, "treasury_short": spent.treasury_short,
         }  # fmt: skip
+    texts = {id(o): format_order(o) for o in parsed.orders}
     return {
-        "lines": _line_results(parsed),
+        "lines": _line_results(parsed, texts),
         "errors": list(parsed.errors),
         "skipped": [_skipped_text(s) for s in parsed.skipped if s.reason in _TOLD],
-        "on_file": [format_order(o) for o in on_file] if on_file is not None else None,
+        # Accepted orders are on file as they were parsed: each is written once.
+        "on_file": None if on_file is None else [texts.get(id(o)) or format_order(o) for o in on_file],
         "slots": slots_used(on_file or []),
         "cost": cost,
     }
 
 
-def _line_results(parsed: ParsedOrders) -> list[dict[str, object]]:
+def _line_results(parsed: ParsedOrders, texts: dict[int, str]) -> list[dict[str, object]]:
+    """A row per line; ``texts``: each of the parse's orders written out, by its id()."""
     by_line: dict[int, dict[str, object]] = {}
     for o in parsed.orders:
-        by_line[o.line] = {"line": o.line, "text": format_order(o), "result": "OK"}
+        by_line[o.line] = {"line": o.line, "text": texts[id(o)], "result": "OK"}
     for p in parsed.problems:
         entry = by_line.setdefault(p.line, {"line": p.line, "text": p.text.strip(), "result": ""})
         label = "ERROR" if p.severity is Severity.ERROR else "WARNING"
