@@ -97,14 +97,15 @@ def load_state(session: Session, game: m.Game) -> GameState:
         code_of[row.id] = row.code
 
     # Rows of columns through the Core connection: past the ORM's result
-    # machinery, which costs more than the rows at tens of thousands of them.
+    # machinery, which costs more than the rows at tens of thousands of them;
+    # each result fetched whole (.all(): the driver's fetchall), not row by row.
     connection = session.connection()
     forces: dict[int, tuple[int, int, int]] = {}
     for system_id, cruisers, fighters, colony in connection.execute(
         select(m.Force.system_id, m.Force.cruisers, m.Force.fighters, m.Force.colony_ships)
         .join(m.System, m.System.id == m.Force.system_id)
         .where(m.System.game_id == game.id)
-    ):
+    ).all():
         forces[system_id] = (cruisers, fighters, colony)
 
     systems: dict[int, System] = {}
@@ -117,7 +118,7 @@ def load_state(session: Session, game: m.Game) -> GameState:
     for (
         sid, code, owner_id, type_, row, col, star, name, pop, industry, stance, stance_target, retreat_parts,
         ever_owned, home_slot,
-    ) in connection.execute(select(*columns).where(m.System.game_id == game.id)):  # fmt: skip
+    ) in connection.execute(select(*columns).where(m.System.game_id == game.id)).all():  # fmt: skip
         cruisers, fighters, colony = forces.get(sid, _NO_FORCES)
         systems[code] = System(
             code=code, type=_TYPES[type_], row=row, col=col, star=star, name=name,
@@ -129,14 +130,14 @@ def load_state(session: Session, game: m.Game) -> GameState:
         code_of_system[sid] = code
 
     links = frozenset(
-        (a, b) for a, b in connection.execute(select(m.Link.a, m.Link.b).where(m.Link.game_id == game.id))
+        (a, b) for a, b in connection.execute(select(m.Link.a, m.Link.b).where(m.Link.game_id == game.id)).all()
     )
     seen: dict[str, set[int]] = {code: set() for code in empires}
     for empire_id, system_id in connection.execute(
         select(m.Seen.empire_id, m.Seen.system_id)
         .join(m.Empire, m.Empire.id == m.Seen.empire_id)
         .where(m.Empire.game_id == game.id)
-    ):
+    ).all():
         seen[code_of[empire_id]].add(code_of_system[system_id])
 
     return GameState(
