@@ -1,8 +1,9 @@
-"""The intake's rows (the inbound log, the orders on file) are written
-together: a batch's at its end, each mail's in its savepoint when a failure
-makes the poll handle the batch mail by mail, and a mail handled alone before
-``handle_mail`` returns. Whichever way, the same mails leave the same rows and
-the same answers, on SQLite and on PostgreSQL."""
+"""The intake's rows (the inbound log, the orders on file, the answers) are
+written together: a batch's at its end, each mail's in its savepoint when a
+failure makes the poll handle the batch mail by mail, and a mail handled alone
+before ``handle_mail`` returns. Whichever way, the same mails leave the same
+rows and the same answers, on SQLite and on PostgreSQL; and the answers
+written with one INSERT are the rows the ORM's flush writes."""
 
 from __future__ import annotations
 
@@ -14,14 +15,17 @@ from typing import Any
 
 import pytest
 from sqlalchemy import delete, select
+from sqlalchemy.orm import Session
 
 from tests.factories import make_game, order_mail
 from turnproc.app import App, open_app
 from turnproc.config import Config
 from turnproc.intake import IntakeCache, handle_mail
 from turnproc.intake import inbox
+from turnproc.mail.outbox import Deferred, queue_deferred, queue_mail
 from turnproc.storage import models as m
 from turnproc.storage.db import transaction
+from turnproc.storage.pending import write_added
 
 NOW = dt.datetime(2026, 1, 5, 19, 0, tzinfo=dt.timezone.utc)
 POISON = b"X-Test: poison"
@@ -125,3 +129,44 @@ def test_a_batch_a_batch_handled_mail_by_mail_and_mails_alone_leave_the_same_row
     poison = _at(12, "TAX", empire="VEG").replace(b"\nTo:", b"\n" + POISON + b"\nTo:", 1)
     poll([*mails[:3], poison, *mails[3:]])
     assert _rows(app) == alone
+
+
+def _queue_answers(session: Session) -> None:
+    """Outbox rows the ways a poll's transaction queues them: ORM objects
+    (queue_mail) setting different columns, a Core INSERT (queue_deferred) and
+    a flush (an ADDRESS confirmation) in between."""
+    game_id = session.scalar(select(m.Game.id))
+
+    def mail(n: int, **kw: Any) -> None:
+        queue_mail(session, b"mail %d" % n, kind="ack", game_id=game_id, now=NOW, headers=(f"p{n}@x.example", "s", f"<{n}@t>"), **kw)
+
+    mail(1)
+    mail(2, turn=3, held=True)
+    queue_deferred(session, [Deferred("p3@x.example", "report", "<3@t>")], kind="report", game_id=game_id, now=NOW)
+    session.add(m.OutboxMail(kind="bulletin", recipient="all", subject="b", message_id="<4@t>", bcc=["a@x.example"], created_at=NOW))
+    mail(5)
+    session.flush()
+    mail(6)
+    session.add(m.OutboxMail(kind="notice", recipient="gm@x.example", subject="n", message_id="<7@t>", body=b"n", attempts=2, created_at=NOW))
+    mail(8)
+
+
+def test_answers_written_in_one_insert_are_the_rows_a_flush_writes(app: App) -> None:
+    """write_added inserts the poll's queued answers itself: the same rows, in
+    the same order (so with the keys a flush gives them), as the ORM's flush."""
+
+    def outbox() -> list[tuple[Any, ...]]:
+        with transaction(app.sessions) as session:
+            rows = session.execute(select(m.OutboxMail.__table__).order_by(m.OutboxMail.id)).all()
+            session.execute(delete(m.OutboxMail))
+        return [tuple(row)[1:] for row in rows]  # the order of the keys, not the keys (PostgreSQL hands out new ones)
+
+    with transaction(app.sessions) as session:
+        _queue_answers(session)
+    flushed = outbox()
+    with transaction(app.sessions) as session:
+        _queue_answers(session)
+        write_added(session, m.OutboxMail)
+        assert not session.new
+    assert outbox() == flushed
+    assert [row[4] for row in flushed] == [f"<{n}@t>" for n in range(1, 9)]

@@ -23,7 +23,7 @@ from ..rules.checks import KnownSystems, known_systems_all
 from ..rules.state import GameState
 from ..storage import models as m
 from ..storage.convert import load_state
-from ..storage.pending import NewOrderSet, PendingRows
+from ..storage.pending import NewOrderSet, PendingRows, write_added
 from ..storage.queries import GameView, current_deadline_text, load_game_view, replies_last_hour, replies_last_hour_to
 from .prepare import MAX_TEXT, Parsed, PasswordChecks, parse_raw
 
@@ -165,9 +165,12 @@ class IntakeCache:
         self.order_sets.clear()  # its rows are gone; the others are flushed and read again
 
     def write_rows(self, session: Session) -> None:
-        """Write the rows the mails handled since the last call added. An
-        order set written is read again by a later mail that changes it (as
-        a row: the unwritten one would change nothing)."""
+        """Write the rows the mails handled since the last call added, and the
+        answers they queued (outbox rows no one reads again: written with one
+        INSERT, not flushed one by one). An order set written is read again by
+        a later mail that changes it (as a row: the unwritten one would change
+        nothing)."""
+        write_added(session, m.OutboxMail)
         if not self.rows:
             return
         self.rows.write(session)
