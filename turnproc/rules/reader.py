@@ -144,13 +144,24 @@ def _tech(word: str) -> Tech | None:
         return None
 
 
+#: Quantities are frozen: the common ones are made once, not for every order
+#: (a frozen dataclass sets each field through object.__setattr__).
+_ALL = Quantity()
+_COUNTS = [_ALL, *(Quantity(count=n) for n in range(1, 100))]
+
+
+def _count(n: int) -> Quantity:
+    """``Quantity(count=n)`` (n >= 1)."""
+    return _COUNTS[n] if n < len(_COUNTS) else Quantity(count=n)
+
+
 def _parse_quantity(token: str) -> Quantity:
     upper = _word(token)
     if upper == "ALL":
-        return Quantity()
+        return _ALL
     if _INT_RE.fullmatch(token):
         n = int(token)
-        return Quantity() if n == 0 else Quantity(count=n)
+        return _ALL if n == 0 else _count(n)
     m = _ALL_BUT_RE.fullmatch(token)
     if m:
         return Quantity(all_but=int(m.group(1)))
@@ -166,11 +177,11 @@ def _parse_field(kind: FieldKind, token: str) -> object:
         return _parse_quantity(token)
     if kind is FieldKind.LEVELS:
         if _INT_RE.fullmatch(token) and int(token) >= 1:
-            return Quantity(count=int(token))
+            return _count(int(token))
         raise _FieldError("bad_number", value=quote(token), expect=_EXPECT_LEVELS)
     if kind is FieldKind.PARTS:
         if _INT_RE.fullmatch(token) and 1 <= int(token) <= 3:
-            return Quantity(count=int(token))
+            return _count(int(token))
         raise _FieldError("bad_parts", value=quote(token))
     if kind is FieldKind.TECH:
         tech = _tech(token)
@@ -379,10 +390,14 @@ def _merge_tech_words(args: list[_Token]) -> list[_Token]:
     return args
 
 
+#: Each action's optional fields with their defaults (an order starts from these).
+_DEFAULTS = {spec.action: {f.attr: f.default for f in spec.fields if f.optional} for spec in ACTION_SPECS.values()}
+
+
 def _read_action(
     run: Run, spec: ActionSpec, lineno: int, line: str, tokens: list[_Token]
 ) -> None:
-    name = spec.action.value
+    name = spec.action._value_
     args = tokens[1:]
     if spec.fields and spec.fields[0].kind is FieldKind.TECH:
         args = _merge_tech_words(args)
@@ -404,7 +419,7 @@ def _read_action(
     while len(words) < len(fields) and any(f.optional for f in fields):
         fields.remove(next(f for f in fields if f.optional))
 
-    values: dict[str, object] = {f.attr: f.default for f in spec.fields if f.optional}
+    values: dict[str, object] = dict(_DEFAULTS[spec.action])
     failed = False
     for i, f in enumerate(fields):
         word = words[i] if i < len(words) else None
