@@ -185,6 +185,9 @@ class Shape:
     marks: list[SkipReason | None]
     start: int | None
     """Index of the line the parse starts at: the chosen header block's first line."""
+    words: list[str]
+    """Each line's :func:`first_word` (asked for every line by the header block
+    and the header: read once)."""
 
 
 _TOKEN = re.compile(r"[^\s,]+")
@@ -208,13 +211,14 @@ def empire_password(line: str) -> str:
     return line[tokens[2].start() :].strip() if len(tokens) > 2 else ""
 
 
-def _blocks(lines: list[str]) -> list[HeaderBlock]:
+def _blocks(lines: list[str], words: list[str]) -> list[HeaderBlock]:
     """Runs of GAME/EMPIRE/TURN lines (blank and comment lines between) holding
-    GAME or EMPIRE; TURN lines directly above belong to the run."""
+    GAME or EMPIRE; TURN lines directly above belong to the run. ``words``:
+    each line's :func:`first_word`."""
     found: list[HeaderBlock] = []
     i = 0
     while i < len(lines):
-        if first_word(lines[i]) not in ("GAME", "EMPIRE"):
+        if words[i] not in ("GAME", "EMPIRE"):
             i += 1
             continue
         start = i
@@ -222,14 +226,14 @@ def _blocks(lines: list[str]) -> list[HeaderBlock]:
             stripped = lines[j].strip()
             if not stripped or stripped.startswith("#"):
                 continue
-            if first_word(lines[j]) == "TURN":
+            if words[j] == "TURN":
                 start = j
                 continue
             break
         placeholder = False
         while i < len(lines):
             stripped = lines[i].strip()
-            word = first_word(lines[i])
+            word = words[i]
             if word == "EMPIRE" and is_placeholder(empire_password(lines[i])):
                 placeholder = True
             elif word not in ("GAME", "EMPIRE", "TURN") and stripped and not stripped.startswith("#"):
@@ -242,17 +246,18 @@ def _blocks(lines: list[str]) -> list[HeaderBlock]:
 def mail_shape(lines: list[str]) -> Shape:
     """Mark the lines and choose the header block (the rule is in :mod:`.parser`)."""
     marks = mark_lines(lines)
+    words = [first_word(line) for line in lines]
     reply = next((i for i, m in enumerate(marks) if m is SkipReason.REPLY_HEADER), len(lines))
-    blocks = _blocks(lines)
+    blocks = _blocks(lines, words)
     real = [b for b in blocks if not b.placeholder]
     mine = [b for b in real if b.start < reply]
     if mine:
-        return Shape(marks, mine[0].start)
+        return Shape(marks, mine[0].start, words)
     if real:
         # Bottom-posting: the player wrote below the mail they answer.
-        return Shape(marks, real[0].start)
+        return Shape(marks, real[0].start, words)
     forms = [b for b in blocks if b.start < reply]
-    return Shape(marks, forms[-1].start if forms else None)
+    return Shape(marks, forms[-1].start if forms else None, words)
 
 
 def quoted_header_line(lines: list[str]) -> int | None:
