@@ -256,7 +256,7 @@ class _Mail:
         return self.finish(IntakeResult("rejected", REJECTED, header.game, header.empire, reason))
 
     def handle(self) -> IntakeResult:
-        auto = automatic_reason(self.msg, self.headers)
+        auto = automatic_reason(self.msg, self.headers, self.parsed.from_address)
         if auto:
             return self.finish(IntakeResult("ignored", REJECTED, detail=auto))
         if self.message_id and self.cache.message_id_seen(self.session, self.message_id):
