@@ -16,7 +16,7 @@ import datetime as dt
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-from sqlalchemy import inspect, insert
+from sqlalchemy import inspect, insert, select
 from sqlalchemy.orm import Session
 
 from . import models as m
@@ -38,7 +38,7 @@ class NewInbound:
     game_id: int | None = None
     empire_id: int | None = None
     id: int | None = None
-    """Its key, once written."""
+    """Its key, once written (read back for the mails of order sets)."""
 
 
 @dataclass(slots=True)
@@ -61,6 +61,8 @@ class NewOrderSet:
     orders a GM received another way."""
 
 
+#: Digests per IN list (SQLite caps the bound parameters of a statement).
+_IN_LIST = 500
 _INBOUND_COLUMNS = tuple(f.name for f in fields(NewInbound) if f.name != "id")
 _ORDER_SET_COLUMNS = tuple(f.name for f in fields(NewOrderSet) if f.name != "message")
 
@@ -79,12 +81,21 @@ class PendingRows:
         session's transaction; then forget them."""
         connection = session.connection()
         if self.inbound:
-            keys = connection.execute(
-                insert(m.InboundMessage).returning(m.InboundMessage.id, sort_by_parameter_order=True),
-                [{name: getattr(row, name) for name in _INBOUND_COLUMNS} for row in self.inbound],
-            ).scalars().all()  # fmt: skip
-            for mail, key in zip(self.inbound, keys, strict=True):
-                mail.id = key
+            # One executemany, and the keys of the mails an order set names read
+            # back by their digest (unique): SQLite returns keys in order only
+            # one row at a time.
+            connection.execute(
+                insert(m.InboundMessage), [{name: getattr(row, name) for name in _INBOUND_COLUMNS} for row in self.inbound]
+            )
+            named = {row.message.sha256: row.message for row in self.order_sets if row.message is not None}
+            digests = sorted(named)
+            for i in range(0, len(digests), _IN_LIST):
+                for digest, key in connection.execute(
+                    select(m.InboundMessage.sha256, m.InboundMessage.id).where(
+                        m.InboundMessage.sha256.in_(digests[i : i + _IN_LIST])
+                    )
+                ):
+                    named[digest].id = key
         if self.order_sets:
             values = []
             for row in self.order_sets:
@@ -133,3 +144,4 @@ def _added_at(obj: m.Base) -> int:
     order = inspect(obj).insert_order
     assert order is not None  # every object added to a session has one
     return order
+
