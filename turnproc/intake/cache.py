@@ -162,7 +162,7 @@ class IntakeCache:
         self.seen_ids.discard(_raw_message_id(raw))
         self.handled.discard(hashlib.sha256(raw).hexdigest())
         self.rows.clear()  # only its own: the mails before it wrote theirs (write_rows)
-        self.order_sets.clear()  # its rows are gone; the others are flushed and read again
+        self.order_sets.clear()  # its rows are gone; the others are written and read again
 
     def write_rows(self, session: Session) -> None:
         """Write the rows the mails handled since the last call added, and the
@@ -248,7 +248,7 @@ class IntakeCache:
 
     def order_set(self, session: Session, game: GameView, empire_id: int) -> m.OrderSet | NewOrderSet | None:
         """The empire's order set on file, as this batch left it (the batch's
-        own rows are flushed only at its end). The pre-pass reads those of
+        own rows are written only at its end). The pre-pass reads those of
         the batch's empires in one query; any other is read on its own."""
         key = (empire_id, game.turn)
         if key not in self.order_sets:

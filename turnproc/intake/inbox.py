@@ -78,7 +78,7 @@ def _attempt(
                 cache.forget(raw)  # what its rolled-back savepoint did is undone
                 result = _failed(session, app.config, key, raw, exc, now)
             done.append((key, result))
-        cache.write_rows(session)  # the batch's inbound log and orders, together
+        cache.write_rows(session)  # the batch's inbound log, orders and answers, together
     return done
 
 

@@ -1,7 +1,9 @@
 """Rows an order mail adds to the inbound log and the orders on file, kept as
 plain objects and written together by :meth:`PendingRows.write` (one Core
 INSERT per table, rather than an ORM object per row through the unit of work:
-for a batch of a hundred mails the flush cost more than the rows).
+for a batch of a hundred mails the flush cost more than the rows); and
+:func:`write_added`, which writes the outbox rows a batch's answers added to
+the session the same way.
 
 The intake writes a batch's rows just before its commit (or each mail's in its
 savepoint when the batch is handled mail by mail), the GM's ``submit_orders``
@@ -69,6 +71,8 @@ _ORDER_SET_COLUMNS = tuple(f.name for f in fields(NewOrderSet) if f.name != "mes
 
 @dataclass
 class PendingRows:
+    """The new rows of the inbound log and of the orders on file, in the order added."""
+
     inbound: list[NewInbound] = field(default_factory=list)
     order_sets: list[NewOrderSet] = field(default_factory=list)
 
@@ -112,7 +116,6 @@ class PendingRows:
     def clear(self) -> None:
         self.inbound = []
         self.order_sets = []
-
 
 
 def write_added(session: Session, model: type[m.Base]) -> None:
