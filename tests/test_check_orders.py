@@ -270,3 +270,36 @@ def test_the_command_needs_no_config_and_no_database(game: Game, tmp_path: Path,
     monkeypatch.setenv("TURNPROC_DATABASE_URL", "postgresql+psycopg://nobody@127.0.0.1:1/none")
     assert main(["check-orders", "r.json", "o.txt"]) == 0
     assert sorted(p.name for p in here.iterdir()) == ["o.txt", "r.json"]
+
+
+def test_the_orders_on_file_are_written_out_as_format_order_writes_them() -> None:
+    """order_check writes each order of the parse once and reuses it for the
+    orders on file when they are the same objects: the same words as writing
+    every one out, for the parse's own orders, for others, and for a mix."""
+    from turnproc.mails import order_check
+    from turnproc.rules.orders import format_order
+    from turnproc.rules.parser import parse_orders
+
+    parsed = parse_orders("TAX\nMOVE 101 103 2\nNAME 101 New Haven\nMESSAGE ALL hello")
+    other = parse_orders("STASH 2\nMOVE 101 103 2").orders
+    for on_file in (list(parsed.orders), other, [*other, parsed.orders[1]], []):
+        check = order_check(parsed, on_file, None, "RIG")
+        assert check["on_file"] == [format_order(o) for o in on_file]
+        assert [row["text"] for row in check["lines"]] == [format_order(o) for o in parsed.orders]
+    assert order_check(parsed, None, None, "RIG")["on_file"] is None
+
+
+def test_each_row_of_the_orders_table_is_what_the_template_wrote() -> None:
+    """order_check writes each row of the acknowledgement's table itself, as
+    the template used to: the same text, for orders, errors, warnings, long
+    lines and lines with more than one problem."""
+    from turnproc.mails import order_check
+    from turnproc.reports.render import environment
+    from turnproc.rules.parser import parse_orders
+
+    row = environment().from_string('{{ "%4d" | format(l.line) }}  {{ "%-30s" | format(l.text[:30]) }} {{ l.result }}')
+    text = "TAX\nMOVE 999 1000 1\nBOGUS 1\nNAME 101 A name far longer than the thirty characters\nCASH\nTAX\nSTASH 2 3"
+    lines = order_check(parse_orders(text), [], None, "RIG")["lines"]
+    assert len(lines) == 7 and any("; " in line["result"] for line in lines)
+    for line in lines:
+        assert line["row"] == row.render(l=line)

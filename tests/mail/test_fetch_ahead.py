@@ -88,7 +88,7 @@ def test_an_acknowledgement_looks_for_its_missing_html_body_once(outcome: str, m
         "subject": "spring26 orders",
         **ack_context(
             outcome=outcome, game="spring26", empire="RIG", turn=3, reason="no", deadline="Monday",
-            lines=[{"line": 4, "text": "TAX", "result": "OK"}], on_file=["TAX"], slots=1,
+            lines=[{"line": 4, "text": "TAX", "result": "OK", "row": "   4  TAX" + " " * 28 + "OK"}], on_file=["TAX"], slots=1,
         ),
     }  # fmt: skip
     first = render("ack", context)

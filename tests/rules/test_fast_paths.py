@@ -1,13 +1,21 @@
 """Code written by hand for speed in big games, held to the plain version it
 replaced: ``GameState.copy`` against ``copy.deepcopy`` (and a test that fails
-when a field is added, so the hand-written copy is looked at again), and
-``known_systems_all`` against ``known_systems`` per empire."""
+when a field is added, so the hand-written copy is looked at again),
+``known_systems_all`` against ``known_systems`` per empire, the orders built
+past their constructor against it, and the reader's tokens against their
+regular expression."""
 
 from __future__ import annotations
 
 import copy
 import dataclasses
+import re
+import sys
 
+from hypothesis import given
+from hypothesis import strategies as st
+
+from turnproc.rules import reader
 from turnproc.rules.generate import generate_galaxy, place_empire
 from turnproc.rules.checks import known_systems, known_systems_all
 from turnproc.rules.orders import Action, Order, Quantity
@@ -58,6 +66,38 @@ def test_order_from_dict_builds_what_the_constructor_builds() -> None:
         assert back == order and hash(back) == hash(order)
         assert vars(back) == vars(order)
         assert set(vars(back)) == {f.name for f in dataclasses.fields(Order)}
+
+
+def test_order_read_builds_what_the_constructor_builds() -> None:
+    """The parser's Order.read sets the fields past the frozen constructor:
+    the same fields, values and order of them as ``Order(...)``."""
+    cases: list[dict[str, object]] = [
+        {"where": 101, "to": 102, "number": Quantity(3)},
+        {"tech": Tech.DRIVE},
+        {"empire": None, "text": "hello"},
+        {"where": 101, "number": Quantity(None, 2)},
+        {},
+    ]
+    for i, values in enumerate(cases):
+        built = Order(line=i, action=Action.MESSAGE, **values)  # type: ignore[arg-type]
+        read = Order.read(i, Action.MESSAGE, values)
+        assert read == built and hash(read) == hash(built) and repr(read) == repr(built)
+        assert list(vars(read).items()) == list(vars(built).items())
+
+
+WHITESPACE = "".join(chr(i) for i in range(sys.maxunicode + 1) if re.fullmatch(r"\s", chr(i)))
+
+
+@given(st.text(alphabet=st.sampled_from(f"{WHITESPACE},,aZ9-#>\u00e9\u0130\ud800")))
+def test_a_line_reads_into_the_tokens_of_the_regular_expression(line: str) -> None:
+    """reader._tokens splits a line without commas with str.split: the same
+    tokens, at the same places, as the pattern it stands for."""
+    assert reader._tokens(line) == [(m.group(), m.start()) for m in reader._TOKEN.finditer(line)]
+
+
+def test_str_split_splits_at_the_whitespace_of_the_regular_expression() -> None:
+    split_at = {ch for ch in map(chr, range(sys.maxunicode + 1)) if len(f"a{ch}b".split()) == 2}
+    assert split_at == set(WHITESPACE)
 
 
 def test_copy_equals_deepcopy() -> None:

@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from turnproc.rules.orders import Action, ParsedOrders, Severity, SkipReason, Skipped
@@ -409,3 +409,23 @@ def test_long_reply_look_alikes_stay_fast(text: str) -> None:
     result = parse_mail(text)
     assert parse_header(text) == result.header
     assert time.perf_counter() - began < 2.0
+
+
+# -- mark_lines' cheap exit, held to the patterns it skips ---------------------------
+
+_FRAGMENTS = [
+    "MOVE 101 103 2", "TAX", "NAME 101 New Haven", "MOVE 101 102 AB-2", "", "  ", "# a note", "> quoted", "42",
+    "From: Ann <ann@example.org>", "*Von:* Ann", "Sent: Monday, 5 January 2026 18:00", "Gesendet: Montag",
+    "On Mon, 5 Jan 2026, Ann <ann@example.org>", "On Mon 5 Jan 2026 Ann Smith", "wrote:", "On Mon, Ann wrote:", "Am 5. Jan schrieb Ann:",
+    "-----Original Message-----", "---- Forwarded message ----", "________________________________",
+    "Star Chase - game demo - turn 3 report", "== Order form for turn 4 ==", "ORDER FORM FOR TURN 2",
+    "demo - turn 3", "demo - turn 3 (corrected)", "Rigel League (RIG) - rank 1, 3 VP. 2 systems",
+]  # fmt: skip
+
+
+@example(["TAX", "On Mon 5 Jan 2026 Ann Smith", "wrote:", "> TAX"])
+@given(st.lists(st.one_of(st.sampled_from(_FRAGMENTS), st.text(alphabet=" :-_>#aoOrRdeEfFmMtTuUnN0\u212a", max_size=24)), max_size=12))
+def test_mark_lines_marks_each_line_as_its_patterns_do(lines: list[str]) -> None:
+    from turnproc.rules.mailshape import _mark, mark_lines
+
+    assert mark_lines(lines) == [_mark(lines, i) for i in range(len(lines))]

@@ -23,6 +23,7 @@ from ..rules.checks import KnownSystems, known_systems_all
 from ..rules.state import GameState
 from ..storage import models as m
 from ..storage.convert import load_state
+from ..storage.pending import NewOrderSet, PendingRows, write_added
 from ..storage.queries import GameView, current_deadline_text, load_game_view, replies_last_hour, replies_last_hour_to
 from .prepare import MAX_TEXT, Parsed, PasswordChecks, parse_raw
 
@@ -61,7 +62,7 @@ class IntakeCache:
     for the whole batch at once; the first reply to each counts from there."""
     games: dict[str, GameView | None] = field(default_factory=dict)
     empires: dict[tuple[int, str], EmpireRow | None] = field(default_factory=dict)
-    order_sets: dict[tuple[int, int], m.OrderSet | None] = field(default_factory=dict)
+    order_sets: dict[tuple[int, int], m.OrderSet | NewOrderSet | None] = field(default_factory=dict)
     senders: dict[str, bool] = field(default_factory=dict)
     failures: dict[tuple[int | None, str], int] | None = None
     strangers_answered: int | None = None
@@ -75,6 +76,8 @@ class IntakeCache:
     """Of those (and of any handled since in this batch), the ones already in the log."""
     handled: set[str] = field(default_factory=set)
     """Of those (and of any handled since), the ones already in the log."""
+    rows: PendingRows = field(default_factory=PendingRows)
+    """The rows this batch's mails added, not written yet (:meth:`write_rows`)."""
     known_systems: dict[tuple[int, int], dict[str, KnownSystems]] = field(default_factory=dict)
     """Per (game, turn): what each empire owns and knows, from one walk over the
     galaxy for all of them (a walk per empire is quadratic on a big night)."""
@@ -85,6 +88,7 @@ class IntakeCache:
         self.empires.clear()
         self.order_sets.clear()
         self.parsed.clear()
+        self.rows.clear()
         self.recent_replies, self.recent_asked = {}, set()
         self.asked = set()
         self.handled = set()
@@ -157,7 +161,20 @@ class IntakeCache:
         """Undo what a mail whose savepoint was rolled back left here."""
         self.seen_ids.discard(_raw_message_id(raw))
         self.handled.discard(hashlib.sha256(raw).hexdigest())
-        self.order_sets.clear()  # its rows are gone; the others are flushed and read again
+        self.rows.clear()  # only its own: the mails before it wrote theirs (write_rows)
+        self.order_sets.clear()  # its rows are gone; the others are written and read again
+
+    def write_rows(self, session: Session) -> None:
+        """Write the rows the mails handled since the last call added, and the
+        answers they queued (outbox rows no one reads again: written with one
+        INSERT, not flushed one by one). An order set written is read again by
+        a later mail that changes it (as a row: the unwritten one would change
+        nothing)."""
+        write_added(session, m.OutboxMail)
+        if not self.rows:
+            return
+        self.rows.write(session)
+        self.order_sets = {k: v for k, v in self.order_sets.items() if not isinstance(v, NewOrderSet)}
 
     def message_id_seen(self, session: Session, message_id: str) -> bool:
         message_id = message_id[:998]
@@ -229,9 +246,9 @@ class IntakeCache:
         key = (empire_id, sender.lower())
         self.failures[key] = self.failures.get(key, 0) + 1
 
-    def order_set(self, session: Session, game: GameView, empire_id: int) -> m.OrderSet | None:
+    def order_set(self, session: Session, game: GameView, empire_id: int) -> m.OrderSet | NewOrderSet | None:
         """The empire's order set on file, as this batch left it (the batch's
-        own rows are flushed only at its end). The pre-pass reads those of
+        own rows are written only at its end). The pre-pass reads those of
         the batch's empires in one query; any other is read on its own."""
         key = (empire_id, game.turn)
         if key not in self.order_sets:
@@ -259,7 +276,7 @@ class IntakeCache:
                 found.add(row.empire_id)
                 self.order_sets[(row.empire_id, game.turn)] = row
 
-    def remember_order_set(self, empire_id: int, turn: int, row: m.OrderSet | None) -> None:
+    def remember_order_set(self, empire_id: int, turn: int, row: m.OrderSet | NewOrderSet | None) -> None:
         self.order_sets[(empire_id, turn)] = row
 
     def empire(self, session: Session, game: GameView, code: str) -> EmpireRow | None:

@@ -37,6 +37,7 @@ from ..rules.problems import is_header_code
 from ..rules.redact import redact_passwords
 from ..storage import models as m
 from ..storage.convert import load_state, store_orders
+from ..storage.pending import NewInbound, NewOrderSet, PendingRows
 from ..signup import answer_signup, request_signup
 from ..storage.queries import GameView, orders_on_file, withdraw_orders
 from .account import REPORT_COPY, Account, help_mail
@@ -83,8 +84,15 @@ class IntakeResult:
 def handle_mail(
     session: Session, raw: bytes, config: Config, now: dt.datetime, cache: IntakeCache | None = None
 ) -> IntakeResult:
-    """Handle one incoming mail inside the caller's transaction."""
-    cache = cache or IntakeCache()
+    """Handle one incoming mail inside the caller's transaction. The rows it
+    adds to the inbound log and the orders on file wait in ``cache.rows`` for
+    the caller to write (a poll writes a batch's together); without a
+    ``cache`` they are written before this returns."""
+    if cache is None:
+        cache = IntakeCache()
+        result = handle_mail(session, raw, config, now, cache)
+        cache.rows.write(session)
+        return result
     digest = hashlib.sha256(raw).hexdigest()
     if cache.already_handled(session, digest):
         return IntakeResult("duplicate", PROCESSED, detail="already handled")
@@ -101,7 +109,11 @@ def submit_orders(
     state = load_state(session, game)
     parsed = parse_orders(text, state, empire.code)
     current = orders_on_file(session, empire.id, game.turn)
-    applied = apply_orders(session, game.id, empire.id, game.turn, parsed, redact_passwords(text), None, now, now, current)
+    rows = PendingRows()
+    applied = apply_orders(
+        session, rows, game.id, empire.id, game.turn, parsed, redact_passwords(text), None, now, now, current
+    )
+    rows.write(session)
     return parsed, applied.replaced
 
 
@@ -114,26 +126,28 @@ class Applied:
     replaced: bool = False
     on_file_since: dt.datetime | None = None
     """When the orders on file were written (for ``older``)."""
-    current: m.OrderSet | None = None
-    """The order set on file afterwards."""
+    current: m.OrderSet | NewOrderSet | None = None
+    """The order set on file afterwards (one not written yet, when these orders replaced it)."""
 
 
 def apply_orders(
     session: Session,
+    rows: PendingRows,
     game_id: int,
     empire_id: int,
     turn: int,
     parsed: ParsedOrders,
     raw_text: str,
-    message: m.InboundMessage | None,
+    message: NewInbound | None,
     now: dt.datetime,
     sent_at: dt.datetime,
-    current: m.OrderSet | None,
+    current: m.OrderSet | NewOrderSet | None,
 ) -> Applied:
     """What a parsed order mail does to the orders on file (docs/orders.md):
     they change only when at least one order line is accepted, or on CLEAR;
     of two mails for one turn the one written later counts; WAIT alone marks
-    the orders on file. ``current`` is the order set on file now."""
+    the orders on file. ``current`` is the order set on file now; a new one
+    is added to ``rows``."""
     on_file = [Order.from_dict(d) for d in current.orders] if current is not None else []
     if MailCommand.CLEAR in parsed.commands and not parsed.orders:
         withdraw_orders(session, empire_id, turn)
@@ -145,7 +159,7 @@ def apply_orders(
         return Applied("older", on_file, on_file_since=current.sent_at, current=current)
     if parsed.orders:
         stored, replaced = store_orders(
-            session, game_id, empire_id, turn, parsed, raw_text, message, now, sent_at, current=current
+            rows, game_id, empire_id, turn, parsed, raw_text, message, now, sent_at, current=current
         )
         return Applied("accepted", list(parsed.orders), replaced, current=stored)
     if any(p.severity is Severity.ERROR and not is_header_code(p.code) for p in parsed.problems):
@@ -171,8 +185,8 @@ class _Mail:
         self.message_id = clean_header(self.headers.get("message-id", ""))
         self.sender = self.parsed.sender
         self.replies: list[str] = []
-        # Added to the session once its outcome is known: one INSERT, no UPDATEs.
-        self.record = m.InboundMessage(
+        # Written with the batch's rows once its outcome is known: one INSERT, no UPDATEs.
+        self.record = NewInbound(
             sha256=digest,
             message_id=self.message_id[:998] or None,
             sender=self.sender[:254],
@@ -187,7 +201,7 @@ class _Mail:
             self.cache.seen_ids.add(self.message_id[:998])
         self.record.outcome = result.outcome
         self.record.detail = clean_header(result.detail)[:2000]
-        self.session.add(self.record)
+        self.cache.rows.inbound.append(self.record)
         result.replies = self.replies
         return result
 
@@ -242,7 +256,7 @@ class _Mail:
         return self.finish(IntakeResult("rejected", REJECTED, header.game, header.empire, reason))
 
     def handle(self) -> IntakeResult:
-        auto = automatic_reason(self.msg, self.headers)
+        auto = automatic_reason(self.msg, self.headers, self.parsed.from_address)
         if auto:
             return self.finish(IntakeResult("ignored", REJECTED, detail=auto))
         if self.message_id and self.cache.message_id_seen(self.session, self.message_id):
@@ -359,7 +373,7 @@ class _Mail:
         if self.sender.lower() != address.lower():
             notice = f"This mail came from {self.sender}, not from your registered address; if that was not you, tell the GM."
         applied = apply_orders(
-            session, game.id, empire.id, game.turn, parsed, redact_passwords(text, header.password),
+            session, self.cache.rows, game.id, empire.id, game.turn, parsed, redact_passwords(text, header.password),
             self.record, self.now, _sent_at(self.headers.get("date", ""), self.now),
             self.cache.order_set(session, game, empire.id),
         )  # fmt: skip

@@ -61,8 +61,8 @@ def _attempt(
 ) -> list[tuple[K, IntakeResult]]:
     done: list[tuple[K, IntakeResult]] = []
     with transaction(app.sessions) as session, session.no_autoflush:
-        # One flush for the whole batch (at its end, or per mail in isolation):
-        # the cache keeps what the batch's own unflushed rows mean for its
+        # One write for the whole batch (at its end, or per mail in isolation):
+        # the cache keeps what the batch's own unwritten rows mean for its
         # later mails (order sets, Message-IDs, digests, reply counts).
         cache.new_batch(session, [raw for _, raw in batch])
         cache.prepare(session, [raw for _, raw in batch], app.config.password_failures_per_hour, now)
@@ -73,10 +73,12 @@ def _attempt(
             try:
                 with session.begin_nested():
                     result = handle_mail(session, raw, app.config, now, cache)
+                    cache.write_rows(session)
             except Exception as exc:
                 cache.forget(raw)  # what its rolled-back savepoint did is undone
                 result = _failed(session, app.config, key, raw, exc, now)
             done.append((key, result))
+        cache.write_rows(session)  # the batch's inbound log, orders and answers, together
     return done
 
 

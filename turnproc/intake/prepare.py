@@ -48,6 +48,8 @@ class Parsed:
     header: Header
     sender: str
     """The From address, cleaned ("" without one)."""
+    from_address: str
+    """The From address as :func:`~turnproc.mail.hygiene.sender_address` reads it."""
 
 
 def parse_raw(raw: bytes) -> Parsed:
@@ -60,8 +62,8 @@ def parse_raw(raw: bytes) -> Parsed:
     # every access, which is most of intake's time otherwise.
     headers = raw_headers(msg)
     text = "" if unreadable else message_text(msg)
-    sender = clean_header(sender_address(msg, headers))
-    return Parsed(msg, unreadable, headers, text, parse_header(text[:MAX_TEXT]), sender)
+    from_address = sender_address(msg, headers)
+    return Parsed(msg, unreadable, headers, text, parse_header(text[:MAX_TEXT]), clean_header(from_address), from_address)
 
 
 _Key = tuple[int, str, str]

@@ -68,8 +68,9 @@ def auto_reply_subject(subject: str) -> bool:
     return _AUTO_SUBJECT.match(subject) is not None
 
 
-def automatic_reason(msg: Message, raw: dict[str, str] | None = None) -> str | None:
-    """Why ``msg`` is machine-made and gets no reply, or None for a person's mail."""
+def automatic_reason(msg: Message, raw: dict[str, str] | None = None, sender: str | None = None) -> str | None:
+    """Why ``msg`` is machine-made and gets no reply, or None for a person's
+    mail. ``sender``: its :func:`sender_address`, when the caller has it."""
     raw = raw if raw is not None else raw_headers(msg)
     auto = raw.get("auto-submitted", "no").lower()
     if auto and not auto.startswith("no"):
@@ -84,7 +85,7 @@ def automatic_reason(msg: Message, raw: dict[str, str] | None = None) -> str | N
     return_path = raw.get("return-path")
     if return_path is not None and parseaddr(return_path)[1] in ("", "<>"):
         return "empty return path (a bounce)"
-    sender = sender_address(msg, raw).lower()
+    sender = (sender if sender is not None else sender_address(msg, raw)).lower()
     local = sender.partition("@")[0]
     if local in ("mailer-daemon", "postmaster", "noreply", "no-reply", "donotreply"):
         return f"sender {sender} does not take replies"

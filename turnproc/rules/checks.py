@@ -81,7 +81,7 @@ def _codes_hint(code: int, pool: Set[int]) -> str:
 
 def _state_checks(run: Run, scope: _Scope, cand: Candidate) -> bool:
     """Problems that need the game state; True when the order may be stored."""
-    o, spec, line, name = cand.order, cand.spec, cand.text, cand.order.action.value
+    o, spec, line, name = cand.order, cand.spec, cand.text, cand.order.action._value_
     ok = True
 
     def add(code: str, **kw: object) -> None:

@@ -106,19 +106,24 @@ def _tech_levels(order: Order) -> int:
     return order.number.count if order.number is not None and order.number.count is not None else 1
 
 
+#: The costs that depend on the action alone, made once (an OrderCost is frozen;
+#: every order of every acknowledgement is priced).
+_FIXED: dict[Action, OrderCost] = {
+    **{action: OrderCost() for action in FREE},
+    **{action: OrderCost(balance=cost) for action, cost in MOVE_COST.items()},
+    Action.COLONISE: OrderCost(balance=COLONISE_COST),
+    Action.TAX: OrderCost(to_balance=TAX_GAIN),
+}
+
+
 def order_cost(order: Order, state: GameState, empire: str, levels: dict[Tech, int] | None = None) -> OrderCost:
     """What ``order`` of ``empire`` costs as written; ``levels`` are the tech
     levels reached by the earlier TECH orders of the same set (else the empire's)."""
     action = order.action
     emp = state.empires[empire]
-    if action in FREE:
-        return OrderCost()
-    if action in MOVE_COST:
-        return OrderCost(balance=MOVE_COST[action])
-    if action is Action.COLONISE:
-        return OrderCost(balance=COLONISE_COST)
-    if action is Action.TAX:
-        return OrderCost(to_balance=TAX_GAIN)
+    fixed = _FIXED.get(action)
+    if fixed is not None:
+        return fixed
     where = _own(state, empire, order.where)
     if action in SHIP_COST:
         site = where if order.where is not None else _own(state, empire, emp.base)

@@ -133,23 +133,42 @@ def _html_report(lines: list[str], i: int) -> bool:
     return j < len(lines) and _HTML_RANK.fullmatch(lines[j].strip()) is not None
 
 
+#: A line :func:`_mark` marks holds ``:``, ``-``, ``_`` or ``>``, or comes before a
+#: line ending in ``:`` (an attribution over two lines), or holds these words
+#: (the order form's heading, the one pattern that needs none of those).
+_FORM_WORDS = re.compile(r"order form", re.IGNORECASE)
+
+
+def _mark(lines: list[str], i: int) -> SkipReason | None:
+    """The mark of line ``i`` (see :func:`mark_lines`)."""
+    line = lines[i].strip()
+    if line.startswith(">"):
+        return SkipReason.QUOTED
+    if not line or line[0].isdigit() or line.startswith("#"):
+        return None
+    if _reply_line(lines, i):
+        return SkipReason.REPLY_HEADER
+    if _REPORT_START.fullmatch(line) or _FORM_HEADING.fullmatch(line) or _html_report(lines, i):
+        return SkipReason.HOST_REPORT
+    return None
+
+
 def mark_lines(lines: list[str]) -> list[SkipReason | None]:
     """Per line: QUOTED, REPLY_HEADER (a reply line), HOST_REPORT (a report's
     first line or its order form's heading), or None for an ordinary line."""
     marks: list[SkipReason | None] = []
+    last = len(lines) - 1
     for i, raw in enumerate(lines):
-        line = raw.strip()
-        if line.startswith(">"):
-            marks.append(SkipReason.QUOTED)
-        elif not line or line[0].isdigit() or line.startswith("#"):
-            # Cheap exit for the lines most mails are made of.
+        # Cheap exit for the lines most mails are made of (order lines, blank
+        # lines): none of _mark's patterns can match a line without what each
+        # needs (tests/rules/test_parser_mail_shapes.py holds this to _mark).
+        if (
+            ":" not in raw and "-" not in raw and "_" not in raw and ">" not in raw
+            and (i == last or not lines[i + 1].rstrip().endswith(":")) and _FORM_WORDS.search(raw) is None
+        ):  # fmt: skip
             marks.append(None)
-        elif _reply_line(lines, i):
-            marks.append(SkipReason.REPLY_HEADER)
-        elif _REPORT_START.fullmatch(line) or _FORM_HEADING.fullmatch(line) or _html_report(lines, i):
-            marks.append(SkipReason.HOST_REPORT)
         else:
-            marks.append(None)
+            marks.append(_mark(lines, i))
     return marks
 
 
@@ -166,6 +185,9 @@ class Shape:
     marks: list[SkipReason | None]
     start: int | None
     """Index of the line the parse starts at: the chosen header block's first line."""
+    words: list[str]
+    """Each line's :func:`first_word` (asked for every line by the header block
+    and the header: read once)."""
 
 
 _TOKEN = re.compile(r"[^\s,]+")
@@ -189,13 +211,14 @@ def empire_password(line: str) -> str:
     return line[tokens[2].start() :].strip() if len(tokens) > 2 else ""
 
 
-def _blocks(lines: list[str]) -> list[HeaderBlock]:
+def _blocks(lines: list[str], words: list[str]) -> list[HeaderBlock]:
     """Runs of GAME/EMPIRE/TURN lines (blank and comment lines between) holding
-    GAME or EMPIRE; TURN lines directly above belong to the run."""
+    GAME or EMPIRE; TURN lines directly above belong to the run. ``words``:
+    each line's :func:`first_word`."""
     found: list[HeaderBlock] = []
     i = 0
     while i < len(lines):
-        if first_word(lines[i]) not in ("GAME", "EMPIRE"):
+        if words[i] not in ("GAME", "EMPIRE"):
             i += 1
             continue
         start = i
@@ -203,14 +226,14 @@ def _blocks(lines: list[str]) -> list[HeaderBlock]:
             stripped = lines[j].strip()
             if not stripped or stripped.startswith("#"):
                 continue
-            if first_word(lines[j]) == "TURN":
+            if words[j] == "TURN":
                 start = j
                 continue
             break
         placeholder = False
         while i < len(lines):
             stripped = lines[i].strip()
-            word = first_word(lines[i])
+            word = words[i]
             if word == "EMPIRE" and is_placeholder(empire_password(lines[i])):
                 placeholder = True
             elif word not in ("GAME", "EMPIRE", "TURN") and stripped and not stripped.startswith("#"):
@@ -223,17 +246,18 @@ def _blocks(lines: list[str]) -> list[HeaderBlock]:
 def mail_shape(lines: list[str]) -> Shape:
     """Mark the lines and choose the header block (the rule is in :mod:`.parser`)."""
     marks = mark_lines(lines)
+    words = [first_word(line) for line in lines]
     reply = next((i for i, m in enumerate(marks) if m is SkipReason.REPLY_HEADER), len(lines))
-    blocks = _blocks(lines)
+    blocks = _blocks(lines, words)
     real = [b for b in blocks if not b.placeholder]
     mine = [b for b in real if b.start < reply]
     if mine:
-        return Shape(marks, mine[0].start)
+        return Shape(marks, mine[0].start, words)
     if real:
         # Bottom-posting: the player wrote below the mail they answer.
-        return Shape(marks, real[0].start)
+        return Shape(marks, real[0].start, words)
     forms = [b for b in blocks if b.start < reply]
-    return Shape(marks, forms[-1].start if forms else None)
+    return Shape(marks, forms[-1].start if forms else None, words)
 
 
 def quoted_header_line(lines: list[str]) -> int | None:

@@ -251,13 +251,13 @@ def parse_header(text: str) -> Header:
     start = shape.start
     if start is None:
         return Header()
-    stop = start
+    stop, words = start, shape.words
     while stop < len(lines):
         stripped = lines[stop].strip()
-        if stripped and not stripped.startswith(("#", ">")) and first_word(lines[stop]) not in HEADER_WORDS:
+        if stripped and not stripped.startswith(("#", ">")) and words[stop] not in HEADER_WORDS:
             break
         stop += 1
-    if any(first_word(line) in HEADER_WORDS for line in lines[stop:]):
+    if any(word in HEADER_WORDS for word in words[stop:]):
         # A header line after the first order still counts (late_header), and
         # END, a signature or a reply line may hide it again: only the whole
         # parse knows.

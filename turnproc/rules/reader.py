@@ -57,8 +57,25 @@ class _Token(NamedTuple):
     start: int
 
 
+_new_token = tuple.__new__
+
+
 def _tokens(line: str) -> list[_Token]:
-    return [_Token(m.group(), m.start()) for m in _TOKEN.finditer(line)]
+    """The line's runs of characters other than whitespace and commas
+    (``_TOKEN``), with where each starts."""
+    # Every line of every mail is read into tokens (a header's twice): a line
+    # without a comma is split by str.split, whose whitespace is the regular
+    # expression's \s (tests/rules/test_fast_paths.py), and each token is
+    # made by tuple.__new__, past the named tuple's own __new__.
+    if "," in line:
+        return [_new_token(_Token, (m.group(), m.start())) for m in _TOKEN.finditer(line)]
+    tokens: list[_Token] = []
+    find, at = line.find, 0
+    for word in line.split():
+        at = find(word, at)
+        tokens.append(_new_token(_Token, (word, at)))
+        at += len(word)
+    return tokens
 
 
 def _word(token: str) -> str:
@@ -127,13 +144,24 @@ def _tech(word: str) -> Tech | None:
         return None
 
 
+#: Quantities are frozen: the common ones are made once, not for every order
+#: (a frozen dataclass sets each field through object.__setattr__).
+_ALL = Quantity()
+_COUNTS = [_ALL, *(Quantity(count=n) for n in range(1, 100))]
+
+
+def _count(n: int) -> Quantity:
+    """``Quantity(count=n)`` (n >= 1)."""
+    return _COUNTS[n] if n < len(_COUNTS) else Quantity(count=n)
+
+
 def _parse_quantity(token: str) -> Quantity:
     upper = _word(token)
     if upper == "ALL":
-        return Quantity()
+        return _ALL
     if _INT_RE.fullmatch(token):
         n = int(token)
-        return Quantity() if n == 0 else Quantity(count=n)
+        return _ALL if n == 0 else _count(n)
     m = _ALL_BUT_RE.fullmatch(token)
     if m:
         return Quantity(all_but=int(m.group(1)))
@@ -149,11 +177,11 @@ def _parse_field(kind: FieldKind, token: str) -> object:
         return _parse_quantity(token)
     if kind is FieldKind.LEVELS:
         if _INT_RE.fullmatch(token) and int(token) >= 1:
-            return Quantity(count=int(token))
+            return _count(int(token))
         raise _FieldError("bad_number", value=quote(token), expect=_EXPECT_LEVELS)
     if kind is FieldKind.PARTS:
         if _INT_RE.fullmatch(token) and 1 <= int(token) <= 3:
-            return Quantity(count=int(token))
+            return _count(int(token))
         raise _FieldError("bad_parts", value=quote(token))
     if kind is FieldKind.TECH:
         tech = _tech(token)
@@ -175,6 +203,11 @@ def _parse_field(kind: FieldKind, token: str) -> object:
 
 
 # -- the parser ---------------------------------------------------------------
+
+_COMMAND_WORDS = frozenset(MailCommand.__members__)
+#: The action a line's first word names: by its name, or by an alias (which
+#: wins). Looked up once per line; Enum.__members__ builds a new mapping per call.
+_ACTION_WORDS: dict[str, Action] = {**{name: Action(name) for name in Action.__members__}, **ACTION_ALIASES}
 
 
 @dataclass
@@ -247,13 +280,11 @@ def read_lines(
             return index + 1, SkipReason.END
         if word in HEADER_WORDS:
             _read_header(run, lineno, line, word, tokens)
-        elif word in MailCommand.__members__:
+        elif word in _COMMAND_WORDS:
             _read_command(run, lineno, line, word, tokens)
         else:
             run.seen_action = True
-            action = ACTION_ALIASES.get(word) or (
-                Action(word) if word in Action.__members__ else None
-            )
+            action = _ACTION_WORDS.get(word)
             if action is None:
                 hint = _action_hint(word)
                 # A mistyped PASSWORD line still holds the new password: never echo it.
@@ -359,10 +390,14 @@ def _merge_tech_words(args: list[_Token]) -> list[_Token]:
     return args
 
 
+#: Each action's optional fields with their defaults (an order starts from these).
+_DEFAULTS = {spec.action: {f.attr: f.default for f in spec.fields if f.optional} for spec in ACTION_SPECS.values()}
+
+
 def _read_action(
     run: Run, spec: ActionSpec, lineno: int, line: str, tokens: list[_Token]
 ) -> None:
-    name = spec.action.value
+    name = spec.action._value_
     args = tokens[1:]
     if spec.fields and spec.fields[0].kind is FieldKind.TECH:
         args = _merge_tech_words(args)
@@ -384,7 +419,7 @@ def _read_action(
     while len(words) < len(fields) and any(f.optional for f in fields):
         fields.remove(next(f for f in fields if f.optional))
 
-    values: dict[str, object] = {f.attr: f.default for f in spec.fields if f.optional}
+    values: dict[str, object] = dict(_DEFAULTS[spec.action])
     failed = False
     for i, f in enumerate(fields):
         word = words[i] if i < len(words) else None
@@ -412,7 +447,7 @@ def _read_action(
     if spec.distinct and where is not None and where == to:
         run.problem(lineno, "same_system", line, action=name, value=where)
         return
-    order = Order(line=lineno, action=spec.action, **values)  # type: ignore[arg-type]
+    order = Order.read(lineno, spec.action, values)
     run.candidates.append(Candidate(order, spec, line))
 
 

@@ -22,6 +22,7 @@ from ..rules.orders import MailCommand, Order, ParsedOrders
 from ..rules.orders import format_order
 from ..rules.state import Empire, GameSettings, GameState, Stance, System, SystemType, Tech
 from . import models as m
+from .pending import NewInbound, NewOrderSet, PendingRows
 
 log = logging.getLogger(__name__)
 
@@ -96,14 +97,15 @@ def load_state(session: Session, game: m.Game) -> GameState:
         code_of[row.id] = row.code
 
     # Rows of columns through the Core connection: past the ORM's result
-    # machinery, which costs more than the rows at tens of thousands of them.
+    # machinery, which costs more than the rows at tens of thousands of them;
+    # each result fetched whole (.all(): the driver's fetchall), not row by row.
     connection = session.connection()
     forces: dict[int, tuple[int, int, int]] = {}
     for system_id, cruisers, fighters, colony in connection.execute(
         select(m.Force.system_id, m.Force.cruisers, m.Force.fighters, m.Force.colony_ships)
         .join(m.System, m.System.id == m.Force.system_id)
         .where(m.System.game_id == game.id)
-    ):
+    ).all():
         forces[system_id] = (cruisers, fighters, colony)
 
     systems: dict[int, System] = {}
@@ -116,7 +118,7 @@ def load_state(session: Session, game: m.Game) -> GameState:
     for (
         sid, code, owner_id, type_, row, col, star, name, pop, industry, stance, stance_target, retreat_parts,
         ever_owned, home_slot,
-    ) in connection.execute(select(*columns).where(m.System.game_id == game.id)):  # fmt: skip
+    ) in connection.execute(select(*columns).where(m.System.game_id == game.id)).all():  # fmt: skip
         cruisers, fighters, colony = forces.get(sid, _NO_FORCES)
         systems[code] = System(
             code=code, type=_TYPES[type_], row=row, col=col, star=star, name=name,
@@ -128,14 +130,14 @@ def load_state(session: Session, game: m.Game) -> GameState:
         code_of_system[sid] = code
 
     links = frozenset(
-        (a, b) for a, b in connection.execute(select(m.Link.a, m.Link.b).where(m.Link.game_id == game.id))
+        (a, b) for a, b in connection.execute(select(m.Link.a, m.Link.b).where(m.Link.game_id == game.id)).all()
     )
     seen: dict[str, set[int]] = {code: set() for code in empires}
     for empire_id, system_id in connection.execute(
         select(m.Seen.empire_id, m.Seen.system_id)
         .join(m.Empire, m.Empire.id == m.Seen.empire_id)
         .where(m.Empire.game_id == game.id)
-    ):
+    ).all():
         seen[code_of[empire_id]].add(code_of_system[system_id])
 
     return GameState(
@@ -339,31 +341,33 @@ def _chunks(ids: list[int], size: int = 500) -> list[list[int]]:
 
 
 def store_orders(
-    session: Session,
+    rows: PendingRows,
     game_id: int,
     empire_id: int,
     turn: int,
     parsed: ParsedOrders,
     raw_text: str,
-    message: m.InboundMessage | None,
+    message: NewInbound | None,
     now: dt.datetime,
     sent_at: dt.datetime | None = None,
     *,
-    current: m.OrderSet | None = None,
-) -> tuple[m.OrderSet, bool]:
-    """Store the valid lines as the empire's orders for ``turn``: the new
-    order set, and True when it replaced earlier ones. ``sent_at``: when the
-    player wrote them; ``current``: the set on file now (None: nothing is on
-    file), which may not be flushed yet. There is never more than one."""
+    current: m.OrderSet | NewOrderSet | None = None,
+) -> tuple[NewOrderSet, bool]:
+    """Store the valid lines as the empire's orders for ``turn`` (added to
+    ``rows``, which the caller writes): the new order set, and True when it
+    replaced earlier ones. ``sent_at``: when the player wrote them;
+    ``current``: the set on file now (None: nothing is on file), which may be
+    one of ``rows`` not written yet. There is never more than one."""
     replaced = False
     if current is not None and current.active:
         current.active, replaced = False, True
-    row = m.OrderSet(
-        game_id=game_id, empire_id=empire_id, turn=turn, raw_text=raw_text, message=message, received_at=now,
-        sent_at=sent_at, active=True,
-        **order_set_values(parsed),
+    values = order_set_values(parsed)
+    row = NewOrderSet(
+        game_id=game_id, empire_id=empire_id, turn=turn, raw_text=raw_text, lines=values["lines"],
+        orders=values["orders"], problems=values["problems"], received_at=now, sent_at=sent_at, active=True,
+        wait=values["wait"], message=message,
     )  # fmt: skip
-    session.add(row)
+    rows.order_sets.append(row)
     return row, replaced
 
 
