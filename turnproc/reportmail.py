@@ -160,6 +160,23 @@ def _context() -> multiprocessing.context.BaseContext:
     return context
 
 
+#: How much lower the rendering processes run than the rest (os.nice).
+RENDER_NICENESS = 5
+
+
+def _yield_to_delivery() -> None:
+    """A rendering process runs at lower priority: it works a batch ahead,
+    while the delivering threads and the mail server wait on each other's
+    every answer; with the CPUs busy rendering, each of those answers waited
+    for a time slice too."""
+    os.nice(RENDER_NICENESS)
+
+
+def render_pool() -> ProcessPoolExecutor:
+    """The processes that render a flush's big batches (one per CPU)."""
+    return ProcessPoolExecutor(mp_context=_context(), initializer=_yield_to_delivery)
+
+
 @contextmanager
 def builder(factory: sessionmaker[Session], sender: str) -> Iterator[Build]:
     """The outbox's builder for one flush: reads the batch's reports and
@@ -180,7 +197,7 @@ def builder(factory: sessionmaker[Session], sender: str) -> Iterator[Build]:
         ids = list(jobs)
         if len(ids) >= PARALLEL_FROM and (os.cpu_count() or 1) > 1:
             if pool is None:
-                pool = ProcessPoolExecutor(mp_context=_context())
+                pool = render_pool()
             results = list(pool.map(_build, [jobs[i] for i in ids], chunksize=2))
         else:
             results = [_build(jobs[i]) for i in ids]

@@ -7,6 +7,7 @@ gets is what ``REPORT`` sends again. On SQLite and PostgreSQL, over real SMTP.""
 from __future__ import annotations
 
 import datetime as dt
+import os
 from email import message_from_bytes, policy
 from email.message import EmailMessage
 
@@ -115,6 +116,8 @@ def test_a_big_batch_is_built_on_the_process_pool_the_same_as_in_process(sqlite_
         monkeypatch.setattr(reportmail, "ProcessPoolExecutor", counting)
         with reportmail.builder(app.sessions, app.config.from_address) as build:
             pooled = build(claimed)
+            # deploy/OPERATIONS.md: they run below the worker's priority.
+            assert used[0].submit(os.nice, 0).result() == os.nice(0) + reportmail.RENDER_NICENESS  # type: ignore[attr-defined]
         assert len(used) == 1 and len(claimed) >= reportmail.PARALLEL_FROM
         assert pooled == one_by_one
         # deploy/OPERATIONS.md: the rendering processes end with the flush.
