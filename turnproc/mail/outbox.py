@@ -394,6 +394,9 @@ def _flush(
         nonlocal sent
         if not delivered:
             return
+        # In claim order, whichever connection carried which: the first named
+        # in a message is the oldest.
+        delivered = sorted(delivered)
         done_at = at()
         try:
             _mark_sent(factory, [mail_id for mail_id, _, _ in delivered], done_at)
