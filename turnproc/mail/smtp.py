@@ -7,8 +7,8 @@ import smtplib
 import ssl
 import time
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 from email.utils import parseaddr
+from typing import TYPE_CHECKING
 
 from ..config import SmtpConfig
 from ..errors import ServerUnavailable, one_line
