@@ -98,14 +98,20 @@ _TOP_KEYS = {
     "bulletin_threshold",
 }  # fmt: skip
 
-#: At most this many SMTP connections at once (``[smtp] connections``).
-MAX_CONNECTIONS = 20
-
-#: Whole-number settings and their ranges.
+#: Whole-number settings and their ranges (top-level, and ``[smtp] connections``).
 _COUNTS = {
     "stranger_replies_per_hour": (0, 1000), "password_failures_per_hour": (1, 1000), "set_aside_after": (1, 100),
-    "outbox_keep_days": (0, 3650), "bulletin_threshold": (1, 100_000),
+    "outbox_keep_days": (0, 3650), "bulletin_threshold": (1, 100_000), "connections": (1, 20),
 }  # fmt: skip
+
+
+def _check_counts(where: str, values: Mapping[str, Any]) -> None:
+    for key, (low, high) in _COUNTS.items():
+        if key not in values:
+            continue  # the dataclass default
+        value = values[key]
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+            raise ConfigError(f"{where}: {key} {value!r} is not a whole number from {low} to {high}")
 
 
 def _section(cls: type, raw: Mapping[str, Any], where: str, base_dir: Path) -> Any:
@@ -128,8 +134,7 @@ def _section(cls: type, raw: Mapping[str, Any], where: str, base_dir: Path) -> A
         values[key] = value
     if "security" in values and values["security"] not in ("tls", "starttls", "plain"):
         raise ConfigError(f"{where}.security: {values['security']!r} is not tls, starttls or plain")
-    if not 1 <= values.get("connections", 1) <= MAX_CONNECTIONS or isinstance(values.get("connections"), bool):
-        raise ConfigError(f"{where}.connections: {values['connections']!r} is not a whole number from 1 to {MAX_CONNECTIONS}")
+    _check_counts(where, values)
     return cls(**values)
 
 
@@ -171,12 +176,7 @@ def load_config(path: str | os.PathLike[str] | None = None, env: Mapping[str, st
     for key in ("maildir_in", "maildir_out", "site_dir"):
         if key in top:
             top[key] = base_dir / str(top[key]) if chosen else Path(str(top[key]))
-    for key, (low, high) in _COUNTS.items():
-        if key not in top:
-            continue  # the dataclass default
-        value = top[key]
-        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-            raise ConfigError(f"{source}: {key} {value!r} is not a whole number from {low} to {high}")
+    _check_counts(source, top)
     lease = top.get("outbox_lease", 600.0)
     if isinstance(lease, bool) or not isinstance(lease, (int, float)) or not 1 <= lease <= 86400:
         raise ConfigError(f"{source}: outbox_lease {lease!r} is not a number of seconds from 1 to 86400")
