@@ -361,11 +361,9 @@ def store_orders(
     replaced = False
     if current is not None and current.active:
         current.active, replaced = False, True
-    values = order_set_values(parsed)
     row = NewOrderSet(
-        game_id=game_id, empire_id=empire_id, turn=turn, raw_text=raw_text, lines=values["lines"],
-        orders=values["orders"], problems=values["problems"], received_at=now, sent_at=sent_at, active=True,
-        wait=values["wait"], message=message,
+        game_id=game_id, empire_id=empire_id, turn=turn, raw_text=raw_text, received_at=now, sent_at=sent_at,
+        active=True, message=message, **order_set_values(parsed),
     )  # fmt: skip
     rows.order_sets.append(row)
     return row, replaced
