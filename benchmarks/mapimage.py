@@ -1,5 +1,5 @@
-"""Map picture benchmark: the CPU time of one PNG map (resvg), compact and
-full, for the empires of the synthetic N-empire game (default 1,000 empires,
+"""Map picture benchmark: the CPU time of one PNG map, compact (drawn by
+turnproc/reports/pixelmap.py) and full (rendered by resvg), for the empires of the synthetic N-empire game (default 1,000 empires,
 30 systems each) after 5 resolved turns, as in a big game's send run.
 
     .venv/bin/python benchmarks/mapimage.py [--empires 1000] [--turns 5] [--stride 1] [--cache state.pkl]
@@ -13,7 +13,7 @@ empire it builds the report context off the clock, then times
 the wall clock; the load average is printed). Prints mean, p95 and max
 milliseconds per PNG, the pixel sizes, and the ratio full / compact; then the
 fixed cost of text: a tiny picture with and without a word, with and without
-the DejaVu font files. Target (docs/rules.md §5.1): compact <= 8 ms CPU.
+the DejaVu font files (resvg's, the full picture's). Target (docs/rules.md §5.1): compact <= 8 ms CPU.
 """
 
 from __future__ import annotations
@@ -35,7 +35,8 @@ import resvg_py  # noqa: E402
 
 from benchmarks.synthetic import synthetic_orders, synthetic_state  # noqa: E402
 from turnproc.reports.context import TurnView, report_context  # noqa: E402
-from turnproc.reports.mapimage import _fonts, png_map, png_size  # noqa: E402
+from turnproc.reports.fonts import font_files  # noqa: E402
+from turnproc.reports.mapimage import png_map, png_size  # noqa: E402
 from turnproc.reports.svgmap import COMPACT_SIDE, MAX_PNG_SIDE  # noqa: E402
 from turnproc.rules.parser import parse_orders  # noqa: E402
 from turnproc.rules.turn import resolve, turn_rng  # noqa: E402
@@ -72,7 +73,7 @@ def summary(times: list[float]) -> str:
 
 def text_costs() -> None:
     """A 10 x 10 picture: nothing, a word with the DejaVu files, a word without."""
-    fonts = _fonts() or []
+    fonts = list(font_files() or ())
     empty = '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" height="10" fill="#fff"/></svg>'
     word = empty.replace("</svg>", '<text x="0" y="9" font-family="DejaVu Sans" font-size="9">Ab</text></svg>')
     cases = {
