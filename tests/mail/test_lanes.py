@@ -18,7 +18,7 @@ from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import SMTP
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from sqlalchemy import create_engine, select
+from sqlalchemy import create_engine, func, select, update
 from sqlalchemy.orm import sessionmaker
 
 from tests.conftest import SmtpSink
@@ -181,27 +181,38 @@ class Spare:
         self.first.deliver(raw, recipient)
 
 
+def _built(mails: list[outbox.Claimed]) -> dict[int, bytes | Exception]:
+    """A builder for mails queued without bytes (as reports are)."""
+    return {c.id: f"Subject: built {c.id}\r\n\r\nbuilt when sent\r\n".encode() for c in mails}
+
+
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
-    mails=st.integers(1, 60),
+    mails=st.integers(1, 200),
+    built_from=st.integers(0, 200),
     connections=st.integers(1, 4),
     plan=st.dictionaries(
-        st.integers(0, 70),
+        st.integers(0, 70),  # times 3: anywhere in up to 200 mails
         st.sampled_from([ServerUnavailable("SMTP server gone"), RuntimeError("550 no such user")]),
         max_size=4,
     ),
 )
 def test_whatever_stops_a_flush_every_delivered_mail_is_recorded_and_only_the_rest_go_back(
-    tmp_path_factory: pytest.TempPathFactory, mails: int, connections: int, plan: dict[int, Exception]
+    tmp_path_factory: pytest.TempPathFactory, mails: int, built_from: int, connections: int, plan: dict[int, Exception]
 ) -> None:
+    """Mails from ``built_from`` on are built when sent: while one of their
+    batches goes out, the next ones are claimed ahead (outbox.AHEAD), and a
+    stop gives those back too."""
     url = f"sqlite:///{tmp_path_factory.mktemp('lanes') / 'outbox.db'}"
     engine = make_engine(url)
     m.Base.metadata.create_all(engine)
     queue(engine, mails)
+    with engine.begin() as conn:
+        conn.execute(update(m.OutboxMail).where(m.OutboxMail.id > built_from).values(body=None))
     factory = sessionmaker(engine)
-    scripted = Scripted(plan, connections)
+    scripted = Scripted({n * 3: error for n, error in plan.items()}, connections)
     try:
-        sent, failed = outbox.flush_outbox(factory, scripted, dt.datetime.now(UTC))
+        sent, failed = outbox.flush_outbox(factory, scripted, dt.datetime.now(UTC), build=_built)
     except outbox.OutboxError as exc:
         assert "SMTP server gone" in str(exc)
     else:
@@ -218,4 +229,40 @@ def test_whatever_stops_a_flush_every_delivered_mail_is_recorded_and_only_the_re
             # Failed (an attempt counted, retried later), or given back untouched.
             assert row.claimed_until is None
             assert (row.attempts, bool(row.last_error)) in ((0, False), (1, True))
+    engine.dispose()
+
+
+@pytest.mark.parametrize("built", [True, False])
+def test_while_a_batch_of_reports_goes_out_the_next_ones_are_claimed_and_built(tmp_path: Any, built: bool) -> None:
+    """deploy/OPERATIONS.md, "Outbox": while a batch of mails built when sent
+    goes out, the next outbox.AHEAD batches are already claimed and built; a
+    batch of stored mails claims nothing ahead."""
+    engine = make_engine(f"sqlite:///{tmp_path / 'outbox.db'}")
+    m.Base.metadata.create_all(engine)
+    queue(engine, outbox.BATCH * (outbox.AHEAD + 3))
+    if built:
+        with engine.begin() as conn:
+            conn.execute(update(m.OutboxMail).values(body=None))
+    factory = sessionmaker(engine)
+    seen: list[tuple[int, int]] = []
+    builds: list[int] = []
+
+    def build(mails: list[outbox.Claimed]) -> dict[int, bytes | Exception]:
+        builds.append(len(mails))
+        return _built(mails)
+
+    class Watching:
+        def deliver(self, raw: bytes, recipient: str) -> None:
+            if recipient == "p0@example.org":
+                time.sleep(0.3)  # the claims ahead are made while this goes
+                with factory() as session:
+                    claimed = session.scalar(select(func.count()).where(m.OutboxMail.claimed_until.is_not(None)))
+                seen.append((claimed or 0, len(builds)))
+
+    sent, failed = outbox.flush_outbox(factory, Watching(), dt.datetime.now(UTC), build=build)
+    assert (sent, failed) == (outbox.BATCH * (outbox.AHEAD + 3), 0)
+    if built:
+        assert seen == [((outbox.AHEAD + 1) * outbox.BATCH, outbox.AHEAD + 1)]
+    else:
+        assert seen == [(outbox.BATCH, 0)]
     engine.dispose()

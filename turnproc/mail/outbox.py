@@ -34,6 +34,7 @@ import secrets
 import socket
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -59,6 +60,8 @@ __all__ = [
 MAX_ATTEMPTS = 12
 #: Mails claimed, and marked sent, in one transaction.
 BATCH = 25
+#: Batches claimed and built ahead of the one being delivered.
+AHEAD = 4
 #: A batch is marked sent after this long even when not all of it is delivered.
 BATCH_SECONDS = 2.0
 #: How long a claim keeps other flushes off a mail (config: outbox_lease).
@@ -430,33 +433,47 @@ def _flush(
         except DBAPIError:
             log.debug("outbox: could not release the claims from %s on", message_id, exc_info=True)
 
-    # Mails built when sent (reports) are built a batch ahead, in a thread
-    # waiting on the builder's processes, while this one delivers the batch
-    # before: rendering and SMTP overlap.
+    # While a batch with mails to build (reports) goes out, the next AHEAD
+    # batches are claimed and built, in a thread waiting on the builder's
+    # processes: rendering and SMTP overlap, and the renderers have work
+    # queued for whenever a CPU is free. Batches of stored mails claim none
+    # ahead: nothing to prepare, and nothing held should the flush stop.
     ahead = ThreadPoolExecutor(max_workers=1, thread_name_prefix="outbox-build")
+    queued: deque[tuple[list[Claimed], dt.datetime, Future[dict[int, bytes | Exception]]]] = deque()
+    drained = False
 
-    def start(claimed: list[Claimed]) -> Future[dict[int, bytes | Exception]]:
-        return ahead.submit(_built, claimed, build)
+    def take(depth: int) -> None:
+        nonlocal drained
+        while not drained and len(queued) < depth:
+            next_claimed, next_at = claim()
+            if not next_claimed:
+                drained = True
+                return
+            queued.append((next_claimed, next_at, ahead.submit(_built, next_claimed, build)))
+
+    def give_back_queued(message_id: str) -> None:
+        ids = [c.id for batch_ahead, _, _ in queued for c in batch_ahead]
+        if ids:
+            release(ids, message_id)
 
     # Each batch goes over as many connections as the transport may open
     # (turnproc/mail/lanes.py); this thread keeps the database work.
     lanes = Lanes(transport)
 
     try:
-        claimed, claim_at = claim()
-        pending = start(claimed)
-        while claimed:
+        take(1)
+        while queued:
+            claimed, claim_at, pending = queued.popleft()
             raws = pending.result()
-            following: list[Claimed] = []
-            if any(c.body is None for c in claimed):
-                following, following_at = claim()
-                pending = start(following)
             delivered: list[tuple[int, str, str]] = []
             handed: set[int] = set()  # delivered in this batch, recorded or not
             settled: set[int] = set()  # failed, and recorded as failed
             since = time.monotonic()
             outcomes = lanes.run(len(claimed), functools.partial(_send, claimed, raws))
             try:
+                # Claims ahead while the lanes deliver this batch; stored mails
+                # need none until this batch is marked.
+                take(AHEAD if any(c.body is None for c in claimed) else 0)
                 for index, error in outcomes:
                     mail = claimed[index]
                     if delivered and time.monotonic() - since > BATCH_SECONDS:
@@ -496,22 +513,23 @@ def _flush(
                 late = [claimed[i] for i, late_error in outcomes.stop() if late_error is None]
                 delivered += [(c.id, c.message_id, c.recipient) for c in late]
                 handed.update(c.id for c in late)
-                record(delivered, claim_at)
+                try:
+                    record(delivered, claim_at)
+                finally:
+                    # The batches claimed ahead were not touched: back for the next flush.
+                    give_back_queued(claimed[0].message_id)
                 if isinstance(exc, ServerUnavailable):
                     # Nothing more was handed over: give the other claims back,
                     # count no attempt.
                     back = [c for c in claimed if c.id not in handed and c.id not in settled]
-                    release([c.id for c in back + following], back[0].message_id if back else "")
+                    release([c.id for c in back], back[0].message_id if back else "")
                     raise stopped(str(exc)) from None
                 raise
             record(delivered, claim_at)
-            if not following:
-                claimed, claim_at = claim()
-                pending = start(claimed)
-            else:
-                claimed, claim_at = following, following_at
+            take(1)
     finally:
-        ahead.shutdown(wait=True)
+        # Builds queued for batches that will not go now are not worth waiting for.
+        ahead.shutdown(wait=True, cancel_futures=True)
         lanes.close()
     if sent or failed:
         log.info("outbox: %d sent, %d failed", sent, failed)
