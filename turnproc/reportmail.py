@@ -23,9 +23,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import Text, cast, select
 from sqlalchemy.orm import Session, sessionmaker
 
+from . import jsontext
 from .config import Config
 from .mail.compose import compose
 from .mail.outbox import Build, Claimed, Transport, flush_outbox
@@ -56,7 +57,9 @@ class _Job:
     recipient: str
     message_id: str
     when: dt.datetime
-    data: dict[str, Any]
+    data: str
+    """The report's or bulletin's data as stored (JSON text): parsed in the
+    rendering process, so the flush's own holds a batch's text, not its objects."""
     stem: str
 
 
@@ -95,9 +98,10 @@ def _build(job: _Job) -> bytes | Exception:
     """The mail's bytes, or what stopped them (one bad report must not stop
     the batch; the exception crosses back from a pool process as a plain one)."""
     try:
+        data = jsontext.loads(job.data)
         if job.kind == "bulletin":
-            return bulletin_mail(job.sender, job.recipient, job.message_id, job.when, job.data)
-        return report_mail(job.sender, job.recipient, job.message_id, job.when, job.data, job.stem)
+            return bulletin_mail(job.sender, job.recipient, job.message_id, job.when, data)
+        return report_mail(job.sender, job.recipient, job.message_id, job.when, data, job.stem)
     except Exception as exc:
         log.debug("building mail %s failed", job.message_id, exc_info=True)
         return RuntimeError(f"mail {job.message_id} cannot be built: {type(exc).__name__}: {exc}")
@@ -109,14 +113,14 @@ def _jobs(session: Session, sender: str, mails: list[Claimed]) -> dict[int, _Job
     reports = {
         rid: (data, f"{game}-turn{turn}-{code}")
         for rid, data, turn, code, game in session.execute(
-            select(m.Report.id, m.Report.data, m.Report.turn, m.Empire.code, m.Game.name)
+            select(m.Report.id, cast(m.Report.data, Text), m.Report.turn, m.Empire.code, m.Game.name)
             .join(m.Empire, m.Empire.id == m.Report.empire_id)
             .join(m.Game, m.Game.id == m.Report.game_id)
             .where(m.Report.id.in_(report_ids))
         )
     } if report_ids else {}  # fmt: skip
-    bulletins: dict[int, dict[str, Any]] = {
-        bid: data for bid, data in session.execute(select(m.Bulletin.id, m.Bulletin.data).where(m.Bulletin.id.in_(bulletin_ids)))
+    bulletins: dict[int, str] = {
+        bid: data for bid, data in session.execute(select(m.Bulletin.id, cast(m.Bulletin.data, Text)).where(m.Bulletin.id.in_(bulletin_ids)))
     } if bulletin_ids else {}  # fmt: skip
     jobs: dict[int, _Job] = {}
     for c in mails:
