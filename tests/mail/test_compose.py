@@ -12,8 +12,10 @@ from html.parser import HTMLParser
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from turnproc.mail.compose import compose
+from turnproc.mail.compose import MAX_LINE, compose, pack_markup
 
 WHEN = dt.datetime(2026, 1, 9, 20, 0, tzinfo=dt.UTC)
 PNG = bytes(range(256)) * 10
@@ -170,3 +172,65 @@ def test_an_html_line_too_long_and_unbreakable_is_quoted_printable() -> None:
     assert _encodings(raw)["text/html"] == "quoted-printable"
     rich = parsed(raw).get_body(preferencelist=("html",))
     assert rich is not None and rich.get_content() == html
+
+
+class _Rendered(_Document):
+    """A document as a browser shows it: white space between tags is one
+    space wherever it is (it collapses), but inside ``<pre>`` kept as written."""
+
+    def __init__(self, html: str) -> None:
+        self.pre = 0
+        super().__init__(html)
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.pre += tag == "pre" or any(k == "style" and v and "white-space:pre" in v for k, v in attrs)
+        super().handle_starttag(tag, attrs)
+
+    def handle_endtag(self, tag: str) -> None:
+        self.pre -= bool(self.pre) and tag in ("pre", "p")
+        super().handle_endtag(tag)
+
+    def handle_data(self, data: str) -> None:
+        super().handle_data(data if self.pre or data.strip() else " ")
+
+
+def test_a_reports_html_and_map_travel_in_few_lines_as_the_same_documents() -> None:
+    """A mail server's work is per line (compose.pack_markup): a report's
+    HTML and its SVG map go with the breaks between tags made spaces, the
+    same document to a browser and to an SVG reader, the order form's lines
+    in <pre> as they were."""
+    from xml.etree import ElementTree
+
+    from tests.reports.test_report_mail import whole_galaxy_context
+    from turnproc.reportmail import report_mail
+    from turnproc.reports.render import render_report_documents
+
+    context = whole_galaxy_context(2)
+    docs = render_report_documents(context)
+    raw = report_mail("Host <h@example.org>", "ann@example.org", "<r@x>", WHEN, context, "g-turn0-EAA")
+    msg = parsed(raw)
+    rich = msg.get_body(preferencelist=("html",))
+    assert rich is not None and rich["Content-Transfer-Encoding"] == "7bit"
+    html = rich.get_content()
+    assert html.count("\n") < docs.html.count("\n") and html.count(">\n<") * 5 < docs.html.count(">\n<")
+    assert _Rendered(html).events == _Rendered(docs.html).events
+    order_form = docs.html.split("<pre")[1].split("</pre>")[0]
+    assert order_form.count("\n") > 3 and order_form in html
+    svg = next(p for p in msg.iter_attachments() if p.get_content_type() == "image/svg+xml")
+    sent = svg.get_content()
+    sent = sent if isinstance(sent, bytes) else sent.encode()
+    assert sent.count(b"\n") * 4 < docs.svg.count("\n")
+
+    def shape(element: ElementTree.Element) -> list[tuple[str, dict[str, str], str]]:
+        return [(e.tag, e.attrib, (e.text or "").strip()) for e in element.iter()]
+
+    assert shape(ElementTree.fromstring(sent)) == shape(ElementTree.fromstring(docs.svg.encode()))
+    assert max(len(line) for line in raw.split(b"\n")) <= 998
+
+
+@given(st.lists(st.sampled_from(["<p>", "</p>", "text", "<pre>", "a &lt; b", "", "<td class='n'>1</td>", "> <", "x" * 600]), max_size=40))
+def test_packing_turns_only_breaks_between_tags_into_spaces(pieces: list[str]) -> None:
+    text = "\n".join(pieces)
+    packed = pack_markup(text)
+    assert packed.replace("> <", ">\n<") == text.replace("> <", ">\n<")
+    assert max(map(len, packed.split("\n"))) <= max(MAX_LINE, *map(len, text.split("\n")))
