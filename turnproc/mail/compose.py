@@ -10,6 +10,7 @@ import datetime as dt
 import quopri
 import re
 import secrets
+from functools import lru_cache
 from email.header import Header
 from email.utils import encode_rfc2231, format_datetime, formataddr, make_msgid, parseaddr
 
@@ -24,9 +25,18 @@ MAX_LINE = 998
 _TAG_OPENING = re.compile(r"(<[A-Za-z][A-Za-z0-9]*) ")
 
 
+@lru_cache(maxsize=2048)
+def _parsed(value: str) -> tuple[str, str]:
+    """(name, address): the email package's parser is slow (some 70 us an
+    address), and a night's thousand answers read the host's own address
+    over and over and each player's twice (the To: header and the outbox's
+    recipient)."""
+    return parseaddr(value)
+
+
 def message_id_domain(from_address: str) -> str:
     """The right-hand side of the Message-IDs we make: our own address's domain."""
-    return parseaddr(from_address)[1].rpartition("@")[2] or DOMAIN_FALLBACK
+    return _parsed(from_address)[1].rpartition("@")[2] or DOMAIN_FALLBACK
 
 
 def new_message_id(from_address: str) -> str:
@@ -38,14 +48,15 @@ def new_message_id(from_address: str) -> str:
 def shown_address(value: str) -> str:
     """``value`` as the To: header of :func:`compose` reads, decoded (what the
     outbox shows as the recipient)."""
-    name, addr = parseaddr(value)
+    name, addr = _parsed(value)
     if not addr:
         return value
     return formataddr((name, addr)) if name.isascii() else f"{name} <{addr}>"
 
 
+@lru_cache(maxsize=2048)
 def _address(value: str) -> str:
-    name, addr = parseaddr(value)
+    name, addr = _parsed(value)
     return formataddr((name, addr), charset="utf-8") if addr else value
 
 
