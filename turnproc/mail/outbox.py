@@ -11,7 +11,9 @@ run at once. Mails are delivered in batches, like this:
 2. *deliver* them over the transport's connections (:mod:`.lanes`: SMTP opens
    up to ``[smtp] connections``), holding no database lock;
 3. *mark them sent* in one transaction (a failure is recorded at once, and
-   releases its claim), and only then claim the next batch.
+   releases its claim), and only then claim the next batch; but a batch of
+   mails built when sent (reports) has the next one claimed and built while
+   it goes (:data:`AHEAD`), and a flush that stops gives that one back.
 
 A mail marked sent is never sent again. A claimed mail is not touched by
 anyone else until its lease ends, so a flush that died or could not record a

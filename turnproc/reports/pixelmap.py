@@ -43,11 +43,12 @@ class _Palette:
         self.index: dict[tuple[int, int, int], int] = {}
 
     def __call__(self, colour: str, faded: bool = False) -> int:
-        rgb = _rgb(colour)
+        r, g, b = _rgb(colour)
         if faded:
-            back = _rgb(BACKGROUND)
-            rgb = tuple((a + b + 1) // 2 for a, b in zip(rgb, back, strict=True))  # type: ignore[assignment]
-        return self.index.setdefault(rgb, len(self.index))
+            # Half-opaque paint on the background.
+            br, bg, bb = _rgb(BACKGROUND)
+            r, g, b = (r + br + 1) // 2, (g + bg + 1) // 2, (b + bb + 1) // 2
+        return self.index.setdefault((r, g, b), len(self.index))
 
     def flat(self) -> list[int]:
         return [c for rgb in self.index for c in rgb]
