@@ -213,3 +213,21 @@ def test_the_same_report_gives_the_same_picture_byte_for_byte(galaxy: dict) -> N
     """A report mail built again (a retried delivery, a REPORT copy) carries the same picture."""
     assert png_map(galaxy, compact=True) == png_map(galaxy, compact=True)
     assert png_map(_drawn(), compact=True) == png_map(_drawn(), compact=True)
+
+
+def test_without_the_dejavu_fonts_the_labels_are_still_drawn(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A host without fonts-dejavu-core: the compact picture sets its labels in
+    Pillow's own font instead of failing."""
+    from turnproc.reports import pixelmap
+
+    context = whole_galaxy_context(2)
+    home = context["empire"]["home"]
+    star = next(s for s in context["map"]["systems"] if s["code"] == home)["star"] or home
+    context["map"]["systems"] = [s for s in context["map"]["systems"] if star in (s["code"], s["star"])]
+    monkeypatch.setattr(pixelmap, "font_files", lambda: None)
+    pixelmap._font.cache_clear()
+    try:
+        pixels = _pixels(png_map(context, compact=True))
+    finally:
+        pixelmap._font.cache_clear()
+    assert _rgb(INK) in {rgb for _, rgb in pixels.getcolors(1 << 16)}
