@@ -13,7 +13,7 @@ empire it builds the report context off the clock, then times
 the wall clock; the load average is printed). Prints mean, p95 and max
 milliseconds per PNG, the pixel sizes, and the ratio full / compact; then the
 fixed cost of text: a tiny picture with and without a word, with and without
-the DejaVu font files (resvg's, the full picture's). Target (docs/rules.md §5.1): compact <= 8 ms CPU.
+the DejaVu font files (resvg's, the full picture's). Target: compact <= 8 ms CPU.
 """
 
 from __future__ import annotations

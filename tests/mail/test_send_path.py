@@ -19,6 +19,7 @@ from tests.conftest import SmtpSink
 from tests.mail.test_outbox_claims import arrived, queue
 from turnproc.config import SmtpConfig
 from turnproc.mail import outbox, smtp
+from turnproc.mail.compose import bare_address
 from turnproc.mail.hygiene import _ADDRESS
 from turnproc.mail.smtp import SmtpTransport, wire_bytes
 from turnproc.storage import models as m
@@ -116,8 +117,8 @@ def test_lines_of_dots_arrive_as_they_were_written(smtp_server: SmtpSink) -> Non
 def test_an_address_goes_into_the_envelope_as_smtplib_would_put_it(address: str) -> None:
     """MAIL and RCPT take the bare address as it is (smtp._WireClient): for
     every address a reply can go to, that is what smtplib's quoteaddr makes."""
-    assert f"<{smtp._bare(address)}>" == smtplib.quoteaddr(smtp._bare(address))
-    assert smtp._bare(f"Player <{address}>") == address
+    assert f"<{bare_address(address)}>" == smtplib.quoteaddr(bare_address(address))
+    assert bare_address(f"Player <{address}>") == address
 
 
 def test_sent_mails_older_than_the_setting_lose_their_bytes_not_their_rows(

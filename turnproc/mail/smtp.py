@@ -7,11 +7,11 @@ import smtplib
 import ssl
 import time
 from collections.abc import Sequence
-from email.utils import parseaddr
 from typing import TYPE_CHECKING
 
 from ..config import SmtpConfig
 from ..errors import ServerUnavailable, one_line
+from .compose import bare_address
 from .lanes import Transport
 
 if TYPE_CHECKING:
@@ -39,14 +39,9 @@ def wire_bytes(raw: bytes) -> bytes:
     return b"." + wire if wire.startswith(b".") else wire
 
 
-def _bare(address: str) -> str:
-    """The addr-spec of ``address`` (``Host <a@b>`` -> ``a@b``)."""
-    return parseaddr(address)[1] or address
-
-
 class _WireClient(smtplib.SMTP):
     """smtplib's client for mails already in :func:`wire_bytes` form and
-    addresses already bare (:func:`_bare`): ``sendmail`` keeps its replies,
+    addresses already bare (:func:`~.compose.bare_address`): ``sendmail`` keeps its replies,
     errors and reset, but MAIL and RCPT do not parse each address again, and
     DATA does not look for dots to double a second time."""
 
@@ -83,7 +78,7 @@ class SmtpTransport:
 
     def __init__(self, config: SmtpConfig, sender: str) -> None:
         self.config = config
-        self.sender = _bare(sender)
+        self.sender = bare_address(sender)
         self._from = sender
         self._client: smtplib.SMTP | None = None
         self._used = 0.0
@@ -130,7 +125,7 @@ class SmtpTransport:
         return client
 
     def deliver(self, raw: bytes, recipient: str) -> None:
-        to = _bare(recipient)
+        to = bare_address(recipient)
         client = self._connection()
         try:
             client.sendmail(self.sender, [to], wire_bytes(raw))
@@ -148,7 +143,7 @@ class SmtpTransport:
         envelope only. A server that takes fewer recipients per transaction
         (452, RFC 5321 4.5.3.1.10) gets the rest in further ones; an address
         it refuses for good is logged and skipped, the others still get it."""
-        rest = [_bare(r) for r in recipients]
+        rest = [bare_address(r) for r in recipients]
         wire = wire_bytes(raw)
         while rest:
             client = self._connection()

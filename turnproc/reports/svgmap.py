@@ -344,19 +344,19 @@ def static_legend() -> tuple[str, float]:
     return "\n".join(out + rows), y + 8
 
 
-def _shown(context: dict[str, Any], rows: dict[int, dict[str, Any]], labels: bool) -> set[str]:
+def _shown(context: dict[str, Any], rows: dict[int, dict[str, Any]], with_labels: bool) -> set[str]:
     """The keys of the legend entries that explain something this map shows."""
     systems = context["map"]["systems"]
     # Star types only where labels are drawn (rules.md §5.1): without them the
     # symbols are specks whose colours the legend would promise in vain.
-    keys = {s["type"] for s in systems} if labels else set()
+    keys = {s["type"] for s in systems} if with_labels else set()
     if any(s["owner"] is None for s in systems):
         keys.add("nobody")
     if any(not (s["visible"] or s["code"] in rows) for s in systems):
         keys.add("faded")
     for arrow in context["map"].get("arrows", []):
         keys.update((arrow["kind"], f'{arrow["kind"]} arrow'))
-    if labels:
+    if with_labels:
         keys.add("labels")
     return keys
 
