@@ -7,7 +7,7 @@ there is, the whole galaxy.
 
 Part 1, the reports: the game (Game and Empire rows, state, orders) is written
 to a fresh SQLite database and the turn resolved off the clock. Then, as
-``turn run`` does (:func:`turnproc.turns.write_reports`), one transaction
+``turn run`` does (:func:`turnproc.turnreports.write_reports`), one transaction
 builds every context (fog of war), stores each report's data and the turn's
 bulletin (in a game over the bulletin threshold) and queues their mails
 without bytes; the commit is timed too. Then, as sending does
@@ -49,7 +49,7 @@ from turnproc.rules.turn import resolve, turn_rng  # noqa: E402
 from turnproc.storage import models as m  # noqa: E402
 from turnproc.storage.convert import load_state, orders_for_turn  # noqa: E402
 from turnproc.storage.db import make_engine, make_sessionmaker, transaction  # noqa: E402
-from turnproc.turns import write_reports  # noqa: E402
+from turnproc.turnreports import write_reports  # noqa: E402
 
 def reports(n: int, work: Path) -> None:
     t0 = time.perf_counter()

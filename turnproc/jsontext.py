@@ -16,10 +16,21 @@ from typing import Any
 
 import orjson
 
-__all__ = ["dumps", "loads"]
+__all__ = ["Encoded", "dumps", "loads"]
+
+
+class Encoded(str):
+    """JSON text already written: :func:`dumps` gives it back as it is, so a
+    JSON column takes text built elsewhere (a turn's reports, built in a
+    forked child: turnproc.sidework) without a parse and a second write.
+    Only as the whole value: inside a list or dict it is a string like any."""
+
+    __slots__ = ()
 
 
 def dumps(value: Any, *, sort_keys: bool = False) -> str:
+    if type(value) is Encoded:
+        return str.__str__(value)
     option = orjson.OPT_NON_STR_KEYS | (orjson.OPT_SORT_KEYS if sort_keys else 0)
     try:
         return orjson.dumps(value, option=option).decode("utf-8")

@@ -238,7 +238,9 @@ def queue_report(
     (the start position) is built now, the same way. ``held`` keeps it back
     for a staged turn; ``kind`` tells a turn's report from a copy sent again."""
     if report.id is not None:
-        queue_reports(session, config, game_id, report.turn, [(recipient, report.id, report.data)], now, held=held, kind=kind)
+        queue_reports(
+            session, config, game_id, report.turn, [(recipient, report.id, report_subject(report.data))], now, held=held, kind=kind
+        )  # fmt: skip
         return
     stem = f"{game_name}-turn{report.turn}-{empire_code}"
     raw = report_mail(config.from_address, recipient, new_message_id(config.from_address), now, report.data, stem)
@@ -250,17 +252,17 @@ def queue_reports(
     config: Config,
     game_id: int,
     turn: int,
-    reports: list[tuple[str, int, dict[str, Any]]],
+    reports: list[tuple[str, int, str]],
     now: dt.datetime,
     *,
     held: bool = False,
     kind: str = "report",
 ) -> None:
-    """Report mails, (recipient, report id, its data) each, queued to be built
-    when sent: a turn's thousand in one INSERT."""
+    """Report mails, (recipient, report id, the mail's subject) each, queued
+    to be built when sent: a turn's thousand in one INSERT."""
     mails = [
-        Deferred(recipient, report_subject(data), new_message_id(config.from_address), report_id=report_id)
-        for recipient, report_id, data in reports
+        Deferred(recipient, subject, new_message_id(config.from_address), report_id=report_id)
+        for recipient, report_id, subject in reports
     ]
     queue_deferred(session, mails, kind=kind, game_id=game_id, now=now, turn=turn, held=held)
 

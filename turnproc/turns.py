@@ -26,6 +26,7 @@ from __future__ import annotations
 import datetime as dt
 import logging
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -36,22 +37,23 @@ from .admin import audit
 from .collector import gc_paused
 from .config import Config
 from .errors import GMError, TurnAlreadyRun
-from .mails import queue_bulletin, queue_reports
-from .notices import announcements_for
-from .reports.bulletin import bulletin_context, bulletin_pointer
-from .reports.context import TurnView, report_context
+from .jsontext import Encoded
+from .reports.context import report_context
 from .reports.narrative import narrate
 from .reports.render import render_report_text
+from .reports.turnout import record_output, report_output
 from .rules.activity import record_missed_turns
 from .rules.events import Event
 from .rules.invariants import check_invariants
 from .rules.serialize import state_from_dict, state_to_record
 from .rules.state import GameState
 from .rules.turn import resolve, turn_rng
+from .sidework import beside
 from .storage import models as m
-from .storage.convert import load_state, orders_for_turn, save_state
+from .storage.convert import load_state, orders_for_turn, save_game_fields, save_state
 from .storage.db import transaction
-from .storage.queries import current_deadline_or_none, get_empire, get_game, staged_record, view_of
+from .storage.queries import get_empire, get_game, staged_record
+from .turnreports import empire_rows_of, report_settings, store_reports, write_reports
 
 log = logging.getLogger(__name__)
 
@@ -84,7 +86,7 @@ class TurnResult:
     game: str
     turn: int
     events: int
-    reports: dict[str, dict[str, Any]]
+    reports: Mapping[str, dict[str, Any]]
     """Empire code → its report's data (:meth:`report_text` renders it)."""
     finished: bool
     missed: list[str] = field(default_factory=list)
@@ -149,98 +151,45 @@ def run_turn(
     number = state.turn
     rng_seed = f"{game.seed}:{number}"
     new_state, events = resolve(state, orders, turn_rng(game.seed, number))
-    empire_rows = {e.code: e for e in session.scalars(select(m.Empire).where(m.Empire.game_id == game.id))}
+    empire_rows = empire_rows_of(session, game)
     on_leave = {c: e.vacation_until for c, e in empire_rows.items() if e.vacation_until is not None and e.vacation_until >= number}
     quitting = [c for c, e in empire_rows.items() if e.quit_at is not None]
     missed, inactive = record_missed_turns(new_state, lines, game.inactive_after, on_leave, quitting)
-    save_state(session, game, new_state)
-    for code in quitting:
-        empire_rows[code].quit_at = None  # done: the empire is inactive now
-    session.add(
-        m.TurnRecord(
-            game_id=game.id,
-            number=number,
-            rng_seed=rng_seed,
-            state_before=state_to_record(state),
-            orders=lines,
-            events=[e.to_dict() for e in events],
-            ran_at=now,
-            staged=stage,
-        )
-    )
+    # The reports read the game row as the turn leaves it (the next deadline).
+    save_game_fields(game, new_state)
     game.deadline_override = None  # a hand-set deadline is for the turn just run
-    reports = write_reports(
-        session, config, game, new_state, events, number, now, corrected=corrected, held=stage, reason=reason, empire_rows=empire_rows
-    )  # fmt: skip
+    settings = report_settings(session, config, game, new_state, number, now, corrected=corrected, reason=reason, empire_rows=empire_rows)
+    # The reports and the turn record's JSON need only the states and the
+    # events: in a big game they are built beside the state's writing, on the
+    # machine's other CPU (turnproc.sidework).
+    fork = len(new_state.empires) >= BESIDE_FROM
+    with (
+        beside(report_output, new_state, events, settings, fork=fork) as built,
+        beside(record_output, state, events, fork=fork) as recorded,
+    ):
+        save_state(session, game, new_state)
+        for code in quitting:
+            empire_rows[code].quit_at = None  # done: the empire is inactive now
+        record = recorded.result()
+        session.execute(
+            insert(m.TurnRecord).values(
+                game_id=game.id, number=number, rng_seed=rng_seed, state_before=Encoded(record.state_before),
+                orders=lines, events=Encoded(record.events), ran_at=now, staged=stage,
+            )
+        )  # fmt: skip
+        output = built.result()
+    reports = store_reports(session, config, game, new_state, output, number, now, held=stage, empire_rows=empire_rows)
     session.flush()
     log.info("game %s: turn %d resolved, %d events, %d reports", game.name, number, len(events), len(reports))
     return TurnResult(game.name, number, len(events), reports, new_state.finished, missed, inactive, staged=stage)
 
 
-def write_reports(
-    session: Session,
-    config: Config,
-    game: m.Game,
-    state: GameState,
-    events: list[Event],
-    number: int,
-    now: dt.datetime,
-    *,
-    corrected: bool = False,
-    held: bool = False,
-    reason: str | None = None,
-    empire_rows: dict[str, m.Empire] | None = None,
-) -> dict[str, dict[str, Any]]:
-    """Every empire's report of turn ``number`` (``state`` is the state after
-    it): its data stored once as a ``reports`` row, its mail queued to be
-    built when sent; ``reason`` is the GM's word on a correction. A game of
-    more than ``config.bulletin_threshold`` empires also gets the turn's
-    bulletin (roundup, public press, announcements), stored once and queued
-    as one mail to every active player. Returns each empire's report data.
-    ``empire_rows``: the game's empire rows by code, when the caller has them
-    (a thousand rows are not read again)."""
-    deadline = current_deadline_or_none(view_of(game), now)
-    if empire_rows is None:
-        empire_rows = {e.code: e for e in session.scalars(select(m.Empire).where(m.Empire.game_id == game.id))}
-    view = TurnView.build(state, events)
-    # Only when there is something to say: reports without either stay byte for byte as before.
-    extras: dict[str, Any] = {}
-    if announced := announcements_for(session, game.id, number):
-        extras["announcements"] = announced
-    if corrected and reason:
-        extras["correction_reason"] = reason
-    pointer: dict[str, Any] | None = None
-    if len(state.empires) > config.bulletin_threshold:
-        data = bulletin_context(state, events, game_name=game.name, turn=number, deadline=deadline, view=view, corrected=corrected)
-        data.update(extras)
-        extras = {}
-        bulletin = m.Bulletin(game_id=game.id, turn=number, data=data, created_at=now)
-        session.add(bulletin)
-        session.flush()
-        readers = [empire_rows[c].email for c in sorted(state.empires) if state.empires[c].active and empire_rows[c].email]
-        queue_bulletin(session, config, bulletin, readers, now, held=held)
-        pointer = bulletin_pointer(game.name, number, len(state.empires), corrected=corrected)
-    contexts: dict[str, dict[str, Any]] = {}
-    for code in sorted(state.empires):
-        leave = empire_rows[code].vacation_until
-        context = report_context(
-            state, events, code, game_name=game.name, turn=number, deadline=deadline, corrected=corrected, view=view,
-            on_leave_until=leave if leave is not None and leave > number else None, bulletin=pointer,
-        )  # fmt: skip
-        context.update(extras)
-        contexts[code] = context
-    # A thousand rows each: one bulk INSERT apiece, without the unit of work's
-    # bookkeeping per object (the reports' ids come back for their mails).
-    codes = list(contexts)
-    report_ids = session.scalars(
-        insert(m.Report).returning(m.Report.id, sort_by_parameter_order=True),
-        [{"game_id": game.id, "empire_id": empire_rows[c].id, "turn": number, "data": contexts[c], "created_at": now} for c in codes],
-    ).all()
-    queue_reports(
-        session, config, game.id, number, [(empire_rows[c].email, rid, contexts[c]) for c, rid in zip(codes, report_ids, strict=True)],
-        now, held=held,
-    )  # fmt: skip
-    return contexts
+#: Games of this many empires build their reports and the turn record's JSON
+#: in forked children while the turn writes the state (turnproc.sidework).
+#: Measured on two CPUs, SQLite, turns alternately with and without: at 100
+#: empires the children cost 6 % of the turn (0.325 s against 0.307), at 300
+#: they saved 12 % (0.84 s against 0.95), at 1,000 a tenth (2.64 s, 2.93 s).
+BESIDE_FROM = 200
 
 
 def run_current_turn(sessions: sessionmaker[Session], game_name: str, config: Config, now: dt.datetime) -> TurnResult:

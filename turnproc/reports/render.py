@@ -11,6 +11,7 @@ import base64
 import json
 import re
 import textwrap
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -39,6 +40,7 @@ __all__ = [
     "stored_context",
     "render_report_text",
     "render_subject",
+    "subject_renderer",
     "report_subject",
     "report_json",
 ]
@@ -148,10 +150,21 @@ def press_heading(message: dict[str, Any], viewer: str) -> str:
 def render_subject(kind: str, context: dict[str, Any]) -> str:
     """Only the subject line of a mail of ``kind`` (what the outbox row shows
     before the mail is built); the same line the whole rendering gives."""
-    if kind == "report":
-        context = stored_context(context)
-    subject = environment().get_template(f"{kind}/subject.txt").render(context).strip()
-    return " ".join(subject.split())
+    return subject_renderer(kind)(context)
+
+
+def subject_renderer(kind: str) -> Callable[[dict[str, Any]], str]:
+    """:func:`render_subject` for ``kind``, its template looked up now, once:
+    what renders with it later takes no lock of Jinja's template cache, as
+    the reports built in a forked child must not (:mod:`turnproc.sidework`)."""
+    template = environment().get_template(f"{kind}/subject.txt")
+    upgrade = kind == "report"
+
+    def subject(context: dict[str, Any]) -> str:
+        line = template.render(stored_context(context) if upgrade else context).strip()
+        return " ".join(line.split())
+
+    return subject
 
 
 def report_subject(context: dict[str, Any]) -> str:

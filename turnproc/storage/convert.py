@@ -29,6 +29,7 @@ log = logging.getLogger(__name__)
 __all__ = [
     "load_state",
     "save_state",
+    "save_game_fields",
     "settings_of",
     "modules_text",
     "new_game_row",
@@ -151,6 +152,19 @@ def load_state(session: Session, game: m.Game) -> GameState:
     )
 
 
+def save_game_fields(game: m.Game, state: GameState) -> None:
+    """The game row's own columns from ``state``: what :func:`save_state`
+    writes first, and ``turn run`` before it builds the reports (the next
+    deadline is the new turn's)."""
+    game.turn = state.turn
+    game.modules = modules_text(state.settings.modules)
+    game.ruleset = state.settings.ruleset
+    game.turn_limit = state.settings.turn_limit
+    game.vp_target = state.settings.vp_target
+    if state.finished:
+        game.status = "finished"
+
+
 def save_state(session: Session, game: m.Game, state: GameState) -> None:
     """Write ``state`` over the game's rows.
 
@@ -162,14 +176,7 @@ def save_state(session: Session, game: m.Game, state: GameState) -> None:
     if missing:
         raise ValueError(f"game {game.name!r} has no empire rows for {', '.join(missing)}")
 
-    game.turn = state.turn
-    game.modules = modules_text(state.settings.modules)
-    game.ruleset = state.settings.ruleset
-    game.turn_limit = state.settings.turn_limit
-    game.vp_target = state.settings.vp_target
-    if state.finished:
-        game.status = "finished"
-
+    save_game_fields(game, state)
     _save_empires(session, state, empire_ids)
     system_ids = _save_systems(session, game, state, empire_ids)
     _save_links(session, game, state)
