@@ -148,7 +148,6 @@ def apply_orders(
     of two mails for one turn the one written later counts; WAIT alone marks
     the orders on file. ``current`` is the order set on file now; a new one
     is added to ``rows``."""
-    on_file = [Order.from_dict(d) for d in current.orders] if current is not None else []
     if MailCommand.CLEAR in parsed.commands and not parsed.orders:
         withdraw_orders(session, empire_id, turn)
         if current is not None:
@@ -156,19 +155,25 @@ def apply_orders(
         return Applied("cleared", [])
     if parsed.orders and current is not None and current.sent_at is not None and sent_at < current.sent_at:
         # Mail can arrive out of order.
-        return Applied("older", on_file, on_file_since=current.sent_at, current=current)
+        return Applied("older", _orders_of(current), on_file_since=current.sent_at, current=current)
     if parsed.orders:
         stored, replaced = store_orders(
             rows, game_id, empire_id, turn, parsed, raw_text, message, now, sent_at, current=current
         )
         return Applied("accepted", list(parsed.orders), replaced, current=stored)
     if any(p.severity is Severity.ERROR and not is_header_code(p.code) for p in parsed.problems):
-        return Applied("unchanged", on_file, current=current)  # every order line failed: what is on file stays
+        return Applied("unchanged", _orders_of(current), current=current)  # every order line failed: what is on file stays
     if MailCommand.WAIT in parsed.commands and current is not None:
         # WAIT alone keeps the orders on file and only holds off an early
         # run; with nothing on file there is no early run to hold off.
         current.wait = True
-    return Applied("commands", on_file, current=current)
+    return Applied("commands", _orders_of(current), current=current)
+
+
+def _orders_of(current: m.OrderSet | NewOrderSet | None) -> list[Order]:
+    # Read only when they are what stays on file: a turnsheet replacing them
+    # (the usual mail) would read seventeen orders back for nothing.
+    return [Order.from_dict(d) for d in current.orders] if current is not None else []
 
 
 class _Mail:
