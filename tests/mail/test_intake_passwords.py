@@ -82,3 +82,44 @@ def test_the_pool_gets_the_interpreter_lock_quickly_during_a_poll_only(box: Box,
     assert [r.outcome for r in box.poll()] == ["accepted", "accepted"]
     assert seen and all(interval == min(before, prepare.SWITCH_INTERVAL) for interval in seen)
     assert sys.getswitchinterval() == before
+
+
+@pytest.mark.parametrize("cores, threads", [(1, 1), (2, 1), (8, 7)])
+def test_the_pool_leaves_a_core_to_the_poll(monkeypatch: pytest.MonkeyPatch, cores: int, threads: int) -> None:
+    monkeypatch.setattr(prepare.os, "cpu_count", lambda: cores)
+    assert prepare._pool_size() == threads
+
+
+def test_an_answer_needed_before_the_pool_began_on_it_is_verified_by_the_poll(monkeypatch: pytest.MonkeyPatch) -> None:
+    """One pool thread, busy with one mail's slow hash: the next mail's
+    password is verified by the poll's own thread when it needs the answer,
+    not waited for, and still only once."""
+    from turnproc.passwords import hash_password
+
+    started, release = threading.Event(), threading.Event()
+    calls: list[tuple[str, str]] = []
+
+    def verify(password: str, stored: str) -> bool:
+        calls.append((password, threading.current_thread().name))
+        if password == "slow":
+            started.set()
+            release.wait(10)
+        return verify_password(password, stored)
+
+    monkeypatch.setattr(prepare, "verify_password", verify)
+    checks = prepare.PasswordChecks(workers=1)
+    try:
+        slow, quick = hash_password("slow"), hash_password("quick")
+        assert checks.submit(1, slow, "slow")
+        started.wait(10)
+        assert checks.submit(2, quick, "quick")
+        assert checks.check(2, quick, "quick") is True
+        assert checks.check(2, quick, "wrong") is False
+        assert calls[1] == ("quick", threading.current_thread().name)
+        release.set()
+        assert checks.check(1, slow, "slow") is True
+        assert [p for p, _ in calls] == ["slow", "quick", "wrong"]
+        assert calls[0][1].startswith("scrypt")
+    finally:
+        release.set()
+        checks.close()
