@@ -6,9 +6,11 @@ there is, the whole galaxy.
     .venv/bin/python benchmarks/reports.py [--empires 1000] [--skip-galaxy]
 
 Part 1, the reports: the game (Game and Empire rows, state, orders) is written
-to a fresh SQLite database and the turn resolved off the clock. Then, as
-``turn run`` does (:func:`turnproc.turnreports.write_reports`), one transaction
-builds every context (fog of war), stores each report's data and the turn's
+to a fresh SQLite database and the turn resolved off the clock. Then, with
+the code ``turn run`` uses (:func:`turnproc.turnreports.write_reports`), one
+transaction builds every context (fog of war) in this process (``turn run``
+of a big game builds them in a forked child, beside its writing of the
+state: benchmarks/turn.py), stores each report's data and the turn's
 bulletin (in a game over the bulletin threshold) and queues their mails
 without bytes; the commit is timed too. Then, as sending does
 (:func:`turnproc.reportmail.builder`, batches of 25 on every CPU), every
