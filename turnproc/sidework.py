@@ -28,7 +28,6 @@ import pickle
 import signal
 import tempfile
 import time
-import warnings
 from collections.abc import Callable
 from typing import IO, Any, Generic, TypeVar
 
@@ -90,11 +89,11 @@ class Beside(Generic[T]):
             log.warning("no file for the work beside (%s): done in this process", exc)
             return
         try:
-            with warnings.catch_warnings():
-                # Python 3.12+ warns of a fork in a threaded process; the child
-                # runs only the pure function (see the module's docstring).
-                warnings.simplefilter("ignore", DeprecationWarning)
-                pid = os.fork()
+            # Python 3.12+ warns of a fork in a threaded process (a
+            # DeprecationWarning, hidden by default); the child runs only the
+            # pure function (see the module's docstring). Not silenced here:
+            # catch_warnings would change the filters of every thread.
+            pid = os.fork()
         except OSError as exc:
             file.close()
             log.warning("cannot fork for the work beside (%s): done in this process", exc)
