@@ -160,3 +160,20 @@ def test_a_fork_refused_by_the_system_means_the_work_is_done_here(
     work = beside(_pid_and, 2)
     assert not work.forked and work.result() == (PARENT, 4)
     assert "cannot fork" in caplog.text
+
+
+def test_a_child_the_system_reaped_is_not_trusted_and_the_work_is_done_here(
+    forks: list[int], caplog: pytest.LogCaptureFixture
+) -> None:
+    """A process that ignores SIGCHLD has its children reaped by the system,
+    their exit status lost: the parent does the work itself, and fails on
+    nothing."""
+    before = signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+    try:
+        work = beside(_pid_and, 4)
+        assert work.forked and work.result() == (PARENT, 8)
+        with beside(_sleeps_in_child):  # and one given up on while it works
+            pass
+    finally:
+        signal.signal(signal.SIGCHLD, before)
+    assert "was lost" in caplog.text and len(forks) == 2

@@ -69,11 +69,7 @@ class Beside(Generic[T]):
         pid, file = self._pid, self._file
         self._pid = self._file = None
         if pid is not None:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:  # ended already: reaped below
-                pass
-            os.waitpid(pid, 0)
+            _end(pid)
         if file is not None:
             file.close()
 
@@ -122,7 +118,7 @@ class Beside(Generic[T]):
         self._pid = self._file = None
         try:
             if status is None:
-                log.warning("the work beside (child %d) stopped making progress: ended, done in this process", pid)
+                log.warning("the work beside (child %d) stopped making progress or was lost: done in this process", pid)
                 return None
             if not os.WIFEXITED(status) or os.WEXITSTATUS(status) != 0:
                 log.warning("the work beside (child %d) failed (wait status %d): done in this process", pid, status)
@@ -133,11 +129,28 @@ class Beside(Generic[T]):
             file.close()
 
 
+def _end(pid: int) -> None:
+    """Kill the child and wait for it, however far it got."""
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:  # gone already
+        pass
+    try:
+        os.waitpid(pid, 0)
+    except ChildProcessError:  # reaped by the system already (SIGCHLD ignored)
+        pass
+
+
 def _wait(pid: int) -> int | None:
-    """The child's wait status once it ends; None if it stalled and was killed."""
+    """The child's wait status once it ends; None if it stalled and was
+    killed, or if its status is lost (a process that ignores SIGCHLD has its
+    children reaped by the system): its answer is then not trusted."""
     pause, cpu, progress = 0.001, _cpu_seconds(pid), time.monotonic()
     while True:
-        done, status = os.waitpid(pid, os.WNOHANG)
+        try:
+            done, status = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            return None
         if done:
             return status
         now = time.monotonic()
@@ -145,8 +158,7 @@ def _wait(pid: int) -> int | None:
         if used is None or used != cpu:
             cpu, progress = used, now
         elif now - progress > STALL_SECONDS:
-            os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
+            _end(pid)
             return None
         time.sleep(pause)
         pause = min(pause * 2, 0.02)
