@@ -66,6 +66,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.synthetic import GAME, synthetic_state, write_game  # noqa: E402
 
+from benchmarks.night import _cpu  # noqa: E402
 from turnproc.config import Config  # noqa: E402
 from turnproc.storage.queries import get_game# noqa: E402
 from turnproc.storage.convert import orders_for_turn  # noqa: E402
@@ -79,15 +80,9 @@ NOW = dt.datetime(2026, 1, 5, 20, 0, tzinfo=dt.timezone.utc)
 CONFIG = Config(from_address="Host <turns@turnproc.example>")
 
 
-def _cpu() -> float:
-    """CPU seconds of this process and of the children it waited for (the
-    ones a big turn forks to build its reports: turnproc.sidework)."""
-    me, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return me.ru_utime + me.ru_stime + children.ru_utime + children.ru_stime
-
-
 class Clock:
-    """Wall and CPU time (this process and its children) since it was made;
+    """Wall and CPU time (this process and the children it waited for: the
+    ones a big turn forks to build its reports, turnproc.sidework) since it was made;
     CPU time barely moves when other processes share the machine, wall time
     does."""
 

@@ -18,7 +18,7 @@ from sqlalchemy import String, cast, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from tests.conftest import SqliteTemplates, reaped
-from tests.test_turn_pipeline import CODES, GAME, START, setup_game, submit_turn
+from tests.test_turn_pipeline import CODES, GAME, START, sessions, setup_game, submit_turn  # noqa: F401 - sessions is the fixture
 from turnproc import sidework, turns
 from turnproc.config import Config
 from turnproc.storage import convert
@@ -35,13 +35,6 @@ CONFIG = Config(from_address="Host <turns@turnproc.example>", bulletin_threshold
 def second(tmp_path: Path, sqlite_templates: SqliteTemplates) -> Iterator[sessionmaker[Session]]:
     shutil.copyfile(sqlite_templates.get(), tmp_path / "second.db")
     engine = make_engine(f"sqlite:///{tmp_path / 'second.db'}")
-    yield make_sessionmaker(engine)
-    engine.dispose()
-
-
-@pytest.fixture
-def first(db_url: str) -> Iterator[sessionmaker[Session]]:
-    engine = make_engine(db_url)
     yield make_sessionmaker(engine)
     engine.dispose()
 
@@ -91,16 +84,16 @@ def _stored(factory: sessionmaker[Session]) -> dict[str, list[tuple[Any, ...]]]:
 
 
 def test_reports_built_beside_are_those_built_in_one_process(
-    first: sessionmaker[Session], second: sessionmaker[Session], forks: list[int], monkeypatch: pytest.MonkeyPatch
+    sessions: sessionmaker[Session], second: sessionmaker[Session], forks: list[int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(turns, "BESIDE_FROM", len(CODES))
-    beside = _play(first, forks)
+    beside = _play(sessions, forks)
     assert len(forks) == 4  # the reports and the record, each turn
     monkeypatch.setattr(turns, "BESIDE_FROM", 10**9)
     here = _play(second, forks)
     assert len(forks) == 4
     assert beside == here
-    a, b = _stored(first), _stored(second)
+    a, b = _stored(sessions), _stored(second)
     assert a == b
     assert len(a["reports"]) == 2 * len(CODES) and len(a["bulletins"]) == 2
     assert '"announcements":[{"subject":"Welcome"' in a["bulletins"][0][1]
@@ -110,22 +103,22 @@ def test_reports_built_beside_are_those_built_in_one_process(
 
 
 def test_a_turn_that_fails_while_its_reports_are_built_leaves_no_child(
-    first: sessionmaker[Session], forks: list[int], monkeypatch: pytest.MonkeyPatch
+    sessions: sessionmaker[Session], forks: list[int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(turns, "BESIDE_FROM", 1)
-    setup_game(first)
-    submit_turn(first, START)
+    setup_game(sessions)
+    submit_turn(sessions, START)
 
     def boom(*args: Any) -> None:
         raise RuntimeError("crash while saving the state")
 
     monkeypatch.setattr(turns, "save_state", boom)
-    with pytest.raises(RuntimeError, match="crash"), transaction(first) as session:
+    with pytest.raises(RuntimeError, match="crash"), transaction(sessions) as session:
         run_turn(session, get_game(session, GAME), CONFIG, START + dt.timedelta(hours=1))
     assert len(forks) == 2
     assert all(reaped(pid) for pid in forks)
     monkeypatch.setattr(turns, "save_state", convert.save_state)
-    with transaction(first) as session:
+    with transaction(sessions) as session:
         assert run_turn(session, get_game(session, GAME), CONFIG, START + dt.timedelta(hours=1)).turn == 1
     assert len(forks) == 4
 

@@ -81,6 +81,14 @@ GM_VIEW = "GM"
 # -- the run ---------------------------------------------------------------------------
 
 
+#: Games of this many empires build their reports and the turn record's JSON
+#: in forked children while the turn writes the state (turnproc.sidework).
+#: Measured on two CPUs, SQLite, turns alternately with and without: at 100
+#: empires the children cost 6 % of the turn (0.325 s against 0.307), at 300
+#: they saved 12 % (0.84 s against 0.95), at 1,000 a tenth (2.64 s, 2.93 s).
+BESIDE_FROM = 200
+
+
 @dataclass
 class TurnResult:
     game: str
@@ -182,14 +190,6 @@ def run_turn(
     session.flush()
     log.info("game %s: turn %d resolved, %d events, %d reports", game.name, number, len(events), len(reports))
     return TurnResult(game.name, number, len(events), reports, new_state.finished, missed, inactive, staged=stage)
-
-
-#: Games of this many empires build their reports and the turn record's JSON
-#: in forked children while the turn writes the state (turnproc.sidework).
-#: Measured on two CPUs, SQLite, turns alternately with and without: at 100
-#: empires the children cost 6 % of the turn (0.325 s against 0.307), at 300
-#: they saved 12 % (0.84 s against 0.95), at 1,000 a tenth (2.64 s, 2.93 s).
-BESIDE_FROM = 200
 
 
 def run_current_turn(sessions: sessionmaker[Session], game_name: str, config: Config, now: dt.datetime) -> TurnResult:
