@@ -284,7 +284,11 @@ def child(backend: str, n: int, history: int) -> dict[str, Any]:
                     "db_growth_mb": (_db_bytes(url, app.engine) - size_before) / 1e6,
                 }
             )
-            print(f"  [{backend} N={n}] night {night}: poll {poll_s:.1f} s, turn {turn_s:.1f} s, send {send_s:.1f} s", file=sys.stderr)
+            print(
+                f"  [{backend} N={n}] night {night}: poll {poll_s:.1f} s ({poll_cpu:.1f} s CPU), "
+                f"turn {turn_s:.1f} s ({turn_cpu:.1f}), send {send_s:.1f} s ({send_cpu:.1f})",
+                file=sys.stderr,
+            )
         app.close()
         return {"backend": backend, "n": n, "setup": setup, "nights": nights, "rss_mb": _rss_mb(), "load": os.getloadavg()[0]}
     finally:

@@ -109,13 +109,18 @@ def ack_context(
 
 
 def order_check(
-    parsed: ParsedOrders, on_file: list[Order] | None, state: GameState | None, empire: str
+    parsed: ParsedOrders,
+    on_file: list[Order] | None,
+    state: GameState | None,
+    empire: str,
+    written: list[str] | None = None,
 ) -> dict[str, Any]:
     """What an acknowledgement says about the orders of one parse: a row per
     order line and per problem, what was not read, the errors, the orders on
     file and their cost against the purses (rules.md §4.2, ruling O7). The
     mail's answer and the offline checker (:mod:`turnproc.checker`) both say
-    exactly this, so they cannot disagree."""
+    exactly this, so they cannot disagree. ``written``: the parse's orders
+    written out already (as the order set stored them), in their order."""
     cost: dict[str, int] | None = None
     if on_file and state is not None and empire in state.empires:
         spent = spending(on_file, state, empire)
@@ -124,7 +129,9 @@ def order_check(
             "treasury_cost": spent.treasury_cost, "to_balance": spent.to_balance, "to_treasury": spent.to_treasury,
             "balance_short": spent.balance_short, "treasury_short": spent.treasury_short,
         }  # fmt: skip
-    texts = {id(o): format_order(o) for o in parsed.orders}
+    if written is None:
+        written = [format_order(o) for o in parsed.orders]
+    texts = {id(o): text for o, text in zip(parsed.orders, written, strict=True)}
     return {
         "lines": _line_results(parsed, texts),
         "errors": list(parsed.errors),

@@ -3,15 +3,17 @@ and the database itself refuses rows the rules never allow."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from sqlalchemy import text
 from sqlalchemy.exc import IntegrityError
 
 from tests.factories import make_generated_game
-from turnproc.rules.state import Stance, Tech
+from turnproc.rules.state import Stance, System, Tech
 from turnproc.storage import migrate
 from turnproc.storage import models as m
-from turnproc.storage.convert import load_state, save_state
+from turnproc.storage.convert import SYSTEM_ORDER, load_state, save_state
 from turnproc.storage.db import make_engine, make_sessionmaker, transaction
 
 
@@ -48,6 +50,12 @@ def test_state_round_trips_through_rows(sessions) -> None:
     with sessions() as session:
         again = load_state(session, session.get(m.Game, game_id))
     assert again == state
+
+
+def test_systems_are_loaded_in_the_order_of_their_fields() -> None:
+    """load_state builds each System by position: a field added, moved or
+    renamed in the dataclass must be added or moved there too."""
+    assert SYSTEM_ORDER == tuple(f.name for f in dataclasses.fields(System))
 
 
 def test_save_only_touches_changed_rows_and_is_idempotent(sessions) -> None:

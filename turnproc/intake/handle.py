@@ -389,12 +389,14 @@ class _Mail:
                 "so those stay on file."
             )
         outcome, replaced = applied.outcome, applied.replaced
+        # Accepted, they were written out for the order set just stored.
+        written = applied.current.lines if outcome == "accepted" and applied.current is not None else None
         context = ack_context(
             outcome=outcome,
             game=game.name,
             empire=empire.code,
             turn=game.turn,
-            **order_check(parsed, applied.on_file, state, empire.code),
+            **order_check(parsed, applied.on_file, state, empire.code, written),
             replaced=replaced,
             deadline=self.cache.deadline(game, self.now),
             notice=notice,
