@@ -2,7 +2,9 @@
 turnsheet, the host polls them from a real Dovecot, runs the turn, and sends
 every acknowledgement and report to a real SMTP server (aiosmtpd, in its own
 process). Each size runs in its own process, on SQLite and on PostgreSQL, on
-turn 1 and again after ``--history`` turns (a database with history).
+turn 1 and again after ``--history`` turns (a database with history); the
+sizes take their nights in turns, one process working at a time, so that a
+shared machine's drifting speed moves them all alike (see :func:`_drive`).
 
     .venv/bin/python benchmarks/night.py [--sizes 12,100,300,1000] [--backends sqlite,postgres] [--history 5]
 
@@ -212,7 +214,16 @@ def _timed(fn: Any) -> tuple[Any, float, float]:
     return out, time.perf_counter() - w, _cpu() - c
 
 
+def _step(said: str) -> None:
+    """Tell the driving process ``said`` and wait for its word to go on (see
+    :func:`_drive`)."""
+    print(said, flush=True)
+    if not sys.stdin.readline():
+        raise SystemExit("the benchmark's driving process is gone")
+
+
 def child(backend: str, n: int, history: int) -> dict[str, Any]:
+    _step("waiting")  # set up only when told: the sizes set up one at a time
     work = Path(tempfile.mkdtemp(prefix="turnproc-night-"))
     pg = PostgresServer() if backend == "postgres" else None
     dovecot = DovecotServer({USER: MAILBOX_PASSWORD})
@@ -240,6 +251,7 @@ def child(backend: str, n: int, history: int) -> dict[str, Any]:
         setup = time.perf_counter() - t0
         nights = []
         for night in range(history + 1):
+            _step("ready")
             with app.sessions() as session:
                 state = load_state(session, get_game(session, GAME))
             raws = _turnsheets(state, night)
@@ -335,6 +347,65 @@ def report(rows: list[dict[str, Any]]) -> None:
             print(f"  CPU growth N={a['n']} -> {b['n']} (last night): {cb / ca:.1f}x, {per:.2f}x per doubling of empires")
 
 
+def _drive(backend: str, sizes: list[int], history: int) -> list[dict[str, Any]]:
+    """Each size in a process of its own, set up one after the other, then
+    their nights taken in turns: every size's first night, then every size's
+    second, and so on, one process working at a time. A shared machine's
+    speed drifts over minutes; played one size after the other, the sizes'
+    last nights were minutes apart and the CPU growth between them moved
+    with that drift (7.3x to 12.9x over eight runs of the same code)."""
+    procs = []
+    try:
+        for n in sizes:
+            # Started as `python -c`, not as this script: the rendering processes
+            # start by running the main script again, which for the turnproc
+            # command costs nothing (turnproc.reportmail) and for this one
+            # would cost its test-server imports.
+            procs.append(
+                subprocess.Popen(
+                    [sys.executable, "-c", CHILD, "--child", f"{backend}:{n}", "--history", str(history)],
+                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env={**os.environ, "PYTHONHASHSEED": "0"},
+                )  # fmt: skip
+            )
+        for proc in procs:  # set up, one at a time
+            _expect(proc, "waiting")
+            _go(proc)
+            _expect(proc, "ready")
+        for _ in range(history + 1):
+            for proc in procs:
+                _go(proc)
+                _expect(proc, "ready", "{")
+        rows = []
+        for proc in procs:
+            assert proc.stdout is not None
+            rows.append(json.loads(proc.last_line))  # type: ignore[attr-defined]
+            if proc.wait() != 0:
+                raise SystemExit(f"a size's process failed ({proc.returncode})")
+        return rows
+    finally:
+        for proc in procs:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+
+
+def _go(proc: subprocess.Popen[str]) -> None:
+    assert proc.stdin is not None
+    proc.stdin.write("go\n")
+    proc.stdin.flush()
+
+
+def _expect(proc: subprocess.Popen[str], *starts: str) -> None:
+    """Read the process's lines until one starts with one of ``starts`` (the
+    last, its results, is kept as ``proc.last_line``)."""
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        if line.startswith(starts):
+            proc.last_line = line  # type: ignore[attr-defined]
+            return
+    raise SystemExit(f"a size's process ended early ({proc.wait()})")
+
+
 CHILD = f"import sys; sys.path.insert(0, {str(Path(__file__).resolve().parent.parent)!r}); from benchmarks.night import main; main()"
 
 
@@ -358,16 +429,7 @@ def main() -> None:
         os.environ["TURNPROC_NIGHT_PROFILE_TURN"] = str(Path(args.profile_turn).resolve())
     rows = []
     for backend in args.backends.split(","):
-        for n in (int(x) for x in args.sizes.split(",")):
-            # Started as `python -c`, not as this script: the rendering processes
-            # start by running the main script again, which for the turnproc
-            # command costs nothing (turnproc.reportmail) and for this one
-            # would cost its test-server imports.
-            out = subprocess.run(
-                [sys.executable, "-c", CHILD, "--child", f"{backend}:{n}", "--history", str(args.history)],
-                stdout=subprocess.PIPE, text=True, check=True, env={**os.environ, "PYTHONHASHSEED": "0"},
-            )  # fmt: skip
-            rows.append(json.loads(out.stdout.strip().splitlines()[-1]))
+        rows += _drive(backend, [int(x) for x in args.sizes.split(",")], args.history)
     print(f"\nnight benchmark, {os.cpu_count()} CPUs, history {args.history} turns")
     report(rows)
 
