@@ -154,6 +154,7 @@ def make_samples(workdir: Path) -> dict[str, str]:
     from turnproc.storage.queries import get_empire, get_game
     from turnproc.passwords import hash_password
     from turnproc.intake import handle_mail
+    from turnproc.reportmail import mail_bytes
     from turnproc.reports.render import render_report_documents
     from turnproc.storage import models as m
     from turnproc.storage.db import transaction
@@ -184,9 +185,8 @@ def make_samples(workdir: Path) -> dict[str, str]:
             with transaction(app.sessions) as session:
                 result = handle_mail(session, raw, app.config, when + dt.timedelta(minutes=number))
                 assert len(result.replies) == 1, (mail.name, result)
-                body = session.scalar(select(m.OutboxMail.body).where(m.OutboxMail.message_id == result.replies[0]))
-                assert body is not None
-                out[mail.name] = _reply_text(body)
+                row = session.scalars(select(m.OutboxMail).where(m.OutboxMail.message_id == result.replies[0])).one()
+                out[mail.name] = _reply_text(mail_bytes(session, row, app.config.from_address))
     finally:
         app.close()
     return out

@@ -30,6 +30,7 @@ from turnproc.checker import CheckError, check_orders_offline, read_report
 from turnproc.cli import main
 from turnproc.config import Config
 from turnproc.intake import handle_mail
+from turnproc.reportmail import mail_bytes
 from turnproc.mail.mime import message_text, parse_message
 from turnproc.reports.render import render_report_documents
 from turnproc.rules.orders import Action
@@ -79,7 +80,7 @@ class Game:
             handle_mail(session, raw, self.app.config, now)
             mail = session.scalar(select(m.OutboxMail).where(m.OutboxMail.id > before, m.OutboxMail.kind == "ack"))
             assert mail is not None, "no acknowledgement was queued"
-            answer = message_from_bytes(mail.body, policy=policy.default)
+            answer = message_from_bytes(mail_bytes(session, mail, self.app.config.from_address), policy=policy.default)
             text = answer.get_body(preferencelist=("plain",)).get_content()  # type: ignore[union-attr]
         written = message_from_bytes(raw, policy=policy.default).get_body(preferencelist=("plain",)).get_content()  # type: ignore[union-attr]
         return written, text
@@ -167,7 +168,10 @@ def test_the_checker_agrees_on_the_mail_corpus(eml: Path, sqlite_url: str, tmp_p
             game = make_game(session)
             _, data = report_for(session, game, get_empire(session, get_game(session, "corpus"), "RIG"), None)
             handle_mail(session, raw, config, START)
-            acks = [mail.body for mail in session.scalars(select(m.OutboxMail).where(m.OutboxMail.kind == "ack"))]
+            acks = [
+                mail_bytes(session, mail, config.from_address)
+                for mail in session.scalars(select(m.OutboxMail).where(m.OutboxMail.kind == "ack"))
+            ]
     finally:
         app.close()
     if not acks:

@@ -20,6 +20,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from . import jsontext
 from .config import Config
 from .mail.compose import compose, message_id_domain, new_message_id, shown_address
 from .mail.hygiene import clean_header
@@ -134,7 +135,8 @@ def order_check(
     texts = {id(o): text for o, text in zip(parsed.orders, written, strict=True)}
     return {
         "lines": _line_results(parsed, texts),
-        "errors": list(parsed.errors),
+        # As the acknowledgement stores them (JSON: it is built when sent).
+        "errors": [{"line": p.line, "code": p.code, "message": p.message} for p in parsed.errors],
         "skipped": [_skipped_text(s) for s in parsed.skipped if s.reason in _TOLD],
         # Accepted orders are on file as they were parsed: each is written once.
         "on_file": None if on_file is None else [texts.get(id(o)) or format_order(o) for o in on_file],
@@ -201,26 +203,27 @@ def queue_ack(
 ) -> str:
     """The answer to a mail (threaded under it: its subject, Message-ID and
     References); its own Message-ID. ``kind`` (ack, reject, unknown) is what
-    the reply caps count."""
+    the reply caps count. Queued as what it says (``outbox.data``), its bytes
+    built when it is sent (:func:`turnproc.reportmail.ack_mail`), as a
+    report's are: rendering and writing out a thousand answers was an eighth
+    of a big night's poll, which reads its mails one at a time, while sending
+    builds on every CPU."""
     # Whatever the sender put in their headers, ours stay short and storable.
     subject = clean_header(subject)
     if len(subject) > 200:
         subject = subject[:199] + "\u2026"
-    rendered = render("ack", {"subject": subject or "your orders", **context})
+    context = {"subject": subject or "your orders", **context}
     mid = new_message_id(config.from_address)
-    message_id = clean_header(in_reply_to)[:500]
-    references = " ".join(clean_header(references).split()[-10:])[:900]
-    out = compose(
-        sender=config.from_address,
-        recipient=recipient,
-        subject=rendered.subject,
-        text=rendered.text,
-        when=now,
-        message_id=mid,
-        in_reply_to=message_id or None,
-        references=references or None,
-    )
-    queue_mail(session, out, kind=kind, game_id=game_id, now=now, headers=(shown_address(recipient), rendered.subject, mid))
+    data = {
+        "to": recipient,
+        "context": context,
+        "in_reply_to": clean_header(in_reply_to)[:500],
+        "references": " ".join(clean_header(references).split()[-10:])[:900],
+    }
+    queue_mail(
+        session, None, kind=kind, game_id=game_id, now=now,
+        headers=(shown_address(recipient), render_subject("ack", context), mid), data=jsontext.dumps(data),
+    )  # fmt: skip
     return mid
 
 

@@ -1,10 +1,11 @@
-"""Report and bulletin mails, built when they are sent.
+"""Report, bulletin and answer mails, built when they are sent.
 
 ``turn run`` stores each empire's report data and the turn's bulletin once
-and queues their mails without bytes; the outbox asks :func:`builder` for the
+and queues their mails without bytes; intake queues its answers as what
+they say (the outbox row's ``data``); the outbox asks :func:`builder` for the
 bytes of a batch just before it delivers it. A mail is built from what is
-stored — the report's data, the outbox row's Message-ID, subject, recipient
-and time — and nothing else: the MIME boundaries come from the Message-ID, so
+stored — the report's data or the answer's, the outbox row's Message-ID,
+subject, recipient and time — and nothing else: the MIME boundaries come from the Message-ID, so
 building the same mail twice gives the same bytes (a retried delivery, a
 ``REPORT`` copy's parts, a test). Rendering a thousand reports is the night's
 biggest cost: it runs on every CPU (:data:`PARALLEL_FROM` mails or more).
@@ -36,11 +37,11 @@ from .storage import models as m
 
 log = logging.getLogger(__name__)
 
-__all__ = ["report_mail", "bulletin_mail", "builder", "BULLETIN_TO", "PARALLEL_FROM", "send_outbox", "mail_bytes"]
+__all__ = ["report_mail", "bulletin_mail", "ack_mail", "builder", "BULLETIN_TO", "PARALLEL_FROM", "send_outbox", "mail_bytes"]
 
 #: The To: of a bulletin: its recipients are only in the SMTP envelope.
 BULLETIN_TO = "undisclosed-recipients:;"
-#: A batch with at least this many reports to build is rendered on every CPU.
+#: A batch with at least this many mails to build is rendered on every CPU.
 PARALLEL_FROM = 16
 
 
@@ -95,11 +96,25 @@ def bulletin_mail(sender: str, recipient: str, message_id: str, when: dt.datetim
     )  # fmt: skip
 
 
+def ack_mail(sender: str, message_id: str, when: dt.datetime, data: dict[str, Any]) -> bytes:
+    """An answer to a player's mail, from what :func:`turnproc.mails.queue_ack`
+    stored: the same bytes every time for the same row (the boundary seed is
+    its Message-ID)."""
+    rendered = render("ack", data["context"])
+    return compose(
+        sender=sender, recipient=data["to"], subject=rendered.subject, text=rendered.text, when=when,
+        message_id=message_id, in_reply_to=data["in_reply_to"] or None, references=data["references"] or None,
+        boundary_seed=_boundary_seed(message_id),
+    )  # fmt: skip
+
+
 def _build(job: _Job) -> bytes | Exception:
     """The mail's bytes, or what stopped them (one bad report must not stop
     the batch; the exception crosses back from a pool process as a plain one)."""
     try:
         data = jsontext.loads(job.data)
+        if job.kind == "ack":
+            return ack_mail(job.sender, job.message_id, job.when, data)
         if job.kind == "bulletin":
             return bulletin_mail(job.sender, job.recipient, job.message_id, job.when, data)
         return report_mail(job.sender, job.recipient, job.message_id, job.when, data, job.stem)
@@ -125,7 +140,9 @@ def _jobs(session: Session, sender: str, mails: list[Claimed]) -> dict[int, _Job
     } if bulletin_ids else {}  # fmt: skip
     jobs: dict[int, _Job] = {}
     for c in mails:
-        if c.bulletin_id in bulletins:
+        if c.data is not None:
+            jobs[c.id] = _Job("ack", sender, c.recipient, c.message_id, c.created_at, c.data, "")
+        elif c.bulletin_id in bulletins:
             jobs[c.id] = _Job("bulletin", sender, c.recipient, c.message_id, c.created_at, bulletins[c.bulletin_id], "")
         elif c.report_id in reports:
             data, stem = reports[c.report_id]

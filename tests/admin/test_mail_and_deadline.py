@@ -8,6 +8,7 @@ from email import message_from_bytes, policy
 from sqlalchemy import func, select
 
 from tests.factories import order_mail
+from tests.mailrows import with_bodies
 from turnproc.admin import run_script
 from turnproc.config import Config
 from turnproc.storage.queries import get_game
@@ -29,7 +30,8 @@ def _send(games: Games, body: str, n: int) -> list[m.OutboxMail]:
     with transaction(games.sessions) as session:
         handle_mail(session, order_mail(body, game="spring26", message_id=f"<gm-{n}@example.org>"), CONFIG, NOW)
     with games.sessions() as session:
-        return list(session.scalars(select(m.OutboxMail).where(m.OutboxMail.id > last).order_by(m.OutboxMail.id)))
+        rows = list(session.scalars(select(m.OutboxMail).where(m.OutboxMail.id > last).order_by(m.OutboxMail.id)))
+        return with_bodies(session, rows, CONFIG.from_address)
 
 
 def _text(row: m.OutboxMail) -> str:

@@ -18,6 +18,7 @@ from turnproc.intake import poll_maildir
 from turnproc.storage import models as m
 from turnproc.storage.db import transaction
 from tests.factories import make_game, order_mail
+from tests.mailrows import with_bodies
 
 CORPUS = Path(__file__).parent / "corpus"
 NOW = dt.datetime(2026, 1, 5, 19, 0, tzinfo=dt.timezone.utc)
@@ -51,7 +52,7 @@ def _orders(app) -> list[str] | None:
 
 def _outbox(app) -> list[m.OutboxMail]:
     with app.sessions() as session:
-        return list(session.scalars(select(m.OutboxMail).order_by(m.OutboxMail.id)))
+        return with_bodies(session, list(session.scalars(select(m.OutboxMail).order_by(m.OutboxMail.id))), app.config.from_address)
 
 
 def _body(mail: m.OutboxMail) -> str:

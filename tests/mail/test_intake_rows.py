@@ -83,7 +83,7 @@ def _rows(app: App) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]], list[
              for r in inbound],
             [(r.game_id, r.empire_id, r.turn, r.raw_text, r.lines, r.orders, r.problems, digest.get(r.message_id or 0),
               r.received_at, r.sent_at, r.active, r.wait) for r in sets],
-            [(r.kind, r.recipient, r.subject, _OUR_ID.sub(b"<ours>", r.body or b"")) for r in outbox],
+            [(r.kind, r.recipient, r.subject, _OUR_ID.sub(b"<ours>", r.body or b""), r.data) for r in outbox],
         )  # fmt: skip
         for model in (m.OrderSet, m.InboundMessage, m.OutboxMail, m.SuppressedReply, m.InboundFailure):
             session.execute(delete(model))

@@ -14,7 +14,7 @@ from sqlalchemy import select
 
 from tests.conftest import IMAP_PASSWORD, IMAP_USER
 from tests.factories import imap_app
-from tests.mail.test_player_commands import GM, Host, player, stranger, to
+from tests.mail.test_player_commands import GM, Host, _stored, player, stranger, to
 from turnproc.cli import main
 from turnproc.games import add_empire, new_game
 from turnproc.passwords import verify_password
@@ -174,7 +174,7 @@ def test_approval_prints_no_password_and_mails_it_to_the_applicant(host: Host, c
     assert message_from_bytes(raw, policy=policy.default)["To"] == ZED
     # Delivered: the outbox keeps no copy of the password.
     with host.app.sessions() as session:
-        bodies = [row.body for row in session.scalars(select(m.OutboxMail))]
+        bodies = [_stored(row) for row in session.scalars(select(m.OutboxMail))]
     assert bodies and not any(password.encode() in body for body in bodies)
 
 

@@ -101,13 +101,15 @@ class Claimed:
     report_id: int | None
     bulletin_id: int | None
     bcc: list[str] | None
+    data: str | None
+    """An answer's data, its bytes built from it (the row's ``data``)."""
 
     @classmethod
     def of(cls, row: m.OutboxMail) -> Claimed:
         """The mail ``row`` as a flush holds it (this attempt counted)."""
         return cls(
             row.id, row.kind, row.message_id, row.recipient, row.subject, row.created_at, row.body, row.attempts + 1,
-            row.report_id, row.bulletin_id, row.bcc,
+            row.report_id, row.bulletin_id, row.bcc, row.data,
         )  # fmt: skip
 
 
@@ -130,7 +132,7 @@ def _plain(value: object) -> str:
 
 def queue_mail(
     session: Session,
-    raw: bytes,
+    raw: bytes | None,
     *,
     kind: str,
     game_id: int | None,
@@ -138,13 +140,19 @@ def queue_mail(
     held: bool = False,
     now: dt.datetime | None = None,
     headers: tuple[str, str, str] | None = None,
+    data: str | None = None,
 ) -> m.OutboxMail:
     """Queue a mail; ``turn`` names the turn a report mail reports, ``held``
     keeps it back until the GM releases a staged turn. ``now`` is the caller's
-    clock (the reply caps count against it). ``raw``: the whole mail;
+    clock (the reply caps count against it). ``raw``: the whole mail, or None
+    for one built when sent from ``data`` (an answer: the flush's ``build``);
     ``headers``: its (recipient, subject, Message-ID) when the caller has
     them, else they are read from ``raw``."""
+    if (raw is None) == (data is None):
+        raise ValueError("a mail is queued either as bytes or as data to build it from")
     if headers is None:
+        if raw is None:
+            raise ValueError("a mail built when sent needs its headers given")
         msg = BytesHeaderParser().parsebytes(raw)
         headers = (_plain(msg["To"]), _plain(msg["Subject"]), str(msg["Message-ID"]))
     recipient, subject, message_id = headers
@@ -158,6 +166,7 @@ def queue_mail(
         subject=subject,
         message_id=message_id,
         body=raw,
+        data=data,
     )
     session.add(row)
     return row
@@ -540,8 +549,9 @@ def _flush(
 
 
 def purge_sent_bodies(factory: sessionmaker[Session], now: dt.datetime, keep_days: int) -> int:
-    """Empty the bytes of mails sent more than ``keep_days`` ago (0: keep all);
-    the rows stay, so the GM still sees who got what and when. At a thousand
+    """Empty the bytes of mails sent more than ``keep_days`` ago (0: keep all),
+    and the data an answer was built from; the rows stay, so the GM still sees
+    who got what and when. At a thousand
     empires a night's mail is hundreds of megabytes; the reports it carried
     stay in ``reports`` and can be mailed again (REPORT n). Returns the count."""
     if keep_days <= 0:
@@ -549,8 +559,11 @@ def purge_sent_bodies(factory: sessionmaker[Session], now: dt.datetime, keep_day
     purged = _write(
         factory,
         update(m.OutboxMail)
-        .where(m.OutboxMail.sent_at < now - dt.timedelta(days=keep_days), func.length(m.OutboxMail.body) > 0)
-        .values(body=b""),
+        .where(
+            m.OutboxMail.sent_at < now - dt.timedelta(days=keep_days),
+            or_(func.length(m.OutboxMail.body) > 0, m.OutboxMail.data.is_not(None)),
+        )
+        .values(body=b"", data=None),
     )
     if purged:
         log.info("outbox: emptied %d sent mails older than %d days", purged, keep_days)

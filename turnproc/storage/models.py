@@ -472,7 +472,11 @@ class OutboxMail(Base):
     subject: Mapped[str] = mapped_column(String(998))
     message_id: Mapped[str] = mapped_column(String(998), unique=True)
     body: Mapped[bytes | None] = mapped_column(LargeBinary)
-    """The complete RFC 5322 message; None: built from the report or bulletin when sent."""
+    """The complete RFC 5322 message; None: built when sent, from the report
+    or bulletin, or from ``data``."""
+    data: Mapped[str | None] = mapped_column(Text)
+    """An answer to a player's mail, as what it says (JSON: the acknowledgement's
+    context and threading headers); its bytes are built when it is sent."""
     report_id: Mapped[int | None] = mapped_column(ForeignKey("reports.id", ondelete="SET NULL"))
     bulletin_id: Mapped[int | None] = mapped_column(ForeignKey("bulletins.id", ondelete="SET NULL"))
     bcc: Mapped[list[str] | None] = mapped_column(JSON(none_as_null=True))
