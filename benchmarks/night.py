@@ -69,6 +69,8 @@ PASSWORD = "bench-password"  # write_game gives every empire this one
 START = dt.datetime(2026, 1, 5, 18, 0, tzinfo=dt.timezone.utc)
 #: Where the last night's turn is profiled to (--profile-turn FILE), for pstats.
 PROFILE_TURN = os.environ.get("TURNPROC_NIGHT_PROFILE_TURN", "")
+#: Where the last night's poll is profiled to (--profile-poll FILE): its own thread only.
+PROFILE_POLL = os.environ.get("TURNPROC_NIGHT_PROFILE_POLL", "")
 
 
 # -- the SMTP server, in its own process so its CPU and memory are not ours ----------------
@@ -264,7 +266,14 @@ def child(backend: str, n: int, history: int) -> dict[str, Any]:
             size_before = _db_bytes(url, app.engine)
             mails_before, bytes_before = smtp.count()
             now = START + dt.timedelta(days=night, hours=6)
-            results, poll_s, poll_cpu = _timed(lambda: poll(app, now))
+            if PROFILE_POLL and night == history:
+                import cProfile
+
+                profiler = cProfile.Profile()
+                results, poll_s, poll_cpu = _timed(lambda: profiler.runcall(poll, app, now))
+                profiler.dump_stats(PROFILE_POLL)
+            else:
+                results, poll_s, poll_cpu = _timed(lambda: poll(app, now))
             floor_s = _floor(app)
             if PROFILE_TURN and night == history:
                 import cProfile
@@ -415,6 +424,7 @@ def main() -> None:
     ap.add_argument("--backends", default="sqlite,postgres")
     ap.add_argument("--history", type=int, default=5, help="turns played before the last measured night (default 5)")
     ap.add_argument("--profile-turn", metavar="FILE", help="profile the last night's turn run into FILE (pstats)")
+    ap.add_argument("--profile-poll", metavar="FILE", help="profile the last night's poll into FILE (pstats)")
     ap.add_argument("--sink", type=int, help=argparse.SUPPRESS)
     ap.add_argument("--child", help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -427,6 +437,8 @@ def main() -> None:
         return
     if args.profile_turn:
         os.environ["TURNPROC_NIGHT_PROFILE_TURN"] = str(Path(args.profile_turn).resolve())
+    if args.profile_poll:
+        os.environ["TURNPROC_NIGHT_PROFILE_POLL"] = str(Path(args.profile_poll).resolve())
     rows = []
     for backend in args.backends.split(","):
         rows += _drive(backend, [int(x) for x in args.sizes.split(",")], args.history)

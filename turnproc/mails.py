@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+from collections.abc import Callable
+from functools import lru_cache
 from typing import Any
 
 from sqlalchemy import select
@@ -26,7 +28,7 @@ from .mail.compose import compose, message_id_domain, new_message_id, shown_addr
 from .mail.hygiene import clean_header
 from .mail.outbox import Deferred, queue_deferred, queue_mail
 from .reportmail import BULLETIN_TO, report_mail
-from .reports.render import render, render_subject, report_subject
+from .reports.render import render, render_subject, report_subject, subject_renderer
 from .rules.costs import spending
 from .rules.orders import Order, ParsedOrders, Severity, SkipReason, Skipped, format_order, slots_used
 from .rules.state import GameState
@@ -222,9 +224,15 @@ def queue_ack(
     }
     queue_mail(
         session, None, kind=kind, game_id=game_id, now=now,
-        headers=(shown_address(recipient), render_subject("ack", context), mid), data=jsontext.dumps(data),
+        headers=(shown_address(recipient), _ack_subject()(context), mid), data=jsontext.dumps(data),
     )  # fmt: skip
     return mid
+
+
+@lru_cache(maxsize=1)
+def _ack_subject() -> Callable[[dict[str, Any]], str]:
+    """The answers' subject line (looked up once: a poll answers a thousand)."""
+    return subject_renderer("ack")
 
 
 # -- reports ---------------------------------------------------------------------------

@@ -5,10 +5,11 @@ and queues their mails without bytes; intake queues its answers as what
 they say (the outbox row's ``data``); the outbox asks :func:`builder` for the
 bytes of a batch just before it delivers it. A mail is built from what is
 stored — the report's data or the answer's, the outbox row's Message-ID,
-subject, recipient and time — and nothing else: the MIME boundaries come from the Message-ID, so
-building the same mail twice gives the same bytes (a retried delivery, a
-``REPORT`` copy's parts, a test). Rendering a thousand reports is the night's
-biggest cost: it runs on every CPU (:data:`PARALLEL_FROM` mails or more).
+subject, recipient and time — and nothing else: the MIME boundaries come
+from the Message-ID, so building the same mail twice gives the same bytes
+(a retried delivery, a ``REPORT`` copy's parts, a test). Rendering a
+thousand reports is the night's biggest cost: it runs on every CPU
+(:data:`PARALLEL_FROM` mails or more).
 """
 
 from __future__ import annotations

@@ -551,8 +551,8 @@ def _flush(
 def purge_sent_bodies(factory: sessionmaker[Session], now: dt.datetime, keep_days: int) -> int:
     """Empty the bytes of mails sent more than ``keep_days`` ago (0: keep all),
     and the data an answer was built from; the rows stay, so the GM still sees
-    who got what and when. At a thousand
-    empires a night's mail is hundreds of megabytes; the reports it carried
+    who got what and when. At a thousand empires a night's mail is hundreds
+    of megabytes; the reports it carried
     stay in ``reports`` and can be mailed again (REPORT n). Returns the count."""
     if keep_days <= 0:
         return 0
