@@ -79,3 +79,18 @@ def test_a_big_batch_of_answers_is_built_on_the_process_pool_the_same_as_in_proc
         assert f"STASH {reportmail.PARALLEL_FROM + 2}" in plain(one_by_one[rows[-1].id])
     finally:
         app.close()
+
+
+def test_a_rejection_is_queued_as_data_too(sqlite_url: str) -> None:
+    """deploy/OPERATIONS.md: answers (acknowledgements, rejections) are built when sent."""
+    app = imap_app(sqlite_url, free_port(), free_port(), IMAP_USER, IMAP_PASSWORD)
+    try:
+        with transaction(app.sessions) as session:
+            handle_mail(session, order_mail("TAX", password="not-the-password"), app.config, NOW)
+        with app.sessions() as session:
+            answers = [r for r in session.scalars(select(m.OutboxMail)) if r.kind == "reject"]
+            assert len(answers) == 1 and answers[0].body is None and answers[0].data is not None
+            text = plain(mail_bytes(session, answers[0], app.config.from_address))
+        assert "could not be accepted" in text and "not-the-password" not in text
+    finally:
+        app.close()
