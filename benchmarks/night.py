@@ -380,14 +380,14 @@ def _drive(backend: str, sizes: list[int], history: int) -> list[dict[str, Any]]
             _expect(proc, "waiting")
             _go(proc)
             _expect(proc, "ready")
+        last = {}
         for _ in range(history + 1):
             for proc in procs:
                 _go(proc)
-                _expect(proc, "ready", "{")
+                last[proc.pid] = _expect(proc, "ready", "{")
         rows = []
         for proc in procs:
-            assert proc.stdout is not None
-            rows.append(json.loads(proc.last_line))  # type: ignore[attr-defined]
+            rows.append(json.loads(last[proc.pid]))  # the last night's answer is the results
             if proc.wait() != 0:
                 raise SystemExit(f"a size's process failed ({proc.returncode})")
         return rows
@@ -404,14 +404,12 @@ def _go(proc: subprocess.Popen[str]) -> None:
     proc.stdin.flush()
 
 
-def _expect(proc: subprocess.Popen[str], *starts: str) -> None:
-    """Read the process's lines until one starts with one of ``starts`` (the
-    last, its results, is kept as ``proc.last_line``)."""
+def _expect(proc: subprocess.Popen[str], *starts: str) -> str:
+    """Read the process's lines until one starts with one of ``starts``; that line."""
     assert proc.stdout is not None
     for line in proc.stdout:
         if line.startswith(starts):
-            proc.last_line = line  # type: ignore[attr-defined]
-            return
+            return line
     raise SystemExit(f"a size's process ended early ({proc.wait()})")
 
 

@@ -15,8 +15,6 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-from collections.abc import Callable
-from functools import lru_cache
 from typing import Any
 
 from sqlalchemy import select
@@ -28,7 +26,7 @@ from .mail.compose import compose, message_id_domain, new_message_id, shown_addr
 from .mail.hygiene import clean_header
 from .mail.outbox import Deferred, queue_deferred, queue_mail
 from .reportmail import BULLETIN_TO, report_mail
-from .reports.render import render, render_subject, report_subject, subject_renderer
+from .reports.render import render, render_subject, report_subject
 from .rules.costs import spending
 from .rules.orders import Order, ParsedOrders, Severity, SkipReason, Skipped, format_order, slots_used
 from .rules.state import GameState
@@ -138,7 +136,7 @@ def order_check(
     return {
         "lines": _line_results(parsed, texts),
         # As the acknowledgement stores them (JSON: it is built when sent).
-        "errors": [{"line": p.line, "code": p.code, "message": p.message} for p in parsed.errors],
+        "errors": [p.to_dict() for p in parsed.errors],
         "skipped": [_skipped_text(s) for s in parsed.skipped if s.reason in _TOLD],
         # Accepted orders are on file as they were parsed: each is written once.
         "on_file": None if on_file is None else [texts.get(id(o)) or format_order(o) for o in on_file],
@@ -224,15 +222,9 @@ def queue_ack(
     }
     queue_mail(
         session, None, kind=kind, game_id=game_id, now=now,
-        headers=(shown_address(recipient), _ack_subject()(context), mid), data=jsontext.dumps(data),
+        headers=(shown_address(recipient), render_subject("ack", context), mid), data=jsontext.dumps(data),
     )  # fmt: skip
     return mid
-
-
-@lru_cache(maxsize=1)
-def _ack_subject() -> Callable[[dict[str, Any]], str]:
-    """The answers' subject line (looked up once: a poll answers a thousand)."""
-    return subject_renderer("ack")
 
 
 # -- reports ---------------------------------------------------------------------------

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+from pathlib import Path
 from email import message_from_bytes, policy
 
 from sqlalchemy import select
@@ -94,3 +95,9 @@ def test_a_rejection_is_queued_as_data_too(sqlite_url: str) -> None:
         assert "could not be accepted" in text and "not-the-password" not in text
     finally:
         app.close()
+
+
+def test_the_guide_names_the_batch_built_on_every_cpu() -> None:
+    """deploy/OPERATIONS.md: a batch is rendered on every CPU from PARALLEL_FROM mails."""
+    guide = " ".join((Path(__file__).parents[2] / "deploy" / "OPERATIONS.md").read_text(encoding="utf-8").split())
+    assert f"every CPU when the batch is big ({reportmail.PARALLEL_FROM} mails or more)" in guide

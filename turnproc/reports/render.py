@@ -150,7 +150,7 @@ def press_heading(message: dict[str, Any], viewer: str) -> str:
 def render_subject(kind: str, context: dict[str, Any]) -> str:
     """Only the subject line of a mail of ``kind`` (what the outbox row shows
     before the mail is built); the same line the whole rendering gives."""
-    return subject_renderer(kind)(context)
+    return _subject_renderer(kind)(context)
 
 
 def subject_renderer(kind: str) -> Callable[[dict[str, Any]], str]:
@@ -165,6 +165,10 @@ def subject_renderer(kind: str) -> Callable[[dict[str, Any]], str]:
         return " ".join(line.split())
 
     return subject
+
+
+#: :func:`subject_renderer` per kind, looked up once: a poll queues a thousand answers.
+_subject_renderer = lru_cache(maxsize=64)(subject_renderer)
 
 
 def report_subject(context: dict[str, Any]) -> str:

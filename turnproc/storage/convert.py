@@ -47,11 +47,6 @@ _SYSTEM_FIELDS = (
 _TYPES = {t.value: t for t in SystemType}
 _STANCES = {t.value: t for t in Stance}
 _NO_FORCES = (0, 0, 0)
-#: The order :func:`load_state` passes a System's fields in.
-SYSTEM_ORDER = (
-    "code", "type", "row", "col", "star", "name", "owner", "pop", "industry", "cruisers", "fighters",
-    "colony_ships", "stance", "stance_target", "retreat_parts", "ever_owned", "home_slot",
-)  # fmt: skip
 _EMPIRE_FIELDS = (
     "name", "balance", "treasury", "vp", "base", "home", "lost_in_space", "active", "missed_turns",
     "reserve", "active_probe",
@@ -119,7 +114,7 @@ def load_state(session: Session, game: m.Game) -> GameState:
     columns = [getattr(m.System, f) for f in ("id", "code", "owner_id", *_SYSTEM_FIELDS)]
     # Unpacked in the order of _SYSTEM_FIELDS (a field added there and not
     # here fails loudly) and passed by position in the order of System's
-    # fields (SYSTEM_ORDER, which a test holds to the dataclass): a dict per
+    # fields (tests/storage/test_roundtrip.py holds the order): a dict per
     # row and ** cost three times the System itself, and names twice what
     # positions do (at 30,000 systems, 80 ms against 30).
     for (
