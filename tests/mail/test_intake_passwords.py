@@ -1,5 +1,6 @@
 """Intake verifies each (empire, password) at most once per poll, on a thread
-pool, and a flood of guesses costs it no more scrypt than the lockout allows."""
+pool, a batch ahead of the mails that need the answers, and a flood of
+guesses costs it no more scrypt than the lockout allows."""
 
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ import pytest
 
 from tests.factories import EMAILS
 from tests.mail.test_mail_safety import GOOD, NOW, Box, box, mail_at  # noqa: F401 - box is the fixture
-from turnproc.intake import prepare
+from turnproc.intake import inbox, prepare
+from turnproc.intake.cache import IntakeCache
 from turnproc.passwords import verify_password
 
 
@@ -36,7 +38,15 @@ def scrypt(monkeypatch: pytest.MonkeyPatch) -> Iterator[Counted]:
     yield counted
 
 
-def test_each_empire_and_password_is_verified_once_a_poll(box: Box, scrypt: Counted) -> None:
+@pytest.fixture(params=[100, 3], ids=["one-batch", "batches-of-3"])
+def batch(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> int:
+    """The poll's batch size: with small batches each batch's passwords are
+    handed over while the batch before is handled (cache.read_ahead)."""
+    monkeypatch.setattr(inbox, "BATCH", request.param)
+    return int(request.param)
+
+
+def test_each_empire_and_password_is_verified_once_a_poll(box: Box, scrypt: Counted, batch: int) -> None:
     rig = [mail_at(i, GOOD) for i in range(3)]
     veg_wrong = [mail_at(10 + i, "TAX", empire="VEG", password="not-it") for i in range(2)]
     veg = mail_at(20, "TAX", empire="VEG")
@@ -51,7 +61,7 @@ def test_each_empire_and_password_is_verified_once_a_poll(box: Box, scrypt: Coun
     assert len(scrypt.calls) == 4
 
 
-def test_a_flood_of_guesses_costs_no_more_scrypt_than_the_lockout_allows(box: Box, scrypt: Counted) -> None:
+def test_a_flood_of_guesses_costs_no_more_scrypt_than_the_lockout_allows(box: Box, scrypt: Counted, batch: int) -> None:
     cap = box.app.config.password_failures_per_hour
     guesses = [mail_at(i, GOOD, sender="mallory@evil.example", password=f"guess{i}") for i in range(4 * cap)]
     box.deliver(*guesses)
@@ -60,13 +70,65 @@ def test_a_flood_of_guesses_costs_no_more_scrypt_than_the_lockout_allows(box: Bo
     assert len(scrypt.calls) == cap
 
 
-def test_a_mail_from_the_owner_is_checked_while_a_stranger_is_locked_out(box: Box, scrypt: Counted) -> None:
+def test_a_mail_from_the_owner_is_checked_while_a_stranger_is_locked_out(box: Box, scrypt: Counted, batch: int) -> None:
     cap = box.app.config.password_failures_per_hour
     guesses = [mail_at(i, GOOD, sender="mallory@evil.example", password=f"guess{i}") for i in range(cap + 2)]
     box.deliver(*guesses, mail_at(40, GOOD, sender=EMAILS["RIG"]))
     outcomes = [r.outcome for r in box.poll()]
     assert outcomes == ["wrong_password"] * cap + ["locked_out"] * 2 + ["accepted"]
     assert len(scrypt.calls) == cap + 1
+
+
+def test_the_next_batchs_passwords_are_handed_over_before_this_batch_commits(
+    box: Box, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Batches of three: the second batch's passwords go to the pool while the
+    first is handled, before its rows are written; and every mail ends as it
+    does in one batch."""
+    monkeypatch.setattr(inbox, "BATCH", 3)
+    events: list[str] = []
+    submit, write_rows = prepare.PasswordChecks.submit, IntakeCache.write_rows
+
+    def submitted(self: prepare.PasswordChecks, empire_id: int, stored: str, password: str) -> bool:
+        handed = submit(self, empire_id, stored, password)
+        if handed:
+            events.append(password)
+        return handed
+
+    def written(self: IntakeCache, session: object) -> None:
+        events.append("write")
+        write_rows(self, session)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(prepare.PasswordChecks, "submit", submitted)
+    monkeypatch.setattr(IntakeCache, "write_rows", written)
+    senders = [f"p{i}@example.net" for i in range(6)]
+    box.deliver(*(mail_at(i, GOOD, sender=s, password=f"guess{i}") for i, s in enumerate(senders)))
+    assert [r.outcome for r in box.poll()] == ["wrong_password"] * 6
+    first_write = events.index("write")
+    assert {"guess3", "guess4", "guess5"} <= set(events[:first_write])
+    assert sorted(e for e in events if e != "write") == [f"guess{i}" for i in range(6)]  # each once
+
+
+def test_a_look_at_the_next_batch_waits_only_when_asked_to_and_raises_nothing() -> None:
+    ready = False
+    fetched: list[int] = []
+
+    def batches() -> Iterator[list[tuple[int, bytes]]]:
+        for i in range(2):
+            fetched.append(i)
+            yield [(i, b"")]
+        raise OSError("the server went away while filing")
+
+    upcoming = inbox._Upcoming(batches(), lambda: ready)
+    seen = []
+    with pytest.raises(OSError, match="went away"):
+        for batch in upcoming:
+            seen.append(batch[0][0])
+            assert upcoming.peek(wait=False) is None or fetched == [0, 1]
+            ready = True
+            # The failure after the last batch comes out of the loop, not the look.
+            assert upcoming.peek(wait=True) == ([(1, b"")] if batch[0][0] == 0 else None)
+    assert seen == [0, 1]
 
 
 def test_the_pool_gets_the_interpreter_lock_quickly_during_a_poll_only(box: Box, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -80,7 +142,8 @@ def test_the_pool_gets_the_interpreter_lock_quickly_during_a_poll_only(box: Box,
     before = sys.getswitchinterval()
     box.deliver(mail_at(0, GOOD), mail_at(1, "TAX", empire="VEG"))
     assert [r.outcome for r in box.poll()] == ["accepted", "accepted"]
-    assert seen and all(interval == min(before, prepare.SWITCH_INTERVAL) for interval in seen)
+    # (the interpreter keeps the interval in whole microseconds)
+    assert seen and all(interval == pytest.approx(min(before, prepare.SWITCH_INTERVAL)) for interval in seen)
     assert sys.getswitchinterval() == before
 
 

@@ -70,6 +70,10 @@ class FetchAhead:
             self._raise_failed_filing()
             yield batch
 
+    def fetched(self) -> bool:
+        """Whether the next batch can be had without waiting for the server."""
+        return self._next is None or self._next.done()
+
     def file(self, uids: list[int], folder: str) -> None:
         if uids:
             self._filing.append(self._thread.submit(self._box.file_many, uids, folder))

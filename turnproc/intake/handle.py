@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from sqlalchemy.orm import Session
 
 from ..config import Config
-from ..mail.hygiene import auto_reply_subject, automatic_reason, clean_header, replyable
+from ..mail.hygiene import auto_reply_subject, clean_header, replyable
 from ..mails import ack_context, order_check, queue_ack, queue_password_lockout
 from ..rules.orders import (
     Header,
@@ -184,8 +184,8 @@ class _Mail:
     ) -> None:
         self.session, self.config, self.now, self.cache = session, config, now, cache
         # Parsed by the batch's pre-pass, or here for a mail handled alone.
-        self.parsed = cache.parsed.pop(digest) if digest in cache.parsed else parse_raw(raw)
-        self.msg, self.unreadable, self.headers = self.parsed.msg, self.parsed.unreadable, self.parsed.headers
+        self.parsed = cache.handling(digest) or parse_raw(raw)
+        self.unreadable, self.headers = self.parsed.unreadable, self.parsed.headers
         self.subject = clean_header(_decoded(self.headers.get("subject", "")))
         self.message_id = clean_header(self.headers.get("message-id", ""))
         self.sender = self.parsed.sender
@@ -261,7 +261,7 @@ class _Mail:
         return self.finish(IntakeResult("rejected", REJECTED, header.game, header.empire, reason))
 
     def handle(self) -> IntakeResult:
-        auto = automatic_reason(self.msg, self.headers, self.parsed.from_address)
+        auto = self.parsed.automatic
         if auto:
             return self.finish(IntakeResult("ignored", REJECTED, detail=auto))
         if self.message_id and self.cache.message_id_seen(self.session, self.message_id):

@@ -12,8 +12,8 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import logging
-from collections.abc import Callable, Iterable, Sequence
-from typing import TypeVar
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Generic, TypeVar
 
 from sqlalchemy.orm import Session
 
@@ -42,22 +42,35 @@ K = TypeVar("K")
 
 
 def _handle_batch(
-    app: App, batch: Sequence[tuple[K, bytes]], now: dt.datetime, cache: IntakeCache
+    app: App,
+    batch: Sequence[tuple[K, bytes]],
+    now: dt.datetime,
+    cache: IntakeCache,
+    upcoming: Callable[[bool], Sequence[tuple[K, bytes]] | None] = lambda wait: None,
 ) -> list[tuple[K, IntakeResult]]:
     """The batch in one transaction; if any mail fails, the whole batch again,
     each mail in a savepoint of its own so only the failing one is left out.
-    (A savepoint per mail on the common path costs a fifth of intake's time.)"""
+    (A savepoint per mail on the common path costs a fifth of intake's time.)
+    ``upcoming(wait)`` gives the next batch (None if there is none, or if it
+    is not fetched yet and ``wait`` is false): it is read ahead as soon as it
+    is there (:meth:`.cache.IntakeCache.read_ahead`)."""
     counts = dict(cache.reply_counts)
     try:
-        return _attempt(app, batch, now, cache, isolate=False)
+        return _attempt(app, batch, now, cache, upcoming, isolate=False)
     except Exception:
         log.warning("a mail in this batch failed; handling the batch again mail by mail", exc_info=True)
         cache.reply_counts = counts  # replies of the rolled-back attempt were never sent
-        return _attempt(app, batch, now, cache, isolate=True)
+        return _attempt(app, batch, now, cache, upcoming, isolate=True)
 
 
 def _attempt(
-    app: App, batch: Sequence[tuple[K, bytes]], now: dt.datetime, cache: IntakeCache, *, isolate: bool
+    app: App,
+    batch: Sequence[tuple[K, bytes]],
+    now: dt.datetime,
+    cache: IntakeCache,
+    upcoming: Callable[[bool], Sequence[tuple[K, bytes]] | None],
+    *,
+    isolate: bool,
 ) -> list[tuple[K, IntakeResult]]:
     done: list[tuple[K, IntakeResult]] = []
     with transaction(app.sessions) as session, session.no_autoflush:
@@ -66,7 +79,18 @@ def _attempt(
         # later mails (order sets, Message-IDs, digests, reply counts).
         cache.new_batch(session, [raw for _, raw in batch])
         cache.prepare(session, [raw for _, raw in batch], app.config.password_failures_per_hour, now)
+        ahead = isolate  # the rare mail-by-mail attempt reads nothing ahead
+
+        def read_ahead(wait: bool) -> None:
+            nonlocal ahead
+            following = upcoming(wait)
+            if following is not None:
+                cache.read_ahead(session, [raw for _, raw in following], app.config.password_failures_per_hour, now)
+                ahead = True
+
         for key, raw in batch:
+            if not ahead:
+                read_ahead(wait=False)
             if not isolate:
                 done.append((key, handle_mail(session, raw, app.config, now, cache)))
                 continue
@@ -78,6 +102,8 @@ def _attempt(
                 cache.forget(raw)  # what its rolled-back savepoint did is undone
                 result = _failed(session, app.config, key, raw, exc, now)
             done.append((key, result))
+        if not ahead:
+            read_ahead(wait=True)
         cache.write_rows(session)  # the batch's inbound log, orders and answers, together
     return done
 
@@ -112,12 +138,14 @@ def _run(
     batches: Iterable[Sequence[tuple[K, bytes]]],
     file: Callable[[dict[str, list[K]]], None],
     now: dt.datetime,
+    cache: IntakeCache,
+    ready: Callable[[], bool] = lambda: True,
 ) -> list[IntakeResult]:
-    cache = IntakeCache()
     results: list[IntakeResult] = []
+    pending = _Upcoming(batches, ready)
     try:
-        for batch in batches:
-            done = _handle_batch(app, batch, now, cache)
+        for batch in pending:
+            done = _handle_batch(app, batch, now, cache, pending.peek)
             # Committed: only now may the mails leave the inbox.
             by_folder: dict[str, list[K]] = {}
             for key, result in done:
@@ -127,7 +155,7 @@ def _run(
                 results.append(result)
             file(by_folder)
     finally:
-        cache.passwords.close()  # the poll's verified passwords go with it
+        cache.close()
     return results
 
 
@@ -139,7 +167,7 @@ def poll_maildir(app: App, now: dt.datetime) -> list[IntakeResult]:
             for key in keys:
                 inbox.file(key, folder)
 
-    return _run(app, _chunked(inbox.pending(), BATCH), file, now)
+    return _run(app, _chunked(inbox.pending(), BATCH), file, now, IntakeCache())
 
 
 def poll_imap(app: App, now: dt.datetime) -> list[IntakeResult]:
@@ -155,7 +183,7 @@ def poll_imap(app: App, now: dt.datetime) -> list[IntakeResult]:
             for folder, uids in by_folder.items():
                 inbox.file(uids, folders.get(folder, app.config.imap.rejected_folder))
 
-        return _run(app, inbox.batches(), file, now)
+        return _run(app, inbox.batches(), file, now, IntakeCache(), inbox.fetched)
 
 
 @gc_paused()
@@ -165,6 +193,44 @@ def poll(app: App, now: dt.datetime) -> list[IntakeResult]:
     if app.config.transport == "maildir":
         return poll_maildir(app, now)
     return poll_imap(app, now)
+
+
+class _Upcoming(Generic[K]):
+    """The batches, one after the other, with a look at the next one before
+    the loop comes to it. Getting it may wait for its fetch, and may meet an
+    error (a filing that failed): that error is raised where the loop asks
+    for the batch, as it was without the look, not inside a batch's
+    transaction, where it would be taken for a mail's failure."""
+
+    def __init__(self, batches: Iterable[Sequence[tuple[K, bytes]]], ready: Callable[[], bool] = lambda: True) -> None:
+        self._batches, self._ready = iter(batches), ready
+        self._next: list[Sequence[tuple[K, bytes]]] = []
+        self._error: Exception | None = None
+        self._ended = False
+
+    def __iter__(self) -> Iterator[Sequence[tuple[K, bytes]]]:
+        while self._fill():
+            yield self._next.pop()
+        if self._error is not None:
+            error, self._error = self._error, None
+            raise error
+
+    def peek(self, wait: bool) -> Sequence[tuple[K, bytes]] | None:
+        """The next batch; without ``wait``, None unless ``ready()`` says it
+        can be had at once."""
+        if not wait and not self._next and not self._ready():
+            return None
+        return self._next[0] if self._fill() else None
+
+    def _fill(self) -> bool:
+        if not self._next and not self._ended and self._error is None:
+            try:
+                self._next.append(next(self._batches))
+            except StopIteration:
+                self._ended = True
+            except Exception as exc:  # noqa: BLE001 - raised by __iter__, outside any transaction
+                self._error = exc
+        return bool(self._next)
 
 
 def _chunked(items: Iterable[tuple[K, bytes]], size: int) -> Iterable[list[tuple[K, bytes]]]:
