@@ -1056,3 +1056,20 @@ def test_parse_header_agrees_with_parse_mail(lines: list[str]) -> None:
 
     text = "\n".join(lines)
     assert parse_header(text) == parse_mail(text).header
+
+
+@given(st.lists(st.sampled_from([
+    "GAME x", "EMPIRE ABC pw", "TURN 2", "MOVE 101 102 3", "> quoted", "", "TAX", "junk", "END", "-- ",
+    "> GAME x", "On Mon, 12 Jan 2026, GM <gm@example.org> wrote:", "== Order form for turn 2 ==",
+]), max_size=20), st.text(max_size=40))
+def test_a_mail_shaped_once_parses_as_it_does_alone(lines: list[str], other: str) -> None:
+    """Intake finds a mail's shape for its header and hands it to the whole
+    parse; the shape of another text is never used for this one."""
+    from turnproc.rules.parser import parse_header, shape_mail
+
+    text = "\n".join(lines)
+    shaped = shape_mail(text)
+    assert parse_header(text, shaped) == parse_header(text)
+    assert parse_mail(text, shaped=shaped) == parse_mail(text)
+    if other != text:
+        assert parse_mail(text, shaped=shape_mail(other)) == parse_mail(text)

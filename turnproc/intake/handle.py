@@ -283,7 +283,7 @@ class _Mail:
             return self.unplaced(header, reason, self.cache.game(self.session, header.game) if header.game else None)
         game = self.cache.game(self.session, header.game) if header.game else None
         if not header.game or not header.empire:
-            parsed = parse_mail(text)
+            parsed = parse_mail(text, shaped=self.parsed.shaped)
             if parsed.commands and set(parsed.commands) <= HEADERLESS or _request_problem(parsed):
                 return self.request(parsed, header)
             # A game it does name is still where the GM looks for an answer held back.
@@ -321,7 +321,8 @@ class _Mail:
         if header.password is None:
             # The parser knows why there is none (no password, or the form's
             # placeholder); its words say what to write instead.
-            problems = [p for p in parse_mail(text).problems if p.code in ("missing_password", "placeholder_password")]
+            parsed = parse_mail(text, shaped=self.parsed.shaped)
+            problems = [p for p in parsed.problems if p.code in ("missing_password", "placeholder_password")]
             why = problems[0].message if problems else "The EMPIRE line has no password."
             return f"a mail for your empire arrived {came_from} without a password: {why} Nothing was stored"
         return f"a mail for your empire arrived {came_from} with a wrong password; nothing was stored"
@@ -372,7 +373,8 @@ class _Mail:
     def accept(self, game: GameView, empire: EmpireRow, text: str, header: Header) -> IntakeResult:
         session = self.session
         state = self.cache.state(session, game)
-        parsed = parse_mail(text, state, empire.code, self.cache.systems_known_to(session, game, empire.code))
+        known = self.cache.systems_known_to(session, game, empire.code)
+        parsed = parse_mail(text, state, empire.code, known, self.parsed.shaped)
         done, address = Account(session, self.config, self.now, self.cache, game, empire, self.sender, self).run(parsed)
         notice = ""
         if self.sender.lower() != address.lower():

@@ -27,7 +27,7 @@ from ..mail.hygiene import automatic_reason, clean_header, raw_headers, sender_a
 from ..mail.mime import MailTooDeep, message_text, parse_headers, parse_message
 from ..passwords import verify_password
 from ..rules.orders import Header
-from ..rules.parser import parse_header
+from ..rules.parser import ShapedMail, parse_header, shape_mail
 
 __all__ = ["MAX_TEXT", "Parsed", "PasswordChecks", "parse_raw"]
 
@@ -48,6 +48,8 @@ class Parsed:
     """The From address, cleaned ("" without one)."""
     automatic: str | None
     """Why the mail is machine-made and gets no answer (:func:`~turnproc.mail.hygiene.automatic_reason`)."""
+    shaped: ShapedMail
+    """Its text's lines and shape, found for the header and kept for the whole parse."""
 
 
 def parse_raw(raw: bytes) -> Parsed:
@@ -64,7 +66,8 @@ def parse_raw(raw: bytes) -> Parsed:
     text = "" if unreadable else message_text(msg)
     from_address = sender_address(msg, headers)
     automatic = automatic_reason(msg, headers, from_address)
-    return Parsed(unreadable, headers, text, parse_header(text[:MAX_TEXT]), clean_header(from_address), automatic)
+    shaped = shape_mail(text[:MAX_TEXT])
+    return Parsed(unreadable, headers, text, parse_header(shaped.text, shaped), clean_header(from_address), automatic, shaped)
 
 
 _Key = tuple[int, str, str]

@@ -132,7 +132,7 @@ them in docs/orders.md):
 
 from __future__ import annotations
 
-from functools import lru_cache
+from dataclasses import dataclass
 
 from .checks import KnownSystems, check_orders
 from .commands import HEADERLESS
@@ -142,7 +142,7 @@ from .orders import Header, ParsedOrders, SkipReason, Skipped
 from .reader import Run, first_word, quote, read_lines, split_lines
 from .state import GameState
 
-__all__ = ["parse_mail", "parse_orders", "parse_header"]
+__all__ = ["parse_mail", "parse_orders", "parse_header", "shape_mail", "ShapedMail"]
 
 
 def _tail(lines: list[str], stop: int, reason: SkipReason) -> list[Skipped]:
@@ -213,27 +213,45 @@ def _request_start(lines: list[str], marks: list[SkipReason | None]) -> int | No
     return None
 
 
-@lru_cache(maxsize=256)
-def _shaped(text: str) -> tuple[list[str], Shape]:
-    """A mail's lines and shape: intake reads the headers of a batch of mails
-    (up to 100) first, then each whole mail, and finding a mail's shape is a
-    third of its parse. Nothing changes the lines or the marks afterwards."""
+@dataclass(frozen=True)
+class ShapedMail:
+    """A mail's text split into lines, and its shape: what :func:`parse_header`
+    and :func:`parse_mail` both start from. Finding a mail's shape is a third
+    of its parse, and intake reads each mail's header first and the whole
+    mail later: it keeps this from the one for the other."""
+
+    text: str
+    lines: list[str]
+    shape: Shape
+
+
+def shape_mail(text: str) -> ShapedMail:
     lines = split_lines(text)
-    return lines, mail_shape(lines)
+    return ShapedMail(text, lines, mail_shape(lines))
+
+
+def _shaped(text: str, shaped: ShapedMail | None) -> ShapedMail:
+    # Another text's shape would parse that other mail: never used for this one.
+    return shaped if shaped is not None and shaped.text == text else shape_mail(text)
 
 
 def parse_mail(
-    text: str, state: GameState | None = None, empire: str | None = None, known: KnownSystems | None = None
+    text: str,
+    state: GameState | None = None,
+    empire: str | None = None,
+    known: KnownSystems | None = None,
+    shaped: ShapedMail | None = None,
 ) -> ParsedOrders:
     """Parse a whole order mail: header, orders and mail commands.
 
     Without ``empire`` the EMPIRE header's code is used for the state checks.
     ``known`` (from :func:`~turnproc.rules.checks.known_systems`) saves working
     out again which systems the empire knows when many mails are parsed
-    against one state.
+    against one state; ``shaped`` (:func:`shape_mail` of this ``text``), the
+    mail's shape found for its header.
     """
-    lines, shape = _shaped(text)
-    return _parse(lines, shape.start, shape.marks, state, empire, known)
+    mail = _shaped(text, shaped)
+    return _parse(mail.lines, mail.shape.start, mail.shape.marks, state, empire, known)
 
 
 def parse_orders(
@@ -243,11 +261,12 @@ def parse_orders(
     return _parse(split_lines(lines_text), 0, None, state, empire, known)
 
 
-def parse_header(text: str) -> Header:
+def parse_header(text: str, shaped: ShapedMail | None = None) -> Header:
     """Just the mail's header (GAME, EMPIRE, TURN): what intake needs to find
     the game and check the password before the orders are read against the
     game. Gives the same header as :func:`parse_mail`."""
-    lines, shape = _shaped(text)
+    mail = _shaped(text, shaped)
+    lines, shape = mail.lines, mail.shape
     start = shape.start
     if start is None:
         return Header()
