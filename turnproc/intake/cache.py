@@ -116,13 +116,14 @@ class IntakeCache:
         """Parse the batch's new mails, read the empires they name in one query
         per game, and start verifying their passwords (the mails read ahead
         at the end of the batch before are parsed and handed over already)."""
-        named = [(d, p) for d, p in self._parse(raws) if d not in self.handled]
-        self.parsed = dict(named)
+        fresh = [(d, p) for d, p in self._parse(raws) if d not in self.handled]
+        self.parsed = dict(fresh)
         self.ahead = {}
+        named = self._named(session, fresh)
         self._verify(session, named, failures_per_hour, now)
         recipients: set[str] = set()
         empire_ids: dict[int, tuple[GameView, set[int]]] = {}
-        for _, parsed, game, empire in self._named(session, named):
+        for _, parsed, game, empire in named:
             empire_ids.setdefault(game.id, (game, set()))[1].add(empire.id)
             recipients.update((empire.email, parsed.sender))
         self.prefetch_reply_counts(session, recipients, now)
@@ -139,7 +140,7 @@ class IntakeCache:
         mail), so the poll waited on 83-87 mails in a hundred, and the pool
         sat idle between batches."""
         self.ahead = dict(self._parse(raws))
-        self._verify(session, list(self.ahead.items()), failures_per_hour, now)
+        self._verify(session, self._named(session, list(self.ahead.items())), failures_per_hour, now)
 
     def _parse(self, raws: Sequence[bytes]) -> list[tuple[str, Parsed]]:
         """``raws`` parsed (or taken as :meth:`read_ahead` parsed them), each
@@ -179,15 +180,17 @@ class IntakeCache:
                 out.append((digest, parsed, game, empire))
         return out
 
-    def _verify(self, session: Session, mails: list[tuple[str, Parsed]], failures_per_hour: int, now: dt.datetime) -> None:
-        """Start verifying the passwords of ``mails``. A sender already locked
+    def _verify(
+        self, session: Session, mails: list[tuple[str, Parsed, GameView, EmpireRow]], failures_per_hour: int, now: dt.datetime
+    ) -> None:
+        """Start verifying the passwords of ``mails`` (:meth:`_named`). A sender already locked
         out for an empire gets no verification here, and at most as many new
         guesses as it has left before the lockout, counting those handed
         over and not yet handled (the next batch's are handed over before
         this one's are all handled): a flood of wrong passwords costs the
         pool no more than it costs :mod:`.handle`."""
         left: dict[tuple[int, str], int] = {}
-        for digest, parsed, _, empire in self._named(session, mails):
+        for digest, parsed, _, empire in mails:
             who = (empire.id, parsed.sender.lower())
             if who not in left:
                 guesses = sum(1 for w in self.guessing.values() if w == who)
