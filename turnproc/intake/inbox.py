@@ -46,14 +46,14 @@ def _handle_batch(
     batch: Sequence[tuple[K, bytes]],
     now: dt.datetime,
     cache: IntakeCache,
-    upcoming: Callable[[bool], Sequence[tuple[K, bytes]] | None] = lambda wait: None,
+    upcoming: Callable[[], Sequence[tuple[K, bytes]] | None] = lambda: None,
 ) -> list[tuple[K, IntakeResult]]:
     """The batch in one transaction; if any mail fails, the whole batch again,
     each mail in a savepoint of its own so only the failing one is left out.
     (A savepoint per mail on the common path costs a fifth of intake's time.)
-    ``upcoming(wait)`` gives the next batch (None if there is none, or if it
-    is not fetched yet and ``wait`` is false): it is read ahead as soon as it
-    is there (:meth:`.cache.IntakeCache.read_ahead`)."""
+    ``upcoming()`` gives the next batch if it is fetched already (else None):
+    it is read ahead as soon as it is (:meth:`.cache.IntakeCache.read_ahead`).
+    Never waited for: the transaction may hold the database's write lock."""
     counts = dict(cache.reply_counts)
     try:
         return _attempt(app, batch, now, cache, upcoming, isolate=False)
@@ -68,7 +68,7 @@ def _attempt(
     batch: Sequence[tuple[K, bytes]],
     now: dt.datetime,
     cache: IntakeCache,
-    upcoming: Callable[[bool], Sequence[tuple[K, bytes]] | None],
+    upcoming: Callable[[], Sequence[tuple[K, bytes]] | None],
     *,
     isolate: bool,
 ) -> list[tuple[K, IntakeResult]]:
@@ -80,17 +80,11 @@ def _attempt(
         cache.new_batch(session, [raw for _, raw in batch])
         cache.prepare(session, [raw for _, raw in batch], app.config.password_failures_per_hour, now)
         ahead = isolate  # the rare mail-by-mail attempt reads nothing ahead
-
-        def read_ahead(wait: bool) -> None:
-            nonlocal ahead
-            following = upcoming(wait)
+        for key, raw in batch:
+            following = None if ahead else upcoming()
             if following is not None:
                 cache.read_ahead(session, [raw for _, raw in following], app.config.password_failures_per_hour, now)
                 ahead = True
-
-        for key, raw in batch:
-            if not ahead:
-                read_ahead(wait=False)
             if not isolate:
                 done.append((key, handle_mail(session, raw, app.config, now, cache)))
                 continue
@@ -102,8 +96,6 @@ def _attempt(
                 cache.forget(raw)  # what its rolled-back savepoint did is undone
                 result = _failed(session, app.config, key, raw, exc, now)
             done.append((key, result))
-        if not ahead:
-            read_ahead(wait=True)
         cache.write_rows(session)  # the batch's inbound log, orders and answers, together
     return done
 
@@ -197,10 +189,10 @@ def poll(app: App, now: dt.datetime) -> list[IntakeResult]:
 
 class _Upcoming(Generic[K]):
     """The batches, one after the other, with a look at the next one before
-    the loop comes to it. Getting it may wait for its fetch, and may meet an
-    error (a filing that failed): that error is raised where the loop asks
-    for the batch, as it was without the look, not inside a batch's
-    transaction, where it would be taken for a mail's failure."""
+    the loop comes to it, once it is fetched. The look may meet an error (a
+    filing that failed): that is raised where the loop asks for the batch, as
+    it was without the look, not inside a batch's transaction, where it
+    would be taken for a mail's failure."""
 
     def __init__(self, batches: Iterable[Sequence[tuple[K, bytes]]], ready: Callable[[], bool] = lambda: True) -> None:
         self._batches, self._ready = iter(batches), ready
@@ -215,10 +207,9 @@ class _Upcoming(Generic[K]):
             error, self._error = self._error, None
             raise error
 
-    def peek(self, wait: bool) -> Sequence[tuple[K, bytes]] | None:
-        """The next batch; without ``wait``, None unless ``ready()`` says it
-        can be had at once."""
-        if not wait and not self._next and not self._ready():
+    def peek(self) -> Sequence[tuple[K, bytes]] | None:
+        """The next batch, if ``ready()`` says it can be had without waiting."""
+        if not self._next and not self._ready():
             return None
         return self._next[0] if self._fill() else None
 
