@@ -61,6 +61,23 @@ def test_systems_are_loaded_in_the_order_of_their_fields() -> None:
     )
 
 
+def test_load_state_sees_what_the_session_changed_and_has_not_written(sessions) -> None:
+    """The turn and the GM's tools change rows through the session and then
+    read the game: what they changed is what the rules see, though not yet
+    flushed (load_state's first query, through the ORM, flushes the session
+    before the rest are read as rows)."""
+    game_id = _game(sessions)
+    with transaction(sessions) as session:
+        game = session.get_one(m.Game, game_id)
+        empire = session.query(m.Empire).filter_by(game_id=game_id, code="AAA").one()
+        system = session.query(m.System).filter_by(game_id=game_id, code=empire.home).one()
+        empire.treasury, system.industry = empire.treasury + 7, system.industry + 3
+        assert empire in session.dirty and system in session.dirty
+        state = load_state(session, game)
+        assert state.empires["AAA"].treasury == empire.treasury
+        assert state.systems[system.code].industry == system.industry
+
+
 def test_save_only_touches_changed_rows_and_is_idempotent(sessions) -> None:
     game_id = _game(sessions, players=2)
     with transaction(sessions) as session:
