@@ -57,7 +57,7 @@ class IntakeCache:
     parsed: dict[str, Parsed] = field(default_factory=dict)
     """This batch's mails as the pre-pass parsed them, by digest (taken by the handler)."""
     ahead: dict[str, Parsed] = field(default_factory=dict)
-    """The next batch's mails, parsed at the end of this one (:meth:`read_ahead`)."""
+    """The next batch's mails, parsed while this one is handled (:meth:`read_ahead`)."""
     guessing: dict[str, tuple[int, str]] = field(default_factory=dict)
     """Mails whose passwords were handed to the pool and that are not handled
     yet, by digest: (empire, sender) each. Each is a guess the lockout may
@@ -115,7 +115,7 @@ class IntakeCache:
     def prepare(self, session: Session, raws: Sequence[bytes], failures_per_hour: int, now: dt.datetime) -> None:
         """Parse the batch's new mails, read the empires they name in one query
         per game, and start verifying their passwords (the mails read ahead
-        at the end of the batch before are parsed and handed over already)."""
+        while the batch before was handled are parsed and handed over already)."""
         fresh = [(d, p) for d, p in self._parse(raws) if d not in self.handled]
         self.parsed = dict(fresh)
         self.ahead = {}
@@ -183,12 +183,12 @@ class IntakeCache:
     def _verify(
         self, session: Session, mails: list[tuple[str, Parsed, GameView, EmpireRow]], failures_per_hour: int, now: dt.datetime
     ) -> None:
-        """Start verifying the passwords of ``mails`` (:meth:`_named`). A sender already locked
-        out for an empire gets no verification here, and at most as many new
-        guesses as it has left before the lockout, counting those handed
-        over and not yet handled (the next batch's are handed over before
-        this one's are all handled): a flood of wrong passwords costs the
-        pool no more than it costs :mod:`.handle`."""
+        """Start verifying the passwords of ``mails`` (:meth:`_named`). A
+        sender already locked out for an empire gets no verification here,
+        and at most as many new guesses as it has left before the lockout,
+        counting those handed over and not yet handled (the next batch's are
+        handed over before this one's are all handled): a flood of wrong
+        passwords costs the pool no more than it costs :mod:`.handle`."""
         left: dict[tuple[int, str], int] = {}
         for digest, parsed, _, empire in mails:
             who = (empire.id, parsed.sender.lower())
