@@ -196,32 +196,35 @@ class _Upcoming(Generic[K]):
 
     def __init__(self, batches: Iterable[Sequence[tuple[K, bytes]]], ready: Callable[[], bool] = lambda: True) -> None:
         self._batches, self._ready = iter(batches), ready
-        self._next: list[Sequence[tuple[K, bytes]]] = []
+        self._next: Sequence[tuple[K, bytes]] | None = None
         self._error: Exception | None = None
-        self._ended = False
 
     def __iter__(self) -> Iterator[Sequence[tuple[K, bytes]]]:
-        while self._fill():
-            yield self._next.pop()
+        while True:
+            if self._next is None:
+                self._fill()
+            batch, self._next = self._next, None
+            if batch is None:
+                break
+            yield batch
         if self._error is not None:
             error, self._error = self._error, None
             raise error
 
     def peek(self) -> Sequence[tuple[K, bytes]] | None:
         """The next batch, if ``ready()`` says it can be had without waiting."""
-        if not self._next and not self._ready():
-            return None
-        return self._next[0] if self._fill() else None
+        if self._next is None and self._ready():
+            self._fill()
+        return self._next
 
-    def _fill(self) -> bool:
-        if not self._next and not self._ended and self._error is None:
-            try:
-                self._next.append(next(self._batches))
-            except StopIteration:
-                self._ended = True
-            except Exception as exc:  # noqa: BLE001 - raised by __iter__, outside any transaction
-                self._error = exc
-        return bool(self._next)
+    def _fill(self) -> None:
+        # Past the end, or past an error, the batches only stop again.
+        try:
+            self._next = next(self._batches)
+        except StopIteration:
+            pass
+        except Exception as exc:  # noqa: BLE001 - raised by __iter__, outside any transaction
+            self._error = exc
 
 
 def _chunked(items: Iterable[tuple[K, bytes]], size: int) -> Iterable[list[tuple[K, bytes]]]:

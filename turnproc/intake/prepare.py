@@ -53,8 +53,8 @@ class Parsed:
 
 
 def parse_raw(raw: bytes) -> Parsed:
-    """What intake reads of ``raw`` before it knows whose it is; the same
-    whether read here or in another process (:mod:`.parseahead`)."""
+    """What intake reads of ``raw`` before it knows whose it is (for the
+    batch's pre-pass, or for a mail handled alone)."""
     unreadable = ""
     try:
         msg = parse_message(raw)
