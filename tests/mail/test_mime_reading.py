@@ -17,8 +17,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from turnproc.intake.prepare import MAX_TEXT, parse_raw
 from turnproc.mail import mime
 from turnproc.mail.mime import message_text, parse_message
+from turnproc.rules.parser import parse_header, shape_mail
 
 CORPUS = Path(__file__).parent / "corpus"
 
@@ -137,3 +139,13 @@ def test_an_encoded_attachment_name_is_read_decoded() -> None:
         f"{ORDERS}--b--\n"
     )
     assert message_text(parse_message(_mail(entity))) == ORDERS.rstrip("\n")
+
+
+@settings(max_examples=200, deadline=None)
+@given(_entity())
+def test_the_header_kept_from_choosing_the_text_is_the_chosen_texts(entity: str) -> None:
+    """Intake keeps the header parse the reader made while it chose among a
+    mail's texts: it is the chosen text's own, and so is its shape."""
+    parsed = parse_raw(_mail(entity))
+    assert parsed.shaped == shape_mail(parsed.text[:MAX_TEXT])
+    assert parsed.header == parse_header(parsed.text[:MAX_TEXT])

@@ -63,11 +63,23 @@ def parse_raw(raw: bytes) -> Parsed:
     # The raw header text: the email package parses a header afresh on
     # every access, which is most of intake's time otherwise.
     headers = raw_headers(msg)
-    text = "" if unreadable else message_text(msg)
+    read: dict[str, tuple[ShapedMail, Header]] = {}
+
+    def has_header(text: str) -> bool:
+        # The reader asks this of a multipart mail's texts: the very header
+        # parse the chosen one needs next (a third of reading a Gmail mail).
+        shaped = shape_mail(text)
+        read[text] = shaped, parse_header(text, shaped)
+        return bool(read[text][1].game or read[text][1].empire)
+
+    text = "" if unreadable else message_text(msg, has_header)
     from_address = sender_address(msg, headers)
     automatic = automatic_reason(msg, headers, from_address)
-    shaped = shape_mail(text[:MAX_TEXT])
-    return Parsed(unreadable, headers, text, parse_header(shaped.text, shaped), clean_header(from_address), automatic, shaped)
+    kept = read.get(text) if len(text) <= MAX_TEXT else None
+    if kept is None:
+        shaped = shape_mail(text[:MAX_TEXT])
+        kept = shaped, parse_header(shaped.text, shaped)
+    return Parsed(unreadable, headers, text, kept[1], clean_header(from_address), automatic, kept[0])
 
 
 _Key = tuple[int, str, str]

@@ -13,7 +13,7 @@ import email.policy
 import html
 import logging
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from email.errors import HeaderParseError
 from email.header import decode_header, make_header
 from email.message import Message
@@ -221,22 +221,25 @@ def _has_header(text: str) -> bool:
     return bool(header.game or header.empire)
 
 
-def message_text(msg: Message) -> str:
-    """The orders text of ``msg``: plain body, else HTML as text, else a .txt attachment."""
+def message_text(msg: Message, has_header: Callable[[str], bool] = _has_header) -> str:
+    """The orders text of ``msg``: plain body, else HTML as text, else a .txt
+    attachment. ``has_header``: whether a text holds an order header (the one
+    parser's answer; a caller that parses the chosen text's header next may
+    keep the one it gave here)."""
     if not msg.is_multipart() and msg.get_content_type() == "text/plain":
         # Most order mails are a single text part: skip the MIME-tree walk.
         return _decode(msg)
     try:
         body = _body(msg, "plain")
         text = _decode(body) if body is not None else ""
-        if text.strip() and _has_header(text):
+        if text.strip() and has_header(text):
             return text
         # "Orders attached": a .txt attachment with the header beats a body without one.
         for part in msg.walk():
             filename = _filename(part).lower()
             if filename.endswith(".txt") and part.get_content_maintype() == "text":
                 attached = _decode(part)
-                if _has_header(attached) or not text.strip():
+                if has_header(attached) or not text.strip():
                     return attached
         if text.strip():
             return text
