@@ -18,6 +18,8 @@ TEXTS = [
     "",
     "> GAME corpus\n> EMPIRE RIG old\nthanks!\n",
     "GAME corpus\r\nEMPIRE RIG sesame\r\nTURN 1\r\nDISTSQ 101 104\r\nEND\r\n",
+    # Breaks a line to str.splitlines, not to a mail parser.
+    "GAME corpus\nEMPIRE RIG sesame\x0c\nTURN 1\x0bMOVE 101 103 2\x1c\nEND\x1d\x1e\n",
 ]
 
 

@@ -77,6 +77,9 @@ def test_the_shapes_mail_programs_send_are_split_here() -> None:
         # A nested multipart's close delimiter right before the next delimiter: no epilogue at all.
         "nested": 'Content-Type: multipart/mixed; boundary="m"\n\n--m\nContent-Type: multipart/alternative; boundary="a"\n\n'
         "--a\nContent-Type: text/plain\n\nGAME x\n--a--\n--m\nContent-Type: text/plain\n\nsee above\n--m--\n",
+        # Characters str.splitlines breaks at and a mail parser does not.
+        "breaks": 'Content-Type: multipart/alternative; boundary="q"\n\n--q\nContent-Type: text/plain\n\n'
+        "GAME x\x0c--q\nEMPIRE\x0b--q--\n\n--q--\n",
     }
     for name, tree in shapes.items():
         for crlf in (False, True):

@@ -24,6 +24,9 @@ from email.message import Message
 __all__ = ["split_message"]
 
 _EOL = re.compile(r"\r\n|\r|\n")
+#: What str.splitlines breaks lines at besides CR and LF, and a mail read as
+#: ASCII may hold (the other breaks are not ASCII).
+_OTHER_BREAKS = "\x0b\x0c\x1c\x1d\x1e"
 #: A header line or its continuation, as the feed parser tells them (its headerRE).
 _HEADER = re.compile(r"(From |[\041-\071\073-\176]*:|[\t ])")
 _TRAILING_EOL = re.compile(r"(\r\n|\r|\n)\Z")
@@ -41,6 +44,8 @@ def split_message(raw: bytes) -> Message | None:
 def _lines(text: str) -> list[str]:
     """The lines of ``text``, each with its line end, split where the feed
     parser splits them (CR, LF and CRLF only)."""
+    if not any(c in text for c in _OTHER_BREAKS):
+        return text.splitlines(keepends=True)
     out: list[str] = []
     start = 0
     for found in _EOL.finditer(text):
@@ -104,7 +109,7 @@ def _split(msg: Message, body: list[str], depth: int) -> bool:
     current: list[str] | None = None
     closed_at: int | None = None
     for index, line in enumerate(body):
-        kind = _delimiter(line, separator)
+        kind = _delimiter(line, separator) if line.startswith(separator) else None
         if kind is None:
             (preamble if current is None else current).append(line)
             continue
