@@ -93,6 +93,28 @@ def entity(draw: st.DrawFn, depth: int = 0, number: int = 0) -> str:
     return head + cte + disposition + f"Content-ID: <part{number}@example>\n\n" + body
 
 
-def mail(tree: str, *, crlf: bool = False) -> bytes:
-    text = "From: Ann <ann@example.org>\nTo: turns@example.org\nSubject: orders\nMIME-Version: 1.0\n" + tree
+#: Header lines as mail programs and servers write them, and some they should not.
+HEADERS = [
+    "Subject: orders\n",
+    "Subject: orders for\n\tturn 1\n",  # folded
+    "Subject:orders\n",
+    "X-MS-Has-Attach:\n",
+    "Subject: orders   \n",
+    "Received: from mx.example (mx.example [192.0.2.1])\n        by host; Mon, 5 Jan 2026 18:02:00 +0000\n",
+    "X-Odd: value\r\n",
+    "From nobody Mon Jan  5 18:02:00 2026\n",  # an envelope line
+    "\tcontinued from nothing\n",
+    ":no name\n",
+    "not a header\n",
+]
+
+
+@st.composite
+def headers(draw: st.DrawFn) -> str:
+    """A mail's first header lines: two of :data:`HEADERS`."""
+    return "".join(draw(st.lists(st.sampled_from(HEADERS), min_size=0, max_size=2)))
+
+
+def mail(tree: str, *, crlf: bool = False, first: str = "") -> bytes:
+    text = first + "From: Ann <ann@example.org>\nTo: turns@example.org\nSubject: orders\nMIME-Version: 1.0\n" + tree
     return (text.replace("\n", "\r\n") if crlf else text).encode("latin-1")

@@ -41,8 +41,8 @@ def parse_message(raw: bytes) -> Message:
     text part 0.4 ms. The MIME tree is walked here (:func:`_find_body`), and
     split without the feed parser when it can be (:mod:`.multipart`)."""
     try:
-        # A multipart mail of the shapes mail programs send is split without
-        # the feed parser, which compiles a pattern for each boundary.
+        # A mail of the shapes mail programs send is split without the feed
+        # parser, which compiles a pattern for each boundary.
         split = split_message(raw)
         return split if split is not None else email.message_from_bytes(raw, policy=email.policy.compat32)
     except RecursionError:
