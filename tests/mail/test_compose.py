@@ -8,13 +8,15 @@ from __future__ import annotations
 import datetime as dt
 from email import message_from_bytes, policy
 from email.message import EmailMessage
+from email.utils import parseaddr
 from html.parser import HTMLParser
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from turnproc.mail import compose as compose_module
 from turnproc.mail.compose import MAX_LINE, compose, pack_markup
 
 WHEN = dt.datetime(2026, 1, 9, 20, 0, tzinfo=dt.UTC)
@@ -234,3 +236,12 @@ def test_packing_turns_only_breaks_between_tags_into_spaces(pieces: list[str]) -
     packed = pack_markup(text)
     assert packed.replace("> <", ">\n<") == text.replace("> <", ">\n<")
     assert max(map(len, packed.split("\n"))) <= max(MAX_LINE, *map(len, text.split("\n")))
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.one_of(st.from_regex(compose_module._PLAIN, fullmatch=True), st.text(max_size=40)))
+def test_an_address_reads_as_the_email_package_reads_it(value: str) -> None:
+    """The plain addresses read without the email package's parser come out
+    as it gives them, name and address; any other value is read by it."""
+    compose_module.parsed_address.cache_clear()
+    assert compose_module.parsed_address(value) == parseaddr(value)

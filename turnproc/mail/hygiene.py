@@ -7,6 +7,8 @@ import re
 from email.message import Message
 from email.utils import parseaddr
 
+from .compose import parsed_address
+
 __all__ = ["automatic_reason", "auto_reply_subject", "clean_header", "raw_headers", "sender_address", "replyable", "OUR_ID_MARK"]
 
 #: Part of every Message-ID we make (see mail.compose.new_message_id).
@@ -35,7 +37,7 @@ def sender_address(msg: Message, raw: dict[str, str] | None = None) -> str:
     where a person would like answers, not who they are, so it decides nothing
     here: anyone can set it to a player's address."""
     raw = raw if raw is not None else raw_headers(msg)
-    return parseaddr(raw.get("from", ""))[1].strip()
+    return parsed_address(raw.get("from", ""))[1].strip()
 
 
 _ADDRESS = re.compile(r"[^@\s<>()\[\],;:\\\"]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)+")

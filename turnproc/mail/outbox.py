@@ -42,9 +42,9 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from email.header import decode_header, make_header
 from email.parser import BytesHeaderParser
-from typing import Protocol, runtime_checkable
+from typing import Protocol, cast, runtime_checkable
 
-from sqlalchemy import ColumnElement, Update, and_, func, insert, or_, select, update
+from sqlalchemy import ColumnElement, Table, Update, and_, func, insert, or_, select, update
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -249,22 +249,39 @@ def _due(at: dt.datetime) -> ColumnElement[bool]:
     )
 
 
-def _claim(session: Session, me: str, at: dt.datetime, lease: dt.timedelta, batch: int) -> list[m.OutboxMail]:
+#: What a flush reads of a mail it claims, in :class:`Claimed`'s order.
+_CLAIMED = (
+    m.OutboxMail.id, m.OutboxMail.kind, m.OutboxMail.message_id, m.OutboxMail.recipient, m.OutboxMail.subject,
+    m.OutboxMail.created_at, m.OutboxMail.body, m.OutboxMail.attempts, m.OutboxMail.report_id,
+    m.OutboxMail.bulletin_id, m.OutboxMail.bcc, m.OutboxMail.data,
+)  # fmt: skip
+_OUTBOX = cast(Table, m.OutboxMail.__table__)
+
+
+def _claim(session: Session, me: str, at: dt.datetime, lease: dt.timedelta, batch: int) -> list[Claimed]:
     """Claim the oldest due mails nobody holds (at most ``batch``), in the
     caller's transaction.
 
     PostgreSQL: ``FOR UPDATE SKIP LOCKED`` passes over rows another flush is
     claiming this instant. SQLite: the engine's ``BEGIN IMMEDIATE`` makes the
     whole claim one writer at a time. Either way, once committed, the lease
-    in ``claimed_until`` keeps every other flush off the mails."""
-    query = select(m.OutboxMail).where(_due(at)).order_by(m.OutboxMail.id).limit(batch)
+    in ``claimed_until`` keeps every other flush off the mails. Columns and
+    one UPDATE, not ORM objects: a night's flush claims eighty batches."""
+    query = select(*_CLAIMED).where(_due(at)).order_by(m.OutboxMail.id).limit(batch)
     if session.get_bind().dialect.name != "sqlite":
         query = query.with_for_update(skip_locked=True)
-    rows = list(session.scalars(query))
-    for row in rows:
-        row.claimed_by = me
-        row.claimed_until = at + lease
-    return rows
+    rows = session.execute(query).all()
+    if rows:
+        session.execute(
+            update(_OUTBOX).where(_OUTBOX.c.id.in_([row.id for row in rows])).values(claimed_by=me, claimed_until=at + lease)
+        )
+    return [
+        Claimed(
+            row.id, row.kind, row.message_id, row.recipient, row.subject, row.created_at, row.body, row.attempts + 1,
+            row.report_id, row.bulletin_id, row.bcc, row.data,
+        )
+        for row in rows
+    ]  # fmt: skip
 
 
 def _write(factory: sessionmaker[Session], statement: Update, *more: Update, tries: int = 3) -> int:
@@ -286,12 +303,14 @@ def _write(factory: sessionmaker[Session], statement: Update, *more: Update, tri
 
 
 def _mark_sent(factory: sessionmaker[Session], mail_ids: list[int], at: dt.datetime) -> None:
+    # Core UPDATEs of the table: the ORM's would look for the rows in a session that holds none.
+    c = _OUTBOX.c
     _write(
         factory,
-        update(m.OutboxMail)
-        .where(m.OutboxMail.id.in_(mail_ids), m.OutboxMail.sent_at.is_(None))
-        .values(sent_at=at, attempts=m.OutboxMail.attempts + 1, claimed_until=None, last_error=""),
-        update(m.OutboxMail).where(m.OutboxMail.id.in_(mail_ids), m.OutboxMail.kind.in_(sorted(SECRET_KINDS))).values(body=SCRUBBED),
+        update(_OUTBOX)
+        .where(c.id.in_(mail_ids), c.sent_at.is_(None))
+        .values(sent_at=at, attempts=c.attempts + 1, claimed_until=None, last_error=""),
+        update(_OUTBOX).where(c.id.in_(mail_ids), c.kind.in_(sorted(SECRET_KINDS))).values(body=SCRUBBED),
     )
 
 
@@ -436,7 +455,7 @@ def _flush(
         claim_at = at()
         try:
             with factory() as session, session.begin():
-                return [Claimed.of(r) for r in _claim(session, me, claim_at, lease, batch)], claim_at
+                return _claim(session, me, claim_at, lease, batch), claim_at
         except DBAPIError as exc:
             raise stopped(f"cannot claim the next mail: {_reason(exc)}") from None
 
