@@ -21,7 +21,7 @@ from email.utils import collapse_rfc2231_value
 from html.parser import HTMLParser
 
 from ..rules.parser import parse_header
-from .multipart import split_message
+from .mimetree import read_tree
 
 log = logging.getLogger(__name__)
 
@@ -39,11 +39,11 @@ def parse_message(raw: bytes) -> Message:
     parser asks each part for its Content-Type a dozen times: a mail from
     Gmail (a text and an HTML alternative) took 5 ms to read that way, one
     text part 0.4 ms. The MIME tree is walked here (:func:`_find_body`), and
-    split without the feed parser when it can be (:mod:`.multipart`)."""
+    split without the feed parser when it can be (:mod:`.mimetree`)."""
     try:
         # A mail of the shapes mail programs send is split without the feed
         # parser, which compiles a pattern for each boundary.
-        split = split_message(raw)
+        split = read_tree(raw)
         return split if split is not None else email.message_from_bytes(raw, policy=email.policy.compat32)
     except RecursionError:
         raise MailTooDeep("the mail's MIME parts are nested too deeply to read") from None

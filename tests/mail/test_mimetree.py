@@ -1,4 +1,4 @@
-"""A multipart mail split without the feed parser is the very tree the feed
+"""A mail read without the feed parser (turnproc/mail/mimetree.py) is the very tree the feed
 parser builds (compat32): parts, headers, payloads, preambles, epilogues and
 line ends; a shape it is not sure of is left to the feed parser."""
 
@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.mail.mimegen import entity, headers, mail
-from turnproc.mail.multipart import split_message
+from turnproc.mail.mimetree import read_tree
 
 CORPUS = Path(__file__).parent / "corpus"
 
@@ -44,7 +44,7 @@ def _feed_parsed(raw: bytes) -> dict[str, Any]:
 @given(entity(), st.booleans(), headers())
 def test_a_split_mail_is_the_tree_the_feed_parser_builds(tree: str, crlf: bool, first: str) -> None:
     raw = mail(tree, crlf=crlf, first=first)
-    split = split_message(raw)
+    split = read_tree(raw)
     if split is not None:
         assert _tree(split) == _feed_parsed(raw)
 
@@ -52,7 +52,7 @@ def test_a_split_mail_is_the_tree_the_feed_parser_builds(tree: str, crlf: bool, 
 @pytest.mark.parametrize("name", sorted(p.name for p in CORPUS.glob("*.eml")))
 def test_every_multipart_mail_of_the_corpus_is_split_as_the_feed_parser_splits_it(name: str) -> None:
     raw = (CORPUS / name).read_bytes()
-    split = split_message(raw)
+    split = read_tree(raw)
     feed = email.message_from_bytes(raw, policy=email.policy.compat32)
     # Left to the feed parser: a bounce (its delivery report is message/*
     # parts) and a mail cut off before its close delimiter.
@@ -84,7 +84,7 @@ def test_the_shapes_mail_programs_send_are_split_here() -> None:
     for name, tree in shapes.items():
         for crlf in (False, True):
             raw = mail(tree, crlf=crlf)
-            split = split_message(raw)
+            split = read_tree(raw)
             assert split is not None, name
             assert _tree(split) == _feed_parsed(raw), name
 
@@ -103,4 +103,4 @@ def test_what_the_feed_parser_finds_fault_with_is_left_to_it() -> None:
         "Content-Type: text/plain\nnot a header\n\nGAME x\n",
     ]
     for tree in shapes:
-        assert split_message(mail(tree)) is None, tree
+        assert read_tree(mail(tree)) is None, tree

@@ -1,4 +1,4 @@
-"""A mail split into its parts without the email package's feed parser,
+"""A mail read into its MIME tree without the email package's feed parser,
 which reads a mail a line at a time through a stack of generators and
 compiles a regular expression for every boundary it meets (0.27 ms each on
 the test machine: a third of reading a Gmail or Outlook mail, which send a
@@ -8,11 +8,11 @@ out of ``re``'s cache).
 Only the plain shapes mail programs send are read here: headers without
 defects, parts between single delimiter lines closed by the close
 delimiter, no ``message/*`` part and no digest. Anything else is left to the
-feed parser (:func:`split_message` gives None). What is read here is the
+feed parser (:func:`read_tree` gives None). What is read here is the
 tree the feed parser builds with the compat32 policy: the same parts,
 headers, payloads, preambles and epilogues, line ends and all (RFC 2046
 5.1.1: the line end before a delimiter belongs to the delimiter), which
-tests/mail/test_multipart.py holds it to.
+tests/mail/test_mimetree.py holds it to.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from email.message import Message
 
-__all__ = ["split_message"]
+__all__ = ["read_tree"]
 
 _EOL = re.compile(r"\r\n|\r|\n")
 #: What str.splitlines breaks lines at besides CR and LF, and a mail read as
@@ -33,7 +33,7 @@ _TRAILING_EOL = re.compile(r"(\r\n|\r|\n)\Z")
 _MAX_DEPTH = 10
 
 
-def split_message(raw: bytes) -> Message | None:
+def read_tree(raw: bytes) -> Message | None:
     """``raw`` as the feed parser would parse it (compat32), when it is of
     a plain shape; else None."""
     text = raw.decode("ascii", "surrogateescape")  # as the bytes parser reads it
