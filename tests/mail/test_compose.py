@@ -178,21 +178,28 @@ def test_an_html_line_too_long_and_unbreakable_is_quoted_printable() -> None:
 
 class _Rendered(_Document):
     """A document as a browser shows it: white space between tags is one
-    space wherever it is (it collapses), but inside ``<pre>`` kept as written."""
+    space wherever it is (it collapses), but inside ``<pre>`` kept as written;
+    in a style sheet, a run of white space is one space (to CSS, outside its
+    strings, which hold no line break, all white space is the same)."""
 
     def __init__(self, html: str) -> None:
         self.pre = 0
+        self.style = False
         super().__init__(html)
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self.pre += tag == "pre" or any(k == "style" and v and "white-space:pre" in v for k, v in attrs)
+        self.style = self.style or tag == "style"
         super().handle_starttag(tag, attrs)
 
     def handle_endtag(self, tag: str) -> None:
         self.pre -= bool(self.pre) and tag in ("pre", "p")
+        self.style = self.style and tag != "style"
         super().handle_endtag(tag)
 
     def handle_data(self, data: str) -> None:
+        if self.style:
+            data = " ".join(data.split())
         super().handle_data(data if self.pre or data.strip() else " ")
 
 
@@ -218,6 +225,10 @@ def test_a_reports_html_and_map_travel_in_few_lines_as_the_same_documents() -> N
     assert _Rendered(html).events == _Rendered(docs.html).events
     order_form = docs.html.split("<pre")[1].split("</pre>")[0]
     assert order_form.count("\n") > 3 and order_form in html
+    # The style sheet in as few lines as 998 characters allow, no empty line between the blocks.
+    style = html.split("<style>")[1].split("</style>")[0]
+    assert style.count("\n") <= len(style) // MAX_LINE + 1 and docs.html.count("\n", 0, docs.html.index("</style>")) > 10
+    assert "\n\n" not in html.split("<pre")[0] and "\n\n" in docs.html.split("<pre")[0]
     svg = next(p for p in msg.iter_attachments() if p.get_content_type() == "image/svg+xml")
     sent = svg.get_content()
     sent = sent if isinstance(sent, bytes) else sent.encode()
@@ -230,12 +241,34 @@ def test_a_reports_html_and_map_travel_in_few_lines_as_the_same_documents() -> N
     assert max(len(line) for line in raw.split(b"\n")) <= 998
 
 
-@given(st.lists(st.sampled_from(["<p>", "</p>", "text", "<pre>", "a &lt; b", "", "<td class='n'>1</td>", "> <", "x" * 600]), max_size=40))
-def test_packing_turns_only_breaks_between_tags_into_spaces(pieces: list[str]) -> None:
+_PIECES = ["<p>", "</p>", "text", "a &lt; b", "", "<td class='n'>1</td>", "> <", "x" * 600, "<style>", "</style>",
+           "p { margin: 0; }", "  .n { text-align: right; }", "<span style='a'>", "<br>"]  # fmt: skip
+
+
+@given(st.lists(st.sampled_from(_PIECES), max_size=40))
+def test_packing_keeps_the_document(pieces: list[str]) -> None:
+    """Outside a <pre>: only white space between tags and in style sheets
+    goes, and no line grows past 998 characters that was not so long."""
     text = "\n".join(pieces)
     packed = pack_markup(text)
-    assert packed.replace("> <", ">\n<") == text.replace("> <", ">\n<")
+    assert _Rendered(packed).events == _Rendered(text).events
+    assert packed.replace("\n", "").replace(" ", "") == text.replace("\n", "").replace(" ", "")
     assert max(map(len, packed.split("\n"))) <= max(MAX_LINE, *map(len, text.split("\n")))
+
+
+@given(st.lists(st.sampled_from(["<p>", "</p>", "<span style='x'>", "</span>", "text", "y" * 300]), min_size=1, max_size=60))
+def test_a_long_line_is_broken_inside_its_tags_as_few_times_as_it_must(pieces: list[str]) -> None:
+    line = "".join(pieces)
+    broken = compose_module._break_long(line)
+    assert broken.replace("\n", " ") == line
+    lines = broken.split("\n")
+    # Each break was needed: the line it ends could not have taken the next
+    # line up to where that one could have been broken.
+    for first, second in zip(lines, lines[1:]):
+        found = compose_module._TAG_OPENING.search(second)
+        assert len(first) + 1 + (found.end(1) if found else len(second)) > MAX_LINE
+    if compose_module._TAG_OPENING.search(line):
+        assert _Rendered(broken).events == _Rendered(line).events
 
 
 @settings(max_examples=500, deadline=None)
