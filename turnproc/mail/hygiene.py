@@ -4,12 +4,14 @@ joining a mail loop or being used as a mail cannon."""
 from __future__ import annotations
 
 import re
+from email.errors import HeaderParseError
+from email.header import decode_header, make_header
 from email.message import Message
 from email.utils import parseaddr
 
 from .compose import parsed_address
 
-__all__ = ["automatic_reason", "auto_reply_subject", "clean_header", "raw_headers", "sender_address", "replyable", "OUR_ID_MARK"]
+__all__ = ["automatic_reason", "auto_reply_subject", "clean_header", "decoded_words", "raw_headers", "sender_address", "replyable", "OUR_ID_MARK"]
 
 #: Part of every Message-ID we make (see mail.compose.new_message_id).
 OUR_ID_MARK = "turnproc."
@@ -22,6 +24,17 @@ def raw_headers(msg: Message) -> dict[str, str]:
     for name, value in msg.raw_items():
         headers.setdefault(name.lower(), str(value).strip())
     return headers
+
+
+def decoded_words(value: str) -> str:
+    """A header value with its RFC 2047 encoded words decoded; a broken one
+    is kept as it came."""
+    if "=?" not in value:
+        return value
+    try:
+        return str(make_header(decode_header(value)))
+    except (HeaderParseError, LookupError, ValueError):
+        return value
 
 
 def clean_header(text: str) -> str:

@@ -14,13 +14,13 @@ import html
 import logging
 import re
 from collections.abc import Callable, Iterator
-from email.errors import HeaderParseError
-from email.header import decode_header, make_header
 from email.message import Message
 from email.utils import collapse_rfc2231_value
 from html.parser import HTMLParser
 
+from ..rules.orders import Header
 from ..rules.parser import parse_header
+from .hygiene import decoded_words
 from .mimetree import read_tree
 
 log = logging.getLogger(__name__)
@@ -54,17 +54,6 @@ def parse_headers(raw: bytes) -> Message:
     return email.parser.BytesParser(policy=email.policy.compat32).parsebytes(raw, headersonly=True)
 
 
-def _decoded_words(value: str) -> str:
-    """A header value with its RFC 2047 encoded words decoded (as the
-    default policy's header objects read it)."""
-    if "=?" not in value:
-        return value
-    try:
-        return str(make_header(decode_header(value)))
-    except (HeaderParseError, LookupError, UnicodeDecodeError, ValueError):
-        return value
-
-
 def _content_params(part: Message) -> dict[str, str]:
     """The Content-Type parameters, parsed once (each ``get_param`` call would
     parse the header again), RFC 2231 values decoded."""
@@ -74,7 +63,7 @@ def _content_params(part: Message) -> dict[str, str]:
 def _filename(part: Message) -> str:
     """The part's file name (Content-Disposition, else Content-Type's
     ``name``), decoded whichever way the mail program encoded it."""
-    return _decoded_words(part.get_filename() or "")
+    return decoded_words(part.get_filename() or "")
 
 
 def _is_attachment(part: Message) -> bool:
@@ -220,31 +209,30 @@ def html_to_text(markup: str) -> str:
     return "\n".join(lines).strip("\n")
 
 
-def _has_header(text: str) -> bool:
+def _has_header(text: str, header_of: Callable[[str], Header] = parse_header) -> bool:
     """Whether ``text`` holds an order header, as the one parser reads headers."""
-    header = parse_header(text)
+    header = header_of(text)
     return bool(header.game or header.empire)
 
 
-def message_text(msg: Message, has_header: Callable[[str], bool] = _has_header) -> str:
+def message_text(msg: Message, header_of: Callable[[str], Header] = parse_header) -> str:
     """The orders text of ``msg``: plain body, else HTML as text, else a .txt
-    attachment. ``has_header``: whether a text holds an order header (the one
-    parser's answer; a caller that parses the chosen text's header next may
-    keep the one it gave here)."""
+    attachment. ``header_of``: the one parser's header of a text (a caller
+    that parses the chosen text's header next may keep the one it gave here)."""
     if not msg.is_multipart() and msg.get_content_type() == "text/plain":
         # Most order mails are a single text part: skip the MIME-tree walk.
         return _decode(msg)
     try:
         body = _body(msg, "plain")
         text = _decode(body) if body is not None else ""
-        if text.strip() and has_header(text):
+        if text.strip() and _has_header(text, header_of):
             return text
         # "Orders attached": a .txt attachment with the header beats a body without one.
         for part in msg.walk():
             filename = _filename(part).lower()
             if filename.endswith(".txt") and part.get_content_maintype() == "text":
                 attached = _decode(part)
-                if has_header(attached) or not text.strip():
+                if _has_header(attached, header_of) or not text.strip():
                     return attached
         if text.strip():
             return text

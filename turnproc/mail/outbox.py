@@ -42,9 +42,9 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from email.header import decode_header, make_header
 from email.parser import BytesHeaderParser
-from typing import Protocol, cast, runtime_checkable
+from typing import Any, Protocol, Unpack, cast, runtime_checkable
 
-from sqlalchemy import ColumnElement, Table, Update, and_, func, insert, or_, select, update
+from sqlalchemy import ColumnElement, Row, Table, Update, and_, func, insert, or_, select, update
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -105,8 +105,9 @@ class Claimed:
     """An answer's data, its bytes built from it (the row's ``data``)."""
 
     @classmethod
-    def of(cls, row: m.OutboxMail) -> Claimed:
-        """The mail ``row`` as a flush holds it (this attempt counted)."""
+    def of(cls, row: m.OutboxMail | Row[Unpack[tuple[Any, ...]]]) -> Claimed:
+        """The mail ``row`` (an object, or the columns :data:`_CLAIMED`) as a
+        flush holds it (this attempt counted)."""
         return cls(
             row.id, row.kind, row.message_id, row.recipient, row.subject, row.created_at, row.body, row.attempts + 1,
             row.report_id, row.bulletin_id, row.bcc, row.data,
@@ -249,7 +250,7 @@ def _due(at: dt.datetime) -> ColumnElement[bool]:
     )
 
 
-#: What a flush reads of a mail it claims, in :class:`Claimed`'s order.
+#: What a flush reads of a mail it claims (:meth:`Claimed.of`).
 _CLAIMED = (
     m.OutboxMail.id, m.OutboxMail.kind, m.OutboxMail.message_id, m.OutboxMail.recipient, m.OutboxMail.subject,
     m.OutboxMail.created_at, m.OutboxMail.body, m.OutboxMail.attempts, m.OutboxMail.report_id,
@@ -275,13 +276,7 @@ def _claim(session: Session, me: str, at: dt.datetime, lease: dt.timedelta, batc
         session.execute(
             update(_OUTBOX).where(_OUTBOX.c.id.in_([row.id for row in rows])).values(claimed_by=me, claimed_until=at + lease)
         )
-    return [
-        Claimed(
-            row.id, row.kind, row.message_id, row.recipient, row.subject, row.created_at, row.body, row.attempts + 1,
-            row.report_id, row.bulletin_id, row.bcc, row.data,
-        )
-        for row in rows
-    ]  # fmt: skip
+    return [Claimed.of(row) for row in rows]
 
 
 def _write(factory: sessionmaker[Session], statement: Update, *more: Update, tries: int = 3) -> int:
@@ -303,7 +298,8 @@ def _write(factory: sessionmaker[Session], statement: Update, *more: Update, tri
 
 
 def _mark_sent(factory: sessionmaker[Session], mail_ids: list[int], at: dt.datetime) -> None:
-    # Core UPDATEs of the table: the ORM's would look for the rows in a session that holds none.
+    # Core UPDATEs of the table: the ORM's bulk update adds its own compiling
+    # and session bookkeeping, for rows no session holds.
     c = _OUTBOX.c
     _write(
         factory,
