@@ -190,6 +190,9 @@ class Account:
         change.new_email, change.code_hash = new, hash_code(code)
         change.requested_at, change.expires_at = self.now, expires
         self.session.add(change)
+        # A pending row is not in the identity map: without the flush, a second
+        # ADDRESS in the same poll would add a second row for the empire.
+        self.session.flush()
         queue_address_confirm(
             self.session, self.config, self.now, game=self.game.name, game_id=self.game.id, empire=row.code,
             recipient=new, code=code, expires=expires,
