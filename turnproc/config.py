@@ -70,6 +70,11 @@ class Config:
     password_failures_per_hour: int = 5
     """Wrong passwords for one empire from one sender in an hour before that
     sender's mail for it is no longer answered (the GM and the owner are told once)."""
+    trusted_authserv_id: str = ""
+    """The ``authserv-id`` the receiving mail server stamps its
+    ``Authentication-Results`` headers with (RFC 8601): a mail whose From
+    domain fails DMARC by that server's word is filed unanswered, its
+    password never checked. Empty: no header is trusted (deploy/dmarc.md)."""
     set_aside_after: int = 3
     """Polls a mail may fail in (our fault, not the player's) before it is
     moved to the Failed folder and the GM is told; it never blocks the inbox."""
@@ -95,7 +100,7 @@ class Config:
 _TOP_KEYS = {
     "database_url", "transport", "maildir_in", "maildir_out", "from_address", "gm_address", "outbox_lease",
     "stranger_replies_per_hour", "password_failures_per_hour", "set_aside_after", "outbox_keep_days", "site_dir",
-    "bulletin_threshold",
+    "bulletin_threshold", "trusted_authserv_id",
 }  # fmt: skip
 
 #: Whole-number settings and their ranges (top-level, and ``[smtp] connections``).

@@ -84,6 +84,8 @@ class IntakeCache:
     """Of those (and of any handled since), the ones already in the log."""
     rows: PendingRows = field(default_factory=PendingRows)
     """The rows this batch's mails added, not written yet (:meth:`write_rows`)."""
+    trusted_authserv_id: str = ""
+    """The receiving server whose DMARC verdicts count (config ``trusted_authserv_id``)."""
     known_systems: dict[tuple[int, int], dict[str, KnownSystems]] = field(default_factory=dict)
     """Per (game, turn): what each empire owns and knows, from one walk over the
     galaxy for all of them (a walk per empire is quadratic on a big night)."""
@@ -149,7 +151,7 @@ class IntakeCache:
         for raw in raws:
             digest = hashlib.sha256(raw).hexdigest()
             try:
-                parsed = self.ahead.get(digest) or parse_raw(raw)
+                parsed = self.ahead.get(digest) or parse_raw(raw, self.trusted_authserv_id)
             except Exception:  # noqa: BLE001 - the handler meets it again, in the mail's own savepoint
                 continue
             out.append((digest, parsed))
@@ -164,6 +166,7 @@ class IntakeCache:
         named = [
             (d, p) for d, p in mails
             if p.header.game and p.header.empire and p.sender and not p.unreadable and len(p.text) <= MAX_TEXT
+            and not p.forged  # a forgery costs no password check
         ]  # fmt: skip
         codes: dict[str, set[str]] = {}
         for _, parsed in named:

@@ -67,7 +67,8 @@ FAILED = "Failed"
 @dataclass
 class IntakeResult:
     outcome: str
-    """duplicate, ignored, rejected, wrong_password, locked_out (too many
+    """duplicate, ignored, forged (DMARC failed, by the trusted mail
+    server's word), rejected, wrong_password, locked_out (too many
     wrong passwords from this sender this hour), help (a mail that only asks
     for HELP), signup (a JOIN now waiting for the GM), accepted, cleared, commands,
     unchanged (every order line failed), older (written before the orders on
@@ -183,7 +184,7 @@ class _Mail:
     ) -> None:
         self.session, self.config, self.now, self.cache = session, config, now, cache
         # Parsed by the batch's pre-pass, or here for a mail handled alone.
-        self.parsed = cache.handling(digest) or parse_raw(raw)
+        self.parsed = cache.handling(digest) or parse_raw(raw, config.trusted_authserv_id)
         self.unreadable, self.headers = self.parsed.unreadable, self.parsed.headers
         self.subject = clean_header(decoded_words(self.headers.get("subject", "")))
         self.message_id = clean_header(self.headers.get("message-id", ""))
@@ -275,6 +276,11 @@ class _Mail:
             return self.finish(IntakeResult("ignored", REJECTED, detail="an automatic reply (by its subject)"))
         if not self.sender:
             return self.unsigned(header)
+        if self.parsed.forged:
+            # The mail server vouches it is not from whom it says: whoever it
+            # names hears nothing, and no password is checked (nor counted).
+            log.info("forged mail from %s filed unanswered: %s", self.sender, self.parsed.forged)
+            return self.finish(IntakeResult("forged", REJECTED, header.game, header.empire, self.parsed.forged))
         if len(text) > MAX_TEXT:
             reason = f"the mail's text is longer than {MAX_TEXT // 1024} KiB; send only the orders"
             if self.cache.registered(self.session, self.sender):
@@ -357,7 +363,8 @@ class _Mail:
         return self.reject(header, reason, self.sender, game.id, kind="stranger")
 
     def unsigned(self, header: Header) -> IntakeResult:
-        """A mail with no From address: nothing to verify it against and no one
+        """A mail with no From address, or one that does not name exactly one
+        (read strictly, as mail programs do): nothing to verify it against and no one
         to answer; the empire it names, if any, is told at its own address."""
         reason = "the mail has no From address"
         game = self.cache.game(self.session, header.game) if header.game else None

@@ -159,7 +159,7 @@ def poll_maildir(app: App, now: dt.datetime) -> list[IntakeResult]:
             for key in keys:
                 inbox.file(key, folder)
 
-    return _run(app, _chunked(inbox.pending(), BATCH), file, now, IntakeCache())
+    return _run(app, _chunked(inbox.pending(), BATCH), file, now, IntakeCache(trusted_authserv_id=app.config.trusted_authserv_id))
 
 
 def poll_imap(app: App, now: dt.datetime) -> list[IntakeResult]:
@@ -175,7 +175,7 @@ def poll_imap(app: App, now: dt.datetime) -> list[IntakeResult]:
             for folder, uids in by_folder.items():
                 inbox.file(uids, folders.get(folder, app.config.imap.rejected_folder))
 
-        return _run(app, inbox.batches(), file, now, IntakeCache(), inbox.fetched)
+        return _run(app, inbox.batches(), file, now, IntakeCache(trusted_authserv_id=app.config.trusted_authserv_id), inbox.fetched)
 
 
 @gc_paused()

@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
+from ..mail.dmarc import dmarc_failed
 from ..mail.hygiene import automatic_reason, clean_header, raw_headers, sender_address
 from ..mail.mime import MailTooDeep, message_text, parse_headers, parse_message
 from ..passwords import verify_password
@@ -50,11 +51,14 @@ class Parsed:
     """Why the mail is machine-made and gets no answer (:func:`~turnproc.mail.hygiene.automatic_reason`)."""
     shaped: ShapedMail
     """Its text's lines and shape, found for the header and kept for the whole parse."""
+    forged: str = ""
+    """Why the trusted mail server says the From is forged (DMARC failed), or ""."""
 
 
-def parse_raw(raw: bytes) -> Parsed:
+def parse_raw(raw: bytes, trusted_authserv_id: str = "") -> Parsed:
     """What intake reads of ``raw`` before it knows whose it is (for the
-    batch's pre-pass, or for a mail handled alone)."""
+    batch's pre-pass, or for a mail handled alone); with the receiving
+    server's ``trusted_authserv_id``, also its DMARC verdict."""
     unreadable = ""
     try:
         msg = parse_message(raw)
@@ -76,7 +80,14 @@ def parse_raw(raw: bytes) -> Parsed:
     text = "" if unreadable else message_text(msg, lambda t: header_of(t)[1])
     from_address = sender_address(msg, headers)
     shaped, header = header_of(text[:MAX_TEXT])
-    return Parsed(unreadable, headers, text, header, clean_header(from_address), automatic_reason(msg, headers, from_address), shaped)
+    forged = ""
+    if trusted_authserv_id and from_address:
+        results = [str(v) for k, v in msg.raw_items() if k.lower() == "authentication-results"]
+        forged = dmarc_failed(results, trusted_authserv_id, from_address.rpartition("@")[2])
+    return Parsed(
+        unreadable, headers, text, header, clean_header(from_address), automatic_reason(msg, headers, from_address), shaped,
+        forged,
+    )  # fmt: skip
 
 
 _Key = tuple[int, str, str]

@@ -9,7 +9,7 @@ from email.header import decode_header, make_header
 from email.message import Message
 from email.utils import parseaddr
 
-from .compose import parsed_address
+from .identity import from_address
 
 __all__ = ["automatic_reason", "auto_reply_subject", "clean_header", "decoded_words", "raw_headers", "sender_address", "replyable", "OUR_ID_MARK"]
 
@@ -46,11 +46,12 @@ def clean_header(text: str) -> str:
 
 
 def sender_address(msg: Message, raw: dict[str, str] | None = None) -> str:
-    """Who sent the mail: its From address ("" without one). Reply-To says
-    where a person would like answers, not who they are, so it decides nothing
-    here: anyone can set it to a player's address."""
+    """Who sent the mail: its From address, normalised ("" without exactly
+    one, read strictly: :func:`.identity.from_address`). Reply-To says where a
+    person would like answers, not who they are, so it decides nothing here:
+    anyone can set it to a player's address."""
     raw = raw if raw is not None else raw_headers(msg)
-    return parsed_address(raw.get("from", ""))[1].strip()
+    return from_address(raw.get("from", ""))
 
 
 _ADDRESS = re.compile(r"[^@\s<>()\[\],;:\\\"]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)+")
