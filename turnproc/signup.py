@@ -95,7 +95,9 @@ def set_signup(session: Session, game: m.Game, *, open_: bool | None, limit: int
     return player_summary(session, game)
 
 
-def _refusal(session: Session, game: m.Game, code: str, email: str, *, request_id: int | None = None) -> str | None:
+def _refusal(
+    session: Session, game: m.Game, code: str, email: str, *, request_id: int | None = None, name: str | None = None
+) -> str | None:
     """Why ``email`` may not join ``game`` as ``code`` now; None when it may."""
     if game.status == "finished":
         return f"game {game.name} is over"
@@ -110,6 +112,9 @@ def _refusal(session: Session, game: m.Game, code: str, email: str, *, request_i
         return f"{email} already plays in game {game.name}"
     if any(r.email.lower() == email.lower() for r in pending):
         return f"{email} already has a request waiting in game {game.name}"
+    names = session.scalars(select(m.Empire.name).where(m.Empire.game_id == game.id)).all()
+    if name is not None and any(n.casefold() == name.casefold() for n in [*names, *(r.name for r in pending)]):
+        return f"the name {name!r} is taken in game {game.name}; choose another"
     _, free = galaxy_counts(session, game.id)
     full = free <= len(pending) or (game.signup_limit is not None and len(taken) + len(pending) >= game.signup_limit)
     if full:
@@ -125,7 +130,7 @@ def request_signup(
     code = code.upper()
     if not game.signup_open:
         return None, f"game {game.name} is not taking sign-ups now; ask its game master"
-    why = _refusal(session, game, code, email)
+    why = _refusal(session, game, code, email, name=name)
     if why is not None:
         return None, why
     request = m.SignupRequest(game_id=game.id, code=code, name=name, email=email, status="pending", reason="", requested_at=now)
@@ -169,7 +174,7 @@ def approve_signup(
     """Create the requested empire and send the applicant the welcome mail (its
     password, how to send orders, the position and the deadline)."""
     request = _request(session, game, code)
-    why = _refusal(session, game, request.code, request.email, request_id=request.id)
+    why = _refusal(session, game, request.code, request.email, request_id=request.id, name=request.name)
     if why is not None:
         raise GMError(f"cannot approve {request.code}: {why}")
     empire, password = add_empire(session, game, request.code, request.name, request.email)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from email.headerregistry import HeaderRegistry
+from email.headerregistry import Address, HeaderRegistry
 from functools import lru_cache
 
 from email_validator import EmailNotValidError, validate_email
@@ -69,7 +69,7 @@ def from_address(value: str) -> str:
             header = _REGISTRY("from", value)
         except (ValueError, IndexError, TypeError):
             return ""
-        addresses = getattr(header, "addresses", ())
+        addresses: tuple[Address, ...] = getattr(header, "addresses", ())
         if header.defects or len(addresses) != 1:
             return ""
         found = addresses[0].addr_spec

@@ -162,7 +162,9 @@ def _read_join(
     name = line[tokens[3][1] :].strip().strip(_QUOTES).strip() if len(tokens) > 3 else ""
     if not name:
         return missing("the empire's name")
-    if any(unicodedata.category(ch) in ("Cc", "Cs", "Zl", "Zp") and ch != "\t" for ch in name):
+    # Format characters too (Cf: U+202E turns text around, a zero-width space
+    # or a BOM makes a name look like another's): a name is shown to everyone.
+    if any(unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Zl", "Zp") and ch != "\t" for ch in name):
         return problem("bad_text", field="name")
     if len(name) > MAX_EMPIRE_NAME:
         return problem("name_too_long", value=_quote(name), length=len(name), limit=MAX_EMPIRE_NAME)
