@@ -11,9 +11,10 @@ import datetime as dt
 from sqlalchemy.orm import Session
 
 from .config import Config
+from .mail.compose import new_message_id
 from .mails import queue_notice
 
-__all__ = ['queue_help', 'queue_address_confirm', 'queue_address_changed', 'queue_player_quit', 'queue_signup_received', 'queue_signup_request', 'queue_signup_refused']
+__all__ = ['empire_tag', 'queue_help', 'queue_address_confirm', 'queue_address_changed', 'queue_player_quit', 'queue_signup_received', 'queue_signup_request', 'queue_signup_refused']
 
 
 def queue_help(
@@ -26,15 +27,23 @@ def queue_help(
     return queue_notice(session, config, "help", context, now, game_id=game_id, recipient=recipient, kind=kind)
 
 
+def empire_tag(kind: str, empire_id: int) -> str:
+    """The Message-ID tag of a capped mail ``kind`` about one empire (:func:`.mail.compose.new_message_id`)."""
+    return f"{kind.replace('_', '-')}-{empire_id}"
+
+
 def queue_address_confirm(
     session: Session, config: Config, now: dt.datetime, *, game: str, game_id: int, empire: str, recipient: str,
-    code: str, expires: dt.datetime,
+    code: str, expires: dt.datetime, empire_id: int,
 ) -> bool:  # fmt: skip
-    """To the new address of an ADDRESS request: the code that confirms it."""
+    """To the new address of an ADDRESS request: the code that confirms it
+    (its Message-ID names the empire: the caps count per empire)."""
     context = {"game": game, "empire": empire, "code": code, "expires": f"{expires:%Y-%m-%d %H:%M}"}
+    mid = new_message_id(config.from_address, empire_tag("address_confirm", empire_id))
     return queue_notice(
-        session, config, "address_confirm", context, now, game_id=game_id, recipient=recipient, kind="address_confirm"
-    )
+        session, config, "address_confirm", context, now, game_id=game_id, recipient=recipient, kind="address_confirm",
+        message_id=mid,
+    )  # fmt: skip
 
 
 def queue_address_changed(
@@ -47,11 +56,12 @@ def queue_address_changed(
 
 def queue_player_quit(
     session: Session, config: Config, now: dt.datetime, *, game: str, game_id: int, turn: int, empire: str,
-    empire_name: str, email: str,
+    empire_name: str, email: str, empire_id: int,
 ) -> bool:  # fmt: skip
-    """To the GM: a player sent QUIT."""
+    """To the GM: a player sent QUIT (its Message-ID names the empire: one an hour per empire)."""
     context = {"game": game, "turn": turn, "empire": empire, "empire_name": empire_name, "email": email}
-    return queue_notice(session, config, "player_quit", context, now, game_id=game_id)
+    mid = new_message_id(config.from_address, empire_tag("player_quit", empire_id))
+    return queue_notice(session, config, "player_quit", context, now, game_id=game_id, message_id=mid)
 
 
 def queue_signup_received(

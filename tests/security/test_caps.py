@@ -26,3 +26,44 @@ def test_two_address_mails_in_one_poll_are_both_answered(host: Host, caplog: pyt
     with host.app.sessions() as session:
         (change,) = session.scalars(select(m.AddressChange)).all()
         assert change.new_email == "ann@second.example"
+
+
+def confirmations(sent: list, domain: str = "third.example") -> list:  # noqa: ANN001
+    return [s for s in sent if s.to.lower().endswith("@" + domain)]
+
+
+def test_no_spelling_of_one_address_escapes_the_confirmation_cap(host: Host) -> None:
+    """Two empires, six spellings of one address: three codes in all (each
+    spelling got three before: the cap counted exact spellings)."""
+    rig = ["victim@third.example", "Victim@third.example", "vIctim@THIRD.example"]
+    veg = ["victim+1@third.example", "victim+2@third.example", "VICTIM+x@third.example"]
+    sent = host.mail(
+        *(player(f"ADDRESS {s}", subject=f"move {i}") for i, s in enumerate(rig)),
+        *(player(f"ADDRESS {s}", empire="VEG", subject=f"move {i}") for i, s in enumerate(veg)),
+    )
+    assert len(confirmations(sent)) == 3
+    acks = to(sent, "bo@example.org")
+    assert len(acks) == 3 and all("(in any spelling)" in a.text for a in acks)
+    with host.app.sessions() as session:
+        assert session.scalar(select(m.SuppressedReply.kind)) == "address_confirm"
+
+
+def test_one_empire_mails_at_most_three_confirmation_codes_an_hour(host: Host) -> None:
+    sent = host.mail(*(player(f"ADDRESS victim{i}@third.example", subject=f"move {i}") for i in range(6)))
+    assert len(confirmations(sent)) == 3
+    assert sum("confirmation codes went out for your empire" in a.text for a in to(sent, "ann@example.org")) == 3
+
+
+def test_commands_stop_with_the_acknowledgement_cap(host: Host) -> None:
+    host.mail(*(player("WAIT", subject=f"wait {i}") for i in range(30)))
+    sent = host.mail(player("QUIT"))
+    assert sent == []  # no acknowledgement can go, so nothing else does either
+    assert host.empire().quit_at is None
+
+
+def test_quit_and_back_alternating_tell_the_gm_once_an_hour(host: Host) -> None:
+    mails = [player("QUIT" if i % 2 == 0 else "BACK", subject=f"leave {i}") for i in range(20)]
+    sent = host.mail(*mails)
+    assert len(to(sent, GM)) == 1
+    assert len(to(sent, "ann@example.org")) == 20
+    assert host.empire().quit_at is None  # the last mail was BACK

@@ -18,8 +18,10 @@ from typing import Protocol
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from ..accountmails import queue_address_changed, queue_address_confirm, queue_help, queue_player_quit
+from ..accountmails import empire_tag, queue_address_changed, queue_address_confirm, queue_help, queue_player_quit
 from ..config import Config
+from ..mail.compose import message_id_tag
+from ..mail.identity import cap_key, valid_address
 from ..mails import queue_bulletin, queue_report
 from ..passwords import generate_password, hash_chosen_password, hash_code, verify_password
 from ..reports.context import report_context
@@ -33,10 +35,13 @@ from .cache import EmpireRow, IntakeCache
 
 log = logging.getLogger(__name__)
 
-__all__ = ["ADDRESS_CODE_HOURS", "REPORT_COPY", "Account", "Mailer", "help_mail"]
+__all__ = ["ADDRESS_CODE_HOURS", "ADDRESS_CODES_PER_HOUR", "REPORT_COPY", "Account", "Mailer", "help_mail"]
 
 #: How long the code an ADDRESS request mails to the new address works.
 ADDRESS_CODE_HOURS = 48
+#: Confirmation codes an hour, at most, for one empire, and to one address
+#: however it is spelled (case, a +tag): each goes to a third party.
+ADDRESS_CODES_PER_HOUR = 3
 #: The outbox kind of a report sent again on a player's REPORT (the turn's own
 #: reports are kind "report" and count against no cap).
 REPORT_COPY = "report_copy"
@@ -176,12 +181,20 @@ class Account:
         )
 
     def address_request(self, line: CommandLine) -> str:
-        new = line.text or ""
+        new = valid_address(line.text or "")
+        if new is None:
+            return f"{line.text!r} is not an address mail can go to; nothing changed"
         row = self.row()
         if new.lower() == row.email.lower():
             return f"{new} is your address already; nothing changed"
         if self._taken(new):
             return f"{new} is the address of another empire in game {self.game.name}; nothing changed"
+        capped = self._codes_capped(new)
+        if capped:
+            self.session.add(m.SuppressedReply(
+                game_id=self.game.id, recipient=new[:254], kind="address_confirm", reason=capped[:200], at=self.now
+            ))  # fmt: skip
+            return f"{capped}; nothing changed, try again later"
         if not self.mailer.may_send(new, "address_confirm", self.game.id):
             return f"too many confirmation codes went to {new} in the last hour; nothing changed, try again later"
         code = generate_password(8)
@@ -190,17 +203,38 @@ class Account:
         change.new_email, change.code_hash = new, hash_code(code)
         change.requested_at, change.expires_at = self.now, expires
         self.session.add(change)
-        # A pending row is not in the identity map: without the flush, a second
-        # ADDRESS in the same poll would add a second row for the empire.
-        self.session.flush()
         queue_address_confirm(
             self.session, self.config, self.now, game=self.game.name, game_id=self.game.id, empire=row.code,
-            recipient=new, code=code, expires=expires,
+            recipient=new, code=code, expires=expires, empire_id=row.id,
         )  # fmt: skip
+        # Intake does not flush on its own: a pending row is neither in the
+        # identity map nor counted. Without this, a second ADDRESS in the same
+        # poll added a second row for the empire, and the caps missed the mail.
+        self.session.flush()
         return (
             f"a confirmation code went to {new}. Your address changes when a mail from there with your header "
             f"and CONFIRM <code> arrives, before {expires:%Y-%m-%d %H:%M} UTC; until then all mail still goes to {row.email}"
         )
+
+    def _codes_capped(self, new: str) -> str:
+        """Why no code may go now: the hour's codes for this empire, or to
+        ``new`` however spelled, reached the cap ("" when one may go)."""
+        hour = self.now - dt.timedelta(hours=1)
+        mine = self.session.scalar(
+            select(func.count()).select_from(m.OutboxMail).where(
+                m.OutboxMail.kind == "address_confirm", m.OutboxMail.created_at >= hour,
+                m.OutboxMail.message_id.like(message_id_tag(empire_tag("address_confirm", self.empire.id))),
+            )
+        ) or 0  # fmt: skip
+        if mine >= ADDRESS_CODES_PER_HOUR:
+            return f"{mine} confirmation codes went out for your empire in the last hour"
+        sent = self.session.scalars(
+            select(m.OutboxMail.recipient).where(m.OutboxMail.kind == "address_confirm", m.OutboxMail.created_at >= hour)
+        )
+        key = cap_key(new)
+        if sum(1 for recipient in sent if cap_key(recipient) == key) >= ADDRESS_CODES_PER_HOUR:
+            return f"too many confirmation codes went to {new} (in any spelling) in the last hour"
+        return ""
 
     def _taken(self, address: str) -> bool:
         return self.session.scalar(
@@ -265,14 +299,31 @@ class Account:
         row = self.row()
         if row.quit_at is None:
             row.quit_at = self.now
+            if self._quit_told_within_hour():
+                # QUIT, BACK, QUIT...: the GM heard of the first within the
+                # hour; `game show` says who is leaving now.
+                log.info("game %s: %s sent QUIT again within the hour; the GM is not told again", self.game.name, row.code)
+                return self._leaving()
             queue_player_quit(
                 self.session, self.config, self.now, game=self.game.name, game_id=self.game.id, turn=self.game.turn,
-                empire=row.code, empire_name=row.name, email=row.email,
+                empire=row.code, empire_name=row.name, email=row.email, empire_id=row.id,
             )  # fmt: skip
+            self.session.flush()  # for the next QUIT of this poll to see (intake does not flush on its own)
+        return self._leaving()
+
+    def _leaving(self) -> str:
         return (
             f"you leave the game when turn {self.game.turn} runs: your empire then goes inactive. "
             "The GM is told. Changed your mind? Send BACK before the turn runs"
         )
+
+    def _quit_told_within_hour(self) -> bool:
+        return self.session.scalar(
+            select(m.OutboxMail.id).where(
+                m.OutboxMail.kind == "notice", m.OutboxMail.created_at >= self.now - dt.timedelta(hours=1),
+                m.OutboxMail.message_id.like(message_id_tag(empire_tag("player_quit", self.empire.id))),
+            ).limit(1)
+        ) is not None  # fmt: skip
 
 
 def _join(account: Account, line: CommandLine) -> str:

@@ -381,7 +381,14 @@ class _Mail:
         state = self.cache.state(session, game)
         known = self.cache.systems_known_to(session, game, empire.code)
         parsed = parse_mail(text, state, empire.code, known, self.parsed.shaped)
-        done, address = Account(session, self.config, self.now, self.cache, game, empire, self.sender, self).run(parsed)
+        if self.cache.replies_sent(session, empire.email, "ack", self.now) >= REPLY_CAPS_PER_HOUR["ack"]:
+            # No acknowledgement can say what they did: the account commands
+            # (each may mail someone) wait for the next hour; orders still count.
+            log.warning("game %s: %s is past the acknowledgement cap; its commands were not run", game.name, empire.code)
+            done: list[str] = []
+            address = empire.email
+        else:
+            done, address = Account(session, self.config, self.now, self.cache, game, empire, self.sender, self).run(parsed)
         notice = ""
         if self.sender.lower() != address.lower():
             notice = f"This mail came from {self.sender}, not from your registered address; if that was not you, tell the GM."

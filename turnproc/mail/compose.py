@@ -14,7 +14,7 @@ from email.header import Header
 from email.utils import encode_rfc2231, format_datetime, formataddr, make_msgid, parseaddr
 from functools import lru_cache
 
-__all__ = ["new_message_id", "message_id_domain", "compose", "shown_address", "bare_address", "parsed_address", "pack_markup", "DOMAIN_FALLBACK", "MAX_LINE"]
+__all__ = ["new_message_id", "message_id_tag", "message_id_domain", "compose", "shown_address", "bare_address", "parsed_address", "pack_markup", "DOMAIN_FALLBACK", "MAX_LINE"]
 
 DOMAIN_FALLBACK = "turnproc.invalid"
 
@@ -60,10 +60,17 @@ def message_id_domain(from_address: str) -> str:
     return parsed_address(from_address)[1].rpartition("@")[2] or DOMAIN_FALLBACK
 
 
-def new_message_id(from_address: str) -> str:
-    """A Message-ID we can recognise as ours (mail loops are refused by it)."""
+def new_message_id(from_address: str, tag: str = "") -> str:
+    """A Message-ID we can recognise as ours (mail loops are refused by it);
+    ``tag`` (letters, digits, ``-``) marks whom a capped mail was about, for
+    the caps to count (:func:`message_id_tag`)."""
     domain = message_id_domain(from_address)
-    return make_msgid(idstring=f"turnproc.{secrets.token_hex(6)}", domain=domain)
+    return make_msgid(idstring=f"turnproc.{tag + '.' if tag else ''}{secrets.token_hex(6)}", domain=domain)
+
+
+def message_id_tag(tag: str) -> str:
+    """A SQL LIKE pattern for the Message-IDs :func:`new_message_id` made with ``tag``."""
+    return f"%.turnproc.{tag}.%"
 
 
 def shown_address(value: str) -> str:
