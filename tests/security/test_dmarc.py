@@ -6,16 +6,21 @@ server is ignored. Real Dovecot and SMTP, SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
 import pytest
 from sqlalchemy import select
 
 from tests.conftest import IMAP_PASSWORD, IMAP_USER
 from tests.factories import PASSWORD, imap_app, order_mail
 from tests.mail.test_player_commands import GM, Host
+from turnproc.config import load_config
 from turnproc.intake import prepare
 from turnproc.storage import models as m
 
 TRUSTED = "mx.example.org"
+DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
 
 
 @pytest.fixture
@@ -78,3 +83,16 @@ def test_without_a_trusted_server_no_verdict_counts(db_url: str, imap, smtp_serv
         assert host.outcome() == "accepted" and checks == [PASSWORD]
     finally:
         app.close()
+
+
+def test_the_operator_finds_the_setting_and_the_server_setup(tmp_path: Path) -> None:
+    """deploy/OPERATIONS.md links the server setup, and the example config
+    names the trusted server (tests/service/test_deploy.py loads it whole)."""
+    operations = (DEPLOY / "OPERATIONS.md").read_text(encoding="utf-8")
+    assert "## Sender authentication (DMARC)" in operations and "(dmarc.md)" in operations
+    setup = (DEPLOY / "dmarc.md").read_text(encoding="utf-8")
+    assert "OpenDMARC" in setup and "rspamd" in setup and "removes" in setup
+    shutil.copy(DEPLOY / "turnproc.example.toml", tmp_path / "turnproc.toml")
+    for secret in ("imap-password", "smtp-password"):
+        (tmp_path / secret).write_text("x\n")
+    assert load_config(tmp_path / "turnproc.toml", env={}).trusted_authserv_id == "mx.example.org"
