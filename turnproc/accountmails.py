@@ -14,7 +14,7 @@ from .config import Config
 from .mail.compose import new_message_id
 from .mails import queue_notice
 
-__all__ = ['empire_tag', 'queue_help', 'queue_address_confirm', 'queue_address_changed', 'queue_player_quit', 'queue_signup_received', 'queue_signup_request', 'queue_signup_refused']
+__all__ = ['empire_tag', 'queue_help', 'queue_address_confirm', 'queue_address_changed', 'queue_player_quit', 'queue_signup_confirm', 'queue_signup_received', 'queue_signup_request', 'queue_signup_refused']
 
 
 def queue_help(
@@ -72,6 +72,15 @@ def queue_signup_received(
     an answer to a stranger by the reply caps, unless ``kind`` says otherwise)."""
     context = {"game": game, "code": code, "name": name}
     return queue_notice(session, config, "signup_received", context, now, game_id=game_id, recipient=recipient, kind=kind)
+
+
+def queue_signup_confirm(
+    session: Session, config: Config, now: dt.datetime, *, game: str, game_id: int, recipient: str, code: str, name: str,
+    secret: str, expires: dt.datetime, kind: str,
+) -> bool:  # fmt: skip
+    """To the address a JOIN came from: the code that makes it a request."""
+    context = {"game": game, "code": code, "name": name, "secret": secret, "expires": f"{expires:%Y-%m-%d %H:%M}"}
+    return queue_notice(session, config, "signup_confirm", context, now, game_id=game_id, recipient=recipient, kind=kind)
 
 
 def queue_signup_request(

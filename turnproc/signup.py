@@ -1,5 +1,11 @@
-"""Sign-up by mail: the GM opens a game to strangers, a JOIN mail becomes a
-pending request, and the GM approves or refuses it.
+"""Sign-up by mail: the GM opens a game to strangers, a JOIN mail is answered
+with a code, the code coming back from the same address makes it a pending
+request (double opt-in: From proves nothing, a code mailed there does), and
+the GM approves or refuses it.
+
+An unconfirmed JOIN holds nothing: not a code, not a home, not a place under
+the game's limit, and nobody but its address hears of it; a few wait per game
+and one per address, and each expires after :data:`JOIN_CODE_HOURS`.
 
 A request is checked when it arrives and again when the GM approves it (the
 game may have filled up, or the code gone, in between). Approval creates the
@@ -14,10 +20,11 @@ import datetime as dt
 import logging
 from dataclasses import dataclass
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from .accountmails import (
+    queue_signup_confirm,
     queue_signup_received,
     queue_signup_refused,
     queue_signup_request,
@@ -25,6 +32,7 @@ from .accountmails import (
 from .config import Config
 from .errors import GMError
 from .games import add_empire
+from .passwords import generate_password, hash_code, verify_password
 from .storage import models as m
 from .storage.queries import galaxy_counts
 from .welcome import Welcome, send_welcomes
@@ -33,13 +41,23 @@ log = logging.getLogger(__name__)
 
 __all__ = [
     "PlayerSummary",
+    "JOIN_CODE_HOURS",
+    "UNCONFIRMED_PER_GAME",
     "answer_signup",
     "approve_signup",
+    "confirm_signup",
     "player_summary",
     "refuse_signup",
     "request_signup",
     "set_signup",
 ]
+
+
+#: How long the code a JOIN mails to its address works.
+JOIN_CODE_HOURS = 48
+#: Unconfirmed JOINs one game keeps at most (forged ones take no home, but
+#: each is a row and a mail): past it a JOIN is refused until some expire.
+UNCONFIRMED_PER_GAME = 20
 
 
 @dataclass(frozen=True)
@@ -58,13 +76,30 @@ class PlayerSummary:
 
 
 def _pending(session: Session, game_id: int) -> list[m.SignupRequest]:
+    """The confirmed requests waiting for the GM."""
     return list(
         session.scalars(
             select(m.SignupRequest)
-            .where(m.SignupRequest.game_id == game_id, m.SignupRequest.status == "pending")
+            .where(
+                m.SignupRequest.game_id == game_id, m.SignupRequest.status == "pending",
+                m.SignupRequest.confirmed_at.is_not(None),
+            )
             .order_by(m.SignupRequest.id)
         )
-    )
+    )  # fmt: skip
+
+
+def _unconfirmed(session: Session, game_id: int, now: dt.datetime) -> list[m.SignupRequest]:
+    """JOINs whose code has not come back yet and still works."""
+    return list(
+        session.scalars(
+            select(m.SignupRequest).where(
+                m.SignupRequest.game_id == game_id, m.SignupRequest.status == "pending",
+                m.SignupRequest.confirmed_at.is_(None),
+                m.SignupRequest.requested_at > now - dt.timedelta(hours=JOIN_CODE_HOURS),
+            ).order_by(m.SignupRequest.id)
+        )
+    )  # fmt: skip
 
 
 def player_summary(session: Session, game: m.Game) -> PlayerSummary:
@@ -101,10 +136,7 @@ def _refusal(
     """Why ``email`` may not join ``game`` as ``code`` now; None when it may."""
     if game.status == "finished":
         return f"game {game.name} is over"
-    others = select(m.SignupRequest).where(
-        m.SignupRequest.game_id == game.id, m.SignupRequest.status == "pending", m.SignupRequest.id != (request_id or -1)
-    )
-    pending = list(session.scalars(others))
+    pending = [r for r in _pending(session, game.id) if r.id != request_id]
     taken = session.execute(select(m.Empire.code, m.Empire.email).where(m.Empire.game_id == game.id)).all()
     if any(e_code == code for e_code, _ in taken) or any(r.code == code for r in pending):
         return f"the code {code} is taken in game {game.name}; choose other letters"
@@ -122,26 +154,87 @@ def _refusal(
     return None
 
 
-def request_signup(
-    session: Session, config: Config, game: m.Game, now: dt.datetime, *, code: str, name: str, email: str
-) -> tuple[m.SignupRequest | None, str]:
-    """A JOIN from ``email``: the pending request (the GM is told), or None
-    and why not. The applicant's answer is the caller's (intake caps it)."""
-    code = code.upper()
+def join_refusal(session: Session, game: m.Game, now: dt.datetime, *, code: str, name: str, email: str) -> str | None:
+    """Why a JOIN from ``email`` gets no code now; None when it may. Checked
+    again when the code comes back (:func:`confirm_signup`)."""
     if not game.signup_open:
-        return None, f"game {game.name} is not taking sign-ups now; ask its game master"
-    why = _refusal(session, game, code, email, name=name)
+        return f"game {game.name} is not taking sign-ups now; ask its game master"
+    why = _refusal(session, game, code.upper(), email, name=name)
+    if why is not None:
+        return why
+    waiting = [r for r in _unconfirmed(session, game.id, now) if r.email.lower() != email.lower()]
+    if len(waiting) >= UNCONFIRMED_PER_GAME:
+        return f"too many sign-ups wait for their codes in game {game.name}; try again in a day"
+    return None
+
+
+def request_signup(
+    session: Session, config: Config, game: m.Game, now: dt.datetime, *, code: str, name: str, email: str, kind: str
+) -> tuple[m.SignupRequest | None, str]:
+    """A JOIN from ``email``, when :func:`join_refusal` has none: the code is
+    mailed to ``email`` (``kind``: as the reply caps count it; the caller
+    asked them) and the request waits for it, replacing one of the address's
+    waiting for its code. Nobody else is told."""
+    code = code.upper()
+    why = join_refusal(session, game, now, code=code, name=name, email=email)
     if why is not None:
         return None, why
-    request = m.SignupRequest(game_id=game.id, code=code, name=name, email=email, status="pending", reason="", requested_at=now)
+    for earlier in _unconfirmed(session, game.id, now):
+        if earlier.email.lower() == email.lower():
+            session.delete(earlier)
+    secret = generate_password(8)
+    request = m.SignupRequest(
+        game_id=game.id, code=code, name=name, email=email, status="pending", reason="", requested_at=now,
+        code_hash=hash_code(secret),
+    )  # fmt: skip
     session.add(request)
+    expires = now + dt.timedelta(hours=JOIN_CODE_HOURS)
+    queue_signup_confirm(
+        session, config, now, game=game.name, game_id=game.id, recipient=email, code=code, name=name, secret=secret,
+        expires=expires, kind=kind,
+    )  # fmt: skip
+    session.flush()  # intake does not flush on its own: the next JOIN of this poll must see it
+    log.info("game %s: sign-up %s from %s waits for its code", game.name, code, email)
+    return request, ""
+
+
+def confirm_signup(
+    session: Session, config: Config, game: m.Game, now: dt.datetime, *, email: str, secret: str
+) -> tuple[m.SignupRequest | None, str]:
+    """The code of a JOIN came back from ``email``: the request now waits for
+    the GM (who is told), or None and why not."""
+    waiting = [r for r in _unconfirmed(session, game.id, now) if r.email.lower() == email.lower()]
+    if not waiting:
+        return None, f"no sign-up from {email} waits for a code in game {game.name} (codes work for {JOIN_CODE_HOURS} hours)"
+    request = waiting[-1]
+    if not verify_password(secret.lower(), request.code_hash or ""):
+        return None, f"that is not the code sent to {email} for game {game.name}; nothing changed"
+    why = _refusal(session, game, request.code, email, request_id=request.id, name=request.name)
+    if why is not None:
+        session.delete(request)
+        return None, why
+    request.confirmed_at, request.code_hash = now, None
     session.flush()
     pending = len(_pending(session, game.id))
     queue_signup_request(
-        session, config, now, game=game.name, game_id=game.id, code=code, name=name, email=email, pending=pending
-    )
-    log.info("game %s: sign-up request %s from %s", game.name, code, email)
+        session, config, now, game=game.name, game_id=game.id, code=request.code, name=request.name, email=email,
+        pending=pending,
+    )  # fmt: skip
+    log.info("game %s: sign-up request %s from %s confirmed", game.name, request.code, email)
     return request, ""
+
+
+def signup_games_waiting(session: Session, email: str, now: dt.datetime) -> list[int]:
+    """The games where a JOIN from ``email`` waits for its code."""
+    return list(
+        session.scalars(
+            select(m.SignupRequest.game_id).where(
+                func.lower(m.SignupRequest.email) == email.lower(), m.SignupRequest.status == "pending",
+                m.SignupRequest.confirmed_at.is_(None),
+                m.SignupRequest.requested_at > now - dt.timedelta(hours=JOIN_CODE_HOURS),
+            ).distinct()
+        )
+    )  # fmt: skip
 
 
 def answer_signup(
@@ -154,14 +247,24 @@ def answer_signup(
     )  # fmt: skip
 
 
-def _request(session: Session, game: m.Game, code: str) -> m.SignupRequest:
+def _request(session: Session, game: m.Game, code: str, *, unconfirmed: bool = False) -> m.SignupRequest:
+    """The confirmed request for ``code`` (or, with ``unconfirmed``, the
+    latest one still waiting for its code when none is confirmed)."""
     found = session.scalar(
         select(m.SignupRequest).where(
             m.SignupRequest.game_id == game.id,
             m.SignupRequest.code == code.upper(),
             m.SignupRequest.status == "pending",
+            m.SignupRequest.confirmed_at.is_not(None),
         )
     )
+    if found is None and unconfirmed:
+        found = session.scalar(
+            select(m.SignupRequest).where(
+                m.SignupRequest.game_id == game.id, m.SignupRequest.code == code.upper(),
+                m.SignupRequest.status == "pending",
+            ).order_by(m.SignupRequest.id.desc()).limit(1)
+        )  # fmt: skip
     if found is None:
         waiting = ", ".join(r.code for r in _pending(session, game.id)) or "none"
         raise GMError(f"game {game.name} has no sign-up request {code.upper()!r} waiting (waiting: {waiting})")
@@ -185,12 +288,17 @@ def approve_signup(
 
 
 def refuse_signup(session: Session, config: Config, game: m.Game, code: str, now: dt.datetime, reason: str = "") -> m.SignupRequest:
-    """Refuse a request and tell the applicant (with ``reason`` when given)."""
-    request = _request(session, game, code)
+    """Refuse a request and tell the applicant (with ``reason`` when given);
+    one whose code never came back is refused without a mail: its address
+    never asked, as far as anyone knows."""
+    request = _request(session, game, code, unconfirmed=True)
     request.status, request.decided_at, request.reason = "refused", now, reason.strip()
-    queue_signup_refused(
-        session, config, now, game=game.name, game_id=game.id, recipient=request.email, code=request.code, reason=request.reason
-    )
+    request.code_hash = None
+    if request.confirmed_at is not None:
+        queue_signup_refused(
+            session, config, now, game=game.name, game_id=game.id, recipient=request.email, code=request.code,
+            reason=request.reason,
+        )  # fmt: skip
     session.flush()
     return request
 

@@ -37,7 +37,7 @@ from ..rules.redact import redact_passwords
 from ..storage import models as m
 from ..storage.convert import load_state, store_orders
 from ..storage.pending import NewInbound, NewOrderSet, PendingRows
-from ..signup import answer_signup, request_signup
+from ..signup import answer_signup, confirm_signup, join_refusal, request_signup, signup_games_waiting
 from ..storage.queries import GameView, orders_on_file, withdraw_orders
 from .account import REPORT_COPY, Account, help_mail
 from .cache import EmpireRow, IntakeCache
@@ -424,6 +424,9 @@ class _Mail:
         """A mail with no header that asks for HELP or to JOIN a game."""
         join = parsed.command(MailCommand.JOIN)
         registered = self.cache.registered(self.session, self.sender)
+        confirm = parsed.command(MailCommand.CONFIRM)
+        if join is None and confirm is not None:
+            return self.confirm_join(confirm.text or "", registered)
         if join is None and MailCommand.HELP in parsed.commands:
             game = self.cache.game(self.session, header.game) if header.game else None
             if not (self.may_send(self.sender, "help", None) if registered else self.may_answer_stranger(None)):
@@ -444,14 +447,39 @@ class _Mail:
             return self.unplaced(Header(game=join.text), f"there is no game called {join.text!r} here{hint}", None)
         self.record.game_id = game.id
         row = self.session.get_one(m.Game, game.id)
-        request, why = request_signup(
-            self.session, self.config, row, self.now, code=join.code or "", name=join.name or "", email=self.sender
-        )
-        if request is None:
+        code, name = join.code or "", join.name or ""
+        why = join_refusal(self.session, row, self.now, code=code, name=name, email=self.sender)
+        if why is not None:
             return self.unplaced(Header(game=game.name, empire=join.code), why, game)
-        if self.may_send(self.sender, "stranger", game.id) if registered else self.may_answer_stranger(game.id):
-            answer_signup(self.session, self.config, self.now, request, row, "stranger")
-        return self.finish(IntakeResult("signup", PROCESSED, game.name, request.code, f"sign-up request from {self.sender}"))
+        # The code is the answer: a JOIN that cannot be answered is not kept
+        # (From proves nothing; only the code coming back from there does).
+        if not (self.may_send(self.sender, "stranger", game.id) if registered else self.may_answer_stranger(game.id)):
+            return self.finish(IntakeResult("signup", REJECTED, game.name, code.upper(), "not answered: too many answers this hour"))
+        request, why = request_signup(self.session, self.config, row, self.now, code=code, name=name, email=self.sender, kind="stranger")
+        if request is None:  # checked just above, in this transaction
+            return self.unplaced(Header(game=game.name, empire=join.code), why, game)
+        return self.finish(IntakeResult("signup", PROCESSED, game.name, request.code, f"sign-up from {self.sender} waits for its code"))
+
+    def confirm_join(self, secret: str, registered: bool) -> IntakeResult:
+        """A header-less CONFIRM: the code a JOIN mailed to this address."""
+        games = signup_games_waiting(self.session, self.sender, self.now)
+        if not games:
+            reason = (
+                "no sign-up waits for a code from this address; to confirm a new address for your empire, "
+                "send CONFIRM under your GAME and EMPIRE lines"
+            )
+            return self.unplaced(Header(), reason, None)
+        why = ""
+        for game_id in games:
+            row = self.session.get_one(m.Game, game_id)
+            self.record.game_id = game_id
+            request, why = confirm_signup(self.session, self.config, row, self.now, email=self.sender, secret=secret)
+            if request is not None:
+                # The address proved itself with the code: one answer per code, beside the stranger caps.
+                answer_signup(self.session, self.config, self.now, request, row, "signup")
+                detail = f"sign-up request from {self.sender}"
+                return self.finish(IntakeResult("signup", PROCESSED, row.name, request.code, detail))
+        return self.unplaced(Header(), why, self.cache.game(self.session, self.session.get_one(m.Game, games[-1]).name))
 
 
 def _sent_at(date: str, now: dt.datetime) -> dt.datetime:

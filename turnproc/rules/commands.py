@@ -52,7 +52,7 @@ MIN_PASSWORD_SYMBOLS = 6
 MASK = "********"
 
 #: Commands a mail may carry without a GAME/EMPIRE header.
-HEADERLESS = frozenset({MailCommand.HELP, MailCommand.JOIN})
+HEADERLESS = frozenset({MailCommand.HELP, MailCommand.JOIN, MailCommand.CONFIRM})
 
 _ADDRESS = re.compile(r"[^@\s<>,;\"']+@[^@\s<>,;\"']+\.[^@\s<>,;\"'.]+", re.ASCII)
 _NUMBER = re.compile(r"[0-9]{1,6}", re.ASCII)

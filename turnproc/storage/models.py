@@ -227,6 +227,12 @@ class SignupRequest(Base):
     """The GM's reason for a refusal, told to the applicant."""
     requested_at: Mapped[timestamp]
     decided_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime)
+    code_hash: Mapped[str | None] = mapped_column(String(255))
+    """The code mailed to the applicant's address, hashed like a password;
+    None once it came back."""
+    confirmed_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime)
+    """When the code came back from the address: only then is the request the
+    GM's to decide (before, it holds no code and no home, and nobody is told)."""
 
 
 class System(Base):
