@@ -28,6 +28,7 @@ from .passwords import generate_password, hash_password
 from .rules.generate import GalaxyError, generate_galaxy, place_empire
 from .rules.state import LATEST_RULESET, MODULES, RULESETS, GameSettings
 from .scenario import Scenario, ScenarioError, load_scenario_file
+from .mail.identity import valid_address
 from .storage import models as m
 from .storage.convert import load_state, new_game_row, save_state
 from .storage.queries import GameView, current_deadline, galaxy_counts, load_game_view, suppressed_replies
@@ -50,7 +51,6 @@ __all__ = [
 ]
 
 _GAME_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
-_EMAIL = re.compile(r"^[^@\s<>]+@[^@\s<>]+$")
 
 
 def parse_modules(text: str | None) -> frozenset[str]:
@@ -142,11 +142,12 @@ def _scenario_empires(session: Session, game: m.Game, scenario: Scenario) -> dic
 
 
 def check_email(email: str) -> str:
-    """An address as stored, or :class:`GMError` when it is not name@domain."""
-    email = email.strip()
-    if not _EMAIL.match(email) or len(email) > 254:
-        raise GMError(f"e-mail address {email!r} does not look like name@domain")
-    return email
+    """An address as stored (email-validator's normal form, the syntax only),
+    or :class:`GMError` when it is not one address mail could go to."""
+    valid = valid_address(email.strip())
+    if valid is None:
+        raise GMError(f"e-mail address {email.strip()!r} does not look like name@domain")
+    return valid
 
 
 def check_new_empire(

@@ -15,6 +15,7 @@ from tests.mail.test_player_commands import Host, host  # noqa: F401 (the fixtur
 from tests.mail.test_signup import cli, requests
 from tests.mail.test_signup import host as signup_host  # noqa: F401 (the fixture)
 from turnproc.storage import models as m
+from turnproc.storage.db import transaction
 
 ATTACKER = "attacker@evil.example"
 
@@ -71,3 +72,21 @@ def test_join_names_that_hide_what_they_say_are_refused(signup_host: Host, capsy
     assert answer.to == "zed@elsewhere.example"
     assert "U+202E" in answer.text or "the name 'rigel league' is taken" in answer.text
     assert requests(signup_host) == []
+
+
+def test_the_cli_escapes_stored_text_and_check_flags_an_address_mail_cannot_reach(
+    signup_host: Host, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A name or address written in with SQL (or stored before these checks)
+    reaches the GM's terminal as text, never as escape codes; `turnproc check`
+    says the address would not work."""
+    with transaction(signup_host.app.sessions) as session:
+        spring = session.scalars(select(m.Game).where(m.Game.name == "spring26")).one()
+        row = session.scalars(select(m.Empire).where(m.Empire.code == "RIG", m.Empire.game_id == spring.id)).one()
+        row.name, row.email = "Rigel\x1b]2;HACKED\x07\u202e", '"\x1b[2J"@evil.example'
+    for args in (("empire", "list", "spring26"), ("game", "show", "spring26"), ("check", "spring26")):
+        code, out, err = cli(capsys, *args)
+        assert "\x1b" not in out + err and "\x07" not in out + err and "\u202e" not in out + err, args
+    assert "\\u001b]2;HACKED\\u0007\\u202e" in cli(capsys, "empire", "list", "spring26")[1]
+    code, out, _ = cli(capsys, "check", "spring26")
+    assert code == 1 and "email_invalid: empire RIG" in out

@@ -26,7 +26,7 @@ from ..mail.outbox import OutboxError
 from ..storage.db import DatabaseError
 from ..storage.migrate import MigrationDrift, SchemaOutdated
 from . import admin, check, db, empires, games, service, site, turns
-from .common import CLIError, defaults_notice
+from .common import CLIError, defaults_notice, printable
 
 log = logging.getLogger("turnproc")
 
@@ -90,7 +90,7 @@ def _fail(args: argparse.Namespace, message: str) -> int:
     """The one error line; when no config file was found, what the command
     worked on rides along (a GM in the wrong folder sees why at once)."""
     notice = defaults_notice(args)
-    sys.stderr.write(f"turnproc: error: {message}" + (f" [{notice}]" if notice else "") + "\n")
+    sys.stderr.write(printable(f"turnproc: error: {message}" + (f" [{notice}]" if notice else "")) + "\n")
     return 1
 
 

@@ -7,6 +7,7 @@ import argparse
 import datetime as dt
 import json
 import sys
+import unicodedata
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -99,7 +100,22 @@ def read_input(path: str) -> str:
         raise CLIError(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from None
 
 
+def printable(text: str) -> str:
+    """``text`` safe for the GM's terminal: each control character (C0 but a
+    line break or tab, DEL, C1: a terminal obeys them; ESC sets the window's
+    title or clears the screen) and each format character (U+202E turns the
+    rest of a line around) written as ``\\uXXXX``. Names and addresses
+    come from strangers' mail; the escape is also valid in JSON strings."""
+    if text.isascii() and text.isprintable():
+        return text
+    return "".join(
+        f"\\u{ord(ch):04x}" if unicodedata.category(ch) in ("Cc", "Cf") and ch not in "\n\t" else ch for ch in text
+    )
+
+
 def out(text: str = "") -> None:
+    """Print ``text`` (escaped by :func:`printable`: every CLI line may hold stored text)."""
+    text = printable(text)
     sys.stdout.write(text + ("\n" if not text.endswith("\n") else ""))
 
 
