@@ -70,7 +70,8 @@ class IntakeResult:
     """duplicate, ignored, forged (DMARC failed, by the trusted mail
     server's word), rejected, wrong_password, locked_out (too many
     wrong passwords from this sender this hour), help (a mail that only asks
-    for HELP), signup (a JOIN now waiting for the GM), accepted, cleared, commands,
+    for HELP), signup (a JOIN answered with its code, or its code come back
+    and the request now waiting for the GM), accepted, cleared, commands,
     unchanged (every order line failed), older (written before the orders on
     file) or failed (our fault: left for the next poll, or set aside)."""
     folder: str
@@ -426,7 +427,7 @@ class _Mail:
         registered = self.cache.registered(self.session, self.sender)
         confirm = parsed.command(MailCommand.CONFIRM)
         if join is None and confirm is not None:
-            return self.confirm_join(confirm.text or "", registered)
+            return self.confirm_join(confirm.text or "")
         if join is None and MailCommand.HELP in parsed.commands:
             game = self.cache.game(self.session, header.game) if header.game else None
             if not (self.may_send(self.sender, "help", None) if registered else self.may_answer_stranger(None)):
@@ -460,7 +461,7 @@ class _Mail:
             return self.unplaced(Header(game=game.name, empire=join.code), why, game)
         return self.finish(IntakeResult("signup", PROCESSED, game.name, request.code, f"sign-up from {self.sender} waits for its code"))
 
-    def confirm_join(self, secret: str, registered: bool) -> IntakeResult:
+    def confirm_join(self, secret: str) -> IntakeResult:
         """A header-less CONFIRM: the code a JOIN mailed to this address."""
         games = signup_games_waiting(self.session, self.sender, self.now)
         if not games:
