@@ -56,9 +56,10 @@ def test_one_empire_mails_at_most_three_confirmation_codes_an_hour(host: Host) -
 
 def test_commands_stop_with_the_acknowledgement_cap(host: Host) -> None:
     host.mail(*(player("WAIT", subject=f"wait {i}") for i in range(30)))
-    sent = host.mail(player("QUIT"))
+    sent = host.mail(player("TAX\nQUIT"))
     assert sent == []  # no acknowledgement can go, so nothing else does either
     assert host.empire().quit_at is None
+    assert host.outcome() == "accepted"  # the orders still count
 
 
 def test_quit_and_back_alternating_tell_the_gm_once_an_hour(host: Host) -> None:

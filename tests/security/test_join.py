@@ -26,9 +26,9 @@ def test_forged_sign_ups_never_fill_the_game(host: Host, capsys: pytest.CaptureF
     """Before, 27 forged JOINs took every free home as requests waiting for
     the GM, each told the GM, and a real JOIN got "game is full"."""
     assert cli(capsys, "game", "signup", "spring26", "--open")[0] == 0
-    sent = host.mail(*forged(6))
+    sent = host.mail(*forged(6), stranger(JOIN, "zed-forged@third.example"))  # the real one's code too
     assert to(sent, GM) == []  # the GM hears of a request only once its code came back
-    assert len(sent) == 6 and all("CONFIRM" in s.text for s in sent)  # each code to the address it names
+    assert len(sent) == 7 and all("CONFIRM" in s.text for s in sent)  # each code to the address it names
     sent = join(host)
     assert host.outcome() == "signup"
     assert "is with the game master" in to(sent, ZED)[0].text and len(to(sent, GM)) == 1
@@ -76,3 +76,13 @@ def test_a_wrong_code_or_one_from_another_address_confirms_nothing(host: Host, c
     assert requests(host) == [("ZED", ZED, "pending")]
     code, out, _ = cli(capsys, "game", "show", "spring26")
     assert "request(s) waiting" not in out or "0 request(s) waiting" in out
+
+
+def test_a_code_works_for_48_hours(host: Host, capsys: pytest.CaptureFixture[str]) -> None:
+    cli(capsys, "game", "signup", "spring26", "--open")
+    (mail,) = host.mail(stranger(JOIN))
+    secret = mail.text.split("CONFIRM ")[1].split()[0]
+    # Expired, it waits nowhere: like any stranger's mail naming no game, unanswered.
+    assert host.mail(stranger(f"CONFIRM {secret}"), now=NOW + dt.timedelta(hours=48, minutes=1)) == []
+    assert requests(host) == [("ZED", ZED, "pending")]  # never confirmed: the GM cannot approve it
+    assert cli(capsys, "empire", "approve", "spring26", "ZED")[0] == 1
