@@ -10,6 +10,7 @@ the site's VP plot numbers and its legend are 11 pixels at least."""
 from __future__ import annotations
 
 import datetime as dt
+import json
 import re
 from pathlib import Path
 
@@ -22,7 +23,7 @@ from tests.docs.mdblocks import DOCS
 from turnproc.demo import GAME, run_demo
 from turnproc.publish import write_site
 from turnproc.reports.mapimage import png_size
-from turnproc.reports.nearmap import MIN_LABEL_PX, NEAR_WIDTH, near_svg
+from turnproc.reports.nearmap import MIN_LABEL_PX, NEAR_CELL, NEAR_COLS, NEAR_ROWS, NEAR_WIDTH, near_svg
 from turnproc.reports.render import ReportDocuments, render_report_documents
 from turnproc.storage import models as m
 
@@ -96,9 +97,32 @@ def test_the_docs_say_what_a_phone_shows() -> None:
     """Each sentence is held by the tests above (and docs/samples' phone screenshots)."""
     orders = " ".join((DOCS / "orders.md").read_text(encoding="utf-8").split())
     handbook = " ".join((DOCS / "gm-handbook.md").read_text(encoding="utf-8").split())
-    assert "Under the heading comes a map of your neighbourhood" in orders
-    assert "labels are at least 11 pixels on a 390-pixel screen" in orders
-    assert "then the order form, and then the tables" in orders
-    assert "On a phone nothing scrolls sideways" in orders
-    assert "The pages fit a phone: on a screen 390 pixels wide nothing scrolls sideways" in handbook
+    assert "Under the heading comes a map of your neighbourhood: the grid squares around your systems (at most 4 across and 5 down" in orders
+    assert "with each system's code, your HOME and BASE, and the ships you see there" in orders
+    assert "so its labels are at least 11 pixels on a 390-pixel screen; system names are left out of it" in orders
+    assert "After the map comes the order form, and then the tables" in orders
+    assert "On a phone nothing scrolls sideways: each table row becomes a card" in orders
+    assert "(samples/report-phone.png)" in orders
+    assert "The pages fit a phone: on a screen 390 pixels wide nothing scrolls sideways, every standings table fits the screen" in handbook
     assert "the plot's numbers and its legend are at least 11 pixels" in handbook
+    assert "(samples/site-phone.png)" in handbook
+
+
+def test_the_neighbourhood_shows_codes_marks_and_ships_but_no_names(demo: tuple[dict[str, ReportDocuments], Path]) -> None:
+    docs, _ = demo
+    for code, doc in docs.items():
+        assert doc.near is not None
+        assert doc.near.width <= NEAR_COLS * NEAR_CELL[0] and doc.near.height <= NEAR_ROWS * NEAR_CELL[1]
+        data = json.loads(doc.json)
+        texts = [label.text for _, labels in doc.near.systems for label in labels]
+        shown = " ".join(texts)
+        home, base = data["empire"]["home"], data["empire"]["base"]
+        windowed = {int(t.split()[0]) for t in texts if t.split()[0].isdigit()}
+        if home in windowed:
+            assert any(t in (f"{home} H", "H", "HB") for t in texts), (code, texts)
+        if base in windowed:
+            assert any("B" in t.split() or t in ("B", "HB") or t.endswith(" HB") for t in texts), (code, texts)
+        ships = [s for s in data["systems"] if s["code"] in windowed and (s["cruisers"] or s["fighters"])]
+        assert ships and all(f'{s["cruisers"]}c {s["fighters"]}f' in shown for s in ships), code
+        named = [s["name"] for s in data["systems"] + data["scouting"] if s["name"]]
+        assert not any(name in shown for name in named), code
