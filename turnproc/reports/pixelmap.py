@@ -119,14 +119,28 @@ def _symbol(draw: ImageDraw.ImageDraw, sym: Symbol, scale: float, ink: _Palette)
         _disc(draw, x, y, sym.radius * scale, fill, ring, ring_px)
 
 
-def _label(draw: ImageDraw.ImageDraw, label: Label, scale: float, ink: _Palette, faded: bool, outline: bool = True) -> None:
+def _label(draw: ImageDraw.ImageDraw, label: Label, scale: float, ink: _Palette, faded: bool) -> None:
     font = _font(max(1, round(label.size * scale)), label.bold)
-    # The background outline under the letters, as the SVG's, keeps a label
-    # readable where it crosses a link; it doubles the letters' cost.
+    # The background outline under the letters, as the SVG's, keeps a label readable where it crosses a link.
     draw.text(
         (label.x * scale, label.y * scale), label.text, fill=ink(label.fill, faded), font=font, anchor=_ANCHOR[label.anchor],
-        stroke_width=_px(1.5 * scale) if outline else 0, stroke_fill=ink(BACKGROUND),
+        stroke_width=_px(1.5 * scale), stroke_fill=ink(BACKGROUND),
     )  # fmt: skip
+
+
+@lru_cache(maxsize=8192)
+def _lettering(text: str, size: int, bold: bool, anchor: str) -> tuple[Image.Image, int, int]:
+    """A label's letters as a one-bit mask and where its corner lies from
+    the anchor point. Kept: the same codes and ship counts recur in the
+    neighbourhood maps of one night's reports, and setting the letters is
+    most of such a picture's cost."""
+    font = _font(size, bold)
+    left, top, right, bottom = (int(v) for v in font.getbbox(text, anchor=_ANCHOR[anchor]))
+    mask = Image.new("1", (max(1, right - left), max(1, bottom - top)), 0)
+    pen = ImageDraw.Draw(mask)
+    pen.fontmode = "1"
+    pen.text((-left, -top), text, fill=1, font=font, anchor=_ANCHOR[anchor])
+    return mask, left, top
 
 
 def compact_png(context: dict[str, Any]) -> bytes:
@@ -203,6 +217,7 @@ def near_png(layout: NearLayout) -> bytes:
         for label in labels:
             # No outline: here labels stand beside their symbols, clear of
             # most links, and the outline would double the picture's cost.
-            _label(draw, label, 1.0, ink, sym.faded, outline=False)
+            mask, left, top = _lettering(label.text, label.size, label.bold, label.anchor)
+            draw.bitmap((round(label.x) + left, round(label.y) + top), mask, fill=ink(label.fill, sym.faded))
     _arrows(draw, layout.arrows, 1.0, 1.0, ink)
     return _png(image, ink)
