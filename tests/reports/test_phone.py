@@ -23,7 +23,7 @@ from tests.docs.mdblocks import DOCS
 from turnproc.demo import GAME, run_demo
 from turnproc.publish import write_site
 from turnproc.reports.mapimage import png_size
-from turnproc.reports.nearmap import MIN_LABEL_PX, NEAR_CELL, NEAR_COLS, NEAR_ROWS, NEAR_WIDTH, near_svg
+from turnproc.reports.nearmap import MIN_LABEL_PX, NEAR_CELL, NEAR_COLS, NEAR_ROWS, NEAR_WIDTH, near_svg, near_window
 from turnproc.reports.render import ReportDocuments, render_report_documents
 from turnproc.storage import models as m
 
@@ -126,3 +126,20 @@ def test_the_neighbourhood_shows_codes_marks_and_ships_but_no_names(demo: tuple[
         assert ships and all(f'{s["cruisers"]}c {s["fighters"]}f' in shown for s in ships), code
         named = [s["name"] for s in data["systems"] + data["scouting"] if s["name"]]
         assert not any(name in shown for name in named), code
+
+
+def _context(own: list[tuple[int, int]], others: list[tuple[int, int]]) -> dict:
+    systems = [{"code": 100 + i, "row": r, "col": c, "type": "YD", "star": None, "owner": "RIG", "visible": True} for i, (r, c) in enumerate(own)]
+    systems += [{"code": 200 + i, "row": r, "col": c, "type": "RD", "star": None, "owner": None, "visible": False} for i, (r, c) in enumerate(others)]
+    return {"empire": {"code": "RIG", "home": 100, "base": 100}, "map": {"systems": systems, "links": []}, "scouting": []}
+
+
+def test_the_window_holds_the_most_own_systems_within_what_is_known() -> None:
+    # Own systems in two clusters, columns 0-1 (three) and 9 (one): the window
+    # of four columns takes the cluster of three; it reaches no farther than
+    # the known map, and a margin square where there is room.
+    context = _context([(0, 0), (1, 1), (2, 0), (2, 9)], [(6, 12)])
+    window = near_window(context)
+    assert window is not None
+    assert (window.col, window.cols) == (0, NEAR_COLS) and (window.row, window.rows) == (0, 4)
+    assert near_window({**context, "map": {"systems": [], "links": []}}) is None
