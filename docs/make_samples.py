@@ -17,6 +17,9 @@ What is made, and how it stays the same from run to run:
   screenshots of ``report.html`` at 1,200 and 390 pixels wide. PNG bytes differ
   between machines, so each screenshot carries the sha256 of the HTML it shows
   in a PNG text chunk, and the test compares that instead.
+* ``site-phone.png`` is a screenshot at 390 pixels of the demo's public
+  standings page (``turnproc site``), carrying the sha256 of that page and its
+  style sheet the same way.
 * The demo's passwords are random. To send order mails of our own, this script
   then gives RIG a fixed password (``SAMPLE_PASSWORD``), as a GM resetting a
   password would, and gives the game a deadline schedule; then it sends the
@@ -53,6 +56,12 @@ SCHEDULE = ("0 20 * * 1,4", "Europe/London")  # Mondays and Thursdays, 20:00 Lon
 PNG_KEY = "turnproc-html-sha256"
 #: Screenshots of report.html: file name -> window width in pixels (desktop, phone).
 SCREENSHOTS = {"report.png": 1200, "report-phone.png": 390}
+
+#: Screenshots of the demo's public site: file name -> (page, window width).
+SITE_SCREENSHOTS = {"site-phone.png": ("index.html", 390)}
+#: The site's files a screenshot needs (the samples hold them as "site/NAME").
+SITE_FILES = ("index.html", "site.css")
+SITE_NOW = dt.datetime(2026, 1, 5, 18, 0, tzinfo=dt.UTC)
 
 #: Files in docs/samples/ this script writes (report.png separately).
 TEXT_SAMPLES = (
@@ -146,8 +155,11 @@ def _reply_text(raw: bytes) -> str:
 
 
 def make_samples(workdir: Path) -> dict[str, str]:
-    """Play the demo in ``workdir`` and return every text sample, name → text."""
+    """Play the demo in ``workdir`` and return every text sample, name → text,
+    and the site's files a screenshot needs, as ``site/NAME``."""
     from sqlalchemy import select
+
+    from turnproc.publish import write_site
 
     from turnproc.app import open_app
     from turnproc.demo import GAME, demo_config, run_demo
@@ -174,6 +186,9 @@ def make_samples(workdir: Path) -> dict[str, str]:
             docs = render_report_documents(report.data)
             out["report.txt"] = docs.text
             out["report.html"] = docs.page()
+            write_site(session, GAME, workdir / "site", SITE_NOW)
+            for name in SITE_FILES:
+                out[f"site/{name}"] = (workdir / "site" / name).read_text(encoding="utf-8")
             data, turn = dict(report.data), game.turn
             empire.password_hash = hash_password(SAMPLE_PASSWORD)
             game.schedule, game.timezone = SCHEDULE
@@ -228,12 +243,15 @@ def chromium() -> str | None:
     return shutil.which("chromium") or shutil.which("chromium-browser")
 
 
-def screenshot(html: str, browser: str, width: int = 1200) -> bytes:
+def screenshot(html: str, browser: str, width: int = 1200, beside: dict[str, str] | None = None, digest: str | None = None) -> bytes:
     """``html`` rendered by headless Chromium in a window ``width`` pixels wide,
-    with the HTML's digest inside."""
+    with the HTML's digest (or ``digest``) inside; ``beside``: files the page
+    loads (a style sheet), name → text."""
     with tempfile.TemporaryDirectory(prefix="turnproc-samples-") as tmp:
         page, png, profile = Path(tmp, "report.html"), Path(tmp, "report.png"), Path(tmp, "profile")
         page.write_text(html, encoding="utf-8")
+        for name, text in (beside or {}).items():
+            Path(tmp, name).write_text(text, encoding="utf-8")
         subprocess.run(
             [
                 browser, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--hide-scrollbars",
@@ -242,7 +260,12 @@ def screenshot(html: str, browser: str, width: int = 1200) -> bytes:
             ],
             check=True, capture_output=True, timeout=120,
         )  # fmt: skip
-        return png_with_text(png.read_bytes(), PNG_KEY, html_digest(html))
+        return png_with_text(png.read_bytes(), PNG_KEY, digest or html_digest(html))
+
+
+def site_digest(samples: dict[str, str]) -> str:
+    """What a site screenshot shows: its page and its style sheet."""
+    return html_digest("".join(samples[f"site/{name}"] for name in SITE_FILES))
 
 
 # -- comparing and writing -------------------------------------------------------------------
@@ -282,6 +305,10 @@ def differences(samples: dict[str, str]) -> list[str]:
         png = SAMPLES / name
         if not png.exists() or png_text(png.read_bytes()).get(PNG_KEY) != html_digest(samples["report.html"]):
             problems.append(f"docs/samples/{name} is not a screenshot of the current report.html")
+    for name in SITE_SCREENSHOTS:
+        png = SAMPLES / name
+        if not png.exists() or png_text(png.read_bytes()).get(PNG_KEY) != site_digest(samples):
+            problems.append(f"docs/samples/{name} is not a screenshot of the demo's current site")
     return problems
 
 
@@ -307,6 +334,15 @@ def write(samples: dict[str, str]) -> list[str]:
             if browser is None:
                 raise RuntimeError(f"docs/samples/{name} is out of date and Chromium is not installed to redo it")
             png.write_bytes(screenshot(samples["report.html"], browser, width))
+            changed.append(f"docs/samples/{name}")
+    for name, (page, width) in SITE_SCREENSHOTS.items():
+        png = SAMPLES / name
+        if not png.exists() or png_text(png.read_bytes()).get(PNG_KEY) != site_digest(samples):
+            browser = chromium()
+            if browser is None:
+                raise RuntimeError(f"docs/samples/{name} is out of date and Chromium is not installed to redo it")
+            beside = {n: samples[f"site/{n}"] for n in SITE_FILES if n != page}
+            png.write_bytes(screenshot(samples[f"site/{page}"], browser, width, beside, site_digest(samples)))
             changed.append(f"docs/samples/{name}")
     return changed
 

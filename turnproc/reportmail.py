@@ -33,7 +33,7 @@ from .config import Config
 from .mail.compose import compose, pack_markup
 from .mail.outbox import Build, Claimed, Transport, flush_outbox
 from .mail.transport import outbound
-from .reports.render import MAP_CID, render, render_report_documents
+from .reports.render import MAP_CID, NEAR_CID, render, render_report_documents
 from .storage import models as m
 
 log = logging.getLogger(__name__)
@@ -66,8 +66,9 @@ class _Job:
 
 
 def report_mail(sender: str, recipient: str, message_id: str, when: dt.datetime, data: dict[str, Any], stem: str) -> bytes:
-    """A report as a mail: text and HTML alternatives, the map as a PNG the
-    HTML shows inline (``cid:``), and the map as SVG and the JSON attached."""
+    """A report as a mail: text and HTML alternatives, the map and the
+    neighbourhood map as PNGs the HTML shows inline (``cid:``), and the map
+    as SVG and the JSON attached."""
     docs = render_report_documents(data)
     return compose(
         sender=sender,
@@ -82,7 +83,8 @@ def report_mail(sender: str, recipient: str, message_id: str, when: dt.datetime,
             (f"{stem}-map.svg", "image/svg+xml", pack_markup(docs.svg).encode("utf-8")),
             (f"{stem}.json", "application/json", docs.json.encode("utf-8")),
         ],
-        inline=[(MAP_CID, f"{stem}-map.png", "image/png", docs.png)],
+        inline=[(MAP_CID, f"{stem}-map.png", "image/png", docs.png)]
+        + ([(NEAR_CID, f"{stem}-near.png", "image/png", docs.near_png)] if docs.near_png else []),
         boundary_seed=_boundary_seed(message_id),
     )
 

@@ -36,7 +36,7 @@ def make_samples_module() -> ModuleType:
 def test_samples_in_the_docs_match_the_demo(tmp_path: Path, update_golden: bool) -> None:
     ms = make_samples_module()
     samples = ms.make_samples(tmp_path)
-    assert set(samples) == set(ms.TEXT_SAMPLES)
+    assert set(samples) == set(ms.TEXT_SAMPLES) | {f"site/{name}" for name in ms.SITE_FILES}
     if update_golden:
         ms.write(samples)
     problems = ms.differences(samples)
@@ -50,7 +50,7 @@ def test_the_samples_are_shown_in_the_docs() -> None:
     assert shown <= set(ms.TEXT_SAMPLES), f"embedded samples that make_samples.py does not make: {shown - set(ms.TEXT_SAMPLES)}"
     for name in ms.TEXT_SAMPLES:
         assert name in shown or f"samples/{name}" in text, f"docs/samples/{name} is neither embedded nor linked"
-    for name in ms.SCREENSHOTS:
+    for name in [*ms.SCREENSHOTS, *ms.SITE_SCREENSHOTS]:
         assert f"samples/{name}" in text
 
 

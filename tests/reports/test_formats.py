@@ -18,18 +18,18 @@ import pytest
 from tests.reports.test_fog import CODES, play
 from turnproc.demo import run_demo
 from turnproc.reports.context import report_context
-from turnproc.reports.render import render_report_documents, report_json
+from turnproc.reports.render import MAP_CID, NEAR_CID, render_report_documents, report_json
 from turnproc.rules.events import Event
 
-def inline_picture(msg: EmailMessage, html: str) -> bytes:
-    """The map picture as a mail program finds it: the HTML's one ``cid:``
-    reference, resolved to the part of the same multipart/related with that
-    Content-ID (RFC 2387)."""
+def inline_picture(msg: EmailMessage, html: str, cid: str = MAP_CID) -> bytes:
+    """A map picture as a mail program finds it: the HTML's one ``cid:``
+    reference to ``cid`` (the whole map or the neighbourhood), resolved to the
+    part of the same multipart/related with that Content-ID (RFC 2387)."""
     refs = re.findall(r'<img[^>]* src="cid:([^"]+)"', html)
-    assert len(refs) == 1, refs
+    assert refs.count(cid) == 1, refs
     related = [p for p in msg.walk() if p.get_content_type() == "multipart/related"]
     assert len(related) == 1
-    parts = [p for p in related[0].iter_parts() if p.get("Content-ID") == f"<{refs[0]}>"]
+    parts = [p for p in related[0].iter_parts() if p.get("Content-ID") == f"<{cid}>"]
     assert len(parts) == 1 and parts[0].get_content_type() == "image/png"
     assert parts[0].get_content_disposition() == "inline"
     data = parts[0].get_content()
@@ -70,6 +70,7 @@ def test_demo_report_mails_carry_every_format(tmp_path: Path) -> None:
         html = msg.get_body(preferencelist=("html",)).get_content()
         assert html.lstrip().startswith("<!DOCTYPE html>") and "<svg" not in html
         assert inline_picture(msg, html)[:8] == b"\x89PNG\r\n\x1a\n"
+        assert inline_picture(msg, html, NEAR_CID)[:8] == b"\x89PNG\r\n\x1a\n"
         attachments = {part.get_filename(): part for part in msg.iter_attachments()}
         svg = next(p for name, p in attachments.items() if name.endswith("-map.svg"))
         assert svg.get_content_type() == "image/svg+xml"
@@ -103,8 +104,8 @@ def hostile_context() -> dict:
 def test_hostile_player_text_is_escaped_in_html() -> None:
     docs = render_report_documents(hostile_context())
     assert "<script>" not in docs.html and "&lt;script&gt;" in docs.html
-    # The one picture is the map; the player's <img> is text.
-    assert docs.html.count("<img") == 1 and "<img src=x" not in docs.html and "&lt;img" in docs.html
+    # The two pictures are the maps (the whole one and the neighbourhood); the player's <img> is text.
+    assert docs.html.count("<img") == 2 and "<img src=x" not in docs.html and "&lt;img" in docs.html
     assert "onerror" not in docs.svg
     assert HOSTILE["emoji"] in docs.html and HOSTILE["rtl"][:10] in docs.html
     validate(json.loads(docs.json))

@@ -25,12 +25,13 @@ from typing import Any
 from PIL import Image, ImageDraw, ImageFont
 
 from .fonts import font_files
+from .nearmap import NearLayout
 from .svgmap import (
     ARROW_COLOUR, ARROW_WIDTH, BACKGROUND, CAPTURE_RING, LINK, OWN, Label, Symbol, arrow_shape, attack_cross, compact_layout,
     forces, labels, symbol,
 )  # fmt: skip
 
-__all__ = ["compact_png", "DASH_PX"]
+__all__ = ["compact_png", "near_png", "DASH_PX"]
 
 #: A lost ship's arrow is dashed, this many pixels on and off: the drawing's
 #: dashes (6 and 4 units) scaled down would be specks.
@@ -127,6 +128,21 @@ def _label(draw: ImageDraw.ImageDraw, label: Label, scale: float, ink: _Palette,
     )  # fmt: skip
 
 
+@lru_cache(maxsize=8192)
+def _lettering(text: str, size: int, bold: bool, anchor: str) -> tuple[Image.Image, int, int]:
+    """A label's letters as a one-bit mask and where its corner lies from
+    the anchor point. Kept: the same codes and ship counts recur in the
+    neighbourhood maps of one night's reports, and setting the letters is
+    most of such a picture's cost."""
+    font = _font(size, bold)
+    left, top, right, bottom = (int(v) for v in font.getbbox(text, anchor=_ANCHOR[anchor]))
+    mask = Image.new("1", (max(1, right - left), max(1, bottom - top)), 0)
+    pen = ImageDraw.Draw(mask)
+    pen.fontmode = "1"
+    pen.text((-left, -top), text, fill=1, font=font, anchor=_ANCHOR[anchor])
+    return mask, left, top
+
+
 def compact_png(context: dict[str, Any]) -> bytes:
     """The report context's compact map picture as PNG bytes."""
     layout = compact_layout(context)
@@ -151,13 +167,20 @@ def compact_png(context: dict[str, Any]) -> bytes:
         if layout.labels:
             for label in labels(s, sym, row, context):
                 _label(draw, label, scale, ink, sym.faded)
-    width = _px(ARROW_WIDTH * k * scale)
+    arrows = []
     for arrow in context["map"].get("arrows", []):
         a, b = arrow["from"], arrow["to"]
-        if a not in pos or b not in pos or a == b:
-            continue
-        kind, colour = arrow["kind"], ink(ARROW_COLOUR[arrow["kind"]])
-        (x1, y1), (x2, y2) = pos[a], pos[b]
+        if a in pos and b in pos and a != b:
+            arrows.append((arrow["kind"], *pos[a], *pos[b]))
+    _arrows(draw, arrows, scale, k, ink)
+    return _png(image, ink)
+
+
+def _arrows(draw: ImageDraw.ImageDraw, arrows: list[tuple[str, float, float, float, float]], scale: float, k: float, ink: _Palette) -> None:
+    """This turn's arrows (kind, from x, y, to x, y), with a battle's cross and a capture's ring."""
+    width = _px(ARROW_WIDTH * k * scale)
+    for kind, x1, y1, x2, y2 in arrows:
+        colour = ink(ARROW_COLOUR[kind])
         shape = arrow_shape(x1, y1, x2, y2, k)
         sx, sy, hx, hy = (v * scale for v in shape.shaft)
         if kind == "lost":
@@ -171,7 +194,30 @@ def compact_png(context: dict[str, Any]) -> bytes:
         elif kind == "capture":
             radius, ring_width = CAPTURE_RING
             _disc(draw, x2 * scale, y2 * scale, radius * k * scale, None, colour, _px(ring_width * k * scale))
+
+
+def _png(image: Image.Image, ink: _Palette) -> bytes:
     image.putpalette(ink.flat())
     out = io.BytesIO()
     image.save(out, "PNG")
     return out.getvalue()
+
+
+def near_png(layout: NearLayout) -> bytes:
+    """The neighbourhood map (:func:`~.nearmap.near_layout`) as PNG bytes, at 1:1."""
+    ink = _Palette()
+    image = Image.new("P", (layout.width, layout.height), ink(BACKGROUND))
+    draw = ImageDraw.Draw(image)
+    draw.fontmode = "1"
+    link = ink(LINK)
+    for x1, y1, x2, y2 in layout.links:
+        draw.line([(x1, y1), (x2, y2)], fill=link, width=2)
+    for sym, labels in layout.systems:
+        _symbol(draw, sym, 1.0, ink)
+        for label in labels:
+            # No outline: here labels stand beside their symbols, clear of
+            # most links, and the outline would double the picture's cost.
+            mask, left, top = _lettering(label.text, label.size, label.bold, label.anchor)
+            draw.bitmap((round(label.x) + left, round(label.y) + top), mask, fill=ink(label.fill, sym.faded))
+    _arrows(draw, layout.arrows, 1.0, 1.0, ink)
+    return _png(image, ink)

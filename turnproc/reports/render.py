@@ -23,6 +23,8 @@ from markupsafe import Markup
 from .. import jsontext
 from ..resources import templates_dir
 from .mapimage import png_map, png_size
+from .nearmap import NearLayout, near_layout, near_svg
+from .pixelmap import near_png
 from .svgmap import ascii_map, compact_legend, svg_map
 
 __all__ = [
@@ -37,6 +39,7 @@ __all__ = [
     "wrap",
     "press_heading",
     "MAP_CID",
+    "NEAR_CID",
     "stored_context",
     "render_report_text",
     "render_subject",
@@ -48,6 +51,8 @@ __all__ = [
 #: The Content-ID of the map picture in a report mail; the HTML shows it as
 #: ``<img src="cid:...">``, which Gmail and Outlook display (inline SVG they do not).
 MAP_CID = "map@report.turnproc"
+#: The Content-ID of the neighbourhood map (:mod:`.nearmap`), the picture a phone shows at full size.
+NEAR_CID = "near@report.turnproc"
 
 
 @dataclass(frozen=True)
@@ -206,12 +211,19 @@ class ReportDocuments:
     svg: str
     json: str
     png: bytes
+    near_png: bytes | None
+    """The neighbourhood map for the mail (``cid:`` :data:`NEAR_CID`); None when the empire knows no system."""
+    near: NearLayout | None
 
     def page(self) -> str:
-        """The HTML as a page of its own (a file, a browser): the map is the SVG
-        drawing itself, as a data URI, since there is no mail to hold a picture."""
-        data = base64.b64encode(self.svg.encode("utf-8")).decode("ascii")
-        return self.html.replace(f'src="cid:{MAP_CID}"', f'src="data:image/svg+xml;base64,{data}"', 1)
+        """The HTML as a page of its own (a file, a browser): the maps are the SVG
+        drawings themselves, as data URIs, since there is no mail to hold a picture."""
+        page = self.html
+        for cid, svg in ((MAP_CID, self.svg), (NEAR_CID, near_svg(self.near) if self.near else None)):
+            if svg is not None:
+                data = base64.b64encode(svg.encode("utf-8")).decode("ascii")
+                page = page.replace(f'src="cid:{cid}"', f'src="data:image/svg+xml;base64,{data}"', 1)
+        return page
 
 
 class SharedParts:
@@ -272,7 +284,7 @@ def render_report_text(context: dict[str, Any], shared: SharedParts | None = Non
     """Only the plain text of a report (no map picture): what the GM previews
     and a welcome mail quotes. The same text the report mail carries."""
     context = stored_context(context)
-    extra = {**_report_extras(context, shared), "map_src": "", "map_width": 0, "map_height": 0}
+    extra = {**_report_extras(context, shared), "map_src": "", "map_width": 0, "map_height": 0, "near_src": "", "near_width": 0}
     return environment().get_template("report/body.txt").render({**context, **extra})
 
 
@@ -286,10 +298,16 @@ def render_report_documents(context: dict[str, Any], shared: SharedParts | None 
     compact = "bulletin" in context
     png = png_map(context, compact=compact)
     width, height = png_size(png)
+    # The neighbourhood map, shown at 1:1 where a phone shows the whole map a fifth of its size.
+    near = near_layout(context)
+    near_picture = near_png(near) if near else None
     extra = {
         **_report_extras(context, shared), "map_src": f"cid:{MAP_CID}", "map_width": width, "map_height": height,
         "map_legend": compact_legend(context) if compact else [],
+        "near_src": f"cid:{NEAR_CID}" if near else "", "near_width": near.width if near else 0,
     }  # fmt: skip
     rendered = render("report", {**context, **extra})
     assert rendered.html is not None
-    return ReportDocuments(rendered.subject, rendered.text, rendered.html, svg, data, png)
+    return ReportDocuments(
+        rendered.subject, rendered.text, rendered.html, svg, data, png, near_picture, near
+    )

@@ -21,10 +21,13 @@ from markupsafe import Markup
 
 from .render import environment
 
-__all__ = ["Standing", "Press", "Announcement", "PublicGame", "PLOTTED", "site_files", "vp_plot", "doc_page"]
+__all__ = ["Standing", "Press", "Announcement", "PublicGame", "PLOTTED", "PLOT_FONT", "site_files", "vp_plot", "doc_page"]
 
 #: Empires drawn in the VP plot: the best at the latest turn (the tables list all).
 PLOTTED = 10
+#: The plot's numbers, in units of its 480-unit-wide drawing: 11.9 pixels on a
+#: 390-pixel screen (358 pixels for the drawing), 16 on a wide one.
+PLOT_FONT = 16
 
 _COLOURS = ("#1b6ac9", "#d1451b", "#2a9d3a", "#8e44ad", "#c98a00", "#0f8b8d", "#b8336a", "#5b5b5b", "#7a5c1e", "#3d4db7")
 
@@ -69,18 +72,24 @@ class PublicGame:
     announcements: list[Announcement] = field(default_factory=list)
 
 
-def vp_plot(standings: list[Standing], width: int = 720, height: int = 320) -> str:
+def vp_plot(standings: list[Standing], width: int = 480, height: int = 280) -> str:
     """VP over time as an inline SVG: a line per empire (the :data:`PLOTTED` best
-    at the latest turn), turns along, VP up, with a legend."""
+    at the latest turn), turns along, VP up; then its legend as an HTML list.
+
+    The legend is HTML, not part of the drawing, so it keeps the page's font
+    size on a phone; the drawing is narrow and its numbers big enough
+    (:data:`PLOT_FONT`) to be 11 pixels at least when it is shrunk to a
+    390-pixel screen."""
     if not standings:
         return ""
     last = standings[-1].rows[:PLOTTED]
     codes = [r["code"] for r in last]
     turns = [s.turn for s in standings]
     top = max([1] + [int(r["vp"]) for s in standings for r in s.rows if r["code"] in codes])
-    left, right, upper, lower = 44, 200, 14, 36
+    left, right, upper, lower = 56, 16, 14, 44
     plot_w, plot_h = width - left - right, height - upper - lower
     span = max(1, turns[-1] - turns[0])
+    font = PLOT_FONT
 
     def x(turn: int) -> float:
         return left + (turn - turns[0]) * plot_w / span
@@ -95,21 +104,20 @@ def vp_plot(standings: list[Standing], width: int = 720, height: int = 320) -> s
     ]
     for tick in _ticks(top):
         parts.append(f'<line x1="{left}" x2="{left + plot_w}" y1="{y(tick):.1f}" y2="{y(tick):.1f}" stroke="#e4e4ea"/>')
-        parts.append(f'<text x="{left - 6}" y="{y(tick) + 4:.1f}" text-anchor="end" font-size="12">{tick}</text>')
+        parts.append(f'<text x="{left - 6}" y="{y(tick) + 5:.1f}" text-anchor="end" font-size="{font}">{tick}</text>')
     for turn in _ticks(turns[-1], start=turns[0]):
-        parts.append(f'<text x="{x(turn):.1f}" y="{upper + plot_h + 16}" text-anchor="middle" font-size="12">{turn}</text>')
-    parts.append(f'<text x="{left + plot_w / 2:.1f}" y="{height - 4}" text-anchor="middle" font-size="12">turn</text>')
-    parts.append(f'<text x="12" y="{upper + plot_h / 2:.1f}" font-size="12" transform="rotate(-90 12 {upper + plot_h / 2:.1f})" text-anchor="middle">VP</text>')
+        parts.append(f'<text x="{x(turn):.1f}" y="{upper + plot_h + 20}" text-anchor="middle" font-size="{font}">{turn}</text>')
+    parts.append(f'<text x="{left + plot_w / 2:.1f}" y="{height - 4}" text-anchor="middle" font-size="{font}">turn</text>')
+    parts.append(f'<text x="16" y="{upper + plot_h / 2:.1f}" font-size="{font}" transform="rotate(-90 16 {upper + plot_h / 2:.1f})" text-anchor="middle">VP</text>')
+    legend = []
     for i, code in enumerate(codes):
         colour = _COLOURS[i % len(_COLOURS)]
         points = [(s.turn, r["vp"]) for s in standings for r in s.rows if r["code"] == code]
         line = " ".join(f"{x(t):.1f},{y(v):.1f}" for t, v in points)
-        parts.append(f'<polyline fill="none" stroke="{colour}" stroke-width="2" points="{line}"/>')
-        ly = upper + 10 + i * 18
-        name = html.escape(f"{code} {last[i]['name']}"[:22])
-        parts.append(f'<line x1="{width - right + 12}" x2="{width - right + 30}" y1="{ly}" y2="{ly}" stroke="{colour}" stroke-width="3"/>')
-        parts.append(f'<text x="{width - right + 36}" y="{ly + 4}" font-size="12">{name}</text>')
+        parts.append(f'<polyline fill="none" stroke="{colour}" stroke-width="2.5" points="{line}"/>')
+        legend.append(f'<li><span class="swatch" style="background:{colour}"></span><code>{html.escape(code)}</code> {html.escape(str(last[i]["name"]))}</li>')
     parts.append("</svg>")
+    parts.append(f'<ul class="legend">{"".join(legend)}</ul>')
     return "".join(parts)
 
 
