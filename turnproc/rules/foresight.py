@@ -33,7 +33,7 @@ __all__ = ["FORESEEN_ACTIONS", "foreseen"]
 
 #: The actions whose orders the checks judge beyond the checks of every order.
 FORESEEN_ACTIONS = frozenset(
-    {Action.MOVE, Action.ASSAULT, Action.DEEP, Action.BOMBARD, Action.LINK, Action.RESERVE, Action.TRADE}
+    {Action.ASSAULT, Action.DEEP, Action.BOMBARD, Action.LINK, Action.RESERVE, Action.TRADE}
 )
 
 
