@@ -13,6 +13,7 @@ from __future__ import annotations
 import datetime as dt
 import itertools
 import json
+import random
 import re
 from collections.abc import Iterator
 from email import message_from_bytes, policy
@@ -32,8 +33,12 @@ from turnproc.config import Config
 from turnproc.intake import handle_mail
 from turnproc.reportmail import mail_bytes
 from turnproc.mail.mime import message_text, parse_message
+from turnproc.reports.narrative import REASONS, narrate
 from turnproc.reports.render import render_report_documents
 from turnproc.rules.orders import Action
+from turnproc.rules.parser import parse_orders
+from turnproc.rules.turn import resolve
+from turnproc.storage.convert import load_state
 from turnproc.storage import models as m
 from turnproc.storage.db import transaction
 from turnproc.storage.queries import withdraw_orders
@@ -137,7 +142,11 @@ def order_lines(data: dict[str, Any]) -> st.SearchStrategy[str]:
     one = st.sampled_from(["NEWCRS", "NEWFTR", "NEWCOL", "BUILD", "GROW", "SCRAPC", "SCRAPF", "COLONISE", "BASE", "STANDOFF"])
     builds = st.builds(lambda w, c, n: f"{w} {c} {n}", one, st.sampled_from(own), number)
     money = st.builds(lambda w, n: f"{w} {n}", st.sampled_from(["STASH", "CASH", "GIFT VEG", "TECH WEAPONS", "TECH DRIVE"]), number)
-    return st.one_of(anything, moves, builds, money)
+    # Rule set 2's orders the checks judge against the report (rules.md §17.1).
+    v2 = st.builds(lambda w, p: f"{w} {p[0]} {p[1]}", st.sampled_from(["BOMBARD", "LINK"]), st.sampled_from(pairs))
+    v2 |= st.builds(lambda c, n: f"RESERVE {c} {n}", st.sampled_from(own), number)
+    v2 |= st.builds(lambda t, n: f"TRADE {t} VEG {n}", st.sampled_from(["JUMP", "HYPERSPACE", "DRIVE"]), st.integers(0, 3))
+    return st.one_of(anything, moves, builds, money, v2)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
@@ -307,3 +316,59 @@ def test_each_row_of_the_orders_table_is_what_the_template_wrote() -> None:
     assert len(lines) == 7 and any("; " in line["result"] for line in lines)
     for line in lines:
         assert line["row"] == row.render(l=line)
+
+
+def _refused_lines(game: Game) -> dict[str, str]:
+    """Order lines RIG's report shows must fail (rules.md §17.1), by the code each
+    is refused with: from its home star at its own planet, and to known stars."""
+    data = game.data
+    own = {s["code"]: s for s in data["systems"]}
+    systems = {s["code"]: s for s in data["map"]["systems"]}
+    planet = next(c for c, s in own.items() if s["type"] == "PL" and s.get("star") in own)
+    star = systems[planet]["star"]
+    techs = data["empire"]["techs"]
+
+    def d2(code: int) -> int:
+        return (systems[code]["row"] - systems[star]["row"]) ** 2 + (systems[code]["col"] - systems[star]["col"]) ** 2
+
+    stars = [c for c, s in systems.items() if s["type"] not in ("PL", "AB") and c != star]
+    far = next(c for c in stars if d2(c) > techs["JUMP"])
+    near = next(c for c in stars if d2(c) in (1, 2, 4, 9))
+    assert techs["HYPERSPACE"] == 0
+    lines = {
+        "not_enemy": f"BOMBARD {star} {planet}",
+        "not_star_from": f"BOMBARD {planet} {star}",
+        "own_system": f"ASSAULT {star} {planet} 1",
+        "no_reserve": f"RESERVE {star} 1",
+        "too_far": f"DEEP {star} {far} 1",
+        "beyond_hyperspace": f"LINK {star} {near}",
+        "level_too_high": f"TRADE JUMP VEG {techs['JUMP'] + 1}",
+    }
+    odd = [c for c in stars if d2(c) not in (1, 2, 4, 9)]
+    if odd:
+        lines["bad_distance"] = f"LINK {star} {odd[0]}"
+    return lines
+
+
+def test_r17_1_the_acknowledgement_the_checker_and_the_turn_refuse_alike(game: Game) -> None:
+    """rules.md §17.1: the acknowledgement (through the real intake) and
+    check-orders refuse each order RIG's report shows must fail, with the
+    reason's code in the report's words; the turn fails the same order for
+    that reason, and its report says so in those words."""
+    assert game.data["ruleset"] == 2 and game.data["empire"]["reserve"] == 0
+    lines = _refused_lines(game)
+    written, ack = game.ack("\n".join(lines.values()) + "\nEND")
+    checked = check_orders_offline(read_report(game.json), written)
+    assert said(checked.text)["rows"] == said(ack)["rows"]
+    for code, line in lines.items():
+        row = f"ERROR [{code}] The turn would fail this order: {REASONS[code]}"
+        assert row in ack and row in checked.text, (code, line, ack)
+    assert checked.outcome == "unchanged" and checked.errors == len(lines)
+    with transaction(game.app.sessions) as session:
+        state = load_state(session, get_game(session, "prop"))
+    orders = parse_orders("\n".join(lines.values())).orders
+    _, events = resolve(state, {"RIG": orders}, random.Random(3))
+    failed = {e.data["line"]: e for e in events if e.kind == "order" and e.empire == "RIG"}
+    for n, code in enumerate(lines, start=1):
+        assert failed[n].data["reason"] == code, (code, failed[n].data)
+        assert REASONS[code] in narrate(failed[n], "RIG")

@@ -16,6 +16,9 @@ How the docs mark examples (the fence's info string; GitHub shows none of it):
 ``owns=104,102``
     The empire owns these systems too, and so knows their neighbours (the
     prose around the example says so).
+``techs=hyperspace:9``, ``reserve=4``, ``others=109:BET``
+    The empire has these tech levels, or this many cruisers in the reserve;
+    another empire owns these systems (the prose says so).
 ```` ```reply ````
     The acknowledgement's words for the nearest order example above it: every
     line is one of its ``ERROR [code] message`` / ``WARNING [code] message``.
@@ -36,21 +39,31 @@ from turnproc.reports.narrative import REASONS
 from turnproc.rules.orders import Action, MailCommand, ParsedOrders, Problem
 from turnproc.rules.parser import parse_mail, parse_orders
 from turnproc.rules.problems import PROBLEMS
-from turnproc.rules.state import GameState
+from turnproc.rules.state import GameState, Tech
 from turnproc.rules.vocabulary import Reason
 from turnproc.scenario import load_scenario_file
 
 EXAMPLE_GALAXY = DOCS / "examples" / "two-empires.toml"
 KINDS = {"orders", "orders-wrong"}
-ATTRS = {"orders": {"warn", "empire", "owns", "file"}, "orders-wrong": {"code", "empire", "owns"}}
+ATTRS = {
+    "orders": {"warn", "empire", "owns", "file", "techs", "reserve", "others"},
+    "orders-wrong": {"code", "empire", "owns", "techs", "reserve", "others"},
+}
 
 
-def example_state(empire: str, owns: list[int]) -> GameState:
+def example_state(empire: str, owns: list[int], techs: str = "", reserve: int = 0, others: str = "") -> GameState:
     state = load_scenario_file(EXAMPLE_GALAXY).state
+    for pair in _codes(others):
+        code, owner = pair.split(":")
+        state.systems[int(code)].owner = owner
     for code in owns:
         # Owning a system shows it and its neighbours (Scanner 1).
         state.systems[code].owner = empire
         state.seen.setdefault(empire, set()).update({code, *state.neighbours(code)})
+    for pair in _codes(techs):
+        name, level = pair.split(":")
+        state.empires[empire].techs[Tech[name.upper()]] = int(level)
+    state.empires[empire].reserve = reserve
     return state
 
 
@@ -69,7 +82,10 @@ def _codes(value: str) -> list[str]:
 def parse_block(block: Block) -> ParsedOrders:
     attrs = block.attrs
     empire = attrs.get("empire", "ALF")
-    state = example_state(empire, [int(c) for c in _codes(attrs.get("owns", ""))])
+    owns = [int(c) for c in _codes(attrs.get("owns", ""))]
+    state = example_state(
+        empire, owns, attrs.get("techs", ""), int(attrs.get("reserve", "0")), attrs.get("others", "")
+    )
     # A header only in quoted text is still a mail (docs/orders.md, header_only_quoted).
     stripped = [line.lstrip("> \t") for line in block.text.splitlines()]
     first_words = {line.split()[0].upper() for line in stripped if line.split()}

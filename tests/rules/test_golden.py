@@ -9,7 +9,10 @@ Each case is a folder in ``tests/rules/golden/``:
     Each empire's orders under a ``[CODE]`` header line, written as a player
     would and read by the one parser (``parse_orders``, with the state), so a
     golden turn also pins down what the parser makes of them. ``#`` lines are
-    comments. A parser error fails the test: every line must reach the engine.
+    comments. A parser error fails the test: every line must reach the engine;
+    but a line the checks refuse because the report shows it must fail
+    (rules.md §17.1) reaches it all the same, and the engine must fail it for
+    the reason the checks gave.
 ``expected.txt``
     What :func:`render_case` writes: parser warnings, one line per event
     (kind, actor, then the data as sorted ``key=value`` pairs, nested dicts
@@ -35,6 +38,7 @@ import pytest
 from turnproc.rules.events import Event
 from turnproc.rules.orders import Order, Severity
 from turnproc.rules.parser import parse_orders
+from turnproc.rules.problems import FORESEEN
 from turnproc.rules.serialize import state_to_dict
 from turnproc.rules.state import GameState
 from turnproc.rules.turn import resolve, turn_rng
@@ -71,19 +75,38 @@ def read_orders(text: str, source: str) -> dict[str, str]:
 
 def parse_case(case: Path, state: GameState) -> tuple[dict[str, list[Order]], list[str]]:
     """The orders of every empire, and one line per parser warning."""
+    orders, warnings, _ = parse_case_foreseen(case, state)
+    return orders, warnings
+
+
+def parse_case_foreseen(
+    case: Path, state: GameState
+) -> tuple[dict[str, list[Order]], list[str], dict[tuple[str, int], str]]:
+    """:func:`parse_case`, and the lines the checks refuse because the report
+    shows they must fail (rules.md §17.1), by (empire, line): their problem
+    codes. Those lines still reach the engine, which must fail each of them
+    for that very reason (:func:`render_case` asserts it)."""
     texts = read_orders((case / "orders.txt").read_text(encoding="utf-8"), str(case / "orders.txt"))
     orders: dict[str, list[Order]] = {}
     warnings: list[str] = []
     errors: list[str] = []
+    foreseen: dict[tuple[str, int], str] = {}
     for code, text in sorted(texts.items()):
         parsed = parse_orders(text, state, code)
         orders[code] = parsed.orders
+        refused = {p.line: p.code for p in parsed.problems if p.code in FORESEEN}
         for p in parsed.problems:
+            if p.line in refused:
+                continue
             line = f"{code} line {p.line}: [{p.code}] {p.message}"
             (errors if p.severity is Severity.ERROR else warnings).append(line)
+        if refused:
+            kept = {o.line for o in parsed.orders} | set(refused)
+            orders[code] = [o for o in parse_orders(text).orders if o.line in kept]
+            foreseen.update({(code, line): problem for line, problem in refused.items()})
     if errors:
         raise AssertionError(f"{case.name}/orders.txt has parser errors:\n" + "\n".join(errors))
-    return orders, warnings
+    return orders, warnings, foreseen
 
 
 # -- writing the expected text ----------------------------------------------------------------
@@ -163,8 +186,11 @@ def state_changes(before: GameState, after: GameState) -> list[str]:
 def render_case(case: Path) -> str:
     scenario = load_scenario_file(case / "scenario.toml")
     state = scenario.state
-    orders, warnings = parse_case(case, state)
+    orders, warnings, foreseen = parse_case_foreseen(case, state)
     new, events = resolve(state, orders, turn_rng(SEED, state.turn))
+    failed = {(e.empire, e.data["line"]): e.data["reason"] for e in events if e.kind == "order"}
+    for (code, line), problem in foreseen.items():
+        assert failed.get((code, line)) == problem, f"{case.name}: {code} line {line} refused as {problem}, the turn says {failed.get((code, line))}"
     out = [
         f"# Golden turn {case.name!r}: scenario.toml + orders.txt, dice turn_rng({SEED!r}, {state.turn}).",
         "# Written by tests/rules/test_golden.py --update-golden; check every change against docs/rules.md.",

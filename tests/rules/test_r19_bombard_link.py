@@ -131,9 +131,10 @@ def test_r19_4_link_makes_a_permanent_link_used_from_the_next_slot() -> None:
 
 def test_r19_4_link_distances_and_hyperspace() -> None:
     """rules.md §19.4: "Allowed when distance² ≤ Hyperspace and distance² ∈ {1, 2, 4, 9}".
-    105 at (2,0) is 4 away; with Hyperspace 3 too far; 106 at (3,3) is 18: never."""
+    105 at (2,0) is 4 away; with Hyperspace 3 beyond the tech; 106 at (3,3) is 18: never a
+    link distance, which is told before the tech (rules.md §17.1)."""
     _, events = run(link_field(3).build(), {"ABC": [o(A.LINK, 101, 105), o(A.LINK, 101, 106)]})
-    assert [e["reason"] for e in order_events(events, "ABC")] == ["too_far", "too_far"]
+    assert [e["reason"] for e in order_events(events, "ABC")] == ["beyond_hyperspace", "bad_distance"]
     _, events = run(link_field(20).build(), {"ABC": [o(A.LINK, 101, 106), o(A.LINK, 101, 105)]})
     reasons = [(e["reason"], e.get("cost")) for e in order_events(events, "ABC")]
     assert reasons == [("bad_distance", 0), (None, 20)]

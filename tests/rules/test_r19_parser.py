@@ -13,14 +13,15 @@ from turnproc.rules.state import SystemType as T
 from .builders import Builder
 
 
-def game(ruleset: int, probe: int = 2) -> GameState:
+def game(ruleset: int, probe: int = 2, hyperspace: int = 0, reserve: int = 0) -> GameState:
     b = Builder(modules=(), ruleset=ruleset)
-    b.empire("ABC", probe=probe)
+    b.empire("ABC", probe=probe, hyperspace=hyperspace).reserve = reserve
     b.empire("XYZ")
     b.star(101, 0, 0, owner="ABC", pop=5, industry=5, cruisers=5)
     b.planet(111, 101, T.AB, owner="ABC", pop=1)
     b.star(102, 0, 1, owner="ABC", pop=5)
-    b.star(103, 0, 3)
+    b.star(103, 1, 1)
+    b.planet(112, 101, owner="XYZ", pop=3)
     b.star(104, 0, 4, owner="XYZ", pop=5)
     b.link(101, 102, 103, 104)
     state = b.build()
@@ -38,7 +39,7 @@ def test_r19_a_version_1_game_refuses_the_new_orders_and_techs() -> None:
     number (problem not_in_ruleset)"."""
     text = "\n".join(
         [
-            "LAYUP 101 1", "RESERVE 101 1", "RECOVER 101 1", "BOMBARD 101 111", "LINK 101 103",
+            "LAYUP 101 1", "RESERVE 101 1", "RECOVER 101 1", "BOMBARD 101 112", "LINK 101 103",
             "PROBE 103", "FIND 101", "TRADE WEAPONS XYZ", "TAKE DRIVE XYZ", "TECH HYPERSPACE",
         ]
     )  # fmt: skip
@@ -46,7 +47,7 @@ def test_r19_a_version_1_game_refuses_the_new_orders_and_techs() -> None:
     assert [p.code for p in v1.problems] == ["not_in_ruleset"] * 10 and v1.orders == []
     assert "rule set 2" in v1.problems[0].message and "rule set 1" in v1.problems[0].message
     assert codes("STASH", game(1)) == ["missing_field"]
-    v2 = parse_orders(text, game(2), "ABC")
+    v2 = parse_orders(text, game(2, hyperspace=2, reserve=1), "ABC")
     assert v2.problems == [] and len(v2.orders) == 10
 
 
@@ -81,9 +82,9 @@ def test_r19_7_stash_without_a_number_only_as_action_16() -> None:
 
 def test_r19_4_a_link_in_the_same_orders_makes_a_move_legal() -> None:
     """rules.md §19.4 (ruling R5): later orders may use a link an earlier LINK line makes."""
-    assert codes("MOVE 101 103 2", game(2)) == ["not_linked"]
-    assert codes("LINK 101 103\nMOVE 101 103 2", game(2)) == []
-    assert codes("MOVE 101 103 2\nLINK 101 103", game(2)) == ["not_linked"]
+    assert codes("MOVE 101 103 2", game(2, hyperspace=2)) == ["not_linked"]
+    assert codes("LINK 101 103\nMOVE 101 103 2", game(2, hyperspace=2)) == []
+    assert codes("MOVE 101 103 2\nLINK 101 103", game(2, hyperspace=2)) == ["not_linked"]
 
 
 def test_r20_3_retreat_into_an_own_belt_is_taken_in_rule_set_2() -> None:

@@ -361,9 +361,10 @@ def report_context(
     }
     if bulletin is not None:
         context["bulletin"] = dict(bulletin)
-    context["order_form"] = order_form(context)
     if state.v2:
         _add_v2(context, state, mine, empire_code)
+    # After the rule-set-2 keys: the form's hints read the reserve (rules.md §19.2).
+    context["order_form"] = order_form(context)
     return context
 
 

@@ -13,60 +13,9 @@ from collections.abc import Callable
 from typing import Any
 
 from ..rules.events import Event
+from ..rules.vocabulary import REASONS
 
 __all__ = ["narrate", "REASONS"]
-
-#: Player-facing words for the engine's failure reason codes (rules.vocabulary.Reason).
-REASONS: dict[str, str] = {
-    "no_system": "no such system",
-    "same_system": "FROM and TO are the same system",
-    "not_owned": "you do not own that system (any more)",
-    "dest_not_owned": "you do not own the destination",
-    "not_linked": "the systems are not linked",
-    "not_star": "the target is a planet or asteroid belt",
-    "too_far": "the jump is longer than your Jump tech allows",
-    "sticky": "your ships there may not leave this turn",
-    "pinned": "every cruiser there is held by an enemy pin",
-    "zoc": "you cannot move from enemy control straight into enemy control",
-    "no_ships": "no ships there that could act",
-    "no_money": "not enough BP in your balance",
-    "no_treasury": "not enough BP in your treasury",
-    "own_system": "you cannot assault your own system",
-    "blockaded": "the planet is blockaded",
-    "no_capacity": "no industry or population there to build with",
-    "at_limit": "already at the population limit",
-    "has_population": "the system already has population",
-    "not_unowned": "the target is owned",
-    "unknown_empire": "no such empire",
-    "self": "you cannot do that to yourself",
-    "no_base": "no BASE you own",
-    "missing_field": "a field is missing",
-    "nothing": "the number asks for none",
-    "too_long": "the name is longer than 24 characters",
-    "no_text": "there is no text",
-    "too_many_names": "only 2 NAME orders are carried out",
-    "too_many_actions": "only 16 actions are carried out",
-    "bad_parts": "RETREAT parts must be 1 to 3",
-    "no_empire": "your empire owns no system",
-    # Rule set 2 (rules.md §19).
-    "not_in_ruleset": "this game plays rule set 1, which does not have it",
-    "no_reserve": "no reserve cruisers (those laid up this turn cannot come back yet)",
-    "no_pool": "nothing is lost in space",
-    "not_planet": "the target is not a planet of that star",
-    "not_enemy": "the planet is not another empire's",
-    "not_star_from": "FROM must be a star",
-    "target_owned": "the target star belongs to another empire",
-    "already_linked": "the stars are already linked",
-    "bad_distance": "a link must be distance squared 1, 2, 4 or 9",
-    "blocked": "another star lies on the way",
-    "too_many_links": "a star there already has 7 links",
-    "out_of_range": "not linked to, nor within Jump of, your probe or systems",
-    "too_many_probes": "more PROBE lines than your Probe tech",
-    "no_offer": "no matching TRADE offer above your level",
-    "one_take": "only one TAKE a turn",
-    "level_too_high": "you may not offer a level above your own",
-    "not_slot_16": "STASH without a number works only as action 16",
-}
 
 FINDS = {
     "nothing": "nothing of use",

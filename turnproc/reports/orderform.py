@@ -20,6 +20,10 @@ __all__ = ["order_form", "system_lines", "fold"]
 #: The costs a player needs at hand while filling the form in (rules.md §6).
 COSTS = ("# Costs: MOVE 1 BP, NEWCRS 10, NEWFTR 3, NEWCOL 20, BUILD 5, GROW 4 BP",
          "# each; TECH costs treasury BP.")
+#: What rule set 2 adds to them (rules.md §19).
+COSTS_V2 = ("# Rule set 2: LAYUP 1 BP, RESERVE 1, RECOVER 3 a cruiser, BOMBARD 2,",
+            "# LINK 5 x distance squared, PROBE 2 (a new probe), FIND 1; TAKE",
+            "# costs treasury BP.")
 WIDTH = 72
 
 
@@ -33,9 +37,10 @@ def _ships(row: dict[str, Any]) -> str:
     return ", ".join(parts) or "no ships"
 
 
-def system_lines(row: dict[str, Any]) -> list[str]:
+def system_lines(row: dict[str, Any], v2: dict[str, Any] | None = None) -> list[str]:
     """One own system in the form: what is there, its links, and the orders
-    it can give this turn with their limits (rules.md §6.1–6.10)."""
+    it can give this turn with their limits (rules.md §6.1–6.10); with ``v2``
+    (:func:`_v2_view`), rule set 2's orders there too (rules.md §19)."""
     code = row["code"]
     marks = " ".join(m for m, on in (("BASE", row.get("base")), ("HOME", row.get("home"))) if on)
     links = " ".join(str(n) for n in row["links"]) or "none"
@@ -58,12 +63,57 @@ def system_lines(row: dict[str, Any]) -> list[str]:
             can.append(f"BUILD {code} N")
         if row["pop"] < row["limit"]:
             can.append(f"GROW {code} N")
+    if v2 is not None:
+        can += _v2_can(row, v2)
     lines = fold(head, "", "#   ")
     lines += fold(f"links {links}", "#   ", "#     ")
     if can:
         # Folded between suggestions only: NUL holds each one's words together.
         joined = ", ".join(c.replace(" ", "\0") for c in can)
         lines += [line.replace("\0", " ") for line in fold(joined, "#   can: ", "#     ", hyphens=False)]
+    return lines
+
+
+def _v2_can(row: dict[str, Any], v2: dict[str, Any]) -> list[str]:
+    """Rule set 2's orders at one own system (rules.md §19.2–19.4): LAYUP where
+    cruisers are, BOMBARD of a linked planet another empire holds (as the
+    report sees it), LINK from a star once Hyperspace allows one."""
+    code, can = row["code"], []
+    star = row["type"] not in ("PL", "AB")
+    if row["cruisers"]:
+        can.append(f"LAYUP {code} N")
+        if star:
+            can += [f"BOMBARD {code} {n}" for n in row["links"] if n in v2["enemy_planets"]]
+    if star and v2["hyperspace"] > 0:
+        can.append(f"LINK {code} TO")
+    return can
+
+
+def _v2_view(context: dict[str, Any]) -> dict[str, Any] | None:
+    """What rule set 2's hints need of a report context, or None for rule set 1."""
+    if context.get("ruleset", 1) < 2:
+        return None
+    me = context["empire"]["code"]
+    planets = {s["code"] for s in context["map"]["systems"] if s["type"] == "PL" and s.get("owner") not in (None, me)}
+    return {"enemy_planets": planets, "hyperspace": context["empire"]["techs"].get("HYPERSPACE", 0)}
+
+
+def _v2_lines(context: dict[str, Any]) -> list[str]:
+    """The empire-wide rule-set-2 hints (rules.md §19.2, 19.5, 19.6), each where it applies."""
+    empire = context["empire"]
+    techs = empire["techs"]
+    lines = list(COSTS_V2)
+    reserve, lost = empire.get("reserve", 0), empire.get("lost_in_space", 0)
+    if reserve:
+        lines += fold(f"In reserve: {reserve} cruiser{'s' if reserve != 1 else ''}; RESERVE WHERE N brings them back.", "# ", "# ")
+    if lost:
+        most = 2 + techs.get("RECOVERY", 0)
+        lines += fold(f"Lost in space: {lost}; RECOVER WHERE N brings back up to {most} a time.", "# ", "# ")
+    probes = techs.get("PROBE", 0)
+    if probes:
+        lines += fold(f"Up to {probes} PROBE CODE line{'s' if probes != 1 else ''} (no slot); FIND WHERE destroys probes.", "# ", "# ")
+    if len(context.get("roundup") or []) > 1:
+        lines += fold("TRADE TECH EMPIRE [LEVEL] offers a tech; TAKE TECH EMPIRE accepts one.", "# ", "# ")
     return lines
 
 
@@ -103,7 +153,10 @@ def order_form(context: dict[str, Any]) -> str:
         f"# Balance {empire['balance']} BP, treasury {empire['treasury']} BP; up to 16 actions.",
         *COSTS,
     ]
+    v2 = _v2_view(context)
+    if v2 is not None:
+        lines += _v2_lines(context)
     for row in context["systems"]:
-        lines.extend(system_lines(row))
+        lines.extend(system_lines(row, v2))
     lines += ["", "END", ""]
     return "\n".join(lines)

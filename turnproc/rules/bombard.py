@@ -13,10 +13,11 @@ from __future__ import annotations
 from .orders import Order
 from .battle import battle_losses_lost
 from .resolution import Outcome, Resolution, fail, ok
-from .state import SystemType
+from .sight import Sight
+from .state import System, SystemType
 from .vocabulary import EventKind, Reason
 
-__all__ = ["BOMBARD_COST", "bombard_roll", "do_bombard"]
+__all__ = ["BOMBARD_COST", "bombard_roll", "bombard_reason", "do_bombard"]
 
 BOMBARD_COST = 2
 
@@ -24,6 +25,25 @@ BOMBARD_COST = 2
 def bombard_roll(ctx: Resolution) -> int:
     """d5 + 4: 5 to 9."""
     return ctx.rng.randint(1, 5) + 4
+
+
+def bombard_reason(sight: Sight, src: System, dst: System) -> str | None:
+    """The first reason a BOMBARD from ``src`` of ``dst`` fails for, of those
+    ``sight`` can judge: FROM yours and a star, TO one of its planets, owned
+    by another empire; None when it finds none or cannot tell. The engine
+    asks it in the order's slot, the order checks as the turn starts
+    (rules.md §17.1). Cruisers and money are the slot's to judge."""
+    if src.owner != sight.empire:
+        return Reason.NOT_OWNED
+    if not src.is_star:
+        return Reason.NOT_STAR_FROM
+    if dst.type is not SystemType.PL or dst.star != src.code:
+        return Reason.NOT_PLANET
+    if not sight.sees(dst.code):
+        return None
+    if dst.owner is None or dst.owner == sight.empire:
+        return Reason.NOT_ENEMY
+    return None
 
 
 def do_bombard(ctx: Resolution, empire: str, order: Order) -> Outcome:
@@ -35,20 +55,16 @@ def do_bombard(ctx: Resolution, empire: str, order: Order) -> Outcome:
         return fail(Reason.NO_SYSTEM)
     src, dst = state.systems[order.where], state.systems[order.to]
     fields = {"from": src.code, "to": dst.code}
-    if src.owner != empire:
-        return fail(Reason.NOT_OWNED, **fields)
-    if not src.is_star:
-        return fail(Reason.NOT_STAR_FROM, **fields)
-    if dst.type is not SystemType.PL or dst.star != src.code:
-        return fail(Reason.NOT_PLANET, **fields)
-    if dst.owner is None or dst.owner == empire:
-        return fail(Reason.NOT_ENEMY, **fields)
+    reason = bombard_reason(Sight(state, empire), src, dst)
+    if reason is not None:
+        return fail(reason, **fields)
     if src.cruisers <= 0:
         return fail(Reason.NO_SHIPS, **fields)
     if emp.balance < BOMBARD_COST:
         return fail(Reason.NO_MONEY, **fields)
     emp.balance -= BOMBARD_COST
     defender = dst.owner
+    assert defender is not None  # bombard_reason: another empire's planet
     cruisers = min(1, dst.cruisers)
     fighters = min(1, dst.fighters)
     dst.cruisers -= cruisers

@@ -1,15 +1,18 @@
-"""Checks on a parse's candidate orders: against the game state, then the
-limits and duplicates on the whole set, in line order (rules.md §4, rules.md §6)."""
+"""Checks on a parse's candidate orders: against the game state (with the
+engine's own reasons for what the report shows must fail, rules.md §17.1), then
+the limits and duplicates on the whole set, in line order (rules.md §4, rules.md §6)."""
 
 from __future__ import annotations
 
 from collections.abc import Set
 from dataclasses import dataclass, field
 
+from .foresight import FORESEEN_ACTIONS, foreseen
 from .grammar import SETTINGS, STANCES, FieldKind
 from .orders import MAX_NAMES, MAX_SLOTS, STANCE_ACTIONS, V2_ACTIONS, Action, Order, Severity
 from .problems import PROBLEMS
 from .reader import Candidate, Run, did_you_mean, quote
+from .sight import ReportSight
 from .state import GameState, SystemType, Tech, link_key
 
 __all__ = ["KnownSystems", "known_systems", "known_systems_all", "check_orders"]
@@ -64,6 +67,23 @@ class _Scope:
     captured: set[int] = field(default_factory=set)
     new_links: set[tuple[int, int]] = field(default_factory=set)
     """Rule set 2: links earlier LINK lines of these orders make (rules.md §19.4)."""
+    raised: set[Tech] = field(default_factory=set)
+    """Techs earlier TECH lines of these orders buy."""
+    exploring: bool = False
+    """An earlier order may capture a system, whose exploration may find a tech."""
+    sight: ReportSight | None = None
+
+    def report_sight(self) -> ReportSight:
+        """What the empire's report shows, and what these orders so far may
+        change (rules.md §17.1); built the first time an order needs it."""
+        assert self.state is not None and self.empire is not None
+        if self.sight is None:
+            self.sight = ReportSight(
+                self.state, self.empire, self.known, self.owned, self.captured, self.new_links,
+                self.raised, self.exploring,
+            )  # fmt: skip
+        self.sight.exploring = self.exploring
+        return self.sight
 
 
 def _scope_of(state: GameState | None, empire: str | None, known: KnownSystems | None = None) -> _Scope:
@@ -142,6 +162,10 @@ def _state_checks(run: Run, scope: _Scope, cand: Candidate) -> bool:
         and o.number.count in scope.owned
     ):
         add("number_is_system", action=name, value=o.number.count)
+    if ok and o.action in FORESEEN_ACTIONS:
+        told = foreseen(scope.report_sight(), o)
+        if told is not None:
+            add(told[0], **told[1])
     return ok
 
 
@@ -234,3 +258,7 @@ def check_orders(
             scope.captured.add(o.to)
         if o.action is Action.LINK and o.where is not None and o.to is not None:
             scope.new_links.add(link_key(o.where, o.to))
+        if o.action is Action.TECH and o.tech is not None:
+            scope.raised.add(o.tech)
+        if cand.spec.captures and o.to is not None and o.to not in scope.owned:
+            scope.exploring = True

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import deque
+from math import gcd
 
 from .state import Empire, GameState, System, SystemType, Tech
 
@@ -10,6 +11,7 @@ __all__ = [
     "MAX_LINKS",
     "FIXED_LIMITS",
     "distance_sq",
+    "between_squares",
     "population_limit",
     "link_allowed",
     "unreachable_systems",
@@ -41,6 +43,15 @@ def distance_sq(state: GameState, a: int, b: int) -> int:
     sa = state.systems[state.systems[a].position_star]
     sb = state.systems[state.systems[b].position_star]
     return (sa.row - sb.row) ** 2 + (sa.col - sb.col) ** 2
+
+
+def between_squares(a: System, b: System) -> frozenset[tuple[int, int]]:
+    """The grid squares strictly between ``a``'s and ``b``'s on the straight
+    segment (rules.md §19.4). Only grid squares can hold stars, so the
+    lattice points of the segment are all there is to look at."""
+    dr, dc = b.row - a.row, b.col - a.col
+    steps = gcd(abs(dr), abs(dc))
+    return frozenset((a.row + dr * i // steps, a.col + dc * i // steps) for i in range(1, steps))
 
 
 def population_limit(system: System, owner: Empire | None) -> int:

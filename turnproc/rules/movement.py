@@ -15,11 +15,12 @@ from .resolution import Outcome, Resolution, fail, ok, two_systems
 from .exploration import explore
 from .galaxy import distance_sq
 from .orders import Action, Order, Quantity
+from .sight import Sight
 from .state import Stance, System, Tech
 from .vocabulary import EventKind, Reason
 from .zoc import enemy_controllers, held_by_pin, pin_strength
 
-__all__ = ["COST", "MOVEF_COST", "MOVECOL_COST", "move_cruisers", "move_fighters", "move_colony_ships", "asked_count"]
+__all__ = ["COST", "MOVEF_COST", "MOVECOL_COST", "cruiser_move_reason", "move_cruisers", "move_fighters", "move_colony_ships", "asked_count"]
 
 COST = {Action.MOVE: 1, Action.ASSAULT: 2, Action.DEEP: 1}
 MOVEF_COST = 1
@@ -83,6 +84,37 @@ def _reset_retreat(ctx: Resolution, empire: str, src: System, dst: System) -> No
     ctx.emit(EventKind.RETREAT_RESET, empire, system=dst.code, to=src.code)
 
 
+def cruiser_move_reason(sight: Sight, action: Action, src: System, dst: System) -> str | None:
+    """The first reason a MOVE, ASSAULT or DEEP from ``src`` to ``dst`` fails
+    for, of those ``sight`` can judge: FROM yours; a DEEP's target a star
+    within Jump, a MOVE's or ASSAULT's linked; no ASSAULT on your own system.
+    None when it finds none or cannot tell. The engine asks it in the
+    order's slot, the order checks as the turn starts (rules.md §17.1)."""
+    state = sight.state
+    if src.owner != sight.empire:
+        return Reason.NOT_OWNED
+    if action is Action.DEEP:
+        if not dst.is_star:
+            return Reason.NOT_STAR
+        jump = sight.tech(Tech.JUMP)
+        if jump is None:
+            return None
+        if distance_sq(state, src.code, dst.code) > jump:
+            return Reason.TOO_FAR
+    else:
+        linked = sight.linked(src.code, dst.code)
+        if linked is None:
+            return None
+        if not linked:
+            return Reason.NOT_LINKED
+    if action is Action.ASSAULT:  # rules.md §6.2 (ruling M2)
+        if not sight.sees(dst.code):
+            return None
+        if dst.owner == sight.empire:
+            return Reason.OWN_SYSTEM
+    return None
+
+
 def move_cruisers(ctx: Resolution, empire: str, order: Order) -> Outcome:
     """MOVE, ASSAULT and DEEP."""
     state = ctx.state
@@ -93,18 +125,11 @@ def move_cruisers(ctx: Resolution, empire: str, order: Order) -> Outcome:
     src, dst = got
     emp = state.empires[empire]
     fields = {"from": src.code, "to": dst.code}
-    if src.owner != empire:
-        return fail(Reason.NOT_OWNED, **fields)
+    reason = cruiser_move_reason(Sight(state, empire), action, src, dst)
+    if reason is not None:
+        extra = {"distsq": distance_sq(state, src.code, dst.code)} if reason == Reason.TOO_FAR else {}
+        return fail(reason, **extra, **fields)
     d2 = distance_sq(state, src.code, dst.code)
-    if action is Action.DEEP:
-        if not dst.is_star:
-            return fail(Reason.NOT_STAR, **fields)
-        if d2 > emp.tech(Tech.JUMP):
-            return fail(Reason.TOO_FAR, distsq=d2, **fields)
-    elif not state.linked(src.code, dst.code):
-        return fail(Reason.NOT_LINKED, **fields)
-    if action is Action.ASSAULT and dst.owner == empire:  # rules.md §6.2 (ruling M2)
-        return fail(Reason.OWN_SYSTEM, **fields)
     if ctx.is_sticky(empire, src.code):
         return fail(Reason.STICKY, **fields)
     mobile = ctx.mobile_cruisers(empire, src)

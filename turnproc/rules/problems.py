@@ -10,8 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .orders import Problem, Severity
+from .vocabulary import REASONS
 
-__all__ = ["ProblemKind", "PROBLEMS", "is_header_code", "make_problem"]
+__all__ = ["ProblemKind", "PROBLEMS", "FORESEEN", "is_header_code", "make_problem"]
 
 
 @dataclass(frozen=True)
@@ -27,6 +28,32 @@ class ProblemKind:
 
 _E = Severity.ERROR
 _W = Severity.WARNING
+
+
+def _foreseen(reason: str, detail: str = "") -> ProblemKind:
+    """An order the empire's report already shows must fail (rules.md §17.1):
+    said in the words the turn's report would use for it."""
+    return ProblemKind(_E, f"The turn would fail this order: {REASONS[reason]}{detail}.")
+
+
+#: The engine's reasons the order checks foresee, each a problem code of its own.
+FORESEEN: dict[str, ProblemKind] = {
+    "not_star_from": _foreseen("not_star_from"),
+    "not_planet": _foreseen("not_planet"),
+    "not_enemy": _foreseen("not_enemy"),
+    "own_system": _foreseen("own_system"),
+    "too_far": _foreseen("too_far", " (distance squared {distsq}, your Jump {level})"),
+    "bad_distance": _foreseen("bad_distance", " (this one is {distsq})"),
+    "beyond_hyperspace": _foreseen(
+        "beyond_hyperspace", " (distance squared {distsq}, your Hyperspace {level})"
+    ),
+    "target_owned": _foreseen("target_owned"),
+    "blocked": _foreseen("blocked", " (star {blocker})"),
+    "already_linked": _foreseen("already_linked"),
+    "too_many_links": _foreseen("too_many_links"),
+    "no_reserve": _foreseen("no_reserve"),
+    "level_too_high": _foreseen("level_too_high", " (yours is {level})"),
+}
 
 #: Every problem code the parser emits. Codes are stable; templates may be reworded.
 PROBLEMS: dict[str, ProblemKind] = {
@@ -153,6 +180,8 @@ PROBLEMS: dict[str, ProblemKind] = {
     "second_take": ProblemKind(
         _E, "You already have a TAKE on line {other}; an empire may TAKE once a turn."
     ),
+    # what the report already shows must fail when the turn runs
+    **FORESEEN,
     "duplicate_stance": ProblemKind(
         _W, "System {value} already got a stance on line {other}; this later one wins."
     ),

@@ -12,6 +12,7 @@ from .economy import is_blockaded
 from .movement import asked_count
 from .orders import Order
 from .resolution import Outcome, Resolution, fail, ok, owned_system
+from .sight import Sight
 from .state import System, Tech
 from .vocabulary import EventKind, Reason
 
@@ -21,6 +22,7 @@ __all__ = [
     "RECOVER_COST",
     "RECOVER_BASE",
     "do_layup",
+    "reserve_reason",
     "do_reserve",
     "do_recover",
     "report_reserve",
@@ -69,15 +71,33 @@ def do_layup(ctx: Resolution, empire: str, order: Order) -> Outcome:
     return ok(LAYUP_COST, where=sys.code, asked=asked, done=n, reserve=emp.reserve)
 
 
+def reserve_reason(sight: Sight, where: System) -> str | None:
+    """The first reason a RESERVE at ``where`` fails for, of those ``sight``
+    can judge: WHERE yours, and reserve cruisers not laid up this turn; None
+    when it finds none or cannot tell. The engine asks it in the order's
+    slot, the order checks as the turn starts (rules.md §17.1); having none
+    comes before a blockade, which only the slot can tell."""
+    if where.owner != sight.empire:
+        return Reason.NOT_OWNED
+    available = sight.reserve()
+    if available is not None and available <= 0:
+        return Reason.NO_RESERVE
+    return None
+
+
 def do_reserve(ctx: Resolution, empire: str, order: Order) -> Outcome:
     """RESERVE where, -, n (1 BP): reserve cruisers (not laid up this turn) appear."""
     emp = ctx.state.empires[empire]
-    sys = _where(ctx, empire, order)
+    sys = owned_system(ctx, empire, order.where)
     if isinstance(sys, Outcome):
         return sys
-    available = emp.reserve - ctx.laid_up.get(empire, 0)
-    if available <= 0:
-        return fail(Reason.NO_RESERVE, where=sys.code)
+    laid_up = ctx.laid_up.get(empire, 0)
+    reason = reserve_reason(Sight(ctx.state, empire, laid_up=laid_up), sys)
+    if reason is not None:
+        return fail(reason, where=sys.code)
+    if is_blockaded(ctx.state, sys):
+        return fail(Reason.BLOCKADED, where=sys.code)
+    available = emp.reserve - laid_up
     asked = asked_count(order.number, available)
     if asked == 0:
         return fail(Reason.NOTHING, where=sys.code)

@@ -13,10 +13,11 @@ from __future__ import annotations
 
 from .orders import Order
 from .resolution import Outcome, Resolution, fail, ok
+from .sight import Sight
 from .state import Empire, Tech
 from .vocabulary import EventKind, Reason
 
-__all__ = ["take_cost", "offerable_level", "do_trade", "do_take"]
+__all__ = ["take_cost", "offerable_level", "trade_reason", "do_trade", "do_take"]
 
 
 def take_cost(level: int) -> int:
@@ -43,17 +44,30 @@ def _partner(ctx: Resolution, empire: str, order: Order) -> tuple[Tech, Empire] 
     return order.tech, partner
 
 
+def trade_reason(sight: Sight, tech: Tech, level: int | None) -> str | None:
+    """Why a TRADE of ``tech`` at ``level`` (None: your own) fails, of what
+    ``sight`` can judge: a level above the one you may offer; None when it
+    is not, or cannot tell. The engine asks it in the order's slot, the
+    order checks as the turn starts (rules.md §17.1)."""
+    if level is None:
+        return None
+    most = sight.offerable(tech)
+    if most is not None and level > most:
+        return Reason.LEVEL_TOO_HIGH
+    return None
+
+
 def do_trade(ctx: Resolution, empire: str, order: Order) -> Outcome:
     """TRADE tech, empire [, level]: offer ``tech`` to ``empire`` this turn."""
     got = _partner(ctx, empire, order)
     if isinstance(got, Outcome):
         return got
     tech, partner = got
-    emp = ctx.state.empires[empire]
     level = order.number.count if order.number is not None else None
     fields: dict[str, object] = {"tech": tech.value, "recipient": partner.code}
-    if level is not None and level > offerable_level(ctx, emp, tech):
-        return fail(Reason.LEVEL_TOO_HIGH, level=level, **fields)
+    reason = trade_reason(Sight(ctx.state, empire, traded_in=ctx.traded_in), tech, level)
+    if reason is not None:
+        return fail(reason, level=level, **fields)
     ctx.offers[(empire, partner.code, tech.value)] = level
     return ok(0, 0, level=level, **fields)
 
