@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session
 
 from .config import Config
 from .mails import queue_welcome
-from .reports.context import TurnView, report_context
+from .reports.context import TurnView, position_context
 from .reports.render import SharedParts, render_report_text
 from .storage import models as m
 from .storage.convert import load_state
@@ -76,7 +76,7 @@ def send_welcomes(
         e = w.empire
         report = latest.get(e.id)
         if report is None:
-            context = report_context(state, [], e.code, game_name=game.name, turn=game.turn - 1, deadline=deadline_at, view=view)
+            context = position_context(state, e.code, game_name=game.name, deadline=deadline_at, view=view)
             report = render_report_text(context, shared)
         empire_state = state.empires.get(e.code)
         home = empire_state.home if empire_state is not None else None

@@ -121,8 +121,10 @@ def _decode(part: Message) -> str:
         text = payload.decode("latin-1", errors="replace")
     if params.get("format", "").lower() == "flowed":
         text = _unflow(text, delsp=params.get("delsp", "").lower() == "yes")
-    # NUL is never part of what a player meant, and PostgreSQL cannot store it.
-    return text.lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "")
+    # PostgreSQL cannot store NUL; deleting it would read another line than the
+    # one written ("null\x00byte" as "nullbyte"). The replacement character
+    # keeps its place, and the parser calls text holding it bad_text.
+    return text.lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "\ufffd")
 
 
 def _unflow(text: str, delsp: bool) -> str:
@@ -161,6 +163,12 @@ class _TextExtractor(HTMLParser):
     def _end_line(self, *, force: bool) -> None:
         if self.line or force:
             text = "".join(self.line)
+            if not force and not text.strip(" \t\n\r\f"):
+                # The source's line break between </p> and <p> (as Outlook
+                # writes them) is no line a mail program shows; a paragraph
+                # holding &nbsp; (Outlook's empty line) is one.
+                self.line = []
+                return
             self.lines.append(("> " + text) if self._quote and text.strip() else text)
             self.line = []
 

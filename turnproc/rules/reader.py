@@ -110,7 +110,8 @@ def _action_hint(word: str) -> str:
 
 
 def _bad_text(text: str) -> bool:
-    return any(
+    # U+FFFD: a character the mail could not carry (a NUL, or bytes of no charset).
+    return "\ufffd" in text or any(
         unicodedata.category(ch) in _BAD_TEXT_CATEGORIES and ch != "\t" for ch in text
     )
 
