@@ -54,7 +54,7 @@ def help_mail(session: Session, config: Config, now: dt.datetime, recipient: str
     return queue_help(
         session, config, now, recipient=recipient, game_id=game.id if game else None,
         vacation_limit=game.vacation_limit if game else None, min_password=MIN_PASSWORD_LENGTH,
-        min_symbols=MIN_PASSWORD_SYMBOLS, kind=kind,
+        min_symbols=MIN_PASSWORD_SYMBOLS, kind=kind, game=game.name if game else None,
     )  # fmt: skip
 
 
