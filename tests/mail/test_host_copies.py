@@ -182,3 +182,41 @@ def test_a_quoted_welcome_and_an_outlook_copy_give_nothing(app: App) -> None:
     outlook = f"-----Original Message-----\nFrom: {HOST}\nSent: Monday, 30 November 2026 12:00\nSubject: Welcome\n\n"
     ack = _send(app, header + "BUILD 118 1\n\n" + outlook + welcome)
     assert _on_file(app) == ["BUILD 118 1"] and "ERROR" not in ack
+
+
+# -- every mail the host writes a player starts a copy -------------------------------
+
+_FIRST_LINES = [
+    ("welcome", {"why": "new"}), ("welcome", {"why": "password"}), ("welcome", {"why": "replace"}),
+    ("welcome", {"why": "new", "report": "STAR CHASE - game g4 - turn 0 report\n\n== Order form for turn 1 ==\nGAME g4\n"
+                 "EMPIRE RIG <password>\nTURN 1\n# Put your password in place of <password>\n\nEND\n"}),
+    ("ack", {"outcome": "accepted"}), ("ack", {"outcome": "cleared"}), ("ack", {"outcome": "commands"}),
+    ("ack", {"outcome": "unchanged"}), ("ack", {"outcome": "older"}), ("ack", {"outcome": "rejected", "reason": "no"}),
+    ("help", {}), ("reminder", {}), ("deadline_changed", {}), ("announcement", {}), ("address_confirm", {}),
+    ("address_changed", {}), ("signup_received", {"code": "RIG"}), ("signup_refused", {"code": "RIG"}), ("bulletin", {}),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("kind, context", _FIRST_LINES, ids=lambda v: v if isinstance(v, str) else "-".join(map(str, v.values())))
+def test_every_mail_to_a_player_is_known_by_its_first_line(kind: str, context: dict[str, str]) -> None:
+    """mailshape's patterns of the host's first lines, held to the templates: each
+    mail, pasted above a player's orders, is skipped whole and the orders are read."""
+    import jinja2
+
+    from turnproc.reports.render import environment
+    from turnproc.resources import templates_dir
+    from turnproc.rules.parser import parse_mail
+
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(templates_dir())), trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True
+    )
+    links = {"site": "https://example.org/g4/", "rules": "https://example.org/g4/rules.html", "orders": "o", "gm": ""}
+    example = "GAME g4\nEMPIRE RIG <password>\nTURN 3\n\nNEWCRS 101 1\nMESSAGE ALL Greetings from the Rigel League!"
+    values = {"example": example, "report": "", "game": "g4", "empire": "RIG", "empire_name": "Rigel League", "turn": 3, "links": links, **context}
+    env.filters.update(environment().filters)
+    text = env.get_template(f"{kind}/body.txt").render(values)
+    # Right under the copy, without a blank line between.
+    parsed = parse_mail(text + "GAME g4\nEMPIRE RIG sesame\nTAX\nEND\n")
+    assert [o.action.value for o in parsed.orders] == ["TAX"] and parsed.header.password == "sesame"
+    first = next(i for i, line in enumerate(text.splitlines(), 1) if line.strip())
+    assert parsed.skipped[0].first_line == first and parsed.skipped[0].reason.value == "host_report", parsed.skipped

@@ -84,8 +84,10 @@ _HOST_FIRST = re.compile(
 )
 # Each of those first lines holds one of these (a cheap test before the patterns).
 _HOST_WORDS = re.compile(r"game|host at|could not", re.IGNORECASE)
-# The host's signature, last in each of its mails: "-- " and then this line.
+# The host's signature, last in each of its mails: "-- " and then this line,
+# and in a report the lines of templates/_links.txt under it.
 _HOST_SIGNATURE = re.compile(r"turnproc\b.*", re.IGNORECASE)
+_HOST_LINKS = re.compile(r"the rulebook|how to send orders:|the game's site:|ask the game master", re.IGNORECASE)
 _HTML_TITLE = re.compile(r".+ - turn \d+( \(corrected\))?", re.IGNORECASE)
 _HTML_RANK = re.compile(r".+ \([A-Za-z]{3}\) - rank \d+, \d+ VP\..*")
 
@@ -295,12 +297,12 @@ def _blocks(lines: list[str], words: list[str]) -> list[HeaderBlock]:
 
 
 def _signature_end(lines: list[str], i: int) -> int | None:
-    """When line ``i`` starts the host's signature ("-- ", then "turnproc ..."),
-    the index of its last line (the signature's lines run to a blank line)."""
+    """When line ``i`` starts the host's signature ("-- ", then "turnproc ..."
+    and, in a report, where the rules are), the index of its last line."""
     if lines[i] not in ("--", "-- ") or i + 1 >= len(lines) or not _HOST_SIGNATURE.fullmatch(lines[i + 1].strip()):
         return None
     j = i + 1
-    while j + 1 < len(lines) and lines[j + 1].strip():
+    while j + 1 < len(lines) and _HOST_LINKS.match(lines[j + 1].strip()):
         j += 1
     return j
 
