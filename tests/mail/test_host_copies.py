@@ -220,3 +220,21 @@ def test_every_mail_to_a_player_is_known_by_its_first_line(kind: str, context: d
     assert [o.action.value for o in parsed.orders] == ["TAX"] and parsed.header.password == "sesame"
     first = next(i for i, line in enumerate(text.splitlines(), 1) if line.strip())
     assert parsed.skipped[0].first_line == first and parsed.skipped[0].reason.value == "host_report", parsed.skipped
+
+
+def test_the_html_report_read_as_text_gives_nothing(app: App) -> None:
+    """A mail program that turns the HTML report into text (its title and rank
+    line, the form in its <pre>, the links under it) pasted between her lines."""
+    from turnproc.mail.mime import html_to_text
+
+    _, password = _welcome(app)
+    header = f"GAME g4\nEMPIRE RIG {password}\n"
+    before = _last_id(app)
+    _send(app, header + "REPORT 0\n")
+    [report] = [mail for mail in _outbox(app, before) if mail.kind == "report_copy"]
+    part = message_from_bytes(report.body, policy=policy.default).get_body(preferencelist=("html",))
+    assert part is not None
+    shown = html_to_text(str(part.get_content()))
+    assert shown.splitlines()[-1] == "The game's site: https://games.example.org/starchase/g4/"
+    ack = _send(app, header + "TAX\n\n" + shown + "\n\nBUILD 118 1\nEND\n")
+    assert _on_file(app) == ["TAX", "BUILD 118 1"] and "ERROR" not in ack

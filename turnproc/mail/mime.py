@@ -159,6 +159,7 @@ class _TextExtractor(HTMLParser):
         self.line: list[str] = []
         self._skip = 0
         self._quote = 0
+        self._pre = 0
 
     def _end_line(self, *, force: bool) -> None:
         if self.line or force:
@@ -181,6 +182,8 @@ class _TextExtractor(HTMLParser):
             self._end_line(force=False)
         if tag == "blockquote":
             self._quote += 1
+        if tag == "pre":
+            self._pre += 1
 
     def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self.handle_starttag(tag, attrs)
@@ -192,9 +195,22 @@ class _TextExtractor(HTMLParser):
             self._end_line(force=False)
         if tag == "blockquote":
             self._quote = max(0, self._quote - 1)
+        if tag == "pre":
+            self._pre = max(0, self._pre - 1)
 
     def handle_data(self, data: str) -> None:
         if self._skip:
+            return
+        if self._pre:
+            # Preformatted text (the report's order form) keeps its lines, as
+            # every mail program shows them; a break right after <pre> is none.
+            if not self.line and data.startswith("\n"):
+                data = data[1:]
+            *whole, rest = data.split("\n")
+            for part in whole:
+                self.line.append(part)
+                self._end_line(force=True)
+            self.line.append(rest)
             return
         # Source line breaks are spaces in HTML; only markup breaks lines.
         self.line.append(" ".join(data.split("\n")) if "\n" in data else data)

@@ -231,6 +231,8 @@ class HeaderBlock:
     """Index of its first line (a TURN line just above GAME/EMPIRE included)."""
     placeholder: bool
     """An EMPIRE line in it has the order form's placeholder for a password."""
+    signed: bool = False
+    """An EMPIRE line in it has a password that is not the placeholder."""
 
 
 @dataclass(frozen=True)
@@ -283,16 +285,19 @@ def _blocks(lines: list[str], words: list[str]) -> list[HeaderBlock]:
                 start = j
                 continue
             break
-        placeholder = False
+        placeholder = signed = False
         while i < len(lines):
             stripped = lines[i].strip()
             word = words[i]
-            if word == "EMPIRE" and is_placeholder(empire_password(lines[i])):
+            password = empire_password(lines[i]) if word == "EMPIRE" else ""
+            if password and is_placeholder(password):
                 placeholder = True
+            elif password:
+                signed = True
             elif word not in ("GAME", "EMPIRE", "TURN") and stripped and not stripped.startswith("#"):
                 break
             i += 1
-        found.append(HeaderBlock(start, placeholder))
+        found.append(HeaderBlock(start, placeholder, signed))
     return found
 
 
@@ -309,10 +314,11 @@ def _signature_end(lines: list[str], i: int) -> int | None:
 
 def _host_copies(lines: list[str], marks: list[SkipReason | None], blocks: list[HeaderBlock]) -> list[SkipReason | None]:
     """``marks`` with every line of each copy of a mail the host sent marked
-    HOST_REPORT: from the mail's first line to the end of the host's signature;
-    without one (cut off, or a report as HTML), to the line above the next
-    header block that is not a form (no mail of the host holds one: its
-    examples have the placeholder password), or to the end of the mail. The
+    HOST_REPORT: from the mail's first line to the end of the host's signature
+    (a report: to its order form's END, and the signature or the links under
+    it); without either, to the line above the next header block with a
+    password (no mail of the host holds one: its examples have the
+    placeholder), or to the end of the mail. The
     order form in a copy (its GAME line to its END) stays the player's: it is
     where a player writes, and it never holds orders of the host's. Quoted
     lines and reply lines keep their marks."""
@@ -320,7 +326,9 @@ def _host_copies(lines: list[str], marks: list[SkipReason | None], blocks: list[
     if not starts:
         return marks
     marks = list(marks)
-    real = sorted(b.start for b in blocks if not b.placeholder)
+    # Where the player's own header starts: a password (a heading "Empire" of
+    # the HTML report as text, or prose starting "Game g4, ...", is none).
+    real = sorted(b.start for b in blocks if b.signed and not b.placeholder)
     i = 0
     for start in starts:
         if start < i:
@@ -340,6 +348,9 @@ def _host_copies(lines: list[str], marks: list[SkipReason | None], blocks: list[
                     signature = _signature_end(lines, after) if after is not None else None
                     if signature is not None:
                         end = signature
+                    # The HTML report, read as text, has where the rules are under the form.
+                    while after is not None and after < stop and _HOST_LINKS.match(lines[after].strip()):
+                        end, after = after, after + 1
                     break
             else:
                 signature = _signature_end(lines, j)
