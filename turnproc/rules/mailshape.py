@@ -62,12 +62,10 @@ _UNDERSCORES = re.compile(r"_{5,}")
 # when a mail program turns it into text).
 _REPORT_START = re.compile(r"star chase - game .* - turn \d+ report.*", re.IGNORECASE)
 _FORM_HEADING = re.compile(r"(==\s*)?order form for turn \d+(\s*==)?", re.IGNORECASE)
-# The HTML report's first two lines as text: "demo - turn 3", then
-# "Rigel League (RIG) - rank 1, 3 VP. ..."; the first alone is too plain to go by.
 # The first line of every other mail the host sends a player (templates/): a
 # welcome, an acknowledgement, an answer, a notice. With the report's, these
-# start a copy of the host's mail (:func:`_host_copies`); tests/rules hold
-# each to what its template writes.
+# start a copy of the host's mail (:func:`_host_copies`);
+# tests/mail/test_host_copies.py holds each to what its template writes.
 _HOST_FIRST = re.compile(
     r"star chase - game .* - turn \d+ bulletin.*"
     r"|welcome to star chase game \S+! .*"
@@ -88,6 +86,8 @@ _HOST_WORDS = re.compile(r"game|host at|could not", re.IGNORECASE)
 # and in a report the lines of templates/_links.txt under it.
 _HOST_SIGNATURE = re.compile(r"turnproc\b.*", re.IGNORECASE)
 _HOST_LINKS = re.compile(r"the rulebook|how to send orders:|the game's site:|ask the game master", re.IGNORECASE)
+# The HTML report's first two lines as text: "demo - turn 3", then
+# "Rigel League (RIG) - rank 1, 3 VP. ..."; the first alone is too plain to go by.
 _HTML_TITLE = re.compile(r".+ - turn \d+( \(corrected\))?", re.IGNORECASE)
 _HTML_RANK = re.compile(r".+ \([A-Za-z]{3}\) - rank \d+, \d+ VP\..*")
 
@@ -318,10 +318,10 @@ def _host_copies(lines: list[str], marks: list[SkipReason | None], blocks: list[
     (a report: to its order form's END, and the signature or the links under
     it); without either, to the line above the next header block with a
     password (no mail of the host holds one: its examples have the
-    placeholder), or to the end of the mail. The
-    order form in a copy (its GAME line to its END) stays the player's: it is
-    where a player writes, and it never holds orders of the host's. Quoted
-    lines and reply lines keep their marks."""
+    placeholder), or to the end of the mail. The order form in a copy (its
+    GAME line to its END) stays the player's: it is where a player writes,
+    and it never holds orders of the host's. Quoted lines and reply lines
+    keep their marks."""
     starts = [i for i, mark in enumerate(marks) if mark is SkipReason.HOST_REPORT and _host_first(lines, i)]
     if not starts:
         return marks
