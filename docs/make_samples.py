@@ -102,7 +102,8 @@ def _orders_for(report: dict[str, Any], turn: int) -> str:
     scouting = {s["code"]: s for s in report["scouting"]}
     base, home = report["empire"]["base"], report["empire"]["home"]
     linked = systems[base]["links"]
-    target = next(c for c in linked if c in scouting and scouting[c]["owner"] is None)
+    # An unowned neighbour when there is one; else any neighbour (a move there is still an order).
+    target = next((c for c in linked if c in scouting and scouting[c]["owner"] is None), linked[0])
     far = next(c for c in sorted(systems | scouting) if c != base and c not in linked)
     lines = [
         "GAME demo",

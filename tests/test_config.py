@@ -54,6 +54,8 @@ def test_password_from_the_environment(tmp_path: Path) -> None:
         ("[smtp]\nsecurity = 'ssl'\n", "'ssl' is not tls, starttls or plain"),
         ("transport = 'pigeon'\n", "transport 'pigeon'"),
         ("database_url = \n", "line 1"),
+        ("site_url = 'docs/rules.md'\n", "site_url 'docs/rules.md' is not an address"),
+        ("site_url = 3\n", "site_url 3 is not an address"),
     ],
 )
 def test_bad_config_names_the_key(tmp_path: Path, content: str, words: str) -> None:
@@ -91,3 +93,9 @@ def test_smtp_connections_is_set_in_the_config_file_and_checked(tmp_path: Path) 
         path.write_text(f"[smtp]\nconnections = {bad}\n")
         with pytest.raises(ConfigError, match="connections"):
             load_config(str(path))
+
+
+def test_site_url_is_read(tmp_path: Path) -> None:
+    cfg = tmp_path / "c.toml"
+    cfg.write_text("site_url = 'https://example.org/starchase/'\n")
+    assert load_config(cfg, env={}).site_url == "https://example.org/starchase/"

@@ -12,6 +12,7 @@ from sqlalchemy.orm import Session
 
 from .config import Config
 from .mail.compose import new_message_id
+from .links import game_links
 from .mails import queue_notice
 
 __all__ = ['empire_tag', 'queue_help', 'queue_address_confirm', 'queue_address_changed', 'queue_player_quit', 'queue_signup_confirm', 'queue_signup_received', 'queue_signup_request', 'queue_signup_refused']
@@ -19,11 +20,15 @@ __all__ = ['empire_tag', 'queue_help', 'queue_address_confirm', 'queue_address_c
 
 def queue_help(
     session: Session, config: Config, now: dt.datetime, *, recipient: str, game_id: int | None,
-    vacation_limit: int | None, min_password: int, min_symbols: int, kind: str = "help",
+    vacation_limit: int | None, min_password: int, min_symbols: int, kind: str = "help", game: str | None = None,
 ) -> bool:  # fmt: skip
-    """To anyone who sent HELP (or only "help"): the short guide. ``kind`` is
-    what the reply caps count it as (``stranger`` for an unknown address)."""
-    context = {"host": config.from_address, "vacation_limit": vacation_limit, "min_password": min_password, "min_symbols": min_symbols}
+    """To anyone who sent HELP (or only "help"): the short guide, with the
+    links of ``game`` when it is known. ``kind`` is what the reply caps count
+    it as (``stranger`` for an unknown address)."""
+    context = {
+        "host": config.from_address, "vacation_limit": vacation_limit, "min_password": min_password,
+        "min_symbols": min_symbols, "links": game_links(config.site_url, game, config.gm_address),
+    }  # fmt: skip
     return queue_notice(session, config, "help", context, now, game_id=game_id, recipient=recipient, kind=kind)
 
 

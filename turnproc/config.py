@@ -92,6 +92,10 @@ class Config:
     site_dir: Path | None = None
     """Where the worker writes each game's public pages after each turn it runs
     (``site_dir/GAME/index.html``, as ``turnproc site``); None: it does not."""
+    site_url: str = ""
+    """The address ``site_dir`` is served at (``https://example.org/starchase/``):
+    a game's pages are at ``site_url`` + GAME + ``/``, and the welcome, HELP and
+    every report link to its rulebook there. Empty: they say to ask the GM."""
     imap: ImapConfig = field(default_factory=ImapConfig)
     smtp: SmtpConfig = field(default_factory=SmtpConfig)
     source: str = "<defaults>"
@@ -100,7 +104,7 @@ class Config:
 _TOP_KEYS = {
     "database_url", "transport", "maildir_in", "maildir_out", "from_address", "gm_address", "outbox_lease",
     "stranger_replies_per_hour", "password_failures_per_hour", "set_aside_after", "outbox_keep_days", "site_dir",
-    "bulletin_threshold", "trusted_authserv_id",
+    "bulletin_threshold", "trusted_authserv_id", "site_url",
 }  # fmt: skip
 
 #: Whole-number settings and their ranges (top-level, and ``[smtp] connections``).
@@ -185,6 +189,9 @@ def load_config(path: str | os.PathLike[str] | None = None, env: Mapping[str, st
     lease = top.get("outbox_lease", 600.0)
     if isinstance(lease, bool) or not isinstance(lease, (int, float)) or not 1 <= lease <= 86400:
         raise ConfigError(f"{source}: outbox_lease {lease!r} is not a number of seconds from 1 to 86400")
+    site_url = top.get("site_url", "")
+    if not isinstance(site_url, str) or (site_url and not site_url.startswith(("https://", "http://"))):
+        raise ConfigError(f"{source}: site_url {site_url!r} is not an address starting with https:// or http://")
     if top.get("transport", "maildir") not in ("maildir", "imap"):
         raise ConfigError(f"{source}: transport {top['transport']!r} is not maildir or imap")
     return Config(imap=imap, smtp=smtp, source=source, **top)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import re
 from typing import Any
 
 from sqlalchemy import select
@@ -22,6 +23,7 @@ from sqlalchemy.orm import Session
 
 from . import jsontext
 from .config import Config
+from .links import game_links
 from .mail.compose import compose, message_id_domain, new_message_id, shown_address
 from .mail.hygiene import clean_header
 from .mail.outbox import Deferred, queue_deferred, queue_mail
@@ -84,11 +86,13 @@ def ack_context(
     skipped: list[str] | None = None,
     cost: dict[str, int] | None = None,
     done: list[str] | None = None,
+    wait: bool = False,
 ) -> dict[str, object]:
     """``outcome``: accepted, cleared, commands or rejected (then ``reason``
     says why). ``on_file`` None: say nothing about the orders on file.
     ``lines`` to ``cost`` are what :func:`order_check` gives; ``done``: what
-    each account command in the mail did, one line each."""
+    each account command in the mail did, one line each; ``wait``: the orders
+    on file carry WAIT."""
     return {
         "outcome": outcome,
         "game": game,
@@ -106,6 +110,7 @@ def ack_context(
         "cost": cost,
         "offline": False,
         "done": done or [],
+        "wait": wait,
     }
 
 
@@ -168,7 +173,7 @@ def _line_results(parsed: ParsedOrders, texts: dict[int, str]) -> list[dict[str,
 _SKIPPED = {
     SkipReason.QUOTED: "quoted text (lines starting with >)",
     SkipReason.REPLY_HEADER: "the mail you replied to",
-    SkipReason.HOST_REPORT: "a copy of the host's report",
+    SkipReason.HOST_REPORT: "a copy of a mail from the host",
     SkipReason.SIGNATURE: "after your signature",
     SkipReason.END: "after END",
     SkipReason.BEFORE_HEADER: "above the GAME line",
@@ -186,6 +191,11 @@ def _skipped_text(skipped: Skipped) -> str:
         else f"lines {skipped.first_line}-{skipped.last_line}"
     )  # fmt: skip
     return f"{where}: {_SKIPPED[skipped.reason]}"
+
+
+#: The reply prefixes mail programs write (English, German, Dutch, the
+#: Nordic languages, French, Spanish, Italian), one or more, with a count or not.
+_REPLY_PREFIX = re.compile(r"^(\s*(re|aw|antw|sv|vs|r|rif|réf|ref|res)(\[\d+\]|\(\d+\))?\s*:\s*)+", re.IGNORECASE)
 
 
 def queue_ack(
@@ -208,8 +218,10 @@ def queue_ack(
     report's are: rendering and writing out a thousand answers was an eighth
     of a big night's poll, which reads its mails one at a time, while sending
     builds on every CPU."""
-    # Whatever the sender put in their headers, ours stay short and storable.
-    subject = clean_header(subject)
+    # Whatever the sender put in their headers, ours stay short and storable;
+    # the template puts one "Re: " in front, so an answer to "Re: orders" is
+    # "Re: orders", never "Re: Re: orders".
+    subject = _REPLY_PREFIX.sub("", clean_header(subject))
     if len(subject) > 200:
         subject = subject[:199] + "\u2026"
     context = {"subject": subject or "your orders", **context}
@@ -253,7 +265,7 @@ def queue_report(
         )  # fmt: skip
         return
     stem = f"{game_name}-turn{report.turn}-{empire_code}"
-    raw = report_mail(config.from_address, recipient, new_message_id(config.from_address), now, report.data, stem)
+    raw = report_mail(config.from_address, recipient, new_message_id(config.from_address), now, report.data, stem, config.site_url)
     queue_mail(session, raw, kind=kind, game_id=game_id, turn=report.turn, held=held, now=now)
 
 
@@ -504,7 +516,7 @@ def queue_welcome(
         "game": game.name, "turn": game.turn, "empire": empire, "empire_name": empire_name, "password": password,
         "why": why,
         "reply_to": config.from_address, "deadline": deadline, "example": example, "report": report,
-        "modules": modules,
+        "modules": modules, "links": game_links(config.site_url, game.name, config.gm_address),
     }  # fmt: skip
     return queue_notice(session, config, "welcome", context, now, game_id=game.id, recipient=recipient, kind="welcome")
 

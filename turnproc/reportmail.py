@@ -30,6 +30,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from . import jsontext
 from .config import Config
+from .links import game_links
 from .mail.compose import compose, pack_markup
 from .mail.outbox import Build, Claimed, Transport, flush_outbox
 from .mail.transport import outbound
@@ -63,13 +64,17 @@ class _Job:
     """The report's or bulletin's data as stored (JSON text): parsed in the
     rendering process, so the flush's own holds a batch's text, not its objects."""
     stem: str
+    site_url: str = ""
 
 
-def report_mail(sender: str, recipient: str, message_id: str, when: dt.datetime, data: dict[str, Any], stem: str) -> bytes:
+def report_mail(
+    sender: str, recipient: str, message_id: str, when: dt.datetime, data: dict[str, Any], stem: str, site_url: str = ""
+) -> bytes:
     """A report as a mail: text and HTML alternatives, the map and the
     neighbourhood map as PNGs the HTML shows inline (``cid:``), and the map
-    as SVG and the JSON attached."""
-    docs = render_report_documents(data)
+    as SVG and the JSON attached; its footer says where the rules are
+    (``site_url``, the config's)."""
+    docs = render_report_documents(data, links=game_links(site_url, str(data.get("game") or "")))
     return compose(
         sender=sender,
         recipient=recipient,
@@ -120,13 +125,13 @@ def _build(job: _Job) -> bytes | Exception:
             return ack_mail(job.sender, job.message_id, job.when, data)
         if job.kind == "bulletin":
             return bulletin_mail(job.sender, job.recipient, job.message_id, job.when, data)
-        return report_mail(job.sender, job.recipient, job.message_id, job.when, data, job.stem)
+        return report_mail(job.sender, job.recipient, job.message_id, job.when, data, job.stem, job.site_url)
     except Exception as exc:
         log.debug("building mail %s failed", job.message_id, exc_info=True)
         return RuntimeError(f"mail {job.message_id} cannot be built: {type(exc).__name__}: {exc}")
 
 
-def _jobs(session: Session, sender: str, mails: list[Claimed]) -> dict[int, _Job]:
+def _jobs(session: Session, sender: str, mails: list[Claimed], site_url: str = "") -> dict[int, _Job]:
     report_ids = [c.report_id for c in mails if c.report_id is not None]
     bulletin_ids = [c.bulletin_id for c in mails if c.bulletin_id is not None]
     reports = {
@@ -149,16 +154,16 @@ def _jobs(session: Session, sender: str, mails: list[Claimed]) -> dict[int, _Job
             jobs[c.id] = _Job("bulletin", sender, c.recipient, c.message_id, c.created_at, bulletins[c.bulletin_id], "")
         elif c.report_id in reports:
             data, stem = reports[c.report_id]
-            jobs[c.id] = _Job("report", sender, c.recipient, c.message_id, c.created_at, data, stem)
+            jobs[c.id] = _Job("report", sender, c.recipient, c.message_id, c.created_at, data, stem, site_url)
     return jobs
 
 
-def mail_bytes(session: Session, row: m.OutboxMail, sender: str) -> bytes:
+def mail_bytes(session: Session, row: m.OutboxMail, sender: str, site_url: str = "") -> bytes:
     """The bytes of an outbox mail: stored, or built as sending would build them."""
     if row.body is not None:
         return row.body
     claimed = Claimed.of(row)
-    job = _jobs(session, sender, [claimed]).get(row.id)
+    job = _jobs(session, sender, [claimed], site_url).get(row.id)
     if job is None:
         raise LookupError(f"mail {row.message_id}: its report or bulletin is no longer stored")
     built = _build(job)
@@ -203,7 +208,7 @@ def render_pool() -> ProcessPoolExecutor:
 
 
 @contextmanager
-def builder(factory: sessionmaker[Session], sender: str) -> Iterator[Build]:
+def builder(factory: sessionmaker[Session], sender: str, site_url: str = "") -> Iterator[Build]:
     """The outbox's builder for one flush: reads the batch's reports and
     bulletins in one query each and renders them, on a pool of processes
     when there are many. A mail whose report is gone (a rollback) gets a
@@ -213,7 +218,7 @@ def builder(factory: sessionmaker[Session], sender: str) -> Iterator[Build]:
     def build(mails: list[Claimed]) -> dict[int, bytes | Exception]:
         nonlocal pool
         with factory() as session:
-            jobs = _jobs(session, sender, mails)
+            jobs = _jobs(session, sender, mails, site_url)
         out: dict[int, bytes | Exception] = {
             c.id: LookupError(f"mail {c.message_id}: its report or bulletin is no longer stored")
             for c in mails
@@ -246,7 +251,7 @@ def send_outbox(
 ) -> tuple[int, int]:
     """Deliver every due mail (``turnproc send``, the worker), building the
     reports and bulletins among them on the way: (sent, failed)."""
-    with builder(factory, config.from_address) as build:
+    with builder(factory, config.from_address, config.site_url) as build:
         return flush_outbox(
             factory, transport or outbound(config), now, lease=dt.timedelta(seconds=config.outbox_lease),
             claimant=claimant, keep_days=config.outbox_keep_days, build=build,

@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session
 
 from .config import Config
 from .mails import queue_welcome
-from .reports.context import TurnView, report_context
+from .reports.context import TurnView, position_context
 from .reports.render import SharedParts, render_report_text
 from .storage import models as m
 from .storage.convert import load_state
@@ -41,10 +41,13 @@ class Welcome:
 # -- the welcome mail ----------------------------------------------------------------
 
 
-def example_orders(game: str, code: str, password: str, turn: int, home: int | None, name: str) -> str:
+def example_orders(game: str, code: str, turn: int, home: int | None, name: str) -> str:
     """A complete order mail for the empire, as the welcome mail shows it:
-    every line is valid (tests/admin/test_empire_commands.py parses it)."""
-    lines = [f"GAME {game}", f"EMPIRE {code} {password}", f"TURN {turn}", ""]
+    every line is valid once the password is in place of ``<password>``
+    (tests/admin/test_empire_commands.py parses it). Never the real password:
+    a player who sends the welcome back must not send an order mail the host
+    would take for theirs (the example's orders are the host's words)."""
+    lines = [f"GAME {game}", f"EMPIRE {code} <password>", f"TURN {turn}", ""]
     if home is not None:
         lines.append(f"NEWCRS {home} 1")
     lines.append(f"MESSAGE ALL Greetings from the {name}!")
@@ -76,14 +79,14 @@ def send_welcomes(
         e = w.empire
         report = latest.get(e.id)
         if report is None:
-            context = report_context(state, [], e.code, game_name=game.name, turn=game.turn - 1, deadline=deadline_at, view=view)
+            context = position_context(state, e.code, game_name=game.name, deadline=deadline_at, view=view)
             report = render_report_text(context, shared)
         empire_state = state.empires.get(e.code)
         home = empire_state.home if empire_state is not None else None
         queued += queue_welcome(
             session, config, game, now,
             empire=e.code, empire_name=e.name, recipient=e.email, password=w.password, why=w.why,
-            deadline=deadline, example=example_orders(game.name, e.code, w.password, game.turn, home, e.name),
+            deadline=deadline, example=example_orders(game.name, e.code, game.turn, home, e.name),
             report=report, modules=game.modules,
         )  # fmt: skip
         if progress is not None and (queued % 100 == 0 or queued == len(welcomes)):

@@ -66,10 +66,17 @@ def test_add_mails_the_welcome_and_prints_no_password(gm: GM, db_url: str) -> No
     assert password not in out
     assert verify_password(password, _hash(db_url, "g4", "RIG")[1])
     assert "turn 0 report" in text and "For Rigel League (RIG)" in text
-    # The example order mail is a mail the host would accept as it stands (docs/gm-handbook.md promises it).
-    parsed = parse_mail(_example(text))
+    # The example order mail holds <password>, never the password itself; with the
+    # password in its place the host accepts it as it stands (docs/gm-handbook.md).
+    example = _example(text)
+    assert "EMPIRE RIG <password>" in example and password not in example
+    parsed = parse_mail(example.replace("<password>", password))
     assert parsed.header.game == "g4" and parsed.header.empire == "RIG" and parsed.header.password == password
     assert len(parsed.orders) == 2 and not [p for p in parsed.problems if p.severity.value == "error"]
+    # The empire's figures are the start's (balance = income, treasury 50), as
+    # REPORT 0 and the acknowledgement give them (docs/gm-handbook.md).
+    assert "Balance for turn 1:  34 BP" in text and "Treasury:            50 BP" in text
+    assert "# Balance 34 BP, treasury 50 BP" in text
 
 
 def test_print_password_shows_the_mailed_password(gm: GM) -> None:
@@ -219,5 +226,6 @@ def test_import_adds_everyone_and_welcomes_each(gm: GM, tmp_path: Path, db_url: 
     for mail in mails:
         code = "RIG" if mail["To"] == "ann@example.org" else "VEG" if mail["To"] == "bo@example.org" else "ALT"
         assert verify_password(_password_in(body(mail)), _hash(db_url, "big", code)[1])
+        assert "Treasury:            50 BP" in body(mail) and "treasury 50 BP" in body(mail)
     rows = json.loads(gm.ok("empire", "list", "big", "--json"))
     assert {r["code"]: r["name"] for r in rows} == {"ALT": "Altair", "RIG": "Rigel, League", "VEG": "Vega"}

@@ -95,6 +95,19 @@ def test_client_shapes_give_the_orders(app, name: str, expected: list[str]) -> N
     assert "Friday" in body  # the deadline, in the game's time zone
 
 
+def test_outlook_html_paragraphs_are_numbered_as_the_player_sees_them(app) -> None:
+    """Outlook writes each line as <p class=MsoNormal> with a line break in the
+    source between </p> and <p>: no line a mail program shows (docs/orders.md
+    promises the acknowledgement's numbers are the lines the player sees)."""
+    _deliver(app, "outlook_html_paragraphs.eml")
+    [result] = poll_maildir(app, NOW)
+    assert result.outcome == "accepted", result.detail
+    assert _orders(app) == ["MOVE 101 103 2", "DISTSQ 101 104"]
+    body = _body(_outbox(app)[0])
+    assert "   6  MOVE 101 103 2" in body and "   7  DISTSQ 101 104" in body
+    assert "   8  MOVX 101 104 1" in body and "ERROR [unknown_action]" in body
+
+
 def test_mixed_errors_store_the_valid_lines_and_explain_each_bad_one(app) -> None:
     _deliver(app, "mixed_errors.eml")
     [result] = poll_maildir(app, NOW)

@@ -205,7 +205,7 @@ def test_nul_bytes_long_subjects_and_long_senders_are_handled_on_every_database(
     b64 = (
         f"From: {EMAILS['RIG']}\r\nTo: {HOST_ADDRESS}\r\nSubject: b64\r\nMIME-Version: 1.0\r\n"
         "Content-Type: text/plain; charset=utf-8\r\nContent-Transfer-Encoding: base64\r\n\r\n"
-        + base64.b64encode(f"GAME corpus\nEMPIRE RIG {PASSWORD}\nTA\x00X\nMOVE 101 103 1\n".encode()).decode()
+        + base64.b64encode(f"GAME corpus\nEMPIRE RIG {PASSWORD}\nTAX\nMOVE 101 103 1\nMESSAGE ALL null\x00byte\n".encode()).decode()
         + "\r\n"
     ).encode()
     long_subject = hostile(From=EMAILS["RIG"], To=HOST_ADDRESS, Subject="orders " + "x" * 2250)
@@ -214,7 +214,11 @@ def test_nul_bytes_long_subjects_and_long_senders_are_handled_on_every_database(
     results = box.poll()
     assert len(results) == 4 and "failed" not in [r.outcome for r in results]
     assert box.count("INBOX") == 0
-    assert box.on_file() == ["TAX", "MOVE 101 103 1"]  # the NUL was dropped from the body
+    # A NUL is not deleted (that would store "nullbyte", a line nobody wrote):
+    # the line is bad_text, as docs/orders.md promises, and the rest is stored.
+    assert box.on_file() == ["TAX", "MOVE 101 103 1"]
+    [ack] = [mail for mail in box.outbox() if mail.subject == "Re: b64"]
+    assert "ERROR [bad_text]" in body(ack) and "   5  MESSAGE ALL null" in body(ack)
     subjects = [mail.subject for mail in box.outbox()]
     assert all(len(s) <= 998 for s in subjects)
 

@@ -87,3 +87,18 @@ def test_the_header_kept_from_choosing_the_text_is_the_chosen_texts(tree: str) -
     parsed = parse_raw(mail(tree))
     assert parsed.shaped == shape_mail(parsed.text[:MAX_TEXT])
     assert parsed.header == parse_header(parsed.text[:MAX_TEXT])
+
+
+@pytest.mark.parametrize(
+    "markup, lines",
+    [
+        ("<p>A</p>\n<p>B</p>", ["A", "B"]),
+        ("<p class=MsoNormal>A<o:p></o:p></p>\r\n<p class=MsoNormal><o:p>&nbsp;</o:p></p>\r\n<p class=MsoNormal>B</p>", ["A", "", "B"]),
+        ("<div>A</div>\n\n<div>B<br>C</div>", ["A", "B", "C"]),
+        ("<p>A<br><br>B</p>", ["A", "", "B"]),
+    ],
+)
+def test_html_lines_are_the_lines_a_mail_program_shows(markup: str, lines: list[str]) -> None:
+    """Line breaks in the source between blocks (as Outlook writes them) are no
+    lines; an empty paragraph with &nbsp; (Outlook's empty line) and <br> are."""
+    assert mime.html_to_text(markup).split("\n") == lines

@@ -93,6 +93,9 @@ def test_join_approved_creates_the_empire_and_mails_the_password(host: Host, cap
     with host.app.sessions() as session:
         empire = session.scalars(select(m.Empire).where(m.Empire.code == "ZED")).one()
         assert empire.email == ZED and verify_password(password, empire.password_hash)
+        # The welcome's figures are the empire's (as REPORT 0 and the acknowledgement give them).
+        assert f"Balance for turn 1:  {empire.balance} BP" in welcome.text and empire.treasury == 50
+        assert f"# Balance {empire.balance} BP, treasury 50 BP" in welcome.text
     assert requests(host) == [("ZED", ZED, "approved")]
     # The new player's mail is now a player's mail.
     host.mail(player("ORDERS", game="spring26", empire="ZED", password=password, sender=ZED))

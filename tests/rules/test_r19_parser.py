@@ -46,7 +46,7 @@ def test_r19_a_version_1_game_refuses_the_new_orders_and_techs() -> None:
     v1 = parse_orders(text, game(1), "ABC")
     assert [p.code for p in v1.problems] == ["not_in_ruleset"] * 10 and v1.orders == []
     assert "rule set 2" in v1.problems[0].message and "rule set 1" in v1.problems[0].message
-    assert codes("STASH", game(1)) == ["missing_field"]
+    assert codes("STASH", game(1)) == ["not_in_ruleset"]
     v2 = parse_orders(text, game(2, hyperspace=2, reserve=1), "ABC")
     assert v2.problems == [] and len(v2.orders) == 10
 

@@ -24,7 +24,7 @@ from ..mail.compose import message_id_tag
 from ..mail.identity import cap_key, valid_address
 from ..mails import queue_bulletin, queue_report
 from ..passwords import generate_password, hash_chosen_password, hash_code, verify_password
-from ..reports.context import report_context
+from ..reports.context import position_context
 from ..rules.commands import MIN_PASSWORD_LENGTH, MIN_PASSWORD_SYMBOLS
 from ..rules.orders import CommandLine, MailCommand, ParsedOrders
 from ..rules.serialize import state_from_dict
@@ -59,7 +59,7 @@ def help_mail(session: Session, config: Config, now: dt.datetime, recipient: str
     return queue_help(
         session, config, now, recipient=recipient, game_id=game.id if game else None,
         vacation_limit=game.vacation_limit if game else None, min_password=MIN_PASSWORD_LENGTH,
-        min_symbols=MIN_PASSWORD_SYMBOLS, kind=kind,
+        min_symbols=MIN_PASSWORD_SYMBOLS, kind=kind, game=game.name if game else None,
     )  # fmt: skip
 
 
@@ -132,13 +132,13 @@ class Account:
             return latest if latest is not None else self._position()
         if turn == 0:
             if self.game.turn == 1:
-                return self._start(0, self.cache.state(session, self.game))
+                return self._start(self.cache.state(session, self.game))
             first = session.scalar(
                 select(m.TurnRecord.state_before).where(m.TurnRecord.game_id == self.game.id, m.TurnRecord.number == 1)
             )
             if first is None:
                 return "the start of the game is no longer on record; ask the GM"
-            return self._start(0, state_from_dict(first))
+            return self._start(state_from_dict(first))
         found = session.scalar(query.where(m.Report.turn == turn))
         if found is not None:
             return found
@@ -155,17 +155,18 @@ class Account:
             select(m.TurnRecord).where(m.TurnRecord.game_id == self.game.id, m.TurnRecord.staged.is_(True))
         )
         if staged is not None:
-            return self._start(staged.number - 1, state_from_dict(staged.state_before))
-        return self._start(self.game.turn - 1, self.cache.state(self.session, self.game))
+            return self._start(state_from_dict(staged.state_before))
+        return self._start(self.cache.state(self.session, self.game))
 
-    def _start(self, turn: int, state: GameState) -> m.Report | str:
+    def _start(self, state: GameState) -> m.Report | str:
+        """The report of ``state`` before its turn ran (turn ``state.turn - 1``)."""
         if self.empire.code not in state.empires:
             return "your empire joined later: there is no report of that turn for it"
         # The report wants the time itself (its JSON gives it in ISO 8601); asked rarely, so not cached.
         deadline = current_deadline_or_none(self.game, self.now)
-        context = report_context(state, [], self.empire.code, game_name=self.game.name, turn=turn, deadline=deadline)
+        context = position_context(state, self.empire.code, game_name=self.game.name, deadline=deadline)
         # Not stored: the start is rendered again whenever asked for.
-        return m.Report(game_id=self.game.id, empire_id=self.empire.id, turn=turn, data=context)
+        return m.Report(game_id=self.game.id, empire_id=self.empire.id, turn=state.turn - 1, data=context)
 
     def password(self, line: CommandLine) -> str:
         new = line.text or ""

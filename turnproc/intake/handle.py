@@ -417,6 +417,7 @@ class _Mail:
             deadline=self.cache.deadline(game, self.now),
             notice=notice,
             done=done,
+            wait=applied.outcome != "cleared" and applied.current is not None and applied.current.wait,
         )
         self.reply(address, "ack", context, game.id)
         return self.finish(IntakeResult(outcome, PROCESSED, game.name, empire.code, f"{len(parsed.orders)} orders"))

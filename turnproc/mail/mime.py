@@ -121,8 +121,10 @@ def _decode(part: Message) -> str:
         text = payload.decode("latin-1", errors="replace")
     if params.get("format", "").lower() == "flowed":
         text = _unflow(text, delsp=params.get("delsp", "").lower() == "yes")
-    # NUL is never part of what a player meant, and PostgreSQL cannot store it.
-    return text.lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "")
+    # PostgreSQL cannot store NUL; deleting it would read another line than the
+    # one written ("null\x00byte" as "nullbyte"). The replacement character
+    # keeps its place, and the parser calls text holding it bad_text.
+    return text.lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "\ufffd")
 
 
 def _unflow(text: str, delsp: bool) -> str:
@@ -157,10 +159,17 @@ class _TextExtractor(HTMLParser):
         self.line: list[str] = []
         self._skip = 0
         self._quote = 0
+        self._pre = 0
 
     def _end_line(self, *, force: bool) -> None:
         if self.line or force:
             text = "".join(self.line)
+            if not force and not text.strip(" \t\n\r\f"):
+                # The source's line break between </p> and <p> (as Outlook
+                # writes them) is no line a mail program shows; a paragraph
+                # holding &nbsp; (Outlook's empty line) is one.
+                self.line = []
+                return
             self.lines.append(("> " + text) if self._quote and text.strip() else text)
             self.line = []
 
@@ -173,6 +182,8 @@ class _TextExtractor(HTMLParser):
             self._end_line(force=False)
         if tag == "blockquote":
             self._quote += 1
+        if tag == "pre":
+            self._pre += 1
 
     def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self.handle_starttag(tag, attrs)
@@ -184,9 +195,22 @@ class _TextExtractor(HTMLParser):
             self._end_line(force=False)
         if tag == "blockquote":
             self._quote = max(0, self._quote - 1)
+        if tag == "pre":
+            self._pre = max(0, self._pre - 1)
 
     def handle_data(self, data: str) -> None:
         if self._skip:
+            return
+        if self._pre:
+            # Preformatted text (the report's order form) keeps its lines, as
+            # every mail program shows them; a break right after <pre> is none.
+            if not self.line and data.startswith("\n"):
+                data = data[1:]
+            *whole, rest = data.split("\n")
+            for part in whole:
+                self.line.append(part)
+                self._end_line(force=True)
+            self.line.append(rest)
             return
         # Source line breaks are spaces in HTML; only markup breaks lines.
         self.line.append(" ".join(data.split("\n")) if "\n" in data else data)

@@ -24,6 +24,7 @@ from .narrative import narrate
 from .orderform import order_form
 
 __all__ = [
+    "position_context",
     "SCHEMA_VERSION", "SCHEMA_ID", "TurnView", "report_context", "roundup", "standings", "order_form", "attacked_systems",
     "turn_arrows", "BULLETIN_TOP", "public_press", "turn_head",
 ]  # fmt: skip
@@ -232,6 +233,21 @@ def _latest(events: list[Event], kind: str, empire: str) -> dict[str, Any]:
         if e.kind == kind and e.empire == empire:
             return e.data
     return {}
+
+
+def position_context(
+    state: GameState,
+    empire_code: str,
+    *,
+    game_name: str,
+    deadline: dt.datetime | None = None,
+    view: TurnView | None = None,
+) -> dict[str, Any]:
+    """The report of an empire's position with no turn run since: the turn-0
+    report (REPORT 0, the welcome mail's report) or, for an empire added
+    later, the position now. The one place these are made, so the welcome,
+    REPORT 0 and the acknowledgement's purses (all read from ``state``) agree."""
+    return report_context(state, [], empire_code, game_name=game_name, turn=state.turn - 1, deadline=deadline, view=view)
 
 
 def report_context(

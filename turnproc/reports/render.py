@@ -288,7 +288,13 @@ def render_report_text(context: dict[str, Any], shared: SharedParts | None = Non
     return environment().get_template("report/body.txt").render({**context, **extra})
 
 
-def render_report_documents(context: dict[str, Any], shared: SharedParts | None = None) -> ReportDocuments:
+def render_report_documents(
+    context: dict[str, Any], shared: SharedParts | None = None, links: dict[str, str] | None = None
+) -> ReportDocuments:
+    """Every format of one report; ``links`` (:func:`turnproc.links.game_links`)
+    puts the footer with the rulebook's and the site's addresses under the
+    order form, as the report mail has it (not part of the stored report: the
+    GM may set ``site_url`` after the turn ran)."""
     data = report_json(context)
     context = stored_context(context)
     svg = svg_map(context)
@@ -305,6 +311,7 @@ def render_report_documents(context: dict[str, Any], shared: SharedParts | None 
         **_report_extras(context, shared), "map_src": f"cid:{MAP_CID}", "map_width": width, "map_height": height,
         "map_legend": compact_legend(context) if compact else [],
         "near_src": f"cid:{NEAR_CID}" if near else "", "near_width": near.width if near else 0,
+        **({"links": links} if links is not None else {}),
     }  # fmt: skip
     rendered = render("report", {**context, **extra})
     assert rendered.html is not None

@@ -196,10 +196,8 @@ def _limit_problem(run: Run, scope: _Scope, cand: Candidate, counts: dict[str, i
         counts["take"] = o.line
     if o.action is Action.STASH and o.number is None and state is not None:
         if not state.v2:
-            run.problem(
-                o.line, "missing_field", cand.text, action="STASH", field="NUMBER",
-                usage="STASH NUMBER",
-            )
+            # Ruling R1: leaving the number out is rule set 2's STASH (rules.md §19.7).
+            run.problem(o.line, "not_in_ruleset", cand.text, value="STASH without a number", ruleset=state.settings.ruleset)
             return False
         if counts["slots"] + 1 != MAX_SLOTS:
             run.problem(o.line, "stash_not_last", cand.text, slot=counts["slots"] + 1)

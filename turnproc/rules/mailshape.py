@@ -19,11 +19,13 @@ __all__ = [
     "HeaderBlock",
     "Shape",
     "bracketed_password",
+    "copy_end",
     "empire_password",
     "first_word",
     "is_placeholder",
     "mail_shape",
     "mark_lines",
+    "mobile_signature",
     "quoted_header_line",
     "unread",
 ]
@@ -60,6 +62,30 @@ _UNDERSCORES = re.compile(r"_{5,}")
 # when a mail program turns it into text).
 _REPORT_START = re.compile(r"star chase - game .* - turn \d+ report.*", re.IGNORECASE)
 _FORM_HEADING = re.compile(r"(==\s*)?order form for turn \d+(\s*==)?", re.IGNORECASE)
+# The first line of every other mail the host sends a player (templates/): a
+# welcome, an acknowledgement, an answer, a notice. With the report's, these
+# start a copy of the host's mail (:func:`_host_copies`);
+# tests/mail/test_host_copies.py holds each to what its template writes.
+_HOST_FIRST = re.compile(
+    r"star chase - game .* - turn \d+ bulletin.*"
+    r"|welcome to star chase game \S+! .*"
+    r"|game \S+, empire [a-z]{3} \(.*\): (the gm has given you a new|there are no orders on file for turn).*"
+    r"|game \S+, empire [a-z]{3}: the deadline of turn \d+ has changed\."
+    r"|(orders|mail) received for game \S+, empire [a-z]{3}, turn \d+.*"
+    r"|your orders for game \S+, empire [a-z]{3}, turn \d+ are withdrawn\."
+    r"|your mail could not be accepted: .*"
+    r"|this is the star chase turn host at .*"
+    r"|a message from the gm of game \S+ to every player:"
+    r"|(someone with the password|the mail address) of empire [a-z]{3} in star chase game .*"
+    r"|(your request to join|the game master did not approve your request to join) star chase game .*",
+    re.IGNORECASE,
+)
+# Each of those first lines holds one of these (a cheap test before the patterns).
+_HOST_WORDS = re.compile(r"game|host at|could not", re.IGNORECASE)
+# The host's signature, last in each of its mails: "-- " and then this line,
+# and in a report the lines of templates/_links.txt under it.
+_HOST_SIGNATURE = re.compile(r"turnproc\b.*", re.IGNORECASE)
+_HOST_LINKS = re.compile(r"the rulebook|how to send orders:|the game's site:|ask the game master", re.IGNORECASE)
 # The HTML report's first two lines as text: "demo - turn 3", then
 # "Rigel League (RIG) - rank 1, 3 VP. ..."; the first alone is too plain to go by.
 _HTML_TITLE = re.compile(r".+ - turn \d+( \(corrected\))?", re.IGNORECASE)
@@ -124,6 +150,15 @@ def _reply_line(lines: list[str], i: int) -> bool:
     return False
 
 
+def _host_first(lines: list[str], i: int) -> bool:
+    """Whether line ``i`` is the first line of a mail the host sent."""
+    line = lines[i].strip()
+    if _HOST_WORDS.search(line) is not None:
+        if _REPORT_START.fullmatch(line) is not None or _HOST_FIRST.fullmatch(line) is not None:
+            return True
+    return " - " in line and _html_report(lines, i)
+
+
 def _html_report(lines: list[str], i: int) -> bool:
     if not _HTML_TITLE.fullmatch(lines[i].strip()):
         return False
@@ -136,7 +171,9 @@ def _html_report(lines: list[str], i: int) -> bool:
 #: A line :func:`_mark` marks holds ``:``, ``-``, ``_`` or ``>``, or comes before a
 #: line ending in ``:`` (an attribution over two lines), or holds these words
 #: (the order form's heading, the one pattern that needs none of those).
-_FORM_WORDS = re.compile(r"order form", re.IGNORECASE)
+_FORM_WORDS = re.compile(
+    r"order form|star chase|for game |of game |could not be accepted|game \S+, empire", re.IGNORECASE
+)
 
 
 def _mark(lines: list[str], i: int) -> SkipReason | None:
@@ -148,7 +185,7 @@ def _mark(lines: list[str], i: int) -> SkipReason | None:
         return None
     if _reply_line(lines, i):
         return SkipReason.REPLY_HEADER
-    if _REPORT_START.fullmatch(line) or _FORM_HEADING.fullmatch(line) or _html_report(lines, i):
+    if _host_first(lines, i) or _FORM_HEADING.fullmatch(line):
         return SkipReason.HOST_REPORT
     return None
 
@@ -172,12 +209,30 @@ def mark_lines(lines: list[str]) -> list[SkipReason | None]:
     return marks
 
 
+# What phones and their mail programs put under a mail, on a line of its own:
+# a signature without "-- " above it.
+_MOBILE = re.compile(
+    r"sent from my .{1,60}|sent (from|with|via) (outlook|yahoo mail|mail|proton ?mail|samsung|aol|blackberry)\b.{0,60}"
+    r"|get outlook for (ios|android)|von meinem .{1,40} gesendet|envoyé de mon .{1,40}"
+    r"|enviado desde mi .{1,40}|inviato da(l mio)? .{1,40}|verzonden (vanaf|met) mijn .{1,40}",
+    re.IGNORECASE,
+)
+
+
+def mobile_signature(line: str) -> bool:
+    """Whether ``line`` is a phone's signature ("Sent from my iPhone", "Get
+    Outlook for Android", "Von meinem iPhone gesendet", ...)."""
+    return _MOBILE.fullmatch(line.strip()) is not None
+
+
 @dataclass(frozen=True)
 class HeaderBlock:
     start: int
     """Index of its first line (a TURN line just above GAME/EMPIRE included)."""
     placeholder: bool
     """An EMPIRE line in it has the order form's placeholder for a password."""
+    signed: bool = False
+    """An EMPIRE line in it has a password that is not the placeholder."""
 
 
 @dataclass(frozen=True)
@@ -230,25 +285,115 @@ def _blocks(lines: list[str], words: list[str]) -> list[HeaderBlock]:
                 start = j
                 continue
             break
-        placeholder = False
+        placeholder = signed = False
         while i < len(lines):
             stripped = lines[i].strip()
             word = words[i]
-            if word == "EMPIRE" and is_placeholder(empire_password(lines[i])):
+            password = empire_password(lines[i]) if word == "EMPIRE" else ""
+            if password and is_placeholder(password):
                 placeholder = True
+            elif password:
+                signed = True
             elif word not in ("GAME", "EMPIRE", "TURN") and stripped and not stripped.startswith("#"):
                 break
             i += 1
-        found.append(HeaderBlock(start, placeholder))
+        found.append(HeaderBlock(start, placeholder, signed))
     return found
+
+
+def _signature_end(lines: list[str], i: int) -> int | None:
+    """When line ``i`` starts the host's signature ("-- ", then "turnproc ..."
+    and, in a report, where the rules are), the index of its last line."""
+    if lines[i] not in ("--", "-- ") or i + 1 >= len(lines) or not _HOST_SIGNATURE.fullmatch(lines[i + 1].strip()):
+        return None
+    j = i + 1
+    while j + 1 < len(lines) and _HOST_LINKS.match(lines[j + 1].strip()):
+        j += 1
+    return j
+
+
+def _host_copies(lines: list[str], marks: list[SkipReason | None], blocks: list[HeaderBlock]) -> list[SkipReason | None]:
+    """``marks`` with every line of each copy of a mail the host sent marked
+    HOST_REPORT: from the mail's first line to the end of the host's signature
+    (a report: to its order form's END, and the signature or the links under
+    it); without either, to the line above the next header block with a
+    password (no mail of the host holds one: its examples have the
+    placeholder), or to the end of the mail. The order form in a copy (its
+    GAME line to its END) stays the player's: it is where a player writes,
+    and it never holds orders of the host's. Quoted lines and reply lines
+    keep their marks."""
+    starts = [i for i, mark in enumerate(marks) if mark is SkipReason.HOST_REPORT and _host_first(lines, i)]
+    if not starts:
+        return marks
+    marks = list(marks)
+    # Where the player's own header starts: a password (a heading "Empire" of
+    # the HTML report as text, or prose starting "Game g4, ...", is none).
+    real = sorted(b.start for b in blocks if b.signed and not b.placeholder)
+    i = 0
+    for start in starts:
+        if start < i:
+            continue  # a report quoted inside a welcome: one copy
+        stop = next((b for b in real if b > start), len(lines))
+        end = stop - 1
+        form = False
+        for j in range(start + 1, stop):
+            if _FORM_HEADING.fullmatch(lines[j].strip()):
+                form = True
+            elif form:
+                form = first_word(lines[j]) != "END"
+                if not form:
+                    # A report ends with its form's END; a welcome goes on to its signature.
+                    end = j
+                    after = next((k for k in range(j + 1, stop) if lines[k].strip()), None)
+                    signature = _signature_end(lines, after) if after is not None else None
+                    if signature is not None:
+                        end = signature
+                    # The HTML report, read as text, has where the rules are under the form.
+                    while after is not None and after < stop and _HOST_LINKS.match(lines[after].strip()):
+                        end, after = after, after + 1
+                    break
+            else:
+                signature = _signature_end(lines, j)
+                if signature is not None:
+                    end = signature
+                    break
+        form = False
+        for j in range(start, end + 1):
+            if form:
+                form = first_word(lines[j]) != "END"
+                continue
+            if marks[j] is None or marks[j] is SkipReason.HOST_REPORT:
+                marks[j] = SkipReason.HOST_REPORT
+            if _FORM_HEADING.fullmatch(lines[j].strip()):
+                form = True
+        i = end + 1
+    return marks
+
+
+def copy_end(lines: list[str], marks: list[SkipReason | None], i: int) -> int:
+    """Where the copy of the host's mail at line ``i`` ends (the index after
+    it), its order form included: read from the player's header above, a
+    pasted form is the host's (its header lines would be read again)."""
+    j, form = i, False
+    while j < len(lines):
+        if form:
+            form = first_word(lines[j]) != "END"
+        elif marks[j] is SkipReason.HOST_REPORT:
+            form = _FORM_HEADING.fullmatch(lines[j].strip()) is not None
+        else:
+            break
+        j += 1
+    return j
 
 
 def mail_shape(lines: list[str]) -> Shape:
     """Mark the lines and choose the header block (the rule is in :mod:`.parser`)."""
-    marks = mark_lines(lines)
     words = [first_word(line) for line in lines]
-    reply = next((i for i, m in enumerate(marks) if m is SkipReason.REPLY_HEADER), len(lines))
     blocks = _blocks(lines, words)
+    marks = _host_copies(lines, mark_lines(lines), blocks)
+    reply = next((i for i, m in enumerate(marks) if m is SkipReason.REPLY_HEADER), len(lines))
+    # A header block in a copy of the host's mail (the welcome's example) is never the player's.
+    blocks = [b for b in blocks if marks[b.start] is not SkipReason.HOST_REPORT]
     real = [b for b in blocks if not b.placeholder]
     mine = [b for b in real if b.start < reply]
     if mine:
@@ -276,17 +421,19 @@ def unread(
     not read, each with its reason; blank lines only join or are left out."""
     out: list[Skipped] = []
     sticky: SkipReason | None = None
+    copy = first  # lines before this index are in a copy of the host's mail
     for i in range(first, stop):
         stripped = lines[i].strip()
         if not stripped:
             continue
         mark = marks[i]
-        if sticky is None and mark in (SkipReason.REPLY_HEADER, SkipReason.HOST_REPORT):
+        if sticky is None and mark is SkipReason.REPLY_HEADER:
             sticky = mark
-        reason = sticky or (SkipReason.QUOTED if mark is SkipReason.QUOTED else default)
-        if sticky is SkipReason.HOST_REPORT and first_word(stripped) == "END":
-            # A pasted report ends with its order form's END; what follows is the player's.
-            sticky = None
+        if sticky is None and mark is SkipReason.HOST_REPORT and i >= copy:
+            copy = copy_end(lines, marks, i)
+        reason = sticky or (
+            SkipReason.HOST_REPORT if i < copy else SkipReason.QUOTED if mark is SkipReason.QUOTED else default
+        )
         if out and out[-1].reason is reason:
             out[-1] = Skipped(out[-1].first_line, i + 1, reason)
         else:

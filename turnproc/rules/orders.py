@@ -355,7 +355,8 @@ class SkipReason(enum.StrEnum):
     """From a mail program's reply line ("On ... wrote:", "-----Original Message-----",
     Outlook's From:/Sent: block) to the end: the mail being replied to."""
     HOST_REPORT = "host_report"
-    """A pasted report of the host (from its first line, or its order form's heading)."""
+    """A copy of a mail of the host's (a report, a welcome, an acknowledgement, ...;
+    or its order form's heading alone), pasted or forwarded back."""
     SIGNATURE = "signature"
     """From a signature line ``--`` to the end."""
     END = "end"

@@ -38,21 +38,34 @@ them in docs/orders.md):
   its German, French, Spanish, Italian, Dutch and "Forwarded message" forms),
   Outlook's block (a ``From:``/``Von:`` line with ``Sent:``/``Gesendet:``/``Date:``
   within the next three lines), and a line of five or more underscores right
-  above such a block; the first line of the host's report (``STAR CHASE - game
-  ... report``; the HTML report as text: ``<game> - turn n`` with the line
-  ``<empire name> (<code>) - rank r, v VP.`` next) or its order form's heading
-  (``Order form for turn n``). Nothing
-  after is read, so nothing after gets a problem. Reply and report lines only
+  above such a block; a phone's signature on a line of its own ("Sent from
+  my iPhone", "Get Outlook for Android", ...: :func:`.mailshape.mobile_signature`).
+  Nothing after is read, so nothing after gets a problem. Reply lines only
   end orders in :func:`parse_mail`; a bare order list has no mail around it.
+* **Copies of the host's mails** (:func:`.mailshape._host_copies`). A copy
+  starts at the first line of a mail the host sends a player (the report's
+  ``STAR CHASE - game ... report``; the HTML report as text: ``<game> - turn
+  n`` with ``<empire name> (<code>) - rank r, v VP.`` next; the welcome's,
+  the acknowledgement's, each answer's and notice's) and ends with the host's
+  signature (``-- `` then ``turnproc ...`` and the lines saying where the
+  rules are), a report's with its order form's END (and that signature or
+  those lines under it); without either, above the next header block with a
+  password, or at the end of the mail. None of it is read, wherever it sits:
+  no header block in it is the header (the welcome's example), and reading
+  from a header above skips it whole (its order form too) and goes on below
+  it. The order form inside a copy is the player's: it may be the header
+  (filled in with the password, or under rule (b)/(c) above). An order
+  form's heading alone (``Order form for turn n``) is skipped as a copy of
+  one line.
 * **What was skipped.** ``ParsedOrders.skipped`` lists the stretches not read,
   in line order, first and last lines never blank, each with a
   :class:`~turnproc.rules.orders.SkipReason`: above the header, stretches of
-  quoted lines are ``quoted``, from a reply line on ``reply_header``, from a
-  report's first line to its order form's ``END`` ``host_report``, the rest
+  quoted lines are ``quoted``, from a reply line on ``reply_header``, each
+  copy of a host's mail (its order form included) ``host_report``, the rest
   ``before_header`` (the whole mail when it has no header); quoted lines
-  among the orders are ``quoted`` (one stretch across blank lines); what
-  follows the end is one stretch: ``end`` (after the END line),
-  ``signature``, ``reply_header`` or ``host_report`` (from that line on).
+  among the orders are ``quoted`` (one stretch across blank lines), copies
+  among them ``host_report``; what follows the end is one stretch: ``end``
+  (after the END line), ``signature`` or ``reply_header`` (from that line on).
 * **Passwords.** Everything after the empire code. A password wrapped in
   ``<`` ``>`` whose inside is a word for a password (``<password>``,
   ``<your password>``, ``<pw>``, ``<passwort>``, ...), empty, or more than one

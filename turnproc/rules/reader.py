@@ -24,7 +24,7 @@ from .grammar import (
     FieldKind,
 )
 from .commands import MASK, read_command
-from .mailshape import bracketed_password, first_word, is_placeholder
+from .mailshape import bracketed_password, copy_end, first_word, is_placeholder, mobile_signature
 from .orders import Action, CommandLine, MailCommand, Order, ParsedOrders, Quantity, SkipReason, Skipped
 from .problems import make_problem
 from .state import TECH_NAMES, Tech, normalise_tech_name
@@ -110,7 +110,8 @@ def _action_hint(word: str) -> str:
 
 
 def _bad_text(text: str) -> bool:
-    return any(
+    # U+FFFD: a character the mail could not carry (a NUL, or bytes of no charset).
+    return "\ufffd" in text or any(
         unicodedata.category(ch) in _BAD_TEXT_CATEGORIES and ch != "\t" for ch in text
     )
 
@@ -250,14 +251,25 @@ def read_lines(
     ``marks`` (order lines, not a mail) only quoted lines, END and a signature
     are recognised."""
     quoting = False  # the last non-blank line was quoted: a quoted line joins its stretch
+    resume = start  # after a copy of the host's mail: reading goes on below it
     for index in range(start, len(lines)):
+        if index < resume:
+            continue
         line = lines[index]
         lineno = index + 1
         mark = marks[index] if marks is not None else None
         if line in ("--", "-- "):
             return index, SkipReason.SIGNATURE
-        if mark is SkipReason.REPLY_HEADER or mark is SkipReason.HOST_REPORT:
+        if mark is SkipReason.REPLY_HEADER:
             return index, mark
+        if mark is SkipReason.HOST_REPORT and marks is not None:
+            # The host's own mail pasted among the player's lines: none of it is
+            # read, and the player's lines below it are.
+            resume = copy_end(lines, marks, index)
+            filled = [i for i in range(index, resume) if lines[i].strip()]
+            run.result.skipped.append(Skipped(lineno, filled[-1] + 1, SkipReason.HOST_REPORT))
+            quoting = False
+            continue
         stripped = line.strip()
         if stripped.startswith(">"):
             skipped = run.result.skipped
@@ -285,6 +297,8 @@ def read_lines(
         else:
             run.seen_action = True
             action = _ACTION_WORDS.get(word)
+            if action is None and mobile_signature(line):
+                return index, SkipReason.SIGNATURE
             if action is None:
                 hint = _action_hint(word)
                 # A mistyped PASSWORD line still holds the new password: never echo it.

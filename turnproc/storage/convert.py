@@ -205,6 +205,14 @@ def _save_empires(session: Session, state: GameState, empire_ids: dict[str, int]
             .values({c: bindparam(c) for c in cols})
         )
         session.connection().execute(stmt, changes)
+        # The UPDATE went past the ORM: an Empire object the session holds
+        # (one just added, say) would otherwise keep its old figures, and
+        # the next load_state in this session, which reads empires through
+        # the ORM, would give them (a welcome mail said balance 0, treasury 0).
+        written = set(empire_ids.values())
+        for obj in list(session.identity_map.values()):
+            if isinstance(obj, m.Empire) and obj.id in written:
+                session.expire(obj, cols)
 
 
 #: System columns written from a System, in this order (``code`` and ``game_id`` aside).
