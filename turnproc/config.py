@@ -87,6 +87,10 @@ class Config:
     site_dir: Path | None = None
     """Where the worker writes each game's public pages after each turn it runs
     (``site_dir/GAME/index.html``, as ``turnproc site``); None: it does not."""
+    pyodide_dir: Path | None = None
+    """An unpacked ``pyodide`` package (the version of
+    :data:`turnproc.reports.desk.PYODIDE_VERSION`), copied into the pages for
+    the order desk's checker; None: the desk is written without it."""
     imap: ImapConfig = field(default_factory=ImapConfig)
     smtp: SmtpConfig = field(default_factory=SmtpConfig)
     source: str = "<defaults>"
@@ -95,7 +99,7 @@ class Config:
 _TOP_KEYS = {
     "database_url", "transport", "maildir_in", "maildir_out", "from_address", "gm_address", "outbox_lease",
     "stranger_replies_per_hour", "password_failures_per_hour", "set_aside_after", "outbox_keep_days", "site_dir",
-    "bulletin_threshold",
+    "bulletin_threshold", "pyodide_dir",
 }  # fmt: skip
 
 #: Whole-number settings and their ranges (top-level, and ``[smtp] connections``).
@@ -173,7 +177,7 @@ def load_config(path: str | os.PathLike[str] | None = None, env: Mapping[str, st
         smtp = _replace(smtp, password=env["TURNPROC_SMTP_PASSWORD"])
     if "TURNPROC_DATABASE_URL" in env:
         top["database_url"] = env["TURNPROC_DATABASE_URL"]
-    for key in ("maildir_in", "maildir_out", "site_dir"):
+    for key in ("maildir_in", "maildir_out", "site_dir", "pyodide_dir"):
         if key in top:
             top[key] = base_dir / str(top[key]) if chosen else Path(str(top[key]))
     _check_counts(source, top)
