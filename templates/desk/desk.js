@@ -83,6 +83,8 @@ function open(text) {
     "; orders for turn " + data.next_turn + ". Balance " + data.empire.balance + " BP, treasury " + data.empire.treasury + " BP.";
   $("host").textContent = hostAddress();
   $("desk").hidden = false;
+  // The desk takes the screen; the picker stays for another report.
+  $("open").classList.add("done");
   drawMap();
   if (desk.judge) loadHints();
   check();
@@ -90,6 +92,8 @@ function open(text) {
 
 $("file").addEventListener("change", async () => {
   const file = $("file").files[0];
+  // Cleared, so picking the same file again (a report written anew) reads it again.
+  $("file").value = "";
   if (file) open(await file.text());
 });
 $("read").addEventListener("click", () => open($("paste").value));
@@ -379,7 +383,8 @@ function check() {
     parts.push(`treasury left ${cost.treasury + cost.to_treasury - cost.treasury_cost} BP`);
   }
   parts.push(`${said.slots}/16 slots used`);
-  if (said.error_lines) parts.push(`${said.error_lines} line${said.error_lines === 1 ? "" : "s"} with errors`);
+  const errors = said.errors.length;
+  if (errors) parts.push(`${errors} line${errors === 1 ? "" : "s"} with errors`);
   sum.textContent = parts.join("; ") + ".";
   out.appendChild(sum);
 }
