@@ -83,6 +83,8 @@ class Served:
     origin: str
     requests: list[tuple[str, str, int]] = field(default_factory=list)
     """(method, path, bytes of body) of each request."""
+    sent: int = 0
+    """Bytes of the files served (bodies only)."""
 
 
 @contextmanager
@@ -99,6 +101,11 @@ def serve(folder: Path) -> Iterator[Served]:
         def do_GET(self) -> None:
             self._note()
             super().do_GET()
+
+        def copyfile(self, source: Any, outputfile: Any) -> None:
+            data = source.read()
+            served.sent += len(data)
+            outputfile.write(data)
 
         def do_POST(self) -> None:
             self._note()

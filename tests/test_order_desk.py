@@ -222,6 +222,44 @@ def test_phone_screenshots_for_the_docs(desk: Session, tmp_path: Path) -> None:
         assert png_size((SAMPLES / name).read_bytes())[0] == PHONE[0]
 
 
+def test_the_report_opens_by_paste_and_by_drop_and_the_password_is_kept_nowhere(desk: Session) -> None:
+    page = desk.page.page
+    page.set_viewport_size({"width": PHONE[0], "height": PHONE[1]})
+    page.evaluate("document.getElementById('who').textContent = ''")
+    page.evaluate("document.getElementById('open').classList.remove('done')")
+    page.fill("#paste", desk.game.json)
+    page.click("#read")
+    assert page.inner_text("#who").startswith("Empire RIG (Empire RIG), report of turn 1; orders for turn 2.")
+    page.evaluate("document.getElementById('who').textContent = ''")
+    page.evaluate("document.getElementById('open').classList.remove('done')")
+    page.evaluate(
+        """text => { const data = new DataTransfer(); data.items.add(new File([text], "RIG.json", {type: "application/json"}));
+                     document.getElementById("drop").dispatchEvent(new DragEvent("drop", {dataTransfer: data, bubbles: true, cancelable: true})); }""",
+        desk.game.json,
+    )
+    page.wait_for_function("document.getElementById('who').textContent.startsWith('Empire RIG')")
+    page.fill("#paste", "{not json")
+    page.click("#read")
+    assert page.inner_text("#problem").startswith("That is not your JSON report:")
+    desk.page.type_orders("TAX", password="kept-nowhere-1")
+    stored = page.evaluate("[JSON.stringify(localStorage), JSON.stringify(sessionStorage), document.cookie]")
+    assert stored == ["{}", "{}", ""]
+    cached = page.evaluate(
+        """async () => { const out = []; for (const name of await caches.keys()) { const cache = await caches.open(name);
+                         for (const r of await cache.keys()) out.push(r.url); } return out; }"""
+    )
+    assert not any("kept-nowhere" in url for url in cached)
+
+
+def test_copy_puts_the_mail_on_the_clipboard(desk: Session) -> None:
+    page = desk.page.page
+    desk.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=desk.served.origin)
+    shown = desk.page.type_orders("TAX")
+    page.click("#copy")
+    page.wait_for_function("document.getElementById('copy').textContent === 'Copied'")
+    assert page.evaluate("navigator.clipboard.readText()") == shown.mail
+
+
 def test_no_request_leaves_the_site_and_the_report_stays(desk: Session) -> None:
     """Chromium's log of every request the page made while it worked (the
     tests above, run first): all to the site's own origin, all GETs with no
@@ -237,6 +275,19 @@ def test_no_request_leaves_the_site_and_the_report_stays(desk: Session) -> None:
     empire = desk.game.data["empire"]
     assert not any(empire["name"] in url or "balance" in url for _, url, _ in desk.requests)
     assert desk.page.errors == []
+
+
+def test_once_loaded_the_desk_works_offline(desk: Session) -> None:
+    """The offline copy (orders/cache.js): with the network gone, the page
+    opens again, its checker loads, and lines are judged."""
+    page = desk.page.page
+    desk.context.set_offline(True)
+    try:
+        desk.page.open(desk.url, desk.game.report)
+        assert page.evaluate("window.orderDesk.judge !== null"), page.inner_text("#status")
+        judged_alike(desk, "TAX\nFOO 1")
+    finally:
+        desk.context.set_offline(False)
 
 
 def test_without_pyodide_the_page_says_so_and_orders_can_still_be_written(browser: Any, tmp_path: Path) -> None:

@@ -3,8 +3,14 @@
 // first; the page, its script and the rules' modules from the site first, so
 // a new turn's rules reach the player, and from the cache when offline.
 const CACHE = "turnproc-order-desk";
+// Everything the desk loads, kept at once: the page's own first load came
+// before this worker, so waiting for the files to pass through would miss them.
+const FILES = {{ files }};
 
-self.addEventListener("install", () => self.skipWaiting());
+self.addEventListener("install", (event) => {
+  self.skipWaiting();
+  event.waitUntil(caches.open(CACHE).then((cache) => cache.addAll(FILES)));
+});
 self.addEventListener("activate", (event) => event.waitUntil(self.clients.claim()));
 
 self.addEventListener("fetch", (event) => {

@@ -17,7 +17,10 @@ def cmd_site(args: argparse.Namespace) -> int:
         pyodide = Path(args.pyodide) if args.pyodide else app.config.pyodide_dir
         written = write_site(session, args.game, Path(args.dir), now(), host_address=app.config.from_address, pyodide=pyodide)
     index = Path(args.dir) / "index.html"
-    out(f"{len(written)} files of game {args.game}'s public pages in {args.dir} (open {index})")
+    pages = [p for p in written if p.parent == Path(args.dir)]
+    out(f"{len(pages)} files of game {args.game}'s public pages in {args.dir} (open {index})")
+    checker = "with its checker" if pyodide else "without its checker (no --pyodide, no pyodide_dir)"
+    out(f"the order desk {checker}: {Path(args.dir) / 'orders' / 'index.html'}")
     return 0
 
 

@@ -121,9 +121,11 @@ def desk_files(game: str, host_address: str, pyodide_ready: bool) -> dict[str, b
     # In a <script> element: "<" written as \u003c, so no text can end it.
     page = env.get_template("desk/index.html").render(game=game, config=Markup(json.dumps(config).replace("<", "\\u003c")))
     files = {"index.html": page.encode()}
-    for name in ("desk.js", "desk.css", "cache.js"):
+    for name in ("desk.js", "desk.css"):
         files[name] = (folder / name).read_bytes()
     files["turnproc.zip"] = module_bundle()
+    cached = ["./", *files, *(f"pyodide/{name}" for name in PYODIDE_FILES if pyodide_ready)]
+    files["cache.js"] = env.get_template("desk/cache.js").render(files=Markup(json.dumps(cached))).encode()
     return files
 
 
