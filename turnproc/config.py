@@ -91,6 +91,9 @@ class Config:
     """An unpacked ``pyodide`` package (the version of
     :data:`turnproc.reports.desk.PYODIDE_VERSION`), copied into the pages for
     the order desk's checker; None: the desk is written without it."""
+    site_url: str | None = None
+    """The public address of ``site_dir`` (``https://example.org/starchase``):
+    the welcome names each game's order desk at ``site_url/GAME/orders/``; None: it does not."""
     imap: ImapConfig = field(default_factory=ImapConfig)
     smtp: SmtpConfig = field(default_factory=SmtpConfig)
     source: str = "<defaults>"
@@ -99,7 +102,7 @@ class Config:
 _TOP_KEYS = {
     "database_url", "transport", "maildir_in", "maildir_out", "from_address", "gm_address", "outbox_lease",
     "stranger_replies_per_hour", "password_failures_per_hour", "set_aside_after", "outbox_keep_days", "site_dir",
-    "bulletin_threshold", "pyodide_dir",
+    "bulletin_threshold", "pyodide_dir", "site_url",
 }  # fmt: skip
 
 #: Whole-number settings and their ranges (top-level, and ``[smtp] connections``).

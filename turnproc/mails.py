@@ -424,6 +424,7 @@ def queue_welcome(
         "why": why,
         "reply_to": config.from_address, "deadline": deadline, "example": example, "report": report,
         "modules": modules,
+        "desk": f"{config.site_url.rstrip('/')}/{game.name}/orders/" if config.site_url else None,
     }  # fmt: skip
     return queue_notice(session, config, "welcome", context, now, game_id=game.id, recipient=recipient, kind="welcome")
 

@@ -77,3 +77,38 @@ def test_the_handbook_names_the_pinned_release() -> None:
     handbook = (Path(__file__).resolve().parents[2] / "docs" / "gm-handbook.md").read_text(encoding="utf-8")
     assert f"npm install --prefix /opt/turnproc-pyodide pyodide@{PYODIDE_VERSION}" in handbook
     assert f"version {PYODIDE_VERSION} of the npm package" in handbook.replace("\n", " ")
+
+
+def test_the_welcome_names_the_desk_when_the_site_has_an_address(tmp_path: Path) -> None:
+    import datetime as dt
+    from email import message_from_bytes, policy
+
+    from sqlalchemy import select
+
+    from tests.factories import make_game
+    from turnproc.app import open_app
+    from turnproc.config import Config, load_config
+    from turnproc.mails import queue_welcome
+    from turnproc.reportmail import mail_bytes
+    from turnproc.storage import models as m
+    from turnproc.storage.db import transaction
+
+    (tmp_path / "turnproc.toml").write_text('site_url = "https://starchase.example/games/"\n', encoding="utf-8")
+    assert load_config(tmp_path / "turnproc.toml").site_url == "https://starchase.example/games/"
+    texts = []
+    for site_url in ("https://starchase.example/games/", None):
+        app = open_app(Config(database_url=f"sqlite:///{tmp_path / f'{bool(site_url)}.db'}", maildir_in=tmp_path / "in",
+                              maildir_out=tmp_path / "out", site_url=site_url))  # fmt: skip
+        try:
+            with transaction(app.sessions) as session:
+                game = make_game(session)
+                queue_welcome(session, app.config, game, dt.datetime(2026, 3, 2, tzinfo=dt.timezone.utc), empire="RIG",
+                              empire_name="Rigel", recipient="ann@example.org", password="pw", why="new", deadline=None,
+                              example="GAME corpus", report="(report)", modules="")  # fmt: skip
+                mail = session.scalars(select(m.OutboxMail).where(m.OutboxMail.kind == "welcome")).one()
+                raw = mail_bytes(session, mail, app.config.from_address)
+            texts.append(str(message_from_bytes(raw, policy=policy.default).get_body(preferencelist=("plain",)).get_content()))  # type: ignore[union-attr]
+        finally:
+            app.close()
+    assert "the order desk,\nhttps://starchase.example/games/corpus/orders/ (open your report's JSON attachment there)." in texts[0]
+    assert "order desk" not in texts[1]
