@@ -233,7 +233,8 @@ const pointers = new Map();
 let moved = 0;
 const map = $("map");
 map.addEventListener("pointerdown", (event) => {
-  map.setPointerCapture(event.pointerId);
+  // Moves outside the map still belong to the drag (not every pointer can be captured).
+  try { map.setPointerCapture(event.pointerId); } catch (error) { /* a drag that leaves the map ends there */ }
   pointers.set(event.pointerId, { x: event.clientX, y: event.clientY });
   moved = 0;
 });
