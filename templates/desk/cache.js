@@ -3,8 +3,9 @@
 // first; the page, its script and the rules' modules from the site first, so
 // a new turn's rules reach the player, and from the cache when offline.
 const CACHE = "turnproc-order-desk";
-// Everything the desk loads, kept at once: the page's own first load came
-// before this worker, so waiting for the files to pass through would miss them.
+// The desk's own files, kept at once. Pyodide's (13 MB) are kept as they pass
+// through: the page waits for this worker before it loads them, so they are
+// downloaded once.
 const FILES = {{ files }};
 
 self.addEventListener("install", (event) => {

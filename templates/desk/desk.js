@@ -26,8 +26,22 @@ function say(text, bad) {
   $("status").classList.toggle("bad", Boolean(bad));
 }
 
+// The offline copy's worker (cache.js), in charge before Pyodide's files are
+// asked for, so it keeps them as they come; a browser without one (or a page
+// opened from a file) goes on without it after a moment.
+function offlineCopy() {
+  if (!("serviceWorker" in navigator) || !location.protocol.startsWith("http")) return Promise.resolve();
+  const inCharge = new Promise((resolve) => {
+    if (navigator.serviceWorker.controller) resolve();
+    navigator.serviceWorker.addEventListener("controllerchange", resolve);
+  });
+  navigator.serviceWorker.register("cache.js").catch(() => {});
+  return Promise.race([inCharge, new Promise((resolve) => setTimeout(resolve, 3000))]);
+}
+
 async function loadChecker() {
   if (!config.pyodide) throw new Error("this site was written without Pyodide's files");
+  await offlineCopy();
   await new Promise((resolve, reject) => {
     const script = document.createElement("script");
     script.src = config.pyodide + "pyodide.js";
@@ -60,9 +74,6 @@ const ready = loadChecker().then(
 );
 desk.ready = ready;
 
-if ("serviceWorker" in navigator && location.protocol.startsWith("http")) {
-  navigator.serviceWorker.register("cache.js").catch(() => {});
-}
 
 // -- opening the report -----------------------------------------------------------
 

@@ -124,7 +124,7 @@ def desk_files(game: str, host_address: str, pyodide_ready: bool) -> dict[str, b
     for name in ("desk.js", "desk.css"):
         files[name] = (folder / name).read_bytes()
     files["turnproc.zip"] = module_bundle()
-    cached = ["./", *files, *(f"pyodide/{name}" for name in PYODIDE_FILES if pyodide_ready)]
+    cached = ["./", *files]
     files["cache.js"] = env.get_template("desk/cache.js").render(files=Markup(json.dumps(cached))).encode()
     return files
 
