@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Sets up and runs the whole test suite on a fresh Debian machine:
 #   bash tests/run.sh [pytest args...]
-# As root it installs what the tests talk to (Dovecot, PostgreSQL, Chromium);
-# it makes a venv in .venv, installs turnproc with its test extras, starts a
+# As root it installs what the tests talk to (Dovecot, PostgreSQL, Chromium, npm);
+# it makes a venv in .venv, installs turnproc with its test extras and the
+# pinned Pyodide release (npm, for the order desk), starts a
 # private PostgreSQL on loopback for the run, and stops it afterwards.
 # The tests run in parallel, one pytest-xdist worker per CPU
 # (TURNPROC_TEST_WORKERS=0 runs them in this one process; a later -n in the
@@ -14,7 +15,7 @@ cd "$(dirname "$0")/.."
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
-  apt-get install -y -qq --no-install-recommends dovecot-imapd postgresql chromium fonts-dejavu-core >/dev/null
+  apt-get install -y -qq --no-install-recommends dovecot-imapd postgresql chromium fonts-dejavu-core npm >/dev/null
 fi
 
 PY=${PYTHON:-python3}
@@ -23,6 +24,14 @@ if [ ! -x .venv/bin/python ]; then
 fi
 .venv/bin/python -m pip install -q --upgrade pip
 .venv/bin/python -m pip install -q -e '.[test]'
+
+# The order desk's checker: Pyodide's release files (the npm package, at the
+# version the desk is written for) in an ignored folder (tests/desk.py).
+PYODIDE=$(.venv/bin/python -c 'from turnproc.reports.desk import PYODIDE_VERSION; print(PYODIDE_VERSION)')
+if ! grep -qs "\"version\": \"$PYODIDE\"" .cache/pyodide-npm/node_modules/pyodide/package.json; then
+  mkdir -p .cache/pyodide-npm
+  npm install --prefix .cache/pyodide-npm --no-save --no-audit --no-fund --loglevel=error "pyodide@$PYODIDE" >/dev/null
+fi
 
 # A private PostgreSQL for the run (the tests start their own when this is not set).
 PGBIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1 || true)
@@ -43,7 +52,7 @@ fi
 .venv/bin/python -m mypy turnproc
 
 set +e
-.venv/bin/python -m pytest -p no:cacheprovider -n "${TURNPROC_TEST_WORKERS:-auto}" "$@"
+.venv/bin/python -m pytest -p no:cacheprovider -n "${TURNPROC_TEST_WORKERS:-auto}" --dist loadgroup "$@"
 status=$?
 set -e
 if [ "$status" = 5 ]; then

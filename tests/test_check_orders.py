@@ -50,12 +50,13 @@ CODES = ("RIG", "VEG", "ZAP")
 
 
 class Game:
-    """A generated three-empire game after one turn, and RIG's JSON report."""
+    """A generated three-empire game after one turn (or of ``codes``, with
+    new_game's ``options``), and RIG's JSON report."""
 
-    def __init__(self, app: App) -> None:
-        self.app = app
+    def __init__(self, app: App, name: str = "prop", codes: tuple[str, ...] = CODES, seed: str = "checker-property", **options: object) -> None:
+        self.app, self.name = app, name
         with transaction(app.sessions) as session:
-            game = make_generated_game(session, "prop", list(CODES), seed="checker-property")
+            game = make_generated_game(session, name, list(codes), seed=seed, **options)
             for empire in game.empires:
                 empire.email = f"{empire.code.lower()}@players.example"
                 empire.password_hash = password_hash()
@@ -73,11 +74,15 @@ class Game:
     def ack(self, body: str) -> tuple[str, str]:
         """Mail ``body`` as RIG's orders through the real intake: (the mail's
         text as the player wrote it, the acknowledgement's text)."""
-        tick = next(self.clock)
+        raw = order_mail(body, game=self.name, empire="RIG", password=PASSWORD, sender="rig@players.example",
+                         message_id=f"<{self.name}-{next(self.clock)}@players.example>")  # fmt: skip
+        written = message_from_bytes(raw, policy=policy.default).get_body(preferencelist=("plain",)).get_content()  # type: ignore[union-attr]
+        return written, self.answer(raw)
+
+    def answer(self, raw: bytes) -> str:
+        """The acknowledgement's text of the mail ``raw`` through the real intake."""
         # Two hours apart: no reply cap counts an earlier example.
-        now = START + dt.timedelta(hours=2 * tick)
-        raw = order_mail(body, game="prop", empire="RIG", password=PASSWORD, sender="rig@players.example",
-                         message_id=f"<prop-{tick}@players.example>")  # fmt: skip
+        now = START + dt.timedelta(hours=2 * next(self.clock))
         with transaction(self.app.sessions) as session:
             # Every example starts from no orders on file, as the checker does.
             withdraw_orders(session, self.empire_id, self.turn)
@@ -86,9 +91,8 @@ class Game:
             mail = session.scalar(select(m.OutboxMail).where(m.OutboxMail.id > before, m.OutboxMail.kind == "ack"))
             assert mail is not None, "no acknowledgement was queued"
             answer = message_from_bytes(mail_bytes(session, mail, self.app.config.from_address), policy=policy.default)
-            text = answer.get_body(preferencelist=("plain",)).get_content()  # type: ignore[union-attr]
-        written = message_from_bytes(raw, policy=policy.default).get_body(preferencelist=("plain",)).get_content()  # type: ignore[union-attr]
-        return written, text
+            text: str = answer.get_body(preferencelist=("plain",)).get_content()  # type: ignore[union-attr]
+        return text
 
 
 @pytest.fixture

@@ -96,6 +96,10 @@ class Config:
     """The address ``site_dir`` is served at (``https://example.org/starchase/``):
     a game's pages are at ``site_url`` + GAME + ``/``, and the welcome, HELP and
     every report link to its rulebook there. Empty: they say to ask the GM."""
+    pyodide_dir: Path | None = None
+    """An unpacked ``pyodide`` package (the version of
+    :data:`turnproc.reports.desk.PYODIDE_VERSION`), copied into the pages for
+    the order desk's checker; None: the desk is written without it."""
     imap: ImapConfig = field(default_factory=ImapConfig)
     smtp: SmtpConfig = field(default_factory=SmtpConfig)
     source: str = "<defaults>"
@@ -104,7 +108,7 @@ class Config:
 _TOP_KEYS = {
     "database_url", "transport", "maildir_in", "maildir_out", "from_address", "gm_address", "outbox_lease",
     "stranger_replies_per_hour", "password_failures_per_hour", "set_aside_after", "outbox_keep_days", "site_dir",
-    "bulletin_threshold", "trusted_authserv_id", "site_url",
+    "bulletin_threshold", "trusted_authserv_id", "pyodide_dir", "site_url",
 }  # fmt: skip
 
 #: Whole-number settings and their ranges (top-level, and ``[smtp] connections``).
@@ -182,7 +186,7 @@ def load_config(path: str | os.PathLike[str] | None = None, env: Mapping[str, st
         smtp = _replace(smtp, password=env["TURNPROC_SMTP_PASSWORD"])
     if "TURNPROC_DATABASE_URL" in env:
         top["database_url"] = env["TURNPROC_DATABASE_URL"]
-    for key in ("maildir_in", "maildir_out", "site_dir"):
+    for key in ("maildir_in", "maildir_out", "site_dir", "pyodide_dir"):
         if key in top:
             top[key] = base_dir / str(top[key]) if chosen else Path(str(top[key]))
     _check_counts(source, top)

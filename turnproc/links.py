@@ -12,10 +12,14 @@ __all__ = ["game_links"]
 
 
 def game_links(site_url: str, game: str | None, gm_address: str = "") -> dict[str, str]:
-    """What the templates' ``links`` hold: ``site``, ``rules`` and ``orders``
-    (addresses, empty without ``site_url`` or a game) and ``gm`` (the GM's
-    address, empty when there is none)."""
+    """What the templates' ``links`` hold: ``site``, ``rules``, ``orders`` and
+    ``desk`` (the order desk: docs/orders.md, "The order desk") — addresses,
+    empty without ``site_url`` or a game — and ``gm`` (the GM's address, empty
+    when there is none)."""
     if not site_url or not game:
-        return {"site": "", "rules": "", "orders": "", "gm": gm_address}
+        return {"site": "", "rules": "", "orders": "", "desk": "", "gm": gm_address}
     site = f"{site_url.rstrip('/')}/{game}/"
-    return {"site": site, "rules": site + "rules.html", "orders": site + "orders.html", "gm": gm_address}
+    return {
+        "site": site, "rules": site + "rules.html", "orders": site + "orders.html", "desk": site + "orders/",
+        "gm": gm_address,
+    }  # fmt: skip

@@ -24,6 +24,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from .errors import one_line
 from .reports.context import standings
+from .reports.desk import write_desk
 from .reports.site import Announcement, Press, PublicGame, Standing, site_files
 from .resources import public_docs
 from .rules.state import Empire
@@ -92,10 +93,14 @@ def public_game(session: Session, game: m.Game, now: dt.datetime) -> PublicGame:
     )
 
 
-def write_site(session: Session, game_name: str, directory: Path, now: dt.datetime) -> list[Path]:
+def write_site(
+    session: Session, game_name: str, directory: Path, now: dt.datetime, *, host_address: str = "", pyodide: Path | None = None
+) -> list[Path]:
     """Write the public pages of ``game_name`` into ``directory`` (made if
-    missing); the files written. Each file is replaced whole (written aside,
-    then renamed), so a web server never serves half a page."""
+    missing), the order desk in ``orders/`` with them (mailing to
+    ``host_address``, checking with the ``pyodide`` release when given); the
+    files written. Each file is replaced whole (written aside, then renamed),
+    so a web server never serves half a page."""
     game = get_game(session, game_name)
     files = site_files(public_game(session, game, now), public_docs())
     directory.mkdir(parents=True, exist_ok=True)
@@ -113,15 +118,17 @@ def write_site(session: Session, game_name: str, directory: Path, now: dt.dateti
             Path(temp).unlink(missing_ok=True)
             raise
         written.append(target)
-    return written
+    return written + write_desk(directory / "orders", game.name, host_address, pyodide)
 
 
-def refresh_site(sessions: sessionmaker[Session], site_dir: Path, game_name: str, now: dt.datetime) -> None:
+def refresh_site(
+    sessions: sessionmaker[Session], site_dir: Path, game_name: str, now: dt.datetime, *, host_address: str = "", pyodide: Path | None = None
+) -> None:
     """The worker's refresh after a turn: the game's pages in ``site_dir/GAME``.
     A failure is logged and never stops the worker: the turn ran, and the
     pages catch up at the next refresh."""
     try:
         with transaction(sessions) as session:
-            write_site(session, game_name, site_dir / game_name, now)
+            write_site(session, game_name, site_dir / game_name, now, host_address=host_address, pyodide=pyodide)
     except Exception as exc:  # a full disk, a bad folder, a lost connection: all wait for the next turn
         log.warning("game %s: public pages in %s not refreshed: %s", game_name, site_dir, one_line(exc))

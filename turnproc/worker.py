@@ -212,7 +212,7 @@ class Service:
         self.seen[game_id] = (signature, now)
         if decision.action in ("run", "early") and self.app.config.site_dir is not None:
             # After the commit: the pages never show a turn that was rolled back.
-            refresh_site(self.app.sessions, self.app.config.site_dir, view.name, now)
+            refresh_site(self.app.sessions, self.app.config.site_dir, view.name, now, host_address=self.app.config.from_address, pyodide=self.app.config.pyodide_dir)
         if queued:
             self._mail_queued()
         return view.name, decision.action

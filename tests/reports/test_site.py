@@ -115,7 +115,7 @@ def test_every_page_renders_in_chromium_without_console_messages(site: Path, tmp
 
 def test_fog_of_war_holds_on_every_page(site: Path) -> None:
     """rules.md §14: the pages show what every report shows everyone, nothing more."""
-    texts = {p.name: p.read_text(encoding="utf-8") for p in site.iterdir()}
+    texts = {p.name: p.read_text(encoding="utf-8") for p in site.iterdir() if p.is_file()}
     for name, text in texts.items():
         for secret in SECRETS:
             assert secret not in text, f"{name} shows {secret!r}"

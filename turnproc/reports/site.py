@@ -182,7 +182,7 @@ def site_files(game: PublicGame, docs: dict[str, str]) -> dict[str, str]:
     env = environment()
     pages = {name: name.removesuffix(".md") + ".html" for name in docs}
     nav = [("index.html", "Standings"), ("turns.html", "Turn by turn"), ("press.html", "Press"),
-           ("announcements.html", "Announcements")] + [(pages[n], _title(docs[n])) for n in docs]  # fmt: skip
+           ("announcements.html", "Announcements"), ("orders/index.html", "Order desk")] + [(pages[n], _title(docs[n])) for n in docs]  # fmt: skip
     common = {"game": game, "nav": nav, "latest": game.standings[-1] if game.standings else None}
     files = {
         "index.html": env.get_template("site/index.html").render(common, page="index.html", plot=Markup(vp_plot(game.standings)), plotted=PLOTTED),
