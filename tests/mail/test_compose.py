@@ -214,8 +214,11 @@ def test_a_reports_html_and_map_travel_in_few_lines_as_the_same_documents() -> N
     from turnproc.reportmail import report_mail
     from turnproc.reports.render import render_report_documents
 
+    from turnproc.links import game_links
+
     context = whole_galaxy_context(2)
-    docs = render_report_documents(context)
+    # As the mail has it: with the footer saying where the rules are.
+    docs = render_report_documents(context, links=game_links("", context["game"]))
     raw = report_mail("Host <h@example.org>", "ann@example.org", "<r@x>", WHEN, context, "g-turn0-EAA")
     msg = parsed(raw)
     rich = msg.get_body(preferencelist=("html",))

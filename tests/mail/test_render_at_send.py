@@ -58,7 +58,10 @@ def test_a_report_mail_is_built_when_sent_and_the_same_every_time(db_url: str, s
         }
         for message_id, raw in built.items():
             assert lf(received[message_id]) == lf(raw)
-            assert plain(raw) == render_report_text(data[message_id])
+            # The report's text, and under it the footer saying where the rules are.
+            text = plain(raw)
+            assert text.startswith(render_report_text(data[message_id]))
+            assert "\n-- \nturnproc for game " + data[message_id]["game"] + "\n" in text[len(render_report_text(data[message_id])) :]
         with app.sessions() as session:
             assert all(r.sent_at is not None for r in session.scalars(select(m.OutboxMail)))
     finally:
