@@ -25,7 +25,7 @@ from .config import Config
 from .mail.compose import compose, message_id_domain, new_message_id, shown_address
 from .mail.hygiene import clean_header
 from .mail.outbox import Deferred, queue_deferred, queue_mail
-from .reportmail import BULLETIN_TO, report_mail
+from .reportmail import BULLETIN_TO, PASSWORD_SLOT, report_mail
 from .reports.render import render, render_subject, report_subject
 from .rules.costs import spending
 from .rules.orders import Order, ParsedOrders, Severity, SkipReason, Skipped, format_order, slots_used
@@ -47,6 +47,8 @@ __all__ = [
     "queue_notice",
     "stable_message_id",
     "queue_welcome",
+    "PASSWORD_SLOT",
+    "queue_guessing_digest",
     "queue_deadline_changed",
     "queue_announcement",
 ]
@@ -424,7 +426,7 @@ def queue_reminder(
     )  # fmt: skip
 
 
-def queue_password_lockout(
+def queue_guessing_digest(
     session: Session,
     config: Config,
     now: dt.datetime,
@@ -433,18 +435,21 @@ def queue_password_lockout(
     game_id: int,
     empire: str,
     owner: str,
-    sender: str,
-    failures: int,
+    count: int,
+    first: dt.datetime,
+    last: dt.datetime,
+    senders: list[tuple[str, int]],
+    more_senders: int,
+    latest: str,
 ) -> None:
-    """To the owner and the GM, once an hour per sender: someone keeps
-    guessing the empire's password, and is no longer answered."""
-    context = {"game": game, "empire": empire, "sender": sender, "failures": failures}
-    hour = now.strftime("%Y%m%d%H")
-    digest = hashlib.sha256(f"{game_id}|{empire}|{sender.lower()}|{hour}".encode()).hexdigest()[:16]
-    for who, to in (("owner", owner), ("gm", config.gm_address)):
-        if to:
-            mid = f"<turnproc.lockout.{digest}.{who}@{message_id_domain(config.from_address)}>"
-            queue_notice(session, config, "password_lockout", context, now, game_id=game_id, recipient=to, message_id=mid)
+    """To the owner and the GM (never to a sender): ``count`` mails with a
+    wrong password for the empire since the last digest (intake/guessing.py)."""
+    context = {
+        "game": game, "empire": empire, "count": count, "first": f"{first:%Y-%m-%d %H:%M}", "last": f"{last:%Y-%m-%d %H:%M}",
+        "senders": senders, "more_senders": more_senders, "latest": latest,
+    }  # fmt: skip
+    for to in dict.fromkeys(a for a in (owner, config.gm_address) if a):
+        queue_notice(session, config, "guessing_digest", context, now, game_id=game_id, recipient=to, kind="guessing")
 
 
 def queue_mail_set_aside(
@@ -489,7 +494,7 @@ def queue_welcome(
     empire: str,
     empire_name: str,
     recipient: str,
-    password: str,
+    sealed_password: str,
     why: str,
     deadline: str | None,
     example: str,
@@ -498,15 +503,23 @@ def queue_welcome(
 ) -> bool:
     """To a new player (or the new player of a handed-over empire): the
     password, how to send orders, the next deadline and the latest report.
-    The only place a password is ever written after it was generated.
+    Queued as what it says, with the password sealed by the password key
+    (turnproc/passwordkey.py) and ``example`` holding :data:`PASSWORD_SLOT`
+    where the password goes: the outbox row holds no password, and the mail is
+    built when it is sent (:func:`turnproc.reportmail.welcome_mail`).
     ``why``: ``new`` player, new ``password``, or ``replace`` (new hands)."""
     context = {
-        "game": game.name, "turn": game.turn, "empire": empire, "empire_name": empire_name, "password": password,
-        "why": why,
+        "game": game.name, "turn": game.turn, "empire": empire, "empire_name": empire_name, "why": why,
         "reply_to": config.from_address, "deadline": deadline, "example": example, "report": report,
         "modules": modules,
     }  # fmt: skip
-    return queue_notice(session, config, "welcome", context, now, game_id=game.id, recipient=recipient, kind="welcome")
+    subject = render_subject("welcome", context)
+    mid = new_message_id(config.from_address)
+    data = jsontext.dumps({"to": recipient, "context": context, "sealed": sealed_password})
+    queue_mail(
+        session, None, kind="welcome", game_id=game.id, now=now, headers=(shown_address(recipient), subject, mid), data=data
+    )
+    return True
 
 
 def queue_deadline_changed(
