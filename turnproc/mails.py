@@ -434,22 +434,28 @@ def queue_guessing_digest(
     game: str,
     game_id: int,
     empire: str,
-    owner: str,
+    recipient: str,
     count: int,
     first: dt.datetime,
     last: dt.datetime,
     senders: list[tuple[str, int]],
     more_senders: int,
     latest: str,
+    empires: list[tuple[str, int]],
+    more_empires: int,
 ) -> None:
-    """To the owner and the GM (never to a sender): ``count`` mails with a
-    wrong password for the empire since the last digest (intake/guessing.py)."""
+    """To an empire's owner (``empire`` its code) or to the GM (``empire``
+    empty, ``empires`` the game's empires with their counts), never to a
+    sender: ``count`` mails with a wrong password since the last digest
+    (intake/guessing.py)."""
     context = {
         "game": game, "empire": empire, "count": count, "first": f"{first:%Y-%m-%d %H:%M}", "last": f"{last:%Y-%m-%d %H:%M}",
-        "senders": senders, "more_senders": more_senders, "latest": latest,
+        "senders": senders, "more_senders": more_senders, "latest": latest, "empires": empires,
+        "more_empires": more_empires,
     }  # fmt: skip
-    for to in dict.fromkeys(a for a in (owner, config.gm_address) if a):
-        queue_notice(session, config, "guessing_digest", context, now, game_id=game_id, recipient=to, kind="guessing")
+    told = len(empires) + more_empires
+    context["about"] = empire or f"{told} empire{'s' if told != 1 else ''}"
+    queue_notice(session, config, "guessing_digest", context, now, game_id=game_id, recipient=recipient, kind="guessing")
 
 
 def queue_mail_set_aside(

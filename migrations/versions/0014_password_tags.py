@@ -1,6 +1,7 @@
-"""password tags and the wrong-password digest: empires.password_tag (a short
-keyed tag checked before scrypt) and empires.guessing_told_at (the last digest
-of wrong-password mails); the per-sender lockout is gone and needs no column
+"""password tags and the wrong-password digests: empires.password_tag (a short
+keyed tag checked before scrypt), empires.guessing_told_at and
+games.guessing_told_at (the owner's and the GM's last digest of wrong-password
+mails); the per-sender lockout is gone and needs no column
 
 Revision ID: 0014
 Revises: 0013
@@ -24,9 +25,13 @@ def upgrade() -> None:
     with op.batch_alter_table('empires', schema=None) as batch_op:
         batch_op.add_column(sa.Column('password_tag', sa.String(length=32), nullable=True))
         batch_op.add_column(sa.Column('guessing_told_at', sa.DateTime(timezone=True), nullable=True))
+    with op.batch_alter_table('games', schema=None) as batch_op:
+        batch_op.add_column(sa.Column('guessing_told_at', sa.DateTime(timezone=True), nullable=True))
 
 
 def downgrade() -> None:
+    with op.batch_alter_table('games', schema=None) as batch_op:
+        batch_op.drop_column('guessing_told_at')
     with op.batch_alter_table('empires', schema=None) as batch_op:
         batch_op.drop_column('guessing_told_at')
         batch_op.drop_column('password_tag')

@@ -16,6 +16,7 @@ HERE = Path(__file__).resolve().parent
 
 GUESSING = "test_guessing.py::test_a_thousand_forged_guesses_neither_stop_nor_delay_the_owner"
 DIGEST = "test_guessing.py::test_the_digest_goes_once_a_day_to_owner_and_gm_never_to_the_sender"
+GM_DIGEST = "test_guessing.py::test_the_gm_gets_one_digest_a_day_for_a_flood_over_every_empire"
 CHOSEN = "test_guessing.py::test_300_guesses_at_a_chosen_password_cost_scrypt_only_for_tag_matches"
 COMMON = "test_chosen_passwords.py::test_a_common_password_is_refused_with_the_reason"
 OWN_NAME = "test_chosen_passwords.py::test_a_password_zxcvbn_finds_guessable_is_refused_with_its_words"
@@ -49,6 +50,8 @@ PROMISES = [
      "scrypt check, as it did before, and is still never refused by its sender", GUESSING),
     ("docs/gm-handbook.md", "at most one a day for each empire, counting every such mail since the last digest and "
      "naming the addresses they claimed. A digest never goes to the sender", DIGEST),
+    ("docs/gm-handbook.md", "You (`gm_address`) get one digest for the game, at most one a day for each game, listing "
+     "the empires and the counts", GM_DIGEST),
     ("docs/gm-handbook.md", "a welcome mail still in the outbox holds its password sealed", WELCOME),
     ("docs/gm-handbook.md", "once it is delivered the row keeps neither the password nor the seal", WELCOME),
     ("docs/gm-handbook.md", "an offline search is 4,096 times cheaper", TAG_FILTER),
@@ -61,8 +64,8 @@ PROMISES = [
     # deploy/OPERATIONS.md: what an operator can rely on.
     ("deploy/OPERATIONS.md", "The first command that needs it makes it, mode 0600, and logs `made a new password key "
      "file`; it is never overwritten", KEY_FILE),
-    ("deploy/OPERATIONS.md", "the digest of password guesses (or typos) for one empire, at most one a day per empire; "
-     "the owner gets the same one. No sender is ever locked out", DIGEST),
+    ("deploy/OPERATIONS.md", "the digest of password guesses (or typos) in one game, at most one a day per game; each "
+     "owner gets one for the empire, at most one a day. No sender is ever locked out", GM_DIGEST),
     ("deploy/OPERATIONS.md", "Losing it loses no game data: a new key is made, and each empire gets a new tag when its "
      "password is next checked correct", LOST),
     ("deploy/OPERATIONS.md", "A second worker host needs a copy of the same file", OTHER_KEY),

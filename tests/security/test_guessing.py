@@ -36,17 +36,22 @@ def test_a_thousand_forged_guesses_neither_stop_nor_delay_the_owner(app: App, sc
     assert ack.recipient == OWNER and text_of(ack).startswith("Orders received for game corpus, empire RIG, turn 1.")
     digests = outbox(app, "guessing")
     assert sorted(d.recipient for d in digests) == sorted([GM, OWNER])
-    assert all("1000 mails with a wrong password for RIG" in d.subject for d in digests)
+    assert {d.recipient: d.subject for d in digests} == {
+        OWNER: "[corpus] 1000 mails with a wrong password for RIG", GM: "[corpus] 1000 mails with a wrong password for 1 empire",
+    }  # fmt: skip
     assert {d.kind for d in outbox(app)} == {"ack", "guessing"}  # nothing else, to no one else
     # Untagged before (made before tags), the empire got its tag from the
-    # owner's mail: of the 500 guesses after it, only tag matches reached scrypt.
+    # owner's mail: of the guesses after it, those of its batch and of the
+    # next (handed to the pool ahead) were checked as before, the rest only
+    # when they matched the tag.
     with app.sessions() as session:
         rig = session.scalars(select(m.Empire).where(m.Empire.code == "RIG")).one()
         key = load_key(app.config)
         assert key.valid(rig.password_hash, rig.password_tag)
-        matches = [f"guess{i:04}" for i in range(500, 1000) if not key.rules_out(rig.id, rig.password_hash, rig.password_tag, f"guess{i:04}")]
-    assert set(matches) <= set(scrypt.calls) and len(scrypt.calls) <= 500 + 1 + len(matches)
-    assert len(matches) < 10  # one in 4,096 of 500
+        later = range(500 + 2 * inbox.BATCH, 1000)
+        matches = [f"guess{i:04}" for i in later if not key.rules_out(rig.id, rig.password_hash, rig.password_tag, f"guess{i:04}")]
+    assert sorted(c for c in scrypt.calls if c.startswith("guess") and int(c[5:]) in later) == matches
+    assert len(matches) < 10  # one in 4,096 of 300
 
 
 def test_the_digest_goes_once_a_day_to_owner_and_gm_never_to_the_sender(app: App) -> None:
@@ -66,6 +71,18 @@ def test_the_digest_goes_once_a_day_to_owner_and_gm_never_to_the_sender(app: App
     poll_maildir(app, NOW + DIGEST_EVERY)
     latest = [d for d in outbox(app, "guessing") if d.recipient == OWNER][-1]
     assert "5 mails with a wrong password for RIG" in latest.subject and "eve@evil.example: 5" in text_of(latest)
+
+
+def test_the_gm_gets_one_digest_a_day_for_a_flood_over_every_empire(app: App) -> None:
+    deliver(app, *(mail("TAX", empire=code, sender="x@evil.example", password=f"g{i}") for i in range(3) for code in ("RIG", "VEG")))
+    poll_maildir(app, NOW)
+    deliver(app, mail("TAX", empire="VEG", sender="x@evil.example", password="again"))
+    poll_maildir(app, NOW + dt.timedelta(hours=1))
+    digests = outbox(app, "guessing")
+    assert sorted(d.recipient for d in digests) == sorted([GM, OWNER, "bo@example.org"])
+    [gm] = [d for d in digests if d.recipient == GM]
+    assert gm.subject == "[corpus] 6 mails with a wrong password for 2 empires"
+    assert "RIG: 3" in text_of(gm) and "VEG: 3" in text_of(gm)
 
 
 def test_300_guesses_at_a_chosen_password_cost_scrypt_only_for_tag_matches(app: App, scrypt: Counted) -> None:

@@ -116,6 +116,9 @@ class Game(Base):
     """Stage each resolved turn for the GM to release instead of sending it at once."""
     last_deadline_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime)
     """The last deadline the worker acted on (catch-up after downtime runs it once)."""
+    guessing_told_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime)
+    """When the GM was last sent the game's digest of wrong-password mails
+    (intake/guessing.py): at most one a day."""
     deadline_override: Mapped[dt.datetime | None] = mapped_column(UTCDateTime)
     """A deadline the GM set by hand for the current turn (``turnproc game extend``);
     it replaces the schedule's next deadline until the turn runs, which clears it."""
