@@ -38,9 +38,12 @@ _ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"
 # A player may choose their own (the PASSWORD mail command). People choose
 # guessable words, and there the work factor is what stands between a stolen
 # database and the password (which the player may use elsewhere): those are
-# hashed with N = 2**14 (16 MiB, thirty-two times the work), and the command
-# refuses short and repetitive ones (rules/commands.py). Verifying costs more
-# only for the empires whose players chose.
+# hashed with N = 2**14 (16 MiB, thirty-two times the work); the parser
+# refuses short and repetitive ones (rules/commands.py) and
+# :func:`chosen_password_weakness` what zxcvbn finds guessable. Verifying
+# costs more only for the empires whose players chose, and only for a
+# password that matches the empire's keyed tag (turnproc/passwordkey.py): a
+# flood of wrong guesses costs no scrypt.
 # The address-change codes (8 symbols, about 40 bits, valid for hours) are
 # shorter secrets: they keep N = 2**12, and are verified rarely.
 # The parameters are stored with each hash, so changing them re-hashes

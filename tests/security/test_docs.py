@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from turnproc.passwordkey import TAG_BITS
+from turnproc.config import load_config
+from turnproc.passwordkey import KEY_FILE_NAME, TAG_BITS
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
@@ -27,6 +28,7 @@ LOST = "test_password_key.py::test_a_lost_key_loses_nothing_the_next_correct_pas
 WELCOME = "test_password_key.py::test_a_queued_welcome_holds_no_password_and_a_sent_one_nothing"
 OTHER_KEY = "test_password_key.py::test_a_welcome_sealed_under_another_key_is_not_sent_with_a_wrong_password"
 TAG_FILTER = "test_docs.py::test_a_tag_is_twelve_bits"
+EXAMPLE = "test_docs.py::test_the_example_config_names_the_key_file_in_the_state_folder"
 
 PROMISES = [
     # docs/orders.md: what a player can rely on.
@@ -70,6 +72,7 @@ PROMISES = [
      "password is next checked correct", LOST),
     ("deploy/OPERATIONS.md", "A second worker host needs a copy of the same file", OTHER_KEY),
     ("deploy/OPERATIONS.md", "offline guessing is 4,096 times cheaper", TAG_FILTER),
+    ("deploy/OPERATIONS.md", "The example config names it (`password_tag_key_file`)", EXAMPLE),
 ]
 
 
@@ -93,3 +96,11 @@ def test_a_tag_is_twelve_bits() -> None:
 def test_the_benchmark_the_operations_guide_names_exists() -> None:
     assert "benchmarks/guessing.py" in _flat("deploy/OPERATIONS.md")
     assert (ROOT / "benchmarks" / "guessing.py").is_file()
+
+
+def test_the_example_config_names_the_key_file_in_the_state_folder(tmp_path: Path) -> None:
+    config = tmp_path / "turnproc.toml"
+    config.write_text((ROOT / "deploy" / "turnproc.example.toml").read_text(encoding="utf-8"), encoding="utf-8")
+    (tmp_path / "imap-password").write_text("x\n")
+    (tmp_path / "smtp-password").write_text("x\n")
+    assert load_config(config, env={}).password_tag_key_file == Path("/var/lib/turnproc") / KEY_FILE_NAME
