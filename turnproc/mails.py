@@ -455,7 +455,11 @@ def queue_guessing_digest(
     }  # fmt: skip
     told = len(empires) + more_empires
     context["about"] = empire or f"{told} empire{'s' if told != 1 else ''}"
-    queue_notice(session, config, "guessing_digest", context, now, game_id=game_id, recipient=recipient, kind="guessing")
+    # Built when sent, as an answer is (a flood over a thousand empires is a
+    # thousand digests; the poll only stores what they say).
+    data = {"to": recipient, "context": context, "in_reply_to": "", "references": "", "template": "guessing_digest"}
+    headers = (shown_address(recipient), render_subject("guessing_digest", context), new_message_id(config.from_address))
+    queue_mail(session, None, kind="guessing", game_id=game_id, now=now, headers=headers, data=jsontext.dumps(data))
 
 
 def queue_mail_set_aside(

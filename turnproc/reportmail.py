@@ -105,9 +105,10 @@ def bulletin_mail(sender: str, recipient: str, message_id: str, when: dt.datetim
 
 def ack_mail(sender: str, message_id: str, when: dt.datetime, data: dict[str, Any]) -> bytes:
     """An answer to a player's mail, from what :func:`turnproc.mails.queue_ack`
-    stored: the same bytes every time for the same row (the boundary seed is
-    its Message-ID)."""
-    rendered = render("ack", data["context"])
+    stored (or a guessing digest, from what :func:`turnproc.mails.queue_guessing_digest`
+    stored: its ``template``): the same bytes every time for the same row (the
+    boundary seed is its Message-ID)."""
+    rendered = render(data.get("template", "ack"), data["context"])
     return compose(
         sender=sender, recipient=data["to"], subject=rendered.subject, text=rendered.text, when=when,
         message_id=message_id, in_reply_to=data["in_reply_to"] or None, references=data["references"] or None,
