@@ -19,19 +19,22 @@ branch_labels = None
 depends_on = None
 
 
+#: (table, column, type) of the columns this revision adds, all NULL on rows on file.
+_COLUMNS = (
+    ('empires', 'password_tag', sa.String(length=32)),
+    ('empires', 'guessing_told_at', sa.DateTime(timezone=True)),
+    ('games', 'guessing_told_at', sa.DateTime(timezone=True)),
+)
+
+
 def upgrade() -> None:
     # Empires on file get no tag here (their passwords are not known): each
-    # gets one the first time its password is checked correct or set.
-    with op.batch_alter_table('empires', schema=None) as batch_op:
-        batch_op.add_column(sa.Column('password_tag', sa.String(length=32), nullable=True))
-        batch_op.add_column(sa.Column('guessing_told_at', sa.DateTime(timezone=True), nullable=True))
-    with op.batch_alter_table('games', schema=None) as batch_op:
-        batch_op.add_column(sa.Column('guessing_told_at', sa.DateTime(timezone=True), nullable=True))
+    # gets one the first time its password is checked correct or set. Plain
+    # ADD COLUMN (no batch copy of the table): the admin views name these tables.
+    for table, column, kind in _COLUMNS:
+        op.add_column(table, sa.Column(column, kind, nullable=True))
 
 
 def downgrade() -> None:
-    with op.batch_alter_table('games', schema=None) as batch_op:
-        batch_op.drop_column('guessing_told_at')
-    with op.batch_alter_table('empires', schema=None) as batch_op:
-        batch_op.drop_column('guessing_told_at')
-        batch_op.drop_column('password_tag')
+    for table, column, _kind in reversed(_COLUMNS):
+        op.execute(f'ALTER TABLE {table} DROP COLUMN {column}')
