@@ -68,10 +68,10 @@ MIN_GUESSES_LOG10 = 12
 #: The most mails a second intake reads, all of them guesses (wrong
 #: passwords, ruled out by their tag: the cheapest mail that still names an
 #: empire). Every online guess costs a mail, so this bounds how fast anyone
-#: guesses. benchmarks/guessing.py measured 4.5 ms of CPU a forged mail (221
-#: a CPU-second, about 440 a second on the 2-core test machine, shared); the
-#: figure is rounded up to 1,000 for a faster host, so the years it gives
-#: (:func:`expected_years`) are lower bounds.
+#: guesses. benchmarks/guessing.py measured 4.5-4.7 ms of CPU a forged mail
+#: (214-221 a CPU-second, about 430 a second on the 2-core test machine,
+#: shared with other work); the figure is rounded up to 1,000 for a faster
+#: host, so the years it gives (:func:`expected_years`) are lower bounds.
 INTAKE_MAILS_PER_SECOND = 1000
 _N_CODE = 2**12
 _N_CHOSEN = 2**14
