@@ -70,7 +70,7 @@ TEXT_SAMPLES = (
     "order-mail.txt",
     "ack.txt",
     "ack-orders-other-address.txt",
-    "ack-wrong-password.txt",
+    "guessing-digest.txt",
     "ack-wrong-turn.txt",
     "ack-cleared.txt",
     "ack-no-game-line.txt",
@@ -128,7 +128,7 @@ def _mails(report: dict[str, Any], turn: int) -> list[Mail]:
     return [
         Mail("ack.txt", ann, "Hi GM, my orders:\n\n" + _orders_for(report, turn) + "\n-- \nAnn\n"),
         Mail("ack-orders-other-address.txt", "Ann Rigg <ann.rigg@work.example>", header + "ORDERS\n"),
-        Mail("ack-wrong-password.txt", "Someone <someone@elsewhere.example>", f"GAME demo\nEMPIRE {EMPIRE} letmein\nTAX\n"),
+        Mail("guessing-digest.txt", "Someone <someone@elsewhere.example>", f"GAME demo\nEMPIRE {EMPIRE} letmein\nTAX\n"),
         Mail("ack-wrong-turn.txt", ann, f"GAME demo\nEMPIRE {EMPIRE} {SAMPLE_PASSWORD}\nTURN {turn - 1}\nTAX\n"),
         Mail("ack-cleared.txt", ann, header + "CLEAR\n"),
         Mail("ack-no-game-line.txt", ann, f"EMPIRE {EMPIRE} {SAMPLE_PASSWORD}\nTAX\n"),
@@ -167,6 +167,7 @@ def make_samples(workdir: Path) -> dict[str, str]:
     from turnproc.storage.queries import get_empire, get_game
     from turnproc.passwords import hash_password
     from turnproc.intake import handle_mail
+    from turnproc.intake.guessing import tell_of_guessing
     from turnproc.reportmail import mail_bytes
     from turnproc.reports.render import render_report_documents
     from turnproc.storage import models as m
@@ -200,6 +201,16 @@ def make_samples(workdir: Path) -> dict[str, str]:
             raw = _message(mail, f"Orders {GAME} turn {turn}", when, number)
             with transaction(app.sessions) as session:
                 result = handle_mail(session, raw, app.config, when + dt.timedelta(minutes=number))
+            if result.outcome == "wrong_password":
+                # Not answered: told to the owner (and the GM) in the day's digest.
+                tell_of_guessing(app, [empire.id], when + dt.timedelta(minutes=number))
+                with app.sessions() as session:
+                    row = session.scalars(
+                        select(m.OutboxMail).where(m.OutboxMail.kind == "guessing", m.OutboxMail.recipient == empire.email)
+                    ).one()
+                    out[mail.name] = _reply_text(mail_bytes(session, row, app.config.from_address))
+                continue
+            with transaction(app.sessions) as session:
                 assert len(result.replies) == 1, (mail.name, result)
                 row = session.scalars(select(m.OutboxMail).where(m.OutboxMail.message_id == result.replies[0])).one()
                 out[mail.name] = _reply_text(mail_bytes(session, row, app.config.from_address))

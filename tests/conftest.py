@@ -26,6 +26,22 @@ if os.environ.get("CI"):
     settings.load_profile("ci")
 
 
+@pytest.fixture(scope="session", autouse=True)
+def password_key_folder(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """Where a host on a database server keeps its password key when the config
+    names none (systemd's $STATE_DIRECTORY, turnproc/passwordkey.py): a
+    folder of the test session's, not the working tree. Processes the tests
+    start inherit it."""
+    folder = tmp_path_factory.mktemp("state")
+    before = os.environ.get("STATE_DIRECTORY")
+    os.environ["STATE_DIRECTORY"] = str(folder)
+    yield folder
+    if before is None:
+        os.environ.pop("STATE_DIRECTORY", None)
+    else:
+        os.environ["STATE_DIRECTORY"] = before
+
+
 @pytest.fixture(scope="session")
 def postgres_url() -> Iterator[str]:
     """URL of the server's maintenance database: $TURNPROC_TEST_PG_URL (set by

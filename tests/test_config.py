@@ -74,9 +74,10 @@ def test_missing_config_file_is_one_clear_error(tmp_path: Path) -> None:
 def test_the_intake_limits_are_set_in_the_config_file(tmp_path: Path) -> None:
     """docs/gm-handbook.md names these keys; a config file sets them."""
     path = tmp_path / "turnproc.toml"
-    path.write_text("stranger_replies_per_hour = 0\npassword_failures_per_hour = 3\nset_aside_after = 5\n")
+    path.write_text('stranger_replies_per_hour = 0\nset_aside_after = 5\npassword_tag_key_file = "keys/tag.key"\n')
     config = load_config(str(path))
-    assert (config.stranger_replies_per_hour, config.password_failures_per_hour, config.set_aside_after) == (0, 3, 5)
+    assert (config.stranger_replies_per_hour, config.set_aside_after) == (0, 5)
+    assert config.password_tag_key_file == tmp_path / "keys" / "tag.key"
     path.write_text("set_aside_after = 0\n")
     with pytest.raises(ConfigError, match="set_aside_after 0 is not a whole number from 1 to 100"):
         load_config(str(path))
@@ -99,3 +100,13 @@ def test_site_url_is_read(tmp_path: Path) -> None:
     cfg = tmp_path / "c.toml"
     cfg.write_text("site_url = 'https://example.org/starchase/'\n")
     assert load_config(cfg, env={}).site_url == "https://example.org/starchase/"
+
+
+def test_the_retired_lockout_setting_is_accepted_and_ignored(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """A config from before the per-sender lockout was dropped still loads
+    (docs/gm-handbook.md, "Passwords and guessing"), with a warning."""
+    path = tmp_path / "turnproc.toml"
+    path.write_text("password_failures_per_hour = 3\n")
+    config = load_config(str(path))
+    assert not hasattr(config, "password_failures_per_hour")
+    assert "password_failures_per_hour is no longer used" in caplog.text

@@ -28,7 +28,7 @@ import turnproc
 PACKAGE = Path(turnproc.__file__).parent
 
 LAYERS: list[tuple[str, ...]] = [
-    ("turnproc", "turnproc.rules", "turnproc.errors", "turnproc.config", "turnproc.passwords",
+    ("turnproc", "turnproc.rules", "turnproc.errors", "turnproc.config", "turnproc.passwords", "turnproc.passwordkey",
      "turnproc.resources", "turnproc.retry", "turnproc.logs", "turnproc.collector",
      "turnproc.jsontext", "turnproc.sidework", "turnproc.links"),
     ("turnproc.deadlines", "turnproc.scenario"),

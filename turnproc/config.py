@@ -8,6 +8,7 @@ committed to a deploy repo without passwords in it.
 
 from __future__ import annotations
 
+import logging
 import os
 import tomllib
 from dataclasses import dataclass, field, fields, replace
@@ -17,6 +18,8 @@ from typing import Any, Mapping
 __all__ = ["ConfigError", "Config", "ImapConfig", "SmtpConfig", "load_config", "DEFAULT_FILE"]
 
 DEFAULT_FILE = "turnproc.toml"
+
+log = logging.getLogger(__name__)
 
 
 class ConfigError(ValueError):
@@ -67,14 +70,14 @@ class Config:
     stranger_replies_per_hour: int = 3
     """Answers to addresses that play in no game, all together, per hour (only
     to mail that names a game here); the rest of such mail is not answered."""
-    password_failures_per_hour: int = 5
-    """Wrong passwords for one empire from one sender in an hour before that
-    sender's mail for it is no longer answered (the GM and the owner are told once)."""
     trusted_authserv_id: str = ""
     """The ``authserv-id`` the receiving mail server stamps its
     ``Authentication-Results`` headers with (RFC 8601): a mail whose From
     domain fails DMARC by that server's word is filed unanswered, its
     password never checked. Empty: no header is trusted (deploy/dmarc.md)."""
+    password_tag_key_file: Path | None = None
+    """The password key (turnproc/passwordkey.py), made on first use; None:
+    beside the data (:func:`turnproc.passwordkey.key_path`)."""
     set_aside_after: int = 3
     """Polls a mail may fail in (our fault, not the player's) before it is
     moved to the Failed folder and the GM is told; it never blocks the inbox."""
@@ -107,13 +110,19 @@ class Config:
 
 _TOP_KEYS = {
     "database_url", "transport", "maildir_in", "maildir_out", "from_address", "gm_address", "outbox_lease",
-    "stranger_replies_per_hour", "password_failures_per_hour", "set_aside_after", "outbox_keep_days", "site_dir",
-    "bulletin_threshold", "trusted_authserv_id", "pyodide_dir", "site_url",
+    "stranger_replies_per_hour", "set_aside_after", "outbox_keep_days", "site_dir",
+    "bulletin_threshold", "trusted_authserv_id", "pyodide_dir", "site_url", "password_tag_key_file",
 }  # fmt: skip
+
+#: Keys of older versions, accepted and ignored (a config from before the
+#: upgrade still starts), with why.
+_RETIRED = {
+    "password_failures_per_hour": "no mail is refused by its sender any more; see the handbook's \"Passwords and guessing\"",
+}
 
 #: Whole-number settings and their ranges (top-level, and ``[smtp] connections``).
 _COUNTS = {
-    "stranger_replies_per_hour": (0, 1000), "password_failures_per_hour": (1, 1000), "set_aside_after": (1, 100),
+    "stranger_replies_per_hour": (0, 1000), "set_aside_after": (1, 100),
     "outbox_keep_days": (0, 3650), "bulletin_threshold": (1, 100_000), "connections": (1, 20),
 }  # fmt: skip
 
@@ -175,6 +184,9 @@ def load_config(path: str | os.PathLike[str] | None = None, env: Mapping[str, st
     for key, value in raw.items():
         if key in ("imap", "smtp"):
             continue
+        if key in _RETIRED:
+            log.warning("%s: %s is no longer used (%s)", source, key, _RETIRED[key])
+            continue
         if key not in _TOP_KEYS:
             raise ConfigError(f"{source}: unknown key {key!r} (known: {', '.join(sorted(_TOP_KEYS | {'imap', 'smtp'}))})")
         top[key] = value
@@ -186,7 +198,7 @@ def load_config(path: str | os.PathLike[str] | None = None, env: Mapping[str, st
         smtp = _replace(smtp, password=env["TURNPROC_SMTP_PASSWORD"])
     if "TURNPROC_DATABASE_URL" in env:
         top["database_url"] = env["TURNPROC_DATABASE_URL"]
-    for key in ("maildir_in", "maildir_out", "site_dir", "pyodide_dir"):
+    for key in ("maildir_in", "maildir_out", "site_dir", "pyodide_dir", "password_tag_key_file"):
         if key in top:
             top[key] = base_dir / str(top[key]) if chosen else Path(str(top[key]))
     _check_counts(source, top)

@@ -47,6 +47,7 @@ __all__ = [
     "queue_notice",
     "stable_message_id",
     "queue_welcome",
+    "queue_guessing_digest",
     "queue_deadline_changed",
     "queue_announcement",
 ]
@@ -355,7 +356,7 @@ def queue_reminder(
     )  # fmt: skip
 
 
-def queue_password_lockout(
+def queue_guessing_digest(
     session: Session,
     config: Config,
     now: dt.datetime,
@@ -363,19 +364,32 @@ def queue_password_lockout(
     game: str,
     game_id: int,
     empire: str,
-    owner: str,
-    sender: str,
-    failures: int,
+    recipient: str,
+    count: int,
+    first: dt.datetime,
+    last: dt.datetime,
+    senders: list[tuple[str, int]],
+    more_senders: int,
+    latest: str,
+    empires: list[tuple[str, int]],
+    more_empires: int,
 ) -> None:
-    """To the owner and the GM, once an hour per sender: someone keeps
-    guessing the empire's password, and is no longer answered."""
-    context = {"game": game, "empire": empire, "sender": sender, "failures": failures}
-    hour = now.strftime("%Y%m%d%H")
-    digest = hashlib.sha256(f"{game_id}|{empire}|{sender.lower()}|{hour}".encode()).hexdigest()[:16]
-    for who, to in (("owner", owner), ("gm", config.gm_address)):
-        if to:
-            mid = f"<turnproc.lockout.{digest}.{who}@{message_id_domain(config.from_address)}>"
-            queue_notice(session, config, "password_lockout", context, now, game_id=game_id, recipient=to, message_id=mid)
+    """To an empire's owner (``empire`` its code) or to the GM (``empire``
+    empty, ``empires`` the game's empires with their counts), never to a
+    sender: ``count`` mails with a wrong password since the last digest
+    (intake/guessing.py)."""
+    context = {
+        "game": game, "empire": empire, "count": count, "first": f"{first:%Y-%m-%d %H:%M}", "last": f"{last:%Y-%m-%d %H:%M}",
+        "senders": senders, "more_senders": more_senders, "latest": latest, "empires": empires,
+        "more_empires": more_empires,
+    }  # fmt: skip
+    told = len(empires) + more_empires
+    context["about"] = empire or f"{told} empire{'s' if told != 1 else ''}"
+    # Built when sent, as an answer is (a flood over a thousand empires is a
+    # thousand digests; the poll only stores what they say).
+    data = {"to": recipient, "context": context, "in_reply_to": "", "references": "", "template": "guessing_digest"}
+    headers = (shown_address(recipient), render_subject("guessing_digest", context), new_message_id(config.from_address))
+    queue_mail(session, None, kind="guessing", game_id=game_id, now=now, headers=headers, data=jsontext.dumps(data))
 
 
 def queue_mail_set_aside(
@@ -420,7 +434,7 @@ def queue_welcome(
     empire: str,
     empire_name: str,
     recipient: str,
-    password: str,
+    sealed_password: str,
     why: str,
     deadline: str | None,
     example: str,
@@ -429,15 +443,24 @@ def queue_welcome(
 ) -> bool:
     """To a new player (or the new player of a handed-over empire): the
     password, how to send orders, the next deadline and the latest report.
-    The only place a password is ever written after it was generated.
+    Queued as what it says, with the password sealed by the password key
+    (turnproc/passwordkey.py); ``example`` says ``<password>`` where the
+    password goes, never the password itself (a welcome sent back must not
+    read as an order mail). The outbox row holds no password, and the mail is
+    built when it is sent (:func:`turnproc.reportmail.welcome_mail`).
     ``why``: ``new`` player, new ``password``, or ``replace`` (new hands)."""
     context = {
-        "game": game.name, "turn": game.turn, "empire": empire, "empire_name": empire_name, "password": password,
-        "why": why,
+        "game": game.name, "turn": game.turn, "empire": empire, "empire_name": empire_name, "why": why,
         "reply_to": config.from_address, "deadline": deadline, "example": example, "report": report,
         "modules": modules, "links": game_links(config.site_url, game.name, config.gm_address),
     }  # fmt: skip
-    return queue_notice(session, config, "welcome", context, now, game_id=game.id, recipient=recipient, kind="welcome")
+    subject = render_subject("welcome", context)
+    mid = new_message_id(config.from_address)
+    data = jsontext.dumps({"to": recipient, "context": context, "sealed": sealed_password})
+    queue_mail(
+        session, None, kind="welcome", game_id=game.id, now=now, headers=(shown_address(recipient), subject, mid), data=data
+    )
+    return True
 
 
 def queue_deadline_changed(

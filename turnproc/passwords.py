@@ -5,12 +5,18 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
+import math
 import os
 import secrets
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 
-__all__ = ["generate_password", "hash_password", "hash_code", "hash_chosen_password", "hash_passwords", "verify_password"]
+import zxcvbn
+
+__all__ = [
+    "generate_password", "hash_password", "hash_code", "hash_chosen_password", "hash_passwords", "verify_password",
+    "GENERATED_BITS", "MIN_GUESSES_LOG10", "INTAKE_MAILS_PER_SECOND", "chosen_password_weakness", "expected_years",
+]  # fmt: skip
 
 # Words a player can read off a report and type on a phone: no 0/O, 1/l/I.
 _ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"
@@ -32,9 +38,12 @@ _ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"
 # A player may choose their own (the PASSWORD mail command). People choose
 # guessable words, and there the work factor is what stands between a stolen
 # database and the password (which the player may use elsewhere): those are
-# hashed with N = 2**14 (16 MiB, thirty-two times the work), and the command
-# refuses short and repetitive ones (rules/commands.py). Verifying costs more
-# only for the empires whose players chose.
+# hashed with N = 2**14 (16 MiB, thirty-two times the work); the parser
+# refuses short and repetitive ones (rules/commands.py) and
+# :func:`chosen_password_weakness` what zxcvbn finds guessable. Verifying
+# costs more only for the empires whose players chose, and only for a
+# password that matches the empire's keyed tag (turnproc/passwordkey.py): a
+# flood of wrong guesses costs no scrypt.
 # The address-change codes (8 symbols, about 40 bits, valid for hours) are
 # shorter secrets: they keep N = 2**12, and are verified rarely.
 # The parameters are stored with each hash, so changing them re-hashes
@@ -48,6 +57,22 @@ _ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"
 # memory for that poll, keyed by a SHA-256 of the password: nothing beyond the
 # stored scrypt hash outlives the poll (intake/prepare.py).
 _N, _R, _P = 2**9, 8, 1
+
+#: Generated passwords: 12 symbols from :data:`_ALPHABET`.
+GENERATED_BITS = 12 * math.log2(31)
+#: A chosen password must take zxcvbn's estimate of at least 10**12 guesses
+#: (its top score, 4, starts at 10**10): at :data:`INTAKE_MAILS_PER_SECOND`
+#: a guess a mail, half of 10**12 takes years (:func:`expected_years`), where
+#: 10**10 would take weeks.
+MIN_GUESSES_LOG10 = 12
+#: The most mails a second intake reads, all of them guesses (wrong
+#: passwords, ruled out by their tag: the cheapest mail that still names an
+#: empire). Every online guess costs a mail, so this bounds how fast anyone
+#: guesses. benchmarks/guessing.py measured 4.5-4.7 ms of CPU a forged mail
+#: (214-221 a CPU-second, about 430 a second on the 2-core test machine,
+#: shared with other work); the figure is rounded up to 1,000 for a faster
+#: host, so the years it gives (:func:`expected_years`) are lower bounds.
+INTAKE_MAILS_PER_SECOND = 1000
 _N_CODE = 2**12
 _N_CHOSEN = 2**14
 
@@ -106,3 +131,24 @@ def verify_password(password: str, stored: str) -> bool:
     except (ValueError, TypeError):
         return False
     return hmac.compare_digest(actual, expected)
+
+
+def chosen_password_weakness(password: str, *context: str) -> str | None:
+    """Why a password a player chose may not be used, in zxcvbn's words (its
+    warning, else its estimate); None when it may. ``context``: words an
+    attacker would try first (the game, the empire's code and name)."""
+    # zxcvbn's time grows with the length; 128 symbols (the parser's most) is milliseconds.
+    found = zxcvbn.zxcvbn(password[:128], user_inputs=[c for c in context if c])
+    if found["guesses_log10"] >= MIN_GUESSES_LOG10:
+        return None
+    feedback = found["feedback"]
+    why = feedback["warning"] or f"it could be guessed in about 10^{int(found['guesses_log10'])} tries"
+    hint = " ".join(feedback["suggestions"]) or "A longer one, e.g. four unrelated words joined by hyphens, is better."
+    return f"{why.rstrip('.')} (zxcvbn; it must take 10^{MIN_GUESSES_LOG10} tries). {hint}"
+
+
+def expected_years(guesses: float, per_second: float = INTAKE_MAILS_PER_SECOND) -> float:
+    """Years an online guesser needs on average to find a password among
+    ``guesses`` equally likely ones (half of them), one guess a mail at
+    ``per_second`` mails."""
+    return guesses / 2 / per_second / (365.25 * 24 * 3600)

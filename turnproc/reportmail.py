@@ -34,12 +34,16 @@ from .links import game_links
 from .mail.compose import compose, pack_markup
 from .mail.outbox import Build, Claimed, Transport, flush_outbox
 from .mail.transport import outbound
+from .passwordkey import PasswordKey, load_key
 from .reports.render import MAP_CID, NEAR_CID, render, render_report_documents
 from .storage import models as m
 
 log = logging.getLogger(__name__)
 
-__all__ = ["report_mail", "bulletin_mail", "ack_mail", "builder", "BULLETIN_TO", "PARALLEL_FROM", "send_outbox", "mail_bytes"]
+__all__ = [
+    "report_mail", "bulletin_mail", "ack_mail", "welcome_mail", "builder", "BULLETIN_TO", "PARALLEL_FROM",
+    "send_outbox", "mail_bytes",
+]  # fmt: skip
 
 #: The To: of a bulletin: its recipients are only in the SMTP envelope.
 BULLETIN_TO = "undisclosed-recipients:;"
@@ -106,13 +110,25 @@ def bulletin_mail(sender: str, recipient: str, message_id: str, when: dt.datetim
 
 def ack_mail(sender: str, message_id: str, when: dt.datetime, data: dict[str, Any]) -> bytes:
     """An answer to a player's mail, from what :func:`turnproc.mails.queue_ack`
-    stored: the same bytes every time for the same row (the boundary seed is
-    its Message-ID)."""
-    rendered = render("ack", data["context"])
+    stored (or a guessing digest, from what :func:`turnproc.mails.queue_guessing_digest`
+    stored: its ``template``): the same bytes every time for the same row (the
+    boundary seed is its Message-ID)."""
+    rendered = render(data.get("template", "ack"), data["context"])
     return compose(
         sender=sender, recipient=data["to"], subject=rendered.subject, text=rendered.text, when=when,
         message_id=message_id, in_reply_to=data["in_reply_to"] or None, references=data["references"] or None,
         boundary_seed=_boundary_seed(message_id),
+    )  # fmt: skip
+
+
+def welcome_mail(sender: str, message_id: str, when: dt.datetime, data: dict[str, Any], password: str) -> bytes:
+    """A welcome mail, from what :func:`turnproc.mails.queue_welcome` stored
+    and the password unsealed for it."""
+    context = {**data["context"], "password": password}
+    rendered = render("welcome", context)
+    return compose(
+        sender=sender, recipient=data["to"], subject=rendered.subject, text=rendered.text, when=when,
+        message_id=message_id, boundary_seed=_boundary_seed(message_id),
     )  # fmt: skip
 
 
@@ -123,6 +139,8 @@ def _build(job: _Job) -> bytes | Exception:
         data = jsontext.loads(job.data)
         if job.kind == "ack":
             return ack_mail(job.sender, job.message_id, job.when, data)
+        if job.kind == "welcome":
+            return welcome_mail(job.sender, job.message_id, job.when, data, data["password"])
         if job.kind == "bulletin":
             return bulletin_mail(job.sender, job.recipient, job.message_id, job.when, data)
         return report_mail(job.sender, job.recipient, job.message_id, job.when, data, job.stem, job.site_url)
@@ -131,7 +149,9 @@ def _build(job: _Job) -> bytes | Exception:
         return RuntimeError(f"mail {job.message_id} cannot be built: {type(exc).__name__}: {exc}")
 
 
-def _jobs(session: Session, sender: str, mails: list[Claimed], site_url: str = "") -> dict[int, _Job]:
+def _jobs(
+    session: Session, sender: str, mails: list[Claimed], site_url: str = "", key: PasswordKey | None = None
+) -> dict[int, _Job]:
     report_ids = [c.report_id for c in mails if c.report_id is not None]
     bulletin_ids = [c.bulletin_id for c in mails if c.bulletin_id is not None]
     reports = {
@@ -148,7 +168,11 @@ def _jobs(session: Session, sender: str, mails: list[Claimed], site_url: str = "
     } if bulletin_ids else {}  # fmt: skip
     jobs: dict[int, _Job] = {}
     for c in mails:
-        if c.data is not None:
+        if c.data is not None and c.kind == "welcome":
+            data = _unsealed(c, key)
+            if data is not None:
+                jobs[c.id] = _Job("welcome", sender, c.recipient, c.message_id, c.created_at, data, "")
+        elif c.data is not None:
             jobs[c.id] = _Job("ack", sender, c.recipient, c.message_id, c.created_at, c.data, "")
         elif c.bulletin_id in bulletins:
             jobs[c.id] = _Job("bulletin", sender, c.recipient, c.message_id, c.created_at, bulletins[c.bulletin_id], "")
@@ -158,14 +182,30 @@ def _jobs(session: Session, sender: str, mails: list[Claimed], site_url: str = "
     return jobs
 
 
-def mail_bytes(session: Session, row: m.OutboxMail, sender: str, site_url: str = "") -> bytes:
-    """The bytes of an outbox mail: stored, or built as sending would build them."""
+def _unsealed(mail: Claimed, key: PasswordKey | None) -> str | None:
+    """A welcome's stored data with its password unsealed (only in memory,
+    on its way to the renderer); None without the key it was sealed with."""
+    assert mail.data is not None
+    data = jsontext.loads(mail.data)
+    try:
+        password = key.unseal(data.pop("sealed")) if key is not None else None
+    except ValueError:
+        password = None
+    if password is None:
+        log.error("welcome mail %s: its password was sealed with another password key; not built", mail.message_id)
+        return None
+    return jsontext.dumps({**data, "password": password})
+
+
+def mail_bytes(session: Session, row: m.OutboxMail, sender: str, site_url: str = "", key: PasswordKey | None = None) -> bytes:
+    """The bytes of an outbox mail: stored, or built as sending would build
+    them (a welcome's with ``key``, the password key)."""
     if row.body is not None:
         return row.body
     claimed = Claimed.of(row)
-    job = _jobs(session, sender, [claimed], site_url).get(row.id)
+    job = _jobs(session, sender, [claimed], site_url, key).get(row.id)
     if job is None:
-        raise LookupError(f"mail {row.message_id}: its report or bulletin is no longer stored")
+        raise LookupError(f"mail {row.message_id}: its report or bulletin, or the key of its password, is missing")
     built = _build(job)
     if isinstance(built, Exception):
         raise built
@@ -208,7 +248,7 @@ def render_pool() -> ProcessPoolExecutor:
 
 
 @contextmanager
-def builder(factory: sessionmaker[Session], sender: str, site_url: str = "") -> Iterator[Build]:
+def builder(factory: sessionmaker[Session], sender: str, site_url: str = "", key: PasswordKey | None = None) -> Iterator[Build]:
     """The outbox's builder for one flush: reads the batch's reports and
     bulletins in one query each and renders them, on a pool of processes
     when there are many. A mail whose report is gone (a rollback) gets a
@@ -218,7 +258,7 @@ def builder(factory: sessionmaker[Session], sender: str, site_url: str = "") -> 
     def build(mails: list[Claimed]) -> dict[int, bytes | Exception]:
         nonlocal pool
         with factory() as session:
-            jobs = _jobs(session, sender, mails, site_url)
+            jobs = _jobs(session, sender, mails, site_url, key)
         out: dict[int, bytes | Exception] = {
             c.id: LookupError(f"mail {c.message_id}: its report or bulletin is no longer stored")
             for c in mails
@@ -251,7 +291,7 @@ def send_outbox(
 ) -> tuple[int, int]:
     """Deliver every due mail (``turnproc send``, the worker), building the
     reports and bulletins among them on the way: (sent, failed)."""
-    with builder(factory, config.from_address, config.site_url) as build:
+    with builder(factory, config.from_address, config.site_url, load_key(config)) as build:
         return flush_outbox(
             factory, transport or outbound(config), now, lease=dt.timedelta(seconds=config.outbox_lease),
             claimant=claimant, keep_days=config.outbox_keep_days, build=build,

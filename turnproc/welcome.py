@@ -18,6 +18,7 @@ from sqlalchemy.orm import Session
 
 from .config import Config
 from .mails import queue_welcome
+from .passwordkey import load_key
 from .reports.context import TurnView, position_context
 from .reports.render import SharedParts, render_report_text
 from .storage import models as m
@@ -62,7 +63,8 @@ def send_welcomes(
     now: dt.datetime,
     progress: Callable[[str, int, int], None] | None = None,
 ) -> int:
-    """Queue each player's welcome mail: password, an example order mail,
+    """Queue each player's welcome mail: password (sealed in the queued row,
+    and tagged on the empire: turnproc/passwordkey.py), an example order mail,
     the next deadline, and the empire's latest report (for an empire with no
     report yet, its position now, as the turn-0 report shows it). The state
     and the parts every report shares are built once for all of them."""
@@ -73,10 +75,13 @@ def send_welcomes(
     active = game.status == "active"
     deadline = current_deadline_text(view_of(game), now) if active else None
     deadline_at = current_deadline_or_none(view_of(game), now) if active else None
+    session.flush()  # each empire's id goes into its password's tag
     latest = _latest_reports(session, [w.empire.id for w in welcomes])
+    key = load_key(config)
     queued = 0
     for w in welcomes:
         e = w.empire
+        e.password_tag = key.tag(e.id, e.password_hash, w.password)
         report = latest.get(e.id)
         if report is None:
             context = position_context(state, e.code, game_name=game.name, deadline=deadline_at, view=view)
@@ -85,7 +90,7 @@ def send_welcomes(
         home = empire_state.home if empire_state is not None else None
         queued += queue_welcome(
             session, config, game, now,
-            empire=e.code, empire_name=e.name, recipient=e.email, password=w.password, why=w.why,
+            empire=e.code, empire_name=e.name, recipient=e.email, sealed_password=key.seal(w.password), why=w.why,
             deadline=deadline, example=example_orders(game.name, e.code, game.turn, home, e.name),
             report=report, modules=game.modules,
         )  # fmt: skip

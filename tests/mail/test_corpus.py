@@ -139,19 +139,17 @@ def test_wrong_password_stores_nothing_and_tells_the_owner(app) -> None:
     assert "mallory@evil.example" in _body(reply) and "wrong password" in _body(reply)
 
 
-def test_wrong_password_replies_are_rate_limited(app) -> None:
+def test_wrong_passwords_are_told_once_in_a_digest(app) -> None:
     raw = (CORPUS / "wrong_password.eml").read_bytes()
     box = mailbox.Maildir(app.config.maildir_in, create=True)
     for i in range(25):
         box.add(raw.replace(b"wrongpw-0012", f"wrongpw-{i}".encode()))
     results = poll_maildir(app, NOW)
-    # Five wrong passwords from one sender in an hour, then that sender is no
-    # longer answered or checked for this empire (docs/orders.md).
-    assert [r.outcome for r in results] == ["wrong_password"] * 5 + ["locked_out"] * 20
-    replies = [row for row in _outbox(app) if row.kind == "reject"]
-    assert len(replies) == 5 and all(r.recipient == "ann@example.org" for r in replies)
-    [lockout] = [row for row in _outbox(app) if row.kind == "notice"]
-    assert lockout.recipient == "ann@example.org" and "5 wrong passwords for RIG from mallory@evil.example" in lockout.subject
+    # Never a sender locked out, never an answer per mail (docs/orders.md): one digest.
+    assert [r.outcome for r in results] == ["wrong_password"] * 25
+    [digest] = _outbox(app)
+    assert digest.kind == "guessing" and digest.recipient == "ann@example.org"
+    assert "25 mails with a wrong password for RIG" in digest.subject and "mallory@evil.example: 25" in _body(digest)
 
 
 def test_other_sender_with_the_right_password_is_accepted_and_the_owner_told(app) -> None:

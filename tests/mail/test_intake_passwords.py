@@ -1,6 +1,6 @@
 """Intake verifies each (empire, password) at most once per poll, on a thread
 pool, a batch ahead of the mails that need the answers, and a flood of
-guesses costs it no more scrypt than the lockout allows."""
+guesses costs it scrypt only for the guesses that match the empire's password tag."""
 
 from __future__ import annotations
 
@@ -10,13 +10,16 @@ import threading
 from collections.abc import Iterator
 
 import pytest
+from sqlalchemy import select
 
 from tests.factories import EMAILS
 from tests.mail.test_mail_safety import GOOD, NOW, Box, box, mail_at  # noqa: F401 - box is the fixture
 from turnproc.intake import inbox, prepare
 from turnproc.intake.ahead import FetchAhead
 from turnproc.intake.cache import IntakeCache
+from turnproc.passwordkey import load_key
 from turnproc.passwords import verify_password
+from turnproc.storage import models as m
 
 
 class Counted:
@@ -62,22 +65,33 @@ def test_each_empire_and_password_is_verified_once_a_poll(box: Box, scrypt: Coun
     assert len(scrypt.calls) == 4
 
 
-def test_a_flood_of_guesses_costs_no_more_scrypt_than_the_lockout_allows(box: Box, scrypt: Counted, batch: int) -> None:
-    cap = box.app.config.password_failures_per_hour
-    guesses = [mail_at(i, GOOD, sender="mallory@evil.example", password=f"guess{i}") for i in range(4 * cap)]
-    box.deliver(*guesses)
-    outcomes = [r.outcome for r in box.poll()]
-    assert outcomes == ["wrong_password"] * cap + ["locked_out"] * (3 * cap)
-    assert len(scrypt.calls) == cap
+def _tag_rules_out(box: Box, code: str, passwords: list[str]) -> list[bool]:
+    """Whether the empire's password tag rules out each of ``passwords`` (no scrypt)."""
+    key = load_key(box.app.config)
+    with box.app.sessions() as session:
+        empire = session.scalars(select(m.Empire).where(m.Empire.code == code)).one()
+        return [key.rules_out(empire.id, empire.password_hash, empire.password_tag, p) for p in passwords]
 
 
-def test_a_mail_from_the_owner_is_checked_while_a_stranger_is_locked_out(box: Box, scrypt: Counted, batch: int) -> None:
-    cap = box.app.config.password_failures_per_hour
-    guesses = [mail_at(i, GOOD, sender="mallory@evil.example", password=f"guess{i}") for i in range(cap + 2)]
+def test_a_flood_of_guesses_costs_scrypt_only_for_a_tag_match(box: Box, scrypt: Counted, batch: int) -> None:
+    """The empire is tagged by its first correct mail (made before tags, it
+    had none); then only a guess that matches the 12-bit tag reaches scrypt."""
+    box.deliver(mail_at(0, GOOD))
+    assert [r.outcome for r in box.poll()] == ["accepted"]
+    assert len(scrypt.calls) == 1
+    guesses = [f"guess{i}" for i in range(40)]
+    box.deliver(*(mail_at(1 + i, GOOD, sender="mallory@evil.example", password=g) for i, g in enumerate(guesses)))
+    assert [r.outcome for r in box.poll(NOW + dt.timedelta(minutes=5))] == ["wrong_password"] * 40
+    ruled_out = _tag_rules_out(box, "RIG", guesses)
+    assert scrypt.calls[1:] == [g for g, out in zip(guesses, ruled_out) if not out]
+    assert sum(ruled_out) >= 30  # one in 4,096 matches: never ten of forty
+
+
+def test_the_owners_mail_is_checked_among_any_number_of_guesses(box: Box, scrypt: Counted, batch: int) -> None:
+    guesses = [mail_at(i, GOOD, sender=EMAILS["RIG"], password=f"guess{i}") for i in range(12)]
     box.deliver(*guesses, mail_at(40, GOOD, sender=EMAILS["RIG"]))
     outcomes = [r.outcome for r in box.poll()]
-    assert outcomes == ["wrong_password"] * cap + ["locked_out"] * 2 + ["accepted"]
-    assert len(scrypt.calls) == cap + 1
+    assert outcomes == ["wrong_password"] * 12 + ["accepted"]
 
 
 def test_the_next_batchs_passwords_are_handed_over_before_this_batch_commits(

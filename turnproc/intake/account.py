@@ -23,7 +23,7 @@ from ..config import Config
 from ..mail.compose import message_id_tag
 from ..mail.identity import cap_key, valid_address
 from ..mails import queue_bulletin, queue_report
-from ..passwords import generate_password, hash_chosen_password, hash_code, verify_password
+from ..passwords import chosen_password_weakness, generate_password, hash_chosen_password, hash_code, verify_password
 from ..reports.context import position_context
 from ..rules.commands import MIN_PASSWORD_LENGTH, MIN_PASSWORD_SYMBOLS
 from ..rules.orders import CommandLine, MailCommand, ParsedOrders
@@ -171,9 +171,15 @@ class Account:
     def password(self, line: CommandLine) -> str:
         new = line.text or ""
         row = self.row()
+        # The parser refused what is too short; the estimator judges the rest
+        # (the game's and empire's own words are the first an attacker tries).
+        why = chosen_password_weakness(new, self.game.name, row.code, row.name, row.email)
+        if why:
+            return f"not changed, the password is too easy to guess: {why}"
         if verify_password(new, row.password_hash):
             return "that is your password already; nothing changed"
         row.password_hash = hash_chosen_password(new)
+        row.password_tag = self.cache.key.tag(row.id, row.password_hash, new) if self.cache.key is not None else None
         self.cache.forget_empire(self.game.id, self.empire.code)
         log.info("game %s: %s changed its password", self.game.name, self.empire.code)
         return (

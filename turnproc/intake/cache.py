@@ -3,9 +3,10 @@
 Game states (orders never change the state, so it is fixed for the poll),
 the systems each empire knows of, and passwords verified or being verified
 (scrypt is slow on purpose; a player's second mail need not pay it again:
-see prepare.py). Game and
-empire rows are read again in each batch's transaction: a turn may have run
-between two batches, and orders must go to the turn current now.
+see prepare.py). Everything a batch's transaction reads or counts (game and
+empire rows, order sets, the replies and wrong passwords counted) is in its
+own :class:`Batch`, made afresh for each attempt: a turn may have run between
+two batches, and a rolled-back attempt must leave no count behind.
 """
 
 from __future__ import annotations
@@ -14,11 +15,12 @@ import datetime as dt
 import hashlib
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
+from ..passwordkey import PasswordKey
 from ..rules.checks import KnownSystems, known_systems_all
 from ..rules.state import GameState
 from ..storage import models as m
@@ -27,7 +29,7 @@ from ..storage.pending import NewOrderSet, PendingRows, write_added
 from ..storage.queries import GameView, current_deadline_text, load_game_view, replies_last_hour, replies_last_hour_to
 from .prepare import MAX_TEXT, Parsed, PasswordChecks, parse_raw
 
-__all__ = ["EmpireRow", "IntakeCache"]
+__all__ = ["Batch", "EmpireRow", "IntakeCache"]
 
 # A Message-ID header as it stands in the raw header block (unfolded ones only;
 # any other mail is looked up on its own).
@@ -48,81 +50,99 @@ class EmpireRow:
     code: str
     email: str
     password_hash: str
+    password_tag: str | None
+
+
+_EMPIRE_COLUMNS = (m.Empire.id, m.Empire.code, m.Empire.email, m.Empire.password_hash, m.Empire.password_tag)
 
 
 @dataclass
-class IntakeCache:
-    states: dict[tuple[int, int], GameState] = field(default_factory=dict)
-    passwords: PasswordChecks = field(default_factory=PasswordChecks)
+class Batch:
+    """What one batch's transaction has read and counted. Made afresh for each
+    attempt at a batch (:meth:`IntakeCache.new_batch`): when the transaction
+    rolls back, all of it goes with it, and the mail-by-mail retry counts
+    from what the database holds, as a fresh run would."""
+
     parsed: dict[str, Parsed] = field(default_factory=dict)
     """This batch's mails as the pre-pass parsed them, by digest (taken by the handler)."""
-    ahead: dict[str, Parsed] = field(default_factory=dict)
-    """The next batch's mails, parsed while this one is handled (:meth:`read_ahead`)."""
-    guessing: dict[str, tuple[int, str]] = field(default_factory=dict)
-    """Mails whose passwords were handed to the pool and that are not handled
-    yet, by digest: (empire, sender) each. Each is a guess the lockout may
-    still count."""
-    recent_replies: dict[tuple[str, str], int] = field(default_factory=dict)
-    recent_asked: set[str] = field(default_factory=set)
-    """Recipients whose replies of the last hour (``recent_replies``) were read
-    for the whole batch at once; the first reply to each counts from there."""
     games: dict[str, GameView | None] = field(default_factory=dict)
     empires: dict[tuple[int, str], EmpireRow | None] = field(default_factory=dict)
     order_sets: dict[tuple[int, int], m.OrderSet | NewOrderSet | None] = field(default_factory=dict)
     senders: dict[str, bool] = field(default_factory=dict)
-    failures: dict[tuple[int | None, str], int] | None = None
-    strangers_answered: int | None = None
-    deadlines: dict[tuple[int, tuple[object, ...]], str | None] = field(default_factory=dict)
+    """Whether an address plays anywhere (an address change in the batch changes it)."""
+    recent_replies: dict[tuple[str, str], int] = field(default_factory=dict)
+    recent_asked: set[str] = field(default_factory=set)
+    """Recipients whose replies of the last hour (``recent_replies``) were read
+    for the whole batch at once; the first reply to each counts from there."""
     reply_counts: dict[tuple[str, str], int] = field(default_factory=dict)
+    """Replies of the last hour per (recipient, kind), this batch's own counted."""
+    strangers_answered: int | None = None
+    """Answers to unregistered addresses in the last hour, this batch's own counted."""
+    wrong_passwords: dict[int, int] = field(default_factory=dict)
+    """Mails with a wrong password in this batch, per empire id (for the digest)."""
     asked: set[str] = field(default_factory=set)
     """Digests of this batch's mails, looked up together."""
+    handled: set[str] = field(default_factory=set)
+    """Of those (and of any handled since), the ones already in the log."""
     asked_ids: set[str] = field(default_factory=set)
     """Message-IDs of this batch's mails (as their raw headers give them), looked up together."""
     seen_ids: set[str] = field(default_factory=set)
     """Of those (and of any handled since in this batch), the ones already in the log."""
-    handled: set[str] = field(default_factory=set)
-    """Of those (and of any handled since), the ones already in the log."""
     rows: PendingRows = field(default_factory=PendingRows)
-    """The rows this batch's mails added, not written yet (:meth:`write_rows`)."""
+    """The rows this batch's mails added, not written yet (:meth:`IntakeCache.write_rows`)."""
+
+
+@dataclass
+class IntakeCache:
+    """What one poll may reuse between its batches (nothing a transaction
+    wrote: that is in :attr:`batch`)."""
+
+    key: PasswordKey | None = None
+    """The password key: a password its tag rules out costs no scrypt. None: no tags (scrypt decides)."""
     trusted_authserv_id: str = ""
     """The receiving server whose DMARC verdicts count (config ``trusted_authserv_id``)."""
+    states: dict[tuple[int, int], GameState] = field(default_factory=dict)
+    passwords: PasswordChecks = field(default_factory=PasswordChecks)
+    ahead: dict[str, Parsed] = field(default_factory=dict)
+    """The next batch's mails, parsed while this one is handled (:meth:`read_ahead`)."""
+    deadlines: dict[tuple[int, tuple[object, ...]], str | None] = field(default_factory=dict)
     known_systems: dict[tuple[int, int], dict[str, KnownSystems]] = field(default_factory=dict)
     """Per (game, turn): what each empire owns and knows, from one walk over the
     galaxy for all of them (a walk per empire is quadratic on a big night)."""
+    ruled_out: int = 0
+    """Passwords the tags showed wrong without scrypt (for tests and the benchmark)."""
+    batch: Batch = field(default_factory=Batch)
+
+    @property
+    def rows(self) -> PendingRows:
+        return self.batch.rows
 
     def new_batch(self, session: Session | None = None, raws: Sequence[bytes] = ()) -> None:
-        """With the batch's mails, which of them were handled before is asked once."""
-        self.games.clear()
-        self.empires.clear()
-        self.order_sets.clear()
-        self.parsed = {}
-        self.rows.clear()
-        self.recent_replies, self.recent_asked = {}, set()
-        self.asked = set()
-        self.handled = set()
-        self.asked_ids, self.seen_ids = set(), set()
+        """A fresh :class:`Batch`; with the batch's mails, which of them were
+        handled before is asked once."""
+        self.batch = batch = Batch()
         if session is not None and raws:
-            self.asked = {hashlib.sha256(raw).hexdigest() for raw in raws}
-            self.handled = set(
-                session.scalars(select(m.InboundMessage.sha256).where(m.InboundMessage.sha256.in_(sorted(self.asked))))
+            batch.asked = {hashlib.sha256(raw).hexdigest() for raw in raws}
+            batch.handled = set(
+                session.scalars(select(m.InboundMessage.sha256).where(m.InboundMessage.sha256.in_(sorted(batch.asked))))
             )
-            self.asked_ids = {mid for mid in map(_raw_message_id, raws) if mid}
-            if self.asked_ids:
-                self.seen_ids = set(
+            batch.asked_ids = {mid for mid in map(_raw_message_id, raws) if mid}
+            if batch.asked_ids:
+                batch.seen_ids = set(
                     session.scalars(
-                        select(m.InboundMessage.message_id).where(m.InboundMessage.message_id.in_(sorted(self.asked_ids)))
+                        select(m.InboundMessage.message_id).where(m.InboundMessage.message_id.in_(sorted(batch.asked_ids)))
                     )
                 )
 
-    def prepare(self, session: Session, raws: Sequence[bytes], failures_per_hour: int, now: dt.datetime) -> None:
+    def prepare(self, session: Session, raws: Sequence[bytes], now: dt.datetime) -> None:
         """Parse the batch's new mails, read the empires they name in one query
         per game, and start verifying their passwords (the mails read ahead
         while the batch before was handled are parsed and handed over already)."""
-        fresh = [(d, p) for d, p in self._parse(raws) if d not in self.handled]
-        self.parsed = dict(fresh)
+        fresh = [(d, p) for d, p in self._parse(raws) if d not in self.batch.handled]
+        self.batch.parsed = dict(fresh)
         self.ahead = {}
         named = self._named(session, fresh)
-        self._verify(session, named, failures_per_hour, now)
+        self._verify(named)
         recipients: set[str] = set()
         empire_ids: dict[int, tuple[GameView, set[int]]] = {}
         for _, parsed, game, empire in named:
@@ -132,7 +152,7 @@ class IntakeCache:
         for game, ids in empire_ids.values():
             self.prefetch_order_sets(session, game, ids)
 
-    def read_ahead(self, session: Session, raws: Sequence[bytes], failures_per_hour: int, now: dt.datetime) -> None:
+    def read_ahead(self, session: Session, raws: Sequence[bytes]) -> None:
         """The next batch's mails parsed and their passwords handed to the
         pool while this batch is handled, as soon as the next one is fetched:
         the pool verifies on while this batch ends and commits and the next
@@ -142,7 +162,7 @@ class IntakeCache:
         mail), so the poll waited on 83-87 mails in a hundred, and the pool
         sat idle between batches."""
         self.ahead = dict(self._parse(raws))
-        self._verify(session, self._named(session, list(self.ahead.items())), failures_per_hour, now)
+        self._verify(self._named(session, list(self.ahead.items())))
 
     def _parse(self, raws: Sequence[bytes]) -> list[tuple[str, Parsed]]:
         """``raws`` parsed (or taken as :meth:`read_ahead` parsed them), each
@@ -183,45 +203,35 @@ class IntakeCache:
                 out.append((digest, parsed, game, empire))
         return out
 
-    def _verify(
-        self, session: Session, mails: list[tuple[str, Parsed, GameView, EmpireRow]], failures_per_hour: int, now: dt.datetime
-    ) -> None:
-        """Start verifying the passwords of ``mails`` (:meth:`_named`). A
-        sender already locked out for an empire gets no verification here,
-        and at most as many new guesses as it has left before the lockout,
-        counting those handed over and not yet handled (the next batch's are
-        handed over before this one's are all handled): a flood of wrong
-        passwords costs the pool no more than it costs :mod:`.handle`."""
-        left: dict[tuple[int, str], int] = {}
-        for digest, parsed, _, empire in mails:
-            who = (empire.id, parsed.sender.lower())
-            if who not in left:
-                guesses = sum(1 for w in self.guessing.values() if w == who)
-                left[who] = failures_per_hour - self.password_failures(session, empire.id, parsed.sender, now) - guesses
-            if left[who] > 0 and self.passwords.submit(empire.id, empire.password_hash, parsed.header.password or ""):
-                left[who] -= 1
-                self.guessing[digest] = who
+    def _verify(self, mails: list[tuple[str, Parsed, GameView, EmpireRow]]) -> None:
+        """Start verifying the passwords of ``mails`` (:meth:`_named`) that
+        their empire's tag does not rule out already: a flood of wrong
+        passwords costs the pool nothing, whoever it claims to come from."""
+        for _, parsed, _, empire in mails:
+            password = parsed.header.password or ""
+            if not self._ruled_out(empire, password):
+                self.passwords.submit(empire.id, empire.password_hash, password)
+
+    def _ruled_out(self, empire: EmpireRow, password: str) -> bool:
+        return self.key is not None and self.key.rules_out(empire.id, empire.password_hash, empire.password_tag, password)
 
     def handling(self, digest: str) -> Parsed | None:
-        """The mail as the pre-pass parsed it, if it did, as its handling
-        starts (its password, if it was handed over, is no longer a guess in
-        waiting: handling it counts it)."""
-        self.guessing.pop(digest, None)
-        return self.parsed.pop(digest, None)
+        """The mail as the pre-pass parsed it, if it did, as its handling starts."""
+        return self.batch.parsed.pop(digest, None)
 
     def already_handled(self, session: Session, digest: str) -> bool:
-        if digest in self.handled:
+        if digest in self.batch.handled:
             return True
-        if digest in self.asked:
+        if digest in self.batch.asked:
             return False
         return session.scalar(select(m.InboundMessage.id).where(m.InboundMessage.sha256 == digest)) is not None
 
     def forget(self, raw: bytes) -> None:
         """Undo what a mail whose savepoint was rolled back left here."""
-        self.seen_ids.discard(_raw_message_id(raw))
-        self.handled.discard(hashlib.sha256(raw).hexdigest())
-        self.rows.clear()  # only its own: the mails before it wrote theirs (write_rows)
-        self.order_sets.clear()  # its rows are gone; the others are written and read again
+        self.batch.seen_ids.discard(_raw_message_id(raw))
+        self.batch.handled.discard(hashlib.sha256(raw).hexdigest())
+        self.batch.rows.clear()  # only its own: the mails before it wrote theirs (write_rows)
+        self.batch.order_sets.clear()  # its rows are gone; the others are written and read again
 
     def write_rows(self, session: Session) -> None:
         """Write the rows the mails handled since the last call added, and the
@@ -230,16 +240,17 @@ class IntakeCache:
         a later mail that changes it (as a row: the unwritten one would change
         nothing)."""
         write_added(session, m.OutboxMail)
-        if not self.rows:
+        batch = self.batch
+        if not batch.rows:
             return
-        self.rows.write(session)
-        self.order_sets = {k: v for k, v in self.order_sets.items() if not isinstance(v, NewOrderSet)}
+        batch.rows.write(session)
+        batch.order_sets = {k: v for k, v in batch.order_sets.items() if not isinstance(v, NewOrderSet)}
 
     def message_id_seen(self, session: Session, message_id: str) -> bool:
         message_id = message_id[:998]
-        if message_id in self.seen_ids:
+        if message_id in self.batch.seen_ids:
             return True
-        if message_id in self.asked_ids:
+        if message_id in self.batch.asked_ids:
             return False
         # The session autoflushes: mails handled earlier in this batch are seen too.
         found = session.scalar(
@@ -254,74 +265,57 @@ class IntakeCache:
         return list(session.scalars(select(m.Empire.code).where(m.Empire.game_id == game.id).order_by(m.Empire.code)))
 
     def game(self, session: Session, name: str) -> GameView | None:
-        key = name.lower()
-        if key not in self.games:
+        key, games = name.lower(), self.batch.games
+        if key not in games:
             # FOR SHARE (PostgreSQL): a turn run, which locks the game row for
             # update, waits for this batch, and this batch waits for it.
             loaded = load_game_view(session, name=name, lock="share", empires=False)
-            self.games[key] = loaded[1] if loaded is not None else None
-        return self.games[key]
+            games[key] = loaded[1] if loaded is not None else None
+        return games[key]
 
     def registered(self, session: Session, address: str) -> bool:
         """Whether ``address`` plays an empire in any game."""
-        key = address.lower()
-        if key not in self.senders:
+        key, senders = address.lower(), self.batch.senders
+        if key not in senders:
             found = session.scalar(select(m.Empire.id).where(func.lower(m.Empire.email) == key).limit(1))
-            self.senders[key] = found is not None
-        return self.senders[key]
+            senders[key] = found is not None
+        return senders[key]
 
     def stranger_replies(self, session: Session, now: dt.datetime) -> int:
         """Answers to unregistered addresses in the last hour, all together."""
-        if self.strangers_answered is None:
-            self.strangers_answered = session.scalar(
+        batch = self.batch
+        if batch.strangers_answered is None:
+            batch.strangers_answered = session.scalar(
                 select(func.count()).select_from(m.OutboxMail).where(
                     m.OutboxMail.kind == "stranger", m.OutboxMail.created_at >= now - dt.timedelta(hours=1)
                 )
             ) or 0
-        return self.strangers_answered
+        return batch.strangers_answered
 
     def count_stranger_reply(self) -> None:
-        self.strangers_answered = (self.strangers_answered or 0) + 1
+        self.batch.strangers_answered = (self.batch.strangers_answered or 0) + 1
 
-    def password_failures(self, session: Session, empire_id: int, sender: str, now: dt.datetime) -> int:
-        """Wrong passwords for ``empire_id`` from ``sender`` in the last hour.
-        Every mail with a header asks; the hour's few failures are read once a poll."""
-        if self.failures is None:
-            self.failures = {
-                (empire_id, address): count
-                for empire_id, address, count in session.execute(
-                    select(m.InboundMessage.empire_id, func.lower(m.InboundMessage.sender), func.count())
-                    .where(
-                        m.InboundMessage.outcome == "wrong_password",
-                        m.InboundMessage.received_at >= now - dt.timedelta(hours=1),
-                    )
-                    .group_by(m.InboundMessage.empire_id, func.lower(m.InboundMessage.sender))
-                )
-            }
-        return self.failures.get((empire_id, sender.lower()), 0)
-
-    def count_password_failure(self, empire_id: int, sender: str) -> None:
-        assert self.failures is not None  # asked before any failure is counted
-        key = (empire_id, sender.lower())
-        self.failures[key] = self.failures.get(key, 0) + 1
+    def count_wrong_password(self, empire_id: int) -> None:
+        self.batch.wrong_passwords[empire_id] = self.batch.wrong_passwords.get(empire_id, 0) + 1
 
     def order_set(self, session: Session, game: GameView, empire_id: int) -> m.OrderSet | NewOrderSet | None:
         """The empire's order set on file, as this batch left it (the batch's
         own rows are written only at its end). The pre-pass reads those of
         the batch's empires in one query; any other is read on its own."""
         key = (empire_id, game.turn)
-        if key not in self.order_sets:
+        if key not in self.batch.order_sets:
             self.prefetch_order_sets(session, game, {empire_id})
-        return self.order_sets[key]
+        return self.batch.order_sets[key]
 
     def prefetch_order_sets(self, session: Session, game: GameView, empire_ids: set[int]) -> None:
         """The order sets on file of ``empire_ids`` (read once a batch: a
         game's every set, read per batch, made a big night quadratic)."""
-        wanted = sorted(e for e in empire_ids if (e, game.turn) not in self.order_sets)
+        order_sets = self.batch.order_sets
+        wanted = sorted(e for e in empire_ids if (e, game.turn) not in order_sets)
         if not wanted:
             return
         for empire_id in wanted:
-            self.order_sets[(empire_id, game.turn)] = None
+            order_sets[(empire_id, game.turn)] = None
         found: set[int] = set()
         for row in session.scalars(
             select(m.OrderSet)
@@ -333,42 +327,35 @@ class IntakeCache:
         ):  # fmt: skip
             if row.empire_id not in found:  # never more than one; the first if so
                 found.add(row.empire_id)
-                self.order_sets[(row.empire_id, game.turn)] = row
+                order_sets[(row.empire_id, game.turn)] = row
 
     def remember_order_set(self, empire_id: int, turn: int, row: m.OrderSet | NewOrderSet | None) -> None:
-        self.order_sets[(empire_id, turn)] = row
+        self.batch.order_sets[(empire_id, turn)] = row
 
     def empire(self, session: Session, game: GameView, code: str) -> EmpireRow | None:
-        key = (game.id, code.upper())
-        if key not in self.empires:
-            row = session.execute(
-                select(m.Empire.id, m.Empire.code, m.Empire.email, m.Empire.password_hash).where(
-                    m.Empire.game_id == game.id, m.Empire.code == key[1]
-                )
-            ).first()
-            self.empires[key] = EmpireRow(*row) if row is not None else None
-        return self.empires[key]
+        key, empires = (game.id, code.upper()), self.batch.empires
+        if key not in empires:
+            row = session.execute(select(*_EMPIRE_COLUMNS).where(m.Empire.game_id == game.id, m.Empire.code == key[1])).first()
+            empires[key] = EmpireRow(*row) if row is not None else None
+        return empires[key]
 
     def prefetch_empires(self, session: Session, game: GameView, codes: set[str]) -> None:
         """The empires ``codes`` name in ``game``, in one query (the batch's mails)."""
-        wanted = sorted({code.upper() for code in codes} - {code for gid, code in self.empires if gid == game.id})
+        empires = self.batch.empires
+        wanted = sorted({code.upper() for code in codes} - {code for gid, code in empires if gid == game.id})
         if not wanted:
             return
         for code in wanted:
-            self.empires[(game.id, code)] = None
-        for row in session.execute(
-            select(m.Empire.id, m.Empire.code, m.Empire.email, m.Empire.password_hash).where(
-                m.Empire.game_id == game.id, m.Empire.code.in_(wanted)
-            )
-        ):
-            self.empires[(game.id, row.code.upper())] = EmpireRow(*row)
+            empires[(game.id, code)] = None
+        for row in session.execute(select(*_EMPIRE_COLUMNS).where(m.Empire.game_id == game.id, m.Empire.code.in_(wanted))):
+            empires[(game.id, row.code.upper())] = EmpireRow(*row)
 
     def forget_empire(self, game_id: int, code: str, *addresses: str) -> None:
         """After a password or address change: read the empire (and whether
         ``addresses`` play anywhere) again on the next mail."""
-        self.empires.pop((game_id, code.upper()), None)
+        self.batch.empires.pop((game_id, code.upper()), None)
         for address in addresses:
-            self.senders.pop(address.lower(), None)
+            self.batch.senders.pop(address.lower(), None)
 
     def deadline(self, game: GameView, now: dt.datetime) -> str | None:
         key = (game.id, (*game.signature, game.last_deadline_at))
@@ -377,25 +364,26 @@ class IntakeCache:
         return self.deadlines[key]
 
     def replies_sent(self, session: Session, recipient: str, kind: str, now: dt.datetime) -> int:
-        key = (recipient, kind)
-        if key not in self.reply_counts:
-            if recipient in self.recent_asked:
-                self.reply_counts[key] = self.recent_replies.get(key, 0)
+        key, batch = (recipient, kind), self.batch
+        if key not in batch.reply_counts:
+            if recipient in batch.recent_asked:
+                batch.reply_counts[key] = batch.recent_replies.get(key, 0)
             else:
-                self.reply_counts[key] = replies_last_hour(session, recipient, kind, now)
-        return self.reply_counts[key]
+                batch.reply_counts[key] = replies_last_hour(session, recipient, kind, now)
+        return batch.reply_counts[key]
 
     def prefetch_reply_counts(self, session: Session, recipients: set[str], now: dt.datetime) -> None:
-        """The last hour's replies to the batch's likely recipients, in one query.
-        A count already kept for this poll (replies queued by an earlier
-        batch included) stays as it is."""
-        wanted = sorted(recipients - self.recent_asked)
+        """The last hour's replies to the batch's likely recipients, in one
+        query (earlier batches' are committed, so counted there)."""
+        batch = self.batch
+        wanted = sorted(recipients - batch.recent_asked)
         if wanted:
-            self.recent_replies.update(replies_last_hour_to(session, wanted, now))
-            self.recent_asked.update(wanted)
+            batch.recent_replies.update(replies_last_hour_to(session, wanted, now))
+            batch.recent_asked.update(wanted)
 
     def count_reply(self, recipient: str, kind: str) -> None:
-        self.reply_counts[(recipient, kind)] = self.reply_counts.get((recipient, kind), 0) + 1
+        counts = self.batch.reply_counts
+        counts[(recipient, kind)] = counts.get((recipient, kind), 0) + 1
 
     def systems_known_to(self, session: Session, game: GameView, empire: str) -> KnownSystems | None:
         key = (game.id, game.turn)
@@ -410,7 +398,20 @@ class IntakeCache:
         return self.states[key]
 
     def check_password(self, empire: EmpireRow, password: str) -> bool:
+        if self._ruled_out(empire, password):
+            self.ruled_out += 1
+            return False
         return self.passwords.check(empire.id, empire.password_hash, password)
+
+    def tag_if_untagged(self, session: Session, game: GameView, empire: EmpireRow, password: str) -> None:
+        """After ``password`` checked correct: an empire without a valid tag
+        (made before tags, or under another key) gets one, in the batch's
+        transaction."""
+        if self.key is None or self.key.valid(empire.password_hash, empire.password_tag):
+            return
+        tag = self.key.tag(empire.id, empire.password_hash, password)
+        session.execute(update(m.Empire).where(m.Empire.id == empire.id).values(password_tag=tag))
+        self.batch.empires[(game.id, empire.code.upper())] = replace(empire, password_tag=tag)
 
     def close(self) -> None:
         """The poll is over: its verified passwords go with it."""

@@ -19,7 +19,8 @@ from sqlalchemy.orm import Session
 
 from ..config import Config
 from ..mail.hygiene import auto_reply_subject, clean_header, decoded_words, replyable
-from ..mails import ack_context, order_check, queue_ack, queue_password_lockout
+from ..mails import ack_context, order_check, queue_ack
+from ..passwordkey import load_key
 from ..rules.orders import (
     Header,
     MailCommand,
@@ -68,10 +69,10 @@ FAILED = "Failed"
 class IntakeResult:
     outcome: str
     """duplicate, ignored, forged (DMARC failed, by the trusted mail
-    server's word), rejected, wrong_password, locked_out (too many
-    wrong passwords from this sender this hour), help (a mail that only asks
-    for HELP), signup (a JOIN answered with its code, or its code come back
-    and the request now waiting for the GM), accepted, cleared, commands,
+    server's word), rejected, wrong_password (not answered: the owner
+    and the GM hear of it in the day's digest, intake/guessing.py), help (a
+    mail that only asks for HELP), signup (a JOIN answered with its code, or
+    its code come back and the request now waiting for the GM), accepted, cleared, commands,
     unchanged (every order line failed), older (written before the orders on
     file) or failed (our fault: left for the next poll, or set aside)."""
     folder: str
@@ -90,7 +91,7 @@ def handle_mail(
     the caller to write (a poll writes a batch's together); without a
     ``cache`` they are written before this returns."""
     if cache is None:
-        cache = IntakeCache()
+        cache = IntakeCache(load_key(config))
         result = handle_mail(session, raw, config, now, cache)
         cache.rows.write(session)
         return result
@@ -98,7 +99,7 @@ def handle_mail(
     if cache.already_handled(session, digest):
         return IntakeResult("duplicate", PROCESSED, detail="already handled")
     result = _Mail(session, raw, digest, config, now, cache).handle()
-    cache.handled.add(digest)
+    cache.batch.handled.add(digest)
     return result
 
 
@@ -204,7 +205,7 @@ class _Mail:
     def finish(self, result: IntakeResult) -> IntakeResult:
         if self.message_id:
             # For the rest of this batch; a rolled-back batch starts the set afresh.
-            self.cache.seen_ids.add(self.message_id[:998])
+            self.cache.batch.seen_ids.add(self.message_id[:998])
         self.record.outcome = result.outcome
         self.record.detail = clean_header(result.detail)[:2000]
         self.cache.rows.inbound.append(self.record)
@@ -304,17 +305,11 @@ class _Mail:
             reason = f"game {game.name} has no empire {header.empire.upper()!r}{hint}"
             return self.unplaced(header, reason, game)
         self.record.empire_id = empire.id
-        failures = self.cache.password_failures(self.session, empire.id, self.sender, self.now)
-        if failures >= self.config.password_failures_per_hour:
-            # Someone is guessing: no more answers, no more password checks,
-            # for this sender and empire until the hour has passed.
-            self.suppress(self.sender, "reject", game.id, f"{failures} wrong passwords for {empire.code} in the last hour")
-            result = IntakeResult("locked_out", REJECTED, game.name, empire.code, f"{failures} wrong passwords in the last hour")
-            return self.finish(result)
+        # Every mail's password is checked, whoever it claims to be from: From
+        # proves nothing, so nothing here may set one sender's mail aside.
         if not self.cache.check_password(empire, header.password or ""):
-            # Nothing is stored; the owner hears of it, whoever sent it, in
-            # words that say what was wrong with the EMPIRE line.
-            return self.wrong_password(header, text, game, empire, failures + 1)
+            return self.wrong_password(header, text, game, empire)
+        self.cache.tag_if_untagged(self.session, game, empire, header.password or "")
         if game.status == "finished":
             return self.reject(header, f"game {game.name} is over", empire.email, game.id)
         if header.turn is not None and header.turn != game.turn:
@@ -333,16 +328,13 @@ class _Mail:
             return f"a mail for your empire arrived {came_from} without a password: {why} Nothing was stored"
         return f"a mail for your empire arrived {came_from} with a wrong password; nothing was stored"
 
-    def wrong_password(self, header: Header, text: str, game: GameView, empire: EmpireRow, failures: int) -> IntakeResult:
+    def wrong_password(self, header: Header, text: str, game: GameView, empire: EmpireRow) -> IntakeResult:
+        """Nothing is stored and nobody is answered now: a thousand forged
+        mails must not become a thousand mails to the owner. The owner and the
+        GM hear of it in one digest (intake/guessing.py), which quotes the
+        reason recorded here (what was wrong with the EMPIRE line)."""
         reason = self.password_problem(header, text)
-        context = ack_context(outcome="rejected", game=header.game, empire=header.empire, turn=header.turn, reason=reason)
-        self.reply(empire.email, "reject", context, game.id)
-        self.cache.count_password_failure(empire.id, self.sender)
-        if failures == self.config.password_failures_per_hour:
-            queue_password_lockout(
-                self.session, self.config, self.now,
-                game=game.name, game_id=game.id, empire=empire.code, owner=empire.email, sender=self.sender, failures=failures,
-            )  # fmt: skip
+        self.cache.count_wrong_password(empire.id)
         return self.finish(IntakeResult("wrong_password", REJECTED, header.game, header.empire, reason))
 
     def unplaced(self, header: Header, reason: str, game: GameView | None) -> IntakeResult:

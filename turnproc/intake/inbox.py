@@ -26,7 +26,9 @@ from ..mail.maildir import MaildirInbox
 from ..mails import queue_mail_set_aside
 from ..storage import models as m
 from ..storage.db import transaction
+from ..passwordkey import load_key
 from .ahead import FetchAhead
+from .guessing import tell_of_guessing
 from .cache import IntakeCache
 from .handle import FAILED, PROCESSED, IntakeResult, handle_mail
 
@@ -54,12 +56,11 @@ def _handle_batch(
     ``upcoming()`` gives the next batch if it is fetched already (else None):
     it is read ahead as soon as it is (:meth:`.cache.IntakeCache.read_ahead`).
     Never waited for: the transaction may hold the database's write lock."""
-    counts = dict(cache.reply_counts)
     try:
         return _attempt(app, batch, now, cache, upcoming, isolate=False)
     except Exception:
         log.warning("a mail in this batch failed; handling the batch again mail by mail", exc_info=True)
-        cache.reply_counts = counts  # replies of the rolled-back attempt were never sent
+        # What the failed attempt counted went with its cache.batch.
         return _attempt(app, batch, now, cache, upcoming, isolate=True)
 
 
@@ -78,12 +79,12 @@ def _attempt(
         # the cache keeps what the batch's own unwritten rows mean for its
         # later mails (order sets, Message-IDs, digests, reply counts).
         cache.new_batch(session, [raw for _, raw in batch])
-        cache.prepare(session, [raw for _, raw in batch], app.config.password_failures_per_hour, now)
+        cache.prepare(session, [raw for _, raw in batch], now)
         ahead = isolate  # the rare mail-by-mail attempt reads nothing ahead
         for key, raw in batch:
             following = None if ahead else upcoming()
             if following is not None:
-                cache.read_ahead(session, [raw for _, raw in following], app.config.password_failures_per_hour, now)
+                cache.read_ahead(session, [raw for _, raw in following])
                 ahead = True
             if not isolate:
                 done.append((key, handle_mail(session, raw, app.config, now, cache)))
@@ -135,9 +136,11 @@ def _run(
 ) -> list[IntakeResult]:
     results: list[IntakeResult] = []
     pending = _Upcoming(batches, ready)
+    guessed: set[int] = set()
     try:
         for batch in pending:
             done = _handle_batch(app, batch, now, cache, pending.peek)
+            guessed.update(cache.batch.wrong_passwords)  # the committed attempt's
             # Committed: only now may the mails leave the inbox.
             by_folder: dict[str, list[K]] = {}
             for key, result in done:
@@ -148,6 +151,8 @@ def _run(
             file(by_folder)
     finally:
         cache.close()
+    # After the whole poll, so one digest counts a flood spread over many batches.
+    tell_of_guessing(app, guessed, now)
     return results
 
 
@@ -159,7 +164,7 @@ def poll_maildir(app: App, now: dt.datetime) -> list[IntakeResult]:
             for key in keys:
                 inbox.file(key, folder)
 
-    return _run(app, _chunked(inbox.pending(), BATCH), file, now, IntakeCache(trusted_authserv_id=app.config.trusted_authserv_id))
+    return _run(app, _chunked(inbox.pending(), BATCH), file, now, IntakeCache(load_key(app.config), trusted_authserv_id=app.config.trusted_authserv_id))
 
 
 def poll_imap(app: App, now: dt.datetime) -> list[IntakeResult]:
@@ -175,7 +180,7 @@ def poll_imap(app: App, now: dt.datetime) -> list[IntakeResult]:
             for folder, uids in by_folder.items():
                 inbox.file(uids, folders.get(folder, app.config.imap.rejected_folder))
 
-        return _run(app, inbox.batches(), file, now, IntakeCache(trusted_authserv_id=app.config.trusted_authserv_id), inbox.fetched)
+        return _run(app, inbox.batches(), file, now, IntakeCache(load_key(app.config), trusted_authserv_id=app.config.trusted_authserv_id), inbox.fetched)
 
 
 @gc_paused()

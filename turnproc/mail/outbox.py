@@ -70,9 +70,9 @@ AHEAD = 1
 BATCH_SECONDS = 2.0
 #: How long a claim keeps other flushes off a mail (config: outbox_lease).
 LEASE = dt.timedelta(minutes=10)
-#: Kinds of mail that carry a secret in clear (a new player's password, an
-#: address-change code): the table keeps it only until delivery, then the body
-#: is replaced by :data:`SCRUBBED`, so no password stays stored in clear.
+#: Kinds of mail that carry a secret (a new player's password, sealed by the
+#: password key until the mail is built; an address-change code): once the
+#: mail is delivered its body and data are replaced by :data:`SCRUBBED`.
 SECRET_KINDS = frozenset({"welcome", "address_confirm"})
 SCRUBBED = b"(the body of this mail held a password or a code and was removed once it was delivered)"
 
@@ -306,7 +306,7 @@ def _mark_sent(factory: sessionmaker[Session], mail_ids: list[int], at: dt.datet
         update(_OUTBOX)
         .where(c.id.in_(mail_ids), c.sent_at.is_(None))
         .values(sent_at=at, attempts=c.attempts + 1, claimed_until=None, last_error=""),
-        update(_OUTBOX).where(c.id.in_(mail_ids), c.kind.in_(sorted(SECRET_KINDS))).values(body=SCRUBBED),
+        update(_OUTBOX).where(c.id.in_(mail_ids), c.kind.in_(sorted(SECRET_KINDS))).values(body=SCRUBBED, data=None),
     )
 
 

@@ -116,6 +116,9 @@ class Game(Base):
     """Stage each resolved turn for the GM to release instead of sending it at once."""
     last_deadline_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime)
     """The last deadline the worker acted on (catch-up after downtime runs it once)."""
+    guessing_told_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime)
+    """When the GM was last sent the game's digest of wrong-password mails
+    (intake/guessing.py): at most one a day."""
     deadline_override: Mapped[dt.datetime | None] = mapped_column(UTCDateTime)
     """A deadline the GM set by hand for the current turn (``turnproc game extend``);
     it replaces the schedule's next deadline until the turn runs, which clears it."""
@@ -152,6 +155,13 @@ class Empire(Base):
     name: Mapped[str] = mapped_column(String(64))
     email: Mapped[str] = mapped_column(String(254))
     password_hash: Mapped[str] = mapped_column(String(255))
+    password_tag: Mapped[str | None] = mapped_column(String(32))
+    """A short keyed tag of the password (turnproc/passwordkey.py): intake runs
+    scrypt only for a password that matches it. None until the password is
+    next set or checked correct."""
+    guessing_told_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime)
+    """When the owner and the GM were last sent the digest of wrong-password
+    mails for this empire (intake/guessing.py): at most one a day."""
     balance: Mapped[count]
     treasury: Mapped[count]
     vp: Mapped[count]
