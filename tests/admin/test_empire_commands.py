@@ -132,7 +132,7 @@ def test_deactivate_and_reactivate(gm: GM, db_url: str) -> None:
 
 
 def test_replace_refuses_an_active_empire_then_hands_it_over(gm: GM, db_url: str) -> None:
-    gm.ok("turn", "run", "spring26")
+    gm.ok("turn", "run", "spring26", "--yes", "--force")
     gm.send()
     before = _hash(db_url, "spring26", "RIG")
     err = gm.fails("empire", "replace", "spring26", "RIG", "--email", "cy@example.org")
