@@ -17,7 +17,7 @@ import datetime as dt
 import hashlib
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import ColumnElement, select
 from sqlalchemy.orm import Session
 
 from . import jsontext
@@ -49,7 +49,14 @@ __all__ = [
     "queue_welcome",
     "queue_deadline_changed",
     "queue_announcement",
+    "announcement_mails",
 ]
+
+
+def announcement_mails(game: m.Game, number: int) -> ColumnElement[bool]:
+    """A condition on outbox rows: the mails of the game's announcement ``number``
+    (their stable Message-IDs share this start, whatever the domain)."""
+    return m.OutboxMail.message_id.startswith(f"<turnproc.announce.{game.name}.a{number}.", autoescape=True)
 
 
 def stable_message_id(from_address: str, kind: str, game: m.Game, *parts: object) -> str:
@@ -551,7 +558,8 @@ def queue_announcement(
     text: str,
     recipients: list[tuple[str, str]],
 ) -> int:
-    """To every active player: the GM's announcement ``number`` of the game."""
+    """To every active player: the GM's announcement ``number`` of the game
+    (its mails are found again by :func:`announcement_mails`)."""
     queued = 0
     for code, address in recipients:
         context = {"game": game.name, "turn": game.turn, "empire": code, "subject": subject, "text": text}

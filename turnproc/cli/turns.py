@@ -106,7 +106,7 @@ def cmd_turn_discard(args: argparse.Namespace) -> int:
 def cmd_turn_rollback(args: argparse.Namespace) -> int:
     app = open_from(args)
     with transaction(app.sessions) as session:
-        result = rollback(session, get_game(session, args.game), args.to, now())
+        result = rollback(session, get_game(session, args.game), args.to, now(), app.config, reason=args.reason)
     out(result.summary())
     out(f"fix orders if needed (turnproc orders submit), then: turnproc turn rerun {args.game} {args.to}")
     return 0
@@ -155,6 +155,7 @@ def register(sub: Any) -> None:
              "turnproc turn rollback spring26 --to 4")
     p.add_argument("game", help="the game's name")
     p.add_argument("--to", type=int, required=True, metavar="N", help="the turn to collect orders for again")
+    p.add_argument("--reason", help="why, in a sentence: told to every active player with the rollback")
     p = add_command(tsub, "rerun", cmd_turn_rerun, "Run turn N again with its seed and the orders on file; reports go out as corrected.",
              "turnproc turn rerun spring26 4")
     p.add_argument("game", help="the game's name")
