@@ -158,10 +158,10 @@ def test_turn_run_orders_and_reports(run, tmp_path: Path) -> None:
     code, out, _ = run("report", "alpha", "VEG", "--format", "json")
     data = json.loads(out)
     assert data["turn"] == 1 and data["empire"]["code"] == "VEG"
-    assert _count(tmp_path, m.OutboxMail) == 4  # two welcome mails, two reports
+    assert _count(tmp_path, m.OutboxMail) == 5  # two welcome mails, RIG told of its orders, two reports
     code, out, _ = run("send")
-    assert code == 0 and "4 mails sent" in out
-    assert len(list((tmp_path / "mail" / "out" / "new").iterdir())) == 4
+    assert code == 0 and "5 mails sent" in out
+    assert len(list((tmp_path / "mail" / "out" / "new").iterdir())) == 5
 
 
 def test_turn_run_twice_is_refused_and_changes_nothing(run, tmp_path: Path) -> None:
