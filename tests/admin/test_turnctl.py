@@ -185,8 +185,10 @@ def test_rollback_cancels_unsent_reports_and_counts_sent_ones(db) -> None:
     with transaction(sessions) as session:
         result = rollback(session, get_game(session, "war"), 1, when(3), CONFIG)
     assert (result.archived, result.sent_mails, result.cancelled_mails) == ([1, 2], 3, 3)
-    assert _count(sessions, m.OutboxMail, m.OutboxMail.sent_at.is_(None)) == 0
-    assert _count(sessions, m.OutboxMail) == 3  # the sent ones stay as the record of what went out
+    # Left unsent: only the rollback's notice to each of the 3 active players.
+    assert _count(sessions, m.OutboxMail, m.OutboxMail.sent_at.is_(None)) == 3
+    assert _count(sessions, m.OutboxMail, m.OutboxMail.sent_at.is_(None), m.OutboxMail.kind != "notice") == 0
+    assert _count(sessions, m.OutboxMail, m.OutboxMail.sent_at.is_not(None)) == 3  # the sent ones stay as the record of what went out
 
 
 @pytest.mark.parametrize("to, message", [(3, "collecting orders for turn 3"), (0, "turns count from 1"), (5, "earlier turn")])
