@@ -84,6 +84,16 @@ class Config:
     """A game of more empires than this mails the roundup and the public press
     once a turn, as the turn bulletin to every player, instead of in every
     report (docs/orders.md)."""
+    mail_max_parts: int = 200
+    """MIME parts a mail may have; a mail of more is refused unread, before it
+    is parsed (its sender answered as for any unreadable mail)."""
+    mail_max_depth: int = 20
+    """How deep a mail's MIME parts may nest; a deeper mail is refused."""
+    mail_read_seconds: float = 2.0
+    """CPU seconds reading one mail's text may take before it is refused."""
+    admin_sql_seconds: float = 30.0
+    """Seconds an admin SQL script (``turnproc sql``, ``turnproc fix``) may run
+    before it is stopped and rolled back."""
     site_dir: Path | None = None
     """Where the worker writes each game's public pages after each turn it runs
     (``site_dir/GAME/index.html``, as ``turnproc site``); None: it does not."""
@@ -95,14 +105,18 @@ class Config:
 _TOP_KEYS = {
     "database_url", "transport", "maildir_in", "maildir_out", "from_address", "gm_address", "outbox_lease",
     "stranger_replies_per_hour", "password_failures_per_hour", "set_aside_after", "outbox_keep_days", "site_dir",
-    "bulletin_threshold",
+    "bulletin_threshold", "mail_max_parts", "mail_max_depth", "mail_read_seconds", "admin_sql_seconds",
 }  # fmt: skip
 
 #: Whole-number settings and their ranges (top-level, and ``[smtp] connections``).
 _COUNTS = {
     "stranger_replies_per_hour": (0, 1000), "password_failures_per_hour": (1, 1000), "set_aside_after": (1, 100),
     "outbox_keep_days": (0, 3650), "bulletin_threshold": (1, 100_000), "connections": (1, 20),
+    "mail_max_parts": (1, 100_000), "mail_max_depth": (1, 1000),
 }  # fmt: skip
+
+#: Settings in seconds and their ranges.
+_SECONDS = {"outbox_lease": (1, 86400), "mail_read_seconds": (0.01, 600), "admin_sql_seconds": (0.1, 86400)}
 
 
 def _check_counts(where: str, values: Mapping[str, Any]) -> None:
@@ -177,9 +191,10 @@ def load_config(path: str | os.PathLike[str] | None = None, env: Mapping[str, st
         if key in top:
             top[key] = base_dir / str(top[key]) if chosen else Path(str(top[key]))
     _check_counts(source, top)
-    lease = top.get("outbox_lease", 600.0)
-    if isinstance(lease, bool) or not isinstance(lease, (int, float)) or not 1 <= lease <= 86400:
-        raise ConfigError(f"{source}: outbox_lease {lease!r} is not a number of seconds from 1 to 86400")
+    for key, (low, high) in _SECONDS.items():
+        value = top.get(key, low)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
+            raise ConfigError(f"{source}: {key} {value!r} is not a number of seconds from {low:g} to {high:g}")
     if top.get("transport", "maildir") not in ("maildir", "imap"):
         raise ConfigError(f"{source}: transport {top['transport']!r} is not maildir or imap")
     return Config(imap=imap, smtp=smtp, source=source, **top)

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from ..mail.mime import MailLimits
 from ..rules.checks import KnownSystems, known_systems_all
 from ..rules.state import GameState
 from ..storage import models as m
@@ -54,6 +55,8 @@ class EmpireRow:
 class IntakeCache:
     states: dict[tuple[int, int], GameState] = field(default_factory=dict)
     passwords: PasswordChecks = field(default_factory=PasswordChecks)
+    limits: MailLimits = field(default_factory=MailLimits)
+    """The shape and reading time a mail may have (the config's ``mail_*`` keys)."""
     parsed: dict[str, Parsed] = field(default_factory=dict)
     """This batch's mails as the pre-pass parsed them, by digest (taken by the handler)."""
     ahead: dict[str, Parsed] = field(default_factory=dict)
@@ -149,7 +152,7 @@ class IntakeCache:
         for raw in raws:
             digest = hashlib.sha256(raw).hexdigest()
             try:
-                parsed = self.ahead.get(digest) or parse_raw(raw)
+                parsed = self.ahead.get(digest) or parse_raw(raw, self.limits)
             except Exception:  # noqa: BLE001 - the handler meets it again, in the mail's own savepoint
                 continue
             out.append((digest, parsed))

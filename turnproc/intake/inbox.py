@@ -29,6 +29,7 @@ from ..storage.db import transaction
 from .ahead import FetchAhead
 from .cache import IntakeCache
 from .handle import FAILED, PROCESSED, IntakeResult, handle_mail
+from .prepare import limits_of
 
 log = logging.getLogger(__name__)
 
@@ -159,7 +160,7 @@ def poll_maildir(app: App, now: dt.datetime) -> list[IntakeResult]:
             for key in keys:
                 inbox.file(key, folder)
 
-    return _run(app, _chunked(inbox.pending(), BATCH), file, now, IntakeCache())
+    return _run(app, _chunked(inbox.pending(), BATCH), file, now, IntakeCache(limits=limits_of(app.config)))
 
 
 def poll_imap(app: App, now: dt.datetime) -> list[IntakeResult]:
@@ -175,7 +176,7 @@ def poll_imap(app: App, now: dt.datetime) -> list[IntakeResult]:
             for folder, uids in by_folder.items():
                 inbox.file(uids, folders.get(folder, app.config.imap.rejected_folder))
 
-        return _run(app, inbox.batches(), file, now, IntakeCache(), inbox.fetched)
+        return _run(app, inbox.batches(), file, now, IntakeCache(limits=limits_of(app.config)), inbox.fetched)
 
 
 @gc_paused()
