@@ -15,7 +15,7 @@ from ..admin import (
     run_script,
 )
 from ..storage.queries import get_game
-from .common import CLIError, add_command, now, open_from, out, out_json, read_input
+from .common import CLIError, add_command, now, open_from, out, out_json, read_input, whole
 
 
 def cmd_sql(args: argparse.Namespace) -> int:
@@ -93,6 +93,6 @@ def register(sub: Any) -> None:
     p = add_command(sub, "audit", cmd_audit, "List the latest GM actions (SQL scripts, rollbacks, releases).",
              "turnproc audit spring26 --full")
     p.add_argument("game", nargs="?", help="only this game")
-    p.add_argument("--limit", type=int, default=20, help="entries to list (default 20)")
+    p.add_argument("--limit", type=whole, default=20, help="entries to list (default 20)")
     p.add_argument("--full", dest="verbose_entries", action="store_true", help="also print each entry's detail and script")
     p.add_argument("--json", action="store_true", help="one JSON array, newest first, details included (see the handbook)")
