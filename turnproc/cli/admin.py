@@ -21,7 +21,10 @@ from .common import CLIError, add_command, now, open_from, out, out_json, read_i
 def cmd_sql(args: argparse.Namespace) -> int:
     script = read_input(args.file)
     app = open_from(args)
-    result = run_script(app.engine, args.game, script, now=now(), dry_run=args.dry_run, allow_no_change=args.allow_no_change)
+    result = run_script(
+        app.engine, args.game, script, now=now(), dry_run=args.dry_run, allow_no_change=args.allow_no_change,
+        seconds=app.config.admin_sql_seconds,
+    )  # fmt: skip
     for line in result_lines(result):
         out(line)
     if result.ok:
