@@ -8,7 +8,9 @@ committed to a deploy repo without passwords in it.
 
 from __future__ import annotations
 
+import logging
 import os
+import stat
 import tomllib
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
@@ -17,6 +19,8 @@ from typing import Any, Mapping
 __all__ = ["ConfigError", "Config", "ImapConfig", "SmtpConfig", "load_config", "DEFAULT_FILE"]
 
 DEFAULT_FILE = "turnproc.toml"
+
+log = logging.getLogger(__name__)
 
 
 class ConfigError(ValueError):
@@ -137,11 +141,19 @@ def _section(cls: type, raw: Mapping[str, Any], where: str, base_dir: Path) -> A
             path = (base_dir / str(value)).expanduser()
             try:
                 values[key[: -len("_file")]] = path.read_text(encoding="utf-8").strip()
+                mode = stat.S_IMODE(path.stat().st_mode)
             except OSError as exc:
                 raise ConfigError(f"{where}.{key}: cannot read {path}: {exc.strerror}") from None
+            if mode & 0o004:
+                log.warning("%s.%s: %s is readable by every user of this machine (mode %o); chmod 600 it", where, key, path, mode)
             continue
         if key not in known:
             raise ConfigError(f"{where}: unknown key {key!r} (known: {', '.join(sorted(known))})")
+        if key == "password" and value:
+            log.warning(
+                "%s.password: a password written in the config file; keep it in password_file (mode 600) or the"
+                " environment, so the config can be shared without it", where,
+            )  # fmt: skip
         expected = known[key].type
         if expected in ("int", int) and not isinstance(value, int):
             raise ConfigError(f"{where}.{key}: expected a whole number, got {value!r}")

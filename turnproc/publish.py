@@ -98,7 +98,7 @@ def write_site(session: Session, game_name: str, directory: Path, now: dt.dateti
     then renamed), so a web server never serves half a page."""
     game = get_game(session, game_name)
     files = site_files(public_game(session, game, now), public_docs())
-    directory.mkdir(parents=True, exist_ok=True)
+    _public_folders(directory)
     written = []
     for name, text in sorted(files.items()):
         target = directory / name
@@ -114,6 +114,17 @@ def write_site(session: Session, game_name: str, directory: Path, now: dt.dateti
             raise
         written.append(target)
     return written
+
+
+def _public_folders(directory: Path) -> None:
+    """``directory`` and the parents it lacks, made 0755 whatever the umask
+    (the web server reads them: under a service's ``UMask=0027`` it could
+    not, under 000 anyone could write them). Folders already there keep
+    the mode their owner gave them."""
+    missing = [folder for folder in (directory, *directory.parents) if not folder.exists()]
+    for folder in reversed(missing):
+        folder.mkdir(exist_ok=True)
+        os.chmod(folder, 0o755)
 
 
 def refresh_site(sessions: sessionmaker[Session], site_dir: Path, game_name: str, now: dt.datetime) -> None:

@@ -15,6 +15,7 @@ import logging
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Generic, TypeVar
 
+from sqlalchemy.exc import InterfaceError, OperationalError
 from sqlalchemy.orm import Session
 
 from ..app import App
@@ -58,6 +59,8 @@ def _handle_batch(
     counts = dict(cache.reply_counts)
     try:
         return _attempt(app, batch, now, cache, upcoming, isolate=False)
+    except (OperationalError, InterfaceError):
+        raise  # the database's failure, not a mail's: the whole poll stops, and the batch waits for the next
     except Exception:
         log.warning("a mail in this batch failed; handling the batch again mail by mail", exc_info=True)
         cache.reply_counts = counts  # replies of the rolled-back attempt were never sent
@@ -93,6 +96,8 @@ def _attempt(
                 with session.begin_nested():
                     result = handle_mail(session, raw, app.config, now, cache)
                     cache.write_rows(session)
+            except (OperationalError, InterfaceError):
+                raise  # the database went away: no mail is to blame
             except Exception as exc:
                 cache.forget(raw)  # what its rolled-back savepoint did is undone
                 result = _failed(session, app.config, key, raw, exc, now)
