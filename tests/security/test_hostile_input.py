@@ -138,3 +138,240 @@ def test_a_mail_that_takes_too_long_to_read_is_refused(db_url: str, tmp_path: Pa
         assert made.left_in_inbox() == 0
     finally:
         made.app.close()
+
+
+# -- a player's report and orders on the command line -----------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("report", "said"),
+    [
+        ("[" * 100_000, "nested too deeply to read"),
+        ('{"turn": ' + "9" * 5000 + "}", "holds a number too long to read"),
+        ("/dev/zero", "larger than 64 MiB"),
+    ],
+    ids=["nested", "5000-digits", "dev-zero"],
+)
+def test_check_orders_gives_one_line_for_a_hostile_report(run_cli, tmp_path: Path, report: str, said: str) -> None:  # noqa: ANN001
+    orders = tmp_path / "orders.txt"
+    orders.write_text("GAME corpus\nEMPIRE RIG x\nTAX\n", encoding="utf-8")
+    path = report if report.startswith("/dev/") else str(tmp_path / "report.json")
+    if path != report:
+        Path(path).write_text(report, encoding="utf-8")
+    status, out, err = run_cli("check-orders", path, str(orders))
+    assert status == 1 and out == ""
+    assert said in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+def test_check_orders_reads_no_endless_orders(run_cli, tmp_path: Path) -> None:  # noqa: ANN001
+    report = tmp_path / "report.json"
+    report.write_text("{}", encoding="utf-8")
+    status, _, err = run_cli("check-orders", str(report), "/dev/zero")
+    assert status == 1 and "/dev/zero: it is larger than 1 MiB" in err
+
+
+# -- the GM's command line ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ("report", "corpus", "RIG", "--turn", "99999999999999999999"),
+        ("report", "corpus", "RIG", "--turn", "9" * 5000),
+        ("audit", "--limit", "99999999999999999999"),
+        ("turn", "rerun", "corpus", "99999999999999999999"),
+        ("game", "extend", "corpus", "--hours", "inf"),
+        ("game", "new", "g", "--players", "3", "--systems-per-player", "2147483647"),
+    ],
+    ids=["turn", "turn-5000-digits", "audit-limit", "rerun", "hours-inf", "systems-per-player"],
+)
+def test_numbers_beyond_any_game_are_one_line(run_cli, migrated_default_db: Path, argv: tuple[str, ...]) -> None:  # noqa: ANN001
+    try:
+        status, out, err = run_cli(*argv)
+    except SystemExit as exc:  # argparse's usage error
+        status = int(exc.code or 0)
+    assert status in (1, 2)
+
+
+def test_a_numbers_usage_error_names_the_limit(run_cli, migrated_default_db: Path, capsys) -> None:  # noqa: ANN001
+    with pytest.raises(SystemExit) as exited:
+        run_cli("report", "corpus", "RIG", "--turn", "99999999999999999999")
+    err = capsys.readouterr().err
+    assert exited.value.code == 2 and "argument --turn: 99999999999999999999 is too large (at most 2,147,483,647)" in err
+
+
+# -- admin SQL -----------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def game_db(db_url: str) -> Iterator[App]:
+    app = open_app(Config(database_url=db_url))
+    with transaction(app.sessions) as session:
+        make_game(session)
+    yield app
+    app.close()
+
+
+def _audit(app: App) -> list[m.AuditEntry]:
+    with app.sessions() as session:
+        return list(session.scalars(select(m.AuditEntry).order_by(m.AuditEntry.id)))
+
+
+def test_a_nul_byte_in_a_script_is_refused_and_audited(game_db: App) -> None:
+    result = run_script(game_db.engine, "corpus", "SELECT 1;\x00\nSELECT 2;", now=NOW)
+    assert result.outcome == "refused" and "NUL character (line 1)" in result.errors[0]
+    [entry] = _audit(game_db)
+    assert entry.outcome == "refused" and entry.script == "SELECT 1;\ufffd\nSELECT 2;"
+
+
+def test_the_sql_command_with_a_nul_byte_is_one_line(tmp_path: Path, db_url: str) -> None:
+    from turnproc.cli import main
+
+    config = tmp_path / "turnproc.toml"
+    config.write_text(f'database_url = "{db_url}"\n', encoding="utf-8")
+    app = open_app(Config(database_url=db_url))
+    with transaction(app.sessions) as session:
+        make_game(session)
+    app.close()
+    script = tmp_path / "nul.sql"
+    script.write_bytes(b"UPDATE empires SET vp = 1\x00 WHERE code = 'RIG';\n")
+    assert main(["--config", str(config), "sql", "corpus", str(script)]) == 1
+
+
+LONG_QUERY = "WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 1000000000) SELECT count(*) FROM c;"
+
+
+def test_a_script_that_runs_too_long_is_stopped(game_db: App) -> None:
+    result = run_script(game_db.engine, "corpus", "SELECT 1;\n" + LONG_QUERY, now=NOW, seconds=0.5)
+    assert result.outcome == "failed"
+    assert result.errors == [
+        'statement 2 (line 2: "WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE ...") was stopped:'
+        " the script ran longer than its time limit of 0.5 s (admin_sql_seconds in the config)"
+    ]
+    assert _audit(game_db)[-1].outcome == "failed"
+    # The connection is usable again at once: the next script has its own time.
+    assert run_script(game_db.engine, "corpus", "SELECT count(*) FROM empires;", now=NOW, seconds=0.5).ok
+
+
+@pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
+@pytest.mark.parametrize("call", ["fts3_tokenizer('simple')", "sqlite_version()", "sqlite_compileoption_get(0)"])
+def test_sqlite_functions_off_the_list_are_refused(game_db: App, call: str) -> None:
+    result = run_script(game_db.engine, "corpus", f"SELECT {call};", now=NOW)
+    assert result.outcome == "failed" and "is not allowed in a GM script" in result.errors[0]
+
+
+@pytest.mark.postgres
+@pytest.mark.parametrize("db_url", ["postgres"], indirect=True)
+@pytest.mark.parametrize(
+    "script",
+    ["SELECT e.row_to_json FROM empires e;", "SELECT (e).row_to_json FROM empires e;", "SELECT e.pg_typeof FROM empires e;"],
+)
+def test_postgres_functions_by_attribute_notation_are_refused(game_db: App, script: str) -> None:
+    result = run_script(game_db.engine, "corpus", script, now=NOW)
+    assert result.outcome == "refused" and "by attribute notation, which is not allowed" in result.errors[0]
+    assert run_script(game_db.engine, "corpus", "SELECT e.code, e.name FROM empires e;", now=NOW).ok
+
+
+# -- files and secrets ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("umask", [0o000, 0o027], ids=["umask-000", "umask-027"])
+def test_site_folders_are_0755_and_files_0644_whatever_the_umask(sqlite_url: str, tmp_path: Path, umask: int) -> None:
+    import os
+    import stat
+
+    from turnproc.publish import write_site
+
+    app = open_app(Config(database_url=sqlite_url))
+    with transaction(app.sessions) as session:
+        make_game(session)
+    old = os.umask(umask)
+    try:
+        with app.sessions() as session:
+            write_site(session, "corpus", tmp_path / "www" / "games" / "corpus", NOW)
+    finally:
+        os.umask(old)
+        app.close()
+    made = [tmp_path / "www", *(tmp_path / "www").rglob("*")]
+    assert {stat.S_IMODE(p.stat().st_mode) for p in made if p.is_dir()} == {0o755}
+    assert {stat.S_IMODE(p.stat().st_mode) for p in made if p.is_file()} == {0o644}
+
+
+def test_an_inline_password_and_a_world_readable_password_file_are_warned_of(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    from turnproc.config import load_config
+
+    secret = tmp_path / "smtp-password"
+    secret.write_text("s3cret\n", encoding="utf-8")
+    secret.chmod(0o644)
+    config = tmp_path / "turnproc.toml"
+    config.write_text(
+        f'[imap]\npassword = "hunter2"\n[smtp]\npassword_file = "{secret}"\n', encoding="utf-8"
+    )
+    with caplog.at_level("WARNING", logger="turnproc.config"):
+        loaded = load_config(config, env={})
+    assert loaded.imap.password == "hunter2" and loaded.smtp.password == "s3cret"
+    said = [r.getMessage() for r in caplog.records]
+    assert any("imap.password: a password written in the config file" in line for line in said)
+    assert any(f"smtp.password_file: {secret} is readable by every user of this machine (mode 644)" in line for line in said)
+    secret.chmod(0o600)
+    config.write_text(f'[smtp]\npassword_file = "{secret}"\n', encoding="utf-8")
+    caplog.clear()
+    with caplog.at_level("WARNING", logger="turnproc.config"):
+        load_config(config, env={})
+    assert caplog.records == []
+
+
+# -- a staged turn, and a database that goes away -----------------------------------------------
+
+
+def test_report_of_a_staged_turn_says_what_is_really_there(host: Host) -> None:
+    from tests.mailrows import with_bodies
+    from turnproc.storage.queries import get_game
+    from turnproc.turns import run_turn
+
+    with transaction(host.app.sessions) as session:
+        run_turn(session, get_game(session, "corpus"), host.app.config, NOW, stage=False)
+    with transaction(host.app.sessions) as session:
+        run_turn(session, get_game(session, "corpus"), host.app.config, NOW, stage=True)
+    host.deliver(order_mail("REPORT 2"))
+    [result] = host.poll()
+    with host.app.sessions() as session:
+        [ack] = with_bodies(session, [session.get(m.OutboxMail, session.scalar(
+            select(m.OutboxMail.id).where(m.OutboxMail.message_id == result.replies[0])))], host.app.config.from_address)  # fmt: skip
+    text = ack.body.decode("utf-8", "replace").replace("=\r\n", "").replace("\r\n", " ").replace("\n", " ")
+    assert "turn 2 has run, and its report waits for the GM's release" in text
+    assert "reports for turns 1 to 1" in text and "turns 1 to 2" not in text
+
+
+def test_a_database_outage_is_one_line_and_blames_no_mail(
+    sqlite_url: str, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The database file taken away under a running worker (SQLite made
+    unreachable): the poll stops with one line saying so, no traceback, no
+    mail-by-mail retry, no mail counted as failed; back, the mail is handled."""
+    from turnproc.worker import Service
+
+    made = host_for(sqlite_url, tmp_path)
+    service = Service(made.app, clock=lambda: NOW)
+    database = Path(made.app.engine.url.database or "")
+    made.deliver(order_mail("TAX"))
+    try:
+        database.rename(database.with_suffix(".away"))
+        made.app.engine.dispose()
+        with caplog.at_level("DEBUG"):
+            assert service.poll() == 0
+        warnings = [r for r in caplog.records if r.levelno >= 30]
+        assert warnings and all("inbox: the database cannot be reached or written" in r.getMessage() for r in warnings)
+        assert all(r.exc_info is None for r in warnings)
+        assert not any("mail by mail" in r.getMessage() for r in caplog.records)
+        assert made.left_in_inbox() == 1
+        made.app.engine.dispose()
+        database.with_suffix(".away").replace(database)
+        service.poll_backoff.succeeded()  # the clock stands still: the back-off would wait for ever
+        assert service.poll() == 1 and made.left_in_inbox() == 0
+        with made.app.sessions() as session:
+            assert session.scalar(select(m.InboundFailure.sha256)) is None
+    finally:
+        made.app.close()
