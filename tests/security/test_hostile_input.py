@@ -375,3 +375,31 @@ def test_a_database_outage_is_one_line_and_blames_no_mail(
             assert session.scalar(select(m.InboundFailure.sha256)) is None
     finally:
         made.app.close()
+
+
+# -- what the documents promise ---------------------------------------------------------------------
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _flat(path: str) -> str:
+    return " ".join((ROOT / path).read_text(encoding="utf-8").split())
+
+
+def test_the_documents_state_the_limits_the_code_has() -> None:
+    """Each sentence the limits add to the documents, against the defaults;
+    what each limit does is held by the tests above."""
+    config = Config()
+    orders, handbook, operations = _flat("docs/orders.md"), _flat("docs/gm-handbook.md"), _flat("deploy/OPERATIONS.md")
+    assert (config.mail_max_parts, config.mail_max_depth, config.mail_read_seconds, config.admin_sql_seconds) == (200, 20, 2.0, 30.0)
+    assert "A mail of more than 200 MIME parts (a mail program's mail has a handful), nested more than 20 deep, or that takes more than 2 seconds to read, is not read at all" in orders
+    assert "`the mail has more than 200 MIME parts; send the orders as plain text`" in orders
+    for key, default in (("mail_max_parts", "200"), ("mail_max_depth", "20"), ("mail_read_seconds", "2"), ("admin_sql_seconds", "30")):
+        assert f"| `{key}` | `{default}` |" in handbook
+        assert f"`{key}`" in operations
+    assert "A script may run for `admin_sql_seconds` (default 30 seconds) in all" in handbook
+    assert "A script holding a NUL character is refused before anything runs (and audited)" in handbook
+    assert "mode 0644 and the folders turnproc creates 0755, whatever the umask" in handbook
+    assert "their files are 0644 and the folders turnproc creates 0755, whatever the umask" in operations
+    assert "warns at start of a `password` written in the file" in handbook
+    assert "`inbox: the database cannot be reached or written: ...`" in operations
