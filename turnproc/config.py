@@ -81,6 +81,13 @@ class Config:
     """Seconds a flush holds its claim on the mail it is delivering: no other
     flush sends that mail before the lease runs out, even if the claimant died
     or could not record the delivery. Longer than one SMTP delivery can take."""
+    outbox_journal: Path | None = None
+    """Where a flush keeps the sent marks it could not record (a full disk),
+    so that the next ``turnproc send`` or worker records them instead of
+    sending the mails again (turnproc/mail/marks.py); relative to the config
+    file's directory (default ``outbox-journal`` there, or in the working
+    directory without a config file); written only when a mark fails. None
+    (a Config built in code): kept by the process that delivered them only."""
     outbox_keep_days: int = 30
     """Days a sent mail's bytes stay in the outbox; then only its row (who, what,
     when, Message-ID) is kept. The reports themselves stay in ``reports``. 0: keep."""
@@ -109,7 +116,7 @@ class Config:
 _TOP_KEYS = {
     "database_url", "transport", "maildir_in", "maildir_out", "from_address", "gm_address", "outbox_lease",
     "stranger_replies_per_hour", "password_failures_per_hour", "set_aside_after", "outbox_keep_days", "site_dir",
-    "bulletin_threshold", "mail_max_parts", "mail_max_depth", "mail_read_seconds", "admin_sql_seconds",
+    "bulletin_threshold", "outbox_journal", "mail_max_parts", "mail_max_depth", "mail_read_seconds", "admin_sql_seconds",
 }  # fmt: skip
 
 #: Whole-number settings and their ranges (top-level, and ``[smtp] connections``).
@@ -199,7 +206,8 @@ def load_config(path: str | os.PathLike[str] | None = None, env: Mapping[str, st
         smtp = _replace(smtp, password=env["TURNPROC_SMTP_PASSWORD"])
     if "TURNPROC_DATABASE_URL" in env:
         top["database_url"] = env["TURNPROC_DATABASE_URL"]
-    for key in ("maildir_in", "maildir_out", "site_dir"):
+    top.setdefault("outbox_journal", "outbox-journal")
+    for key in ("maildir_in", "maildir_out", "site_dir", "outbox_journal"):
         if key in top:
             top[key] = base_dir / str(top[key]) if chosen else Path(str(top[key]))
     _check_counts(source, top)
