@@ -403,3 +403,5 @@ def test_the_documents_state_the_limits_the_code_has() -> None:
     assert "their files are 0644 and the folders turnproc creates 0755, whatever the umask" in operations
     assert "warns at start of a `password` written in the file" in handbook
     assert "`inbox: the database cannot be reached or written: ...`" in operations
+    # held by tests/mail/test_outbox_claims.py (a new send after the lease)
+    assert "so a new `turnproc send`, even after the time it named, records them first and sends none of those mails again" in operations
