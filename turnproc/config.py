@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import os
+import stat
 import tomllib
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
@@ -85,6 +86,13 @@ class Config:
     """Seconds a flush holds its claim on the mail it is delivering: no other
     flush sends that mail before the lease runs out, even if the claimant died
     or could not record the delivery. Longer than one SMTP delivery can take."""
+    outbox_journal: Path | None = None
+    """Where a flush keeps the sent marks it could not record (a full disk),
+    so that the next ``turnproc send`` or worker records them instead of
+    sending the mails again (turnproc/mail/marks.py); relative to the config
+    file's directory (default ``outbox-journal`` there, or in the working
+    directory without a config file); written only when a mark fails. None
+    (a Config built in code): kept by the process that delivered them only."""
     outbox_keep_days: int = 30
     """Days a sent mail's bytes stay in the outbox; then only its row (who, what,
     when, Message-ID) is kept. The reports themselves stay in ``reports``. 0: keep."""
@@ -96,6 +104,16 @@ class Config:
     """Minutes that must pass after a turn ran before ``turnproc turn run``
     runs the next one without ``--force`` (a second keystroke, a cron job beside
     the GM); 0: no wait. The worker's deadlines are spaced by its schedule."""
+    mail_max_parts: int = 200
+    """MIME parts a mail may have; a mail of more is refused unread, before it
+    is parsed (its sender answered as for any unreadable mail)."""
+    mail_max_depth: int = 20
+    """How deep a mail's MIME parts may nest; a deeper mail is refused."""
+    mail_read_seconds: float = 2.0
+    """CPU seconds reading one mail's text may take before it is refused."""
+    admin_sql_seconds: float = 30.0
+    """Seconds an admin SQL script (``turnproc sql``, ``turnproc fix``) may run
+    before it is stopped and rolled back."""
     site_dir: Path | None = None
     """Where the worker writes each game's public pages after each turn it runs
     (``site_dir/GAME/index.html``, as ``turnproc site``); None: it does not."""
@@ -116,7 +134,7 @@ _TOP_KEYS = {
     "database_url", "transport", "maildir_in", "maildir_out", "from_address", "gm_address", "outbox_lease",
     "stranger_replies_per_hour", "set_aside_after", "outbox_keep_days", "site_dir",
     "bulletin_threshold", "trusted_authserv_id", "pyodide_dir", "site_url", "password_tag_key_file",
-    "min_turn_interval",
+    "min_turn_interval", "outbox_journal", "mail_max_parts", "mail_max_depth", "mail_read_seconds", "admin_sql_seconds",
 }  # fmt: skip
 
 #: Keys of older versions, accepted and ignored (a config from before the
@@ -130,7 +148,11 @@ _COUNTS = {
     "stranger_replies_per_hour": (0, 1000), "set_aside_after": (1, 100),
     "outbox_keep_days": (0, 3650), "bulletin_threshold": (1, 100_000), "connections": (1, 20),
     "min_turn_interval": (0, 10080),
+    "mail_max_parts": (1, 100_000), "mail_max_depth": (1, 1000),
 }  # fmt: skip
+
+#: Settings in seconds and their ranges.
+_SECONDS = {"outbox_lease": (1, 86400), "mail_read_seconds": (0.01, 600), "admin_sql_seconds": (0.1, 86400)}
 
 
 def _check_counts(where: str, values: Mapping[str, Any]) -> None:
@@ -151,11 +173,19 @@ def _section(cls: type, raw: Mapping[str, Any], where: str, base_dir: Path) -> A
             path = (base_dir / str(value)).expanduser()
             try:
                 values[key[: -len("_file")]] = path.read_text(encoding="utf-8").strip()
+                mode = stat.S_IMODE(path.stat().st_mode)
             except OSError as exc:
                 raise ConfigError(f"{where}.{key}: cannot read {path}: {exc.strerror}") from None
+            if mode & 0o004:
+                log.warning("%s.%s: %s is readable by every user of this machine (mode %o); chmod 600 it", where, key, path, mode)
             continue
         if key not in known:
             raise ConfigError(f"{where}: unknown key {key!r} (known: {', '.join(sorted(known))})")
+        if key == "password" and value:
+            log.warning(
+                "%s.password: a password written in the config file; keep it in password_file (mode 600) or the"
+                " environment, so the config can be shared without it", where,
+            )  # fmt: skip
         expected = known[key].type
         if expected in ("int", int) and not isinstance(value, int):
             raise ConfigError(f"{where}.{key}: expected a whole number, got {value!r}")
@@ -204,16 +234,18 @@ def load_config(path: str | os.PathLike[str] | None = None, env: Mapping[str, st
         smtp = _replace(smtp, password=env["TURNPROC_SMTP_PASSWORD"])
     if "TURNPROC_DATABASE_URL" in env:
         top["database_url"] = env["TURNPROC_DATABASE_URL"]
-    for key in ("maildir_in", "maildir_out", "site_dir", "pyodide_dir", "password_tag_key_file"):
+    top.setdefault("outbox_journal", "outbox-journal")
+    for key in ("maildir_in", "maildir_out", "site_dir", "pyodide_dir", "password_tag_key_file", "outbox_journal"):
         if key in top:
             top[key] = base_dir / str(top[key]) if chosen else Path(str(top[key]))
     _check_counts(source, top)
-    lease = top.get("outbox_lease", 600.0)
-    if isinstance(lease, bool) or not isinstance(lease, (int, float)) or not 1 <= lease <= 86400:
-        raise ConfigError(f"{source}: outbox_lease {lease!r} is not a number of seconds from 1 to 86400")
     site_url = top.get("site_url", "")
     if not isinstance(site_url, str) or (site_url and not site_url.startswith(("https://", "http://"))):
         raise ConfigError(f"{source}: site_url {site_url!r} is not an address starting with https:// or http://")
+    for key, (low, high) in _SECONDS.items():
+        value = top.get(key, low)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
+            raise ConfigError(f"{source}: {key} {value!r} is not a number of seconds from {low:g} to {high:g}")
     if top.get("transport", "maildir") not in ("maildir", "imap"):
         raise ConfigError(f"{source}: transport {top['transport']!r} is not maildir or imap")
     return Config(imap=imap, smtp=smtp, source=source, **top)

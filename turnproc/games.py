@@ -114,7 +114,10 @@ def new_game(
             modules=MODULES if modules is None else modules,
             ruleset=LATEST_RULESET if ruleset is None else ruleset,
         )
-        state = generate_galaxy(seed, players, systems_per_player, settings)
+        try:
+            state = generate_galaxy(seed, players, systems_per_player, settings)
+        except GalaxyError as exc:
+            raise GMError(f"--systems-per-player {systems_per_player}: {exc}") from None
         loaded = None
 
     game = new_game_row(name, seed, state)

@@ -108,7 +108,7 @@ def write_site(
     so a web server never serves half a page."""
     game = get_game(session, game_name)
     files = site_files(public_game(session, game, now), public_docs())
-    directory.mkdir(parents=True, exist_ok=True)
+    _public_folders(directory)
     written = []
     for name, text in sorted(files.items()):
         target = directory / name
@@ -124,6 +124,17 @@ def write_site(
             raise
         written.append(target)
     return written + write_desk(directory / "orders", game.name, host_address, pyodide)
+
+
+def _public_folders(directory: Path) -> None:
+    """``directory`` and the parents it lacks, made 0755 whatever the umask
+    (the web server reads them: under a service's ``UMask=0027`` it could
+    not, under 000 anyone could write them). Folders already there keep
+    the mode their owner gave them."""
+    missing = [folder for folder in (directory, *directory.parents) if not folder.exists()]
+    for folder in reversed(missing):
+        folder.mkdir(exist_ok=True)
+        os.chmod(folder, 0o755)
 
 
 def refresh_site(

@@ -294,5 +294,5 @@ def send_outbox(
     with builder(factory, config.from_address, config.site_url, load_key(config)) as build:
         return flush_outbox(
             factory, transport or outbound(config), now, lease=dt.timedelta(seconds=config.outbox_lease),
-            claimant=claimant, keep_days=config.outbox_keep_days, build=build,
+            claimant=claimant, keep_days=config.outbox_keep_days, build=build, journal=config.outbox_journal,
         )  # fmt: skip

@@ -25,7 +25,7 @@ from apscheduler.executors.pool import ThreadPoolExecutor
 from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.triggers.interval import IntervalTrigger
 from sqlalchemy import select
-from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 from sqlalchemy.orm import Session
 
 from . import mails
@@ -416,6 +416,10 @@ def _brief(exc: BaseException) -> str:
     """One line for a log: our own errors say it all; others get their type."""
     if isinstance(exc, (ServerUnavailable, OutboxError)):
         return str(exc)
+    if isinstance(exc, (OperationalError, InterfaceError)):
+        # A connection lost, a server stopped, a file gone or full: nothing was
+        # filed, and the mails wait in the inbox for the next poll.
+        return f"the database cannot be reached or written: {one_line(exc.orig or exc)}"
     if isinstance(exc, DBAPIError) and exc.orig is not None:
         return f"database error: {one_line(exc.orig)}"
     return one_line(exc)

@@ -18,6 +18,7 @@ import os
 import signal
 import time
 from collections import Counter
+from typing import Any
 from email.message import EmailMessage
 from pathlib import Path
 
@@ -29,6 +30,7 @@ from tests.service.test_worker_process import Worker, wait_for, write_config
 from tests.servers import free_port
 from turnproc.cli import main
 from turnproc.mail import outbox
+from turnproc.mail.marks import UNRECORDED
 from turnproc.storage import models as m
 
 UTC = dt.timezone.utc
@@ -58,6 +60,18 @@ def arrived(sink: SmtpSink) -> Counter[str]:
 def sent_count(engine: Engine) -> int:
     with engine.connect() as conn:
         return conn.scalar(select(func.count()).select_from(m.OutboxMail).where(m.OutboxMail.sent_at.is_not(None))) or 0
+
+
+def disk_fills(smtp_server: SmtpSink) -> tuple[dict[str, bool], Any]:
+    """A cursor listener that fails every outbox UPDATE once the server has
+    taken a mail, as a full disk does, while ``disk["full"]``."""
+    disk = {"full": True}
+
+    def full_disk(conn, cursor, statement, parameters, context, executemany):  # type: ignore[no-untyped-def]
+        if disk["full"] and smtp_server.messages and statement.lstrip().upper().startswith("UPDATE OUTBOX"):
+            raise conn.dialect.loaded_dbapi.OperationalError("database or disk is full")
+
+    return disk, full_disk
 
 
 @pytest.mark.parametrize(
@@ -117,11 +131,7 @@ def test_a_sent_mark_that_cannot_be_committed_sends_nothing_twice(
     engine = create_engine(db_url)
     ids = queue(engine, outbox.BATCH + 1)
     config = write_config(tmp_path / "turnproc.toml", db_url, imap_port=free_port(), smtp_port=smtp_server.port)
-    disk = {"full": True}
-
-    def full_disk(conn, cursor, statement, parameters, context, executemany):  # type: ignore[no-untyped-def]
-        if disk["full"] and smtp_server.messages and statement.lstrip().upper().startswith("UPDATE OUTBOX"):
-            raise conn.dialect.loaded_dbapi.OperationalError("database or disk is full")
+    disk, full_disk = disk_fills(smtp_server)
 
     event.listen(Engine, "before_cursor_execute", full_disk)
     try:
@@ -135,7 +145,7 @@ def test_a_sent_mark_that_cannot_be_committed_sends_nothing_twice(
         assert "database or disk is full" in err and "Traceback" not in err and err.count("\n") == 1
         assert sorted(arrived(smtp_server).elements()) == sorted(ids[: outbox.BATCH])
         disk["full"] = False
-        outbox._unrecorded.clear()  # a new process knows nothing of the mail in hand
+        UNRECORDED.clear()  # a new process knows nothing of the mail in hand but its journal
         assert main(["--config", str(config), "send"]) == 0
         assert "1 mails sent" in capsys.readouterr().out
     finally:
@@ -156,11 +166,7 @@ def test_the_same_process_records_the_mark_at_its_next_flush(db_url: str, smtp_s
     queue(engine, 1)
     config = load_config(write_config(tmp_path / "turnproc.toml", db_url, imap_port=free_port(), smtp_port=smtp_server.port))
     app = open_app(config)
-    disk = {"full": True}
-
-    def full_disk(conn, cursor, statement, parameters, context, executemany):  # type: ignore[no-untyped-def]
-        if disk["full"] and smtp_server.messages and statement.lstrip().upper().startswith("UPDATE OUTBOX"):
-            raise conn.dialect.loaded_dbapi.OperationalError("database or disk is full")
+    disk, full_disk = disk_fills(smtp_server)
 
     event.listen(app.engine, "before_cursor_execute", full_disk)
     now = dt.datetime.now(UTC)
@@ -171,4 +177,32 @@ def test_the_same_process_records_the_mark_at_its_next_flush(db_url: str, smtp_s
     assert send_outbox(app.sessions, config, now + dt.timedelta(hours=1)) == (0, 0)
     assert sent_count(engine) == 1 and len(smtp_server.messages) == 1
     app.close()
+    engine.dispose()
+
+
+def test_a_new_send_after_the_lease_records_the_marks_from_the_journal(
+    db_url: str, smtp_server: SmtpSink, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The error tells the GM to run `turnproc send` once space is freed: a
+    new process, after the claims' lease ran out, records the lost marks from
+    the journal (outbox_journal) and sends none of those mails again."""
+    engine = create_engine(db_url)
+    ids = queue(engine, 3)
+    config = write_config(tmp_path / "turnproc.toml", db_url, imap_port=free_port(), smtp_port=smtp_server.port)
+    config.write_text("outbox_lease = 1\n" + config.read_text())
+    disk, full_disk = disk_fills(smtp_server)
+
+    event.listen(Engine, "before_cursor_execute", full_disk)
+    try:
+        assert main(["--config", str(config), "send"]) == 1
+        err = capsys.readouterr().err
+        assert f"the marks are kept in {tmp_path / 'outbox-journal'}" in err and "Traceback" not in err
+        disk["full"] = False
+        UNRECORDED.clear()  # a new process: only the journal knows
+        time.sleep(1.5)  # the lease is over: without the marks the mails would go again
+        assert main(["--config", str(config), "send"]) == 0
+    finally:
+        event.remove(Engine, "before_cursor_execute", full_disk)
+    assert arrived(smtp_server) == Counter(ids) and sent_count(engine) == 3
+    assert (tmp_path / "outbox-journal").read_text() == ""
     engine.dispose()

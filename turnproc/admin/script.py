@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,8 +38,10 @@ from ..storage import models as m
 from . import audit
 from .checks import Fingerprint, check_game, describe_rows, format_violation
 from .statements import (
+    ALLOWED_FUNCTIONS,
     ScriptSyntaxError,
     Statement,
+    attribute_refusals,
     keyword_refusal,
     postgres_refusals,
     split_statements,
@@ -51,6 +54,32 @@ __all__ = ["MAX_ROWS_SHOWN", "ScriptResult", "StatementResult", "result_lines", 
 
 #: Rows of a SELECT kept for the GM to read; the rest are counted, not shown.
 MAX_ROWS_SHOWN = 100
+#: SQLite virtual-machine steps between looks at the clock (about a millisecond's worth).
+_SQLITE_STEPS = 10_000
+
+
+class _Clock:
+    """The time a script's statements may take together (``admin_sql_seconds``)."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.end = time.monotonic() + seconds
+        self.expired = False
+
+    def left_ms(self) -> int:
+        """Milliseconds left, at least 1 (PostgreSQL's 0 would mean no limit)."""
+        return max(1, int((self.end - time.monotonic()) * 1000))
+
+    def sqlite_handler(self) -> int:
+        """SQLite's progress handler: non-zero interrupts the statement."""
+        self.expired = self.expired or time.monotonic() > self.end
+        return int(self.expired)
+
+    def message(self, statement: Statement) -> str:
+        return (
+            f"{statement.where()} was stopped: the script ran longer than its time limit of {self.seconds:g} s"
+            " (admin_sql_seconds in the config)"
+        )
 
 
 @dataclass
@@ -141,12 +170,14 @@ def run_script(
     dry_run: bool = False,
     user: str | None = None,
     allow_no_change: bool = True,
+    seconds: float = 30.0,
 ) -> ScriptResult:
     """Run ``script`` for game ``game_name``; commit only when every check passes.
 
     Without ``allow_no_change`` an UPDATE or DELETE that changed no rows (its
     WHERE matched nothing: usually a typo) stops the commit, as outcome
-    ``no-change``.
+    ``no-change``. The statements may run ``seconds`` together; one still
+    running then is stopped, and the outcome is ``failed``.
 
     Never raises for a bad script: the outcome, the messages and the audit
     entry's id are on the result.
@@ -162,6 +193,13 @@ def run_script(
         return result
 
     postgres = engine.dialect.name == "postgresql"
+    if "\x00" in script:
+        line = script[: script.index("\x00")].count("\n") + 1
+        result.errors.append(f"the script holds a NUL character (line {line}), which no SQL statement may")
+        # PostgreSQL stores no NUL in text: the audit keeps the script with each shown as U+FFFD.
+        script = script.replace("\x00", "\ufffd")
+        result.sha256 = audit.digest(script)
+        return finish_apart()
     try:
         statements = split_statements(script, dialect=engine.dialect.name)
     except ScriptSyntaxError as exc:
@@ -191,8 +229,12 @@ def run_script(
                     result.errors.append(f"no game named {game_name!r} (games: {known})")
                     trans.rollback()
                     return finish_apart()
+                if postgres and (refusals := _attribute_refusals(conn, statements)):
+                    result.errors += refusals
+                    trans.rollback()
+                    return finish_apart()
                 before = Fingerprint.take(conn, game_id)
-                _run_statements(conn, statements, result)
+                _run_statements(conn, statements, result, _Clock(seconds))
                 if result.outcome != "failed":
                     # The script changed rows behind the session's back.
                     session.expire_all()
@@ -229,9 +271,28 @@ def run_script(
     return result
 
 
-def _run_statements(conn: Connection, statements: list[Statement], result: ScriptResult) -> None:
+def _attribute_refusals(conn: Connection, statements: list[Statement]) -> list[str]:
+    """PostgreSQL: functions off the allow-list called by attribute notation
+    (:func:`.statements.attribute_refusals`), against this database's own
+    functions and columns."""
+    functions = frozenset(conn.exec_driver_sql("SELECT DISTINCT lower(proname) FROM pg_proc").scalars()) - ALLOWED_FUNCTIONS
+    columns = frozenset(
+        conn.exec_driver_sql(
+            "SELECT DISTINCT lower(column_name) FROM information_schema.columns WHERE table_schema = 'public'"
+        ).scalars()
+    )
+    return [reason for statement in statements for reason in attribute_refusals(statement, functions, columns)]
+
+
+#: PostgreSQL's SQLSTATE for a statement cancelled by statement_timeout.
+_QUERY_CANCELED = "57014"
+
+
+def _run_statements(conn: Connection, statements: list[Statement], result: ScriptResult, clock: _Clock) -> None:
     """Run the statements as far as the first failure, fenced in by the database:
-    PostgreSQL as the GM script role, SQLite under the authorizer."""
+    PostgreSQL as the GM script role, SQLite under the authorizer; each
+    stopped when the script's time is up (PostgreSQL's statement_timeout,
+    set to the time left before each; SQLite's progress handler)."""
     if conn.dialect.name == "postgresql":
         # The parser read the script with standard strings: the server must too.
         conn.exec_driver_sql("SET LOCAL standard_conforming_strings = on")
@@ -242,29 +303,36 @@ def _run_statements(conn: Connection, statements: list[Statement], result: Scrip
             log.warning("role %s is missing: the GM script runs with the parse check only", gmrole.ROLE)
         for statement in statements:
             try:
+                conn.exec_driver_sql(f"SET LOCAL statement_timeout = {clock.left_ms()}")
                 result.statements.append(_execute(conn, statement))
             except DBAPIError as exc:
                 result.outcome = "failed"
-                result.errors.append(_database_message(exc, statement))
+                timed_out = getattr(exc.orig, "sqlstate", None) == _QUERY_CANCELED
+                result.errors.append(clock.message(statement) if timed_out else _database_message(exc, statement))
                 return
+        conn.exec_driver_sql("SET LOCAL statement_timeout = 0")  # the checks after the script are turnproc's
         if role:
             conn.execute(text("RESET ROLE"))
         return
     raw: Any = conn.connection.dbapi_connection
     denied: list[str] = []
     raw.set_authorizer(sqlite_authorizer(denied))
+    raw.set_progress_handler(clock.sqlite_handler, _SQLITE_STEPS)
     try:
         for statement in statements:
             try:
                 result.statements.append(_execute(conn, statement))
             except DBAPIError as exc:
                 result.outcome = "failed"
-                if denied:
+                if clock.expired:
+                    result.errors.append(clock.message(statement))
+                elif denied:
                     result.errors.append(f"{statement.where()} was refused: {denied[0]}")
                 else:
                     result.errors.append(_database_message(exc, statement))
                 return
     finally:
+        raw.set_progress_handler(None, 0)
         raw.set_authorizer(None)
 
 

@@ -26,8 +26,10 @@ from ..storage import models as m
 __all__ = [
     "ALLOWED_FUNCTIONS",
     "GAME_TABLES",
+    "SQLITE_FUNCTIONS",
     "ScriptSyntaxError",
     "Statement",
+    "attribute_refusals",
     "postgres_refusals",
     "sqlite_authorizer",
     "split_statements",
@@ -245,6 +247,41 @@ def postgres_refusals(statement: Statement) -> list[str]:
     return found
 
 
+def attribute_refusals(statement: Statement, functions: frozenset[str], columns: frozenset[str]) -> list[str]:
+    """PostgreSQL reads ``e.f`` (and ``(e).f``) as the call ``f(e)`` when
+    ``f`` is no column of ``e``: a function called that way is not a
+    FuncCall in the parse tree. Refused when ``f`` is a name of
+    ``functions`` (the database's functions off :data:`ALLOWED_FUNCTIONS`)
+    and no column of ``columns`` (every column of the schema's tables and
+    views): whatever the query meant, a column by that name cannot be."""
+    from pglast import ast  # the postgres extra
+    from pglast.visitors import Visitor  # the postgres extra
+
+    where = statement.where()
+    found: list[str] = []
+
+    def check(names: list[str]) -> None:
+        for name in names:
+            low = name.lower()
+            if low in functions and low not in columns:
+                found.append(
+                    f"{where}: {'.'.join(names)} calls the function {low}() by attribute notation, which is not"
+                    " allowed in a GM script; only functions that read and compute are (see docs/gm-schema.md)"
+                )
+
+    class Walk(Visitor):
+        def visit_ColumnRef(self, ancestors: Any, n: Any) -> None:
+            fields = [str(f.sval) for f in n.fields if isinstance(f, ast.String)]
+            if len(fields) > 1:
+                check(fields[1:])
+
+        def visit_A_Indirection(self, ancestors: Any, n: Any) -> None:
+            check([str(f.sval) for f in n.indirection if isinstance(f, ast.String)])
+
+    Walk()(statement.node)
+    return found
+
+
 # -- SQLite: the authorizer ---------------------------------------------------------------
 
 _SQLITE_READS = {
@@ -262,6 +299,31 @@ _SQLITE_NAMES = {
 }
 
 
+#: Functions a SQLite script may call: SQLite's own that read and compute
+#: (core, date, aggregate, window, JSON and math functions). Not
+#: ``fts3_tokenizer`` (it gives away a memory address, and with one given
+#: back runs code there), ``load_extension``, or the ``sqlite_*`` ones.
+SQLITE_FUNCTIONS = frozenset("""
+abs changes char coalesce concat concat_ws format glob hex ifnull iif instr last_insert_rowid length like
+likelihood likely lower ltrim max min nullif octet_length printf quote random randomblob replace round rtrim
+sign soundex substr substring total_changes trim typeof unhex unicode unlikely upper zeroblob
+date time datetime julianday unixepoch strftime timediff
+avg count group_concat string_agg sum total
+row_number rank dense_rank percent_rank cume_dist ntile lag lead first_value last_value nth_value
+json json_array json_array_length json_error_position json_extract json_insert json_object json_patch
+json_pretty json_remove json_replace json_set json_type json_valid json_quote json_group_array
+json_group_object json_each json_tree jsonb jsonb_array jsonb_extract jsonb_insert jsonb_object jsonb_patch
+jsonb_remove jsonb_replace jsonb_set jsonb_group_array jsonb_group_object
+acos acosh asin asinh atan atan2 atanh ceil ceiling cos cosh degrees exp floor ln log log10 log2 mod pi
+pow power radians sin sinh sqrt tan tanh trunc
+""".split())  # fmt: skip
+
+_SQLITE_FUNCTION_REASONS = {
+    "fts3_tokenizer": "it gives away a memory address of the process, and runs code at one given back",
+    "load_extension": "it loads code into the database",
+}
+
+
 def sqlite_authorizer(denied: list[str]) -> Callable[[int, str | None, str | None, str | None, str | None], int]:
     """An authorizer for ``sqlite3.Connection.set_authorizer`` that lets a
     statement read anything and write only :data:`GAME_TABLES` of the main
@@ -269,6 +331,11 @@ def sqlite_authorizer(denied: list[str]) -> Callable[[int, str | None, str | Non
     PRAGMA, ATTACH, triggers) is denied, and why is appended to ``denied``."""
 
     def authorize(action: int, arg1: str | None, arg2: str | None, database: str | None, source: str | None) -> int:
+        if action == sqlite3.SQLITE_FUNCTION and (arg2 or "").lower() not in SQLITE_FUNCTIONS:
+            name = (arg2 or "").lower()
+            why = _SQLITE_FUNCTION_REASONS.get(name, "only functions that read and compute are (see docs/gm-schema.md)")
+            denied.append(f"the function {name}() is not allowed in a GM script; {why}")
+            return sqlite3.SQLITE_DENY
         if action in _SQLITE_READS:
             return sqlite3.SQLITE_OK
         if action in _SQLITE_WRITES and database == "main" and arg1 in GAME_TABLES:

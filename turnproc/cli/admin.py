@@ -15,13 +15,16 @@ from ..admin import (
     run_script,
 )
 from ..storage.queries import get_game
-from .common import CLIError, add_command, now, open_from, out, out_json, read_input
+from .common import CLIError, add_command, now, open_from, out, out_json, read_input, whole
 
 
 def cmd_sql(args: argparse.Namespace) -> int:
     script = read_input(args.file)
     app = open_from(args)
-    result = run_script(app.engine, args.game, script, now=now(), dry_run=args.dry_run, allow_no_change=args.allow_no_change)
+    result = run_script(
+        app.engine, args.game, script, now=now(), dry_run=args.dry_run, allow_no_change=args.allow_no_change,
+        seconds=app.config.admin_sql_seconds,
+    )  # fmt: skip
     for line in result_lines(result):
         out(line)
     if result.ok:
@@ -93,6 +96,6 @@ def register(sub: Any) -> None:
     p = add_command(sub, "audit", cmd_audit, "List the latest GM actions (SQL scripts, rollbacks, releases).",
              "turnproc audit spring26 --full")
     p.add_argument("game", nargs="?", help="only this game")
-    p.add_argument("--limit", type=int, default=20, help="entries to list (default 20)")
+    p.add_argument("--limit", type=whole, default=20, help="entries to list (default 20)")
     p.add_argument("--full", dest="verbose_entries", action="store_true", help="also print each entry's detail and script")
     p.add_argument("--json", action="store_true", help="one JSON array, newest first, details included (see the handbook)")

@@ -14,11 +14,13 @@ from .common import CLIError, add_command, out, read_input
 
 #: Exit status when the host would refuse the mail or some lines have errors.
 EXIT_PROBLEMS = 3
+#: An order mail is a few KiB; the host reads 256 KiB of one at most.
+ORDERS_LIMIT = 1024 * 1024
 
 
 def cmd_check_orders(args: argparse.Namespace) -> int:
     report = read_input(args.report)
-    orders = read_input(args.orders)
+    orders = read_input(args.orders, ORDERS_LIMIT)
     try:
         checked = check_orders_offline(read_report(report), orders)
     except CheckError as exc:

@@ -92,10 +92,62 @@ def refuse_missing(url: str, *, schema: bool = True) -> None:
         engine.dispose()
 
 
-def read_input(path: str) -> str:
-    """A file the GM names (``-``: standard input), as text; a BOM is dropped."""
+#: The most a named file may hold (64 MiB): a report of a big game is a few
+#: MB; past this it is refused rather than read on (``/dev/zero`` never ends).
+MAX_INPUT = 64 * 1024 * 1024
+
+
+#: The largest whole number an option takes: a turn, a count, minutes. A
+#: database's integer column holds 2**63 - 1, SQLite's driver no more
+#: (a bigger one was an OverflowError), and no game comes near this.
+MAX_WHOLE = 2**31 - 1
+
+
+def whole(text: str) -> int:
+    """An option's whole number (argparse ``type``), refused with a one-line
+    usage error when it is none or beyond :data:`MAX_WHOLE` either way."""
     try:
-        return Path(path).read_text(encoding="utf-8-sig") if path != "-" else sys.stdin.read()
+        value = int(text)
+    except ValueError:  # also a number of thousands of digits (the interpreter's limit)
+        raise argparse.ArgumentTypeError(f"{_short(text)!r} is not a whole number") from None
+    if abs(value) > MAX_WHOLE:
+        raise argparse.ArgumentTypeError(f"{_short(text)} is too large (at most {MAX_WHOLE:,})")
+    return value
+
+
+#: The largest number of seconds or hours an option takes (a million hours
+#: is 114 years: a date that far on is still one the calendar holds).
+MAX_NUMBER = 1_000_000
+
+
+def number(text: str) -> float:
+    """An option's number of seconds or hours (argparse ``type``): finite,
+    and at most :data:`MAX_NUMBER` either way."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{_short(text)!r} is not a number") from None
+    if not abs(value) <= MAX_NUMBER:  # also NaN
+        raise argparse.ArgumentTypeError(f"{_short(text)} is not a number from {-MAX_NUMBER:,} to {MAX_NUMBER:,}")
+    return value
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= 24 else text[:20] + "..."
+
+
+def read_input(path: str, limit: int = MAX_INPUT) -> str:
+    """A file the GM or a player names (``-``: standard input), as text; a
+    BOM is dropped; one of more than ``limit`` bytes is refused unread."""
+    try:
+        if path == "-":
+            data = sys.stdin.buffer.read(limit + 1)
+        else:
+            with open(path, "rb") as file:
+                data = file.read(limit + 1)
+        if len(data) > limit:
+            raise CLIError(f"cannot read {path}: it is larger than {limit // (1024 * 1024)} MiB")
+        return data.decode("utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:
         raise CLIError(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from None
 

@@ -23,7 +23,7 @@ from ..notices import announce, extend_deadline
 from ..storage.db import transaction
 from ..storage.queries import get_game, list_games
 from ..welcome import Welcome, send_welcomes
-from .common import add_command, now, open_from, out, out_json, read_input
+from .common import add_command, now, number, open_from, out, out_json, read_input, whole
 from .players import player_lines, register_game
 
 
@@ -251,14 +251,14 @@ def register(sub: Any) -> None:
     p = add_command(gsub, "new", cmd_game_new, "Create a game from a generated galaxy or a scenario file.",
              "turnproc game new spring26 --players 12 --rules zoc,engage")
     p.add_argument("name", help="the new game's name: letters, digits, '-', '_' or '.'")
-    p.add_argument("--players", type=int, default=4, help="homes to generate (default 4)")
+    p.add_argument("--players", type=whole, default=4, help="homes to generate (default 4)")
     p.add_argument("--seed", help="the game's secret seed (default: random); same seed, same galaxy")
     p.add_argument("--scenario", metavar="FILE", help="a scenario TOML file declaring the whole start")
     p.add_argument("--rules", metavar="MODULES", help="rule modules: any of zoc,pinning,engage, or none (default: all)")
-    p.add_argument("--systems-per-player", type=int, default=30, help="systems per player (default 30)")
+    p.add_argument("--systems-per-player", type=whole, default=30, help="systems per player (default 30)")
     p.add_argument("--print-password", action="store_true",
                    help="also print the passwords of a scenario's empires that are mailed their welcome")
-    p.add_argument("--ruleset", type=int, choices=(1, 2),
+    p.add_argument("--ruleset", type=whole, choices=(1, 2),
                    help="rule-set version (default: the scenario's, else 2); see docs/rules.md section 19")
     p = add_command(gsub, "list", cmd_game_list, "List the games.", "turnproc game list")
     p.add_argument("--json", action="store_true", help="one JSON array (see the handbook)")
@@ -275,10 +275,10 @@ def register(sub: Any) -> None:
     p.add_argument("--cron", metavar="EXPR", help='deadline as standard cron "min hour day month weekday" (Sunday = 0), or off')
     p.add_argument("--tz", metavar="ZONE", help="IANA time zone of the cron expression, e.g. Europe/London (default UTC)")
     p.add_argument("--early-run", choices=("on", "off"), help="run as soon as every active empire has orders in, after a delay, unless one sent WAIT")
-    p.add_argument("--early-run-delay", type=int, metavar="MINUTES", help="minutes after the last orders before an early run (default 30)")
-    p.add_argument("--reminder-hours", type=int, metavar="HOURS", help="remind empires without orders this long before the deadline; 0: never (default 24)")
-    p.add_argument("--inactive-after", type=int, metavar="TURNS", help="missed turns in a row that make an empire inactive (default 5)")
-    p.add_argument("--nmr-limit", type=int, metavar="PERCENT", help="the missed-orders guard does not run the turn when more than this %% of active empires sent no orders (default 50)")
+    p.add_argument("--early-run-delay", type=whole, metavar="MINUTES", help="minutes after the last orders before an early run (default 30)")
+    p.add_argument("--reminder-hours", type=whole, metavar="HOURS", help="remind empires without orders this long before the deadline; 0: never (default 24)")
+    p.add_argument("--inactive-after", type=whole, metavar="TURNS", help="missed turns in a row that make an empire inactive (default 5)")
+    p.add_argument("--nmr-limit", type=whole, metavar="PERCENT", help="the missed-orders guard does not run the turn when more than this %% of active empires sent no orders (default 50)")
     p = add_command(gsub, "pause", cmd_game_pause, "Pause a game: no deadlines, early runs or reminders; mail is still answered.",
              "turnproc game pause spring26")
     p.add_argument("game", help="the game's name")
@@ -290,7 +290,7 @@ def register(sub: Any) -> None:
                     'turnproc game extend spring26 --hours 24')
     p.add_argument("game", help="the game's name")
     when = p.add_mutually_exclusive_group(required=True)
-    when.add_argument("--hours", type=float, help="move the deadline now in force this many hours later")
+    when.add_argument("--hours", type=number, help="move the deadline now in force this many hours later")
     when.add_argument("--to", metavar="'YYYY-MM-DD HH:MM'", help="the new deadline, in the game's time zone")
 
     p = add_command(sub, "announce", cmd_announce, "Mail a GM's message to every active player now; the next report prints it too.",

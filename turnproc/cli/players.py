@@ -15,7 +15,7 @@ from ..signup import PlayerSummary, approve_signup, player_summary, refuse_signu
 from ..storage import models as m
 from ..storage.db import transaction
 from ..storage.queries import get_game
-from .common import add_command, now, open_from, out
+from .common import add_command, now, open_from, out, whole
 
 __all__ = ["player_lines", "register_empire", "register_game"]
 
@@ -86,14 +86,14 @@ def register_game(gsub: Any) -> None:
     group = p.add_mutually_exclusive_group()
     group.add_argument("--open", dest="open", action="store_const", const=True, help="take JOIN requests by mail")
     group.add_argument("--close", dest="open", action="store_const", const=False, help="refuse JOIN requests")
-    p.add_argument("--limit", type=int, metavar="N", help="at most N empires in the game, requests waiting included; 0: no limit")
+    p.add_argument("--limit", type=whole, metavar="N", help="at most N empires in the game, requests waiting included; 0: no limit")
     p = add_command(gsub, "set", cmd_game_set, "Change a game's name, turn limit, VP target or vacation limit.",
                     "turnproc game set spring26 --turn-limit 40 --vp-target 120 --vacation-limit 2")
     p.add_argument("game", help="the game's name")
     p.add_argument("--name", help="a new name for the game (players write it on their GAME line)")
-    p.add_argument("--turn-limit", type=int, metavar="N", help="the game ends after turn N (not below the current turn)")
-    p.add_argument("--vp-target", type=int, metavar="N", help="the game ends when an empire has N victory points")
-    p.add_argument("--vacation-limit", type=int, metavar="N", help="the longest VACATION a player may take, in turns; 0: none (default 3)")
+    p.add_argument("--turn-limit", type=whole, metavar="N", help="the game ends after turn N (not below the current turn)")
+    p.add_argument("--vp-target", type=whole, metavar="N", help="the game ends when an empire has N victory points")
+    p.add_argument("--vacation-limit", type=whole, metavar="N", help="the longest VACATION a player may take, in turns; 0: none (default 3)")
 
 
 def register_empire(esub: Any) -> None:

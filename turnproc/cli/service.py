@@ -14,7 +14,7 @@ from ..intake import poll
 from ..logs import configure_logging
 from ..reportmail import send_outbox
 from ..worker import WorkerSettings, run_once, run_worker
-from .common import CLIError, add_command, config_from, defaults_notice, now, open_from, out
+from .common import CLIError, add_command, config_from, defaults_notice, now, number, open_from, out, whole
 
 
 def cmd_poll(args: argparse.Namespace) -> int:
@@ -71,11 +71,11 @@ def register(sub: Any) -> None:
     p = add_command(sub, "worker", cmd_worker,
              "Run the service: inbox polling, outbox sending, deadlines, early runs and reminders for every game, until SIGTERM.",
              "turnproc --config /etc/turnproc/turnproc.toml worker --tick 30 --poll 60")
-    p.add_argument("--tick", type=float, default=30.0, metavar="SECONDS", help="how often deadlines are checked (default 30)")
-    p.add_argument("--poll", type=float, default=60.0, metavar="SECONDS", help="how often the inbox is read (default 60)")
-    p.add_argument("--flush", type=float, default=30.0, metavar="SECONDS", help="how often queued mail is retried (default 30)")
+    p.add_argument("--tick", type=number, default=30.0, metavar="SECONDS", help="how often deadlines are checked (default 30)")
+    p.add_argument("--poll", type=number, default=60.0, metavar="SECONDS", help="how often the inbox is read (default 60)")
+    p.add_argument("--flush", type=number, default=30.0, metavar="SECONDS", help="how often queued mail is retried (default 30)")
     p.add_argument("--idle", action="store_true", help="also hold an IMAP IDLE connection and read new mail at once")
-    p.add_argument("--max-backoff", type=float, default=300.0, metavar="SECONDS",
+    p.add_argument("--max-backoff", type=number, default=300.0, metavar="SECONDS",
                    help="longest pause between retries when a server or a game keeps failing (default 300)")
     p.add_argument("--log-format", choices=("auto", "journal", "text", "json"), default="auto",
                    help="stderr log lines: journal (no timestamps, syslog priorities), text, json; auto: journal under systemd")
@@ -84,6 +84,6 @@ def register(sub: Any) -> None:
     p = add_command(sub, "demo", cmd_demo, "Play a short demo game in a directory: SQLite and local Maildir, no servers.",
              "turnproc demo --turns 3")
     p.add_argument("--dir", default="turnproc-demo", help="where to put the demo game (default ./turnproc-demo)")
-    p.add_argument("--turns", type=int, default=1, help="turns to play (default 1)")
-    p.add_argument("--players", type=int, default=4, help="empires (default 4)")
+    p.add_argument("--turns", type=whole, default=1, help="turns to play (default 1)")
+    p.add_argument("--players", type=whole, default=4, help="empires (default 4)")
     p.add_argument("--seed", default="demo", help="galaxy seed (default 'demo')")

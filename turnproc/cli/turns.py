@@ -20,7 +20,7 @@ from ..turns import (
     rollback,
     set_hold,
 )
-from .common import add_command, now, open_from, out, out_json
+from .common import add_command, now, open_from, out, out_json, whole
 from .service import cmd_send
 
 
@@ -154,17 +154,17 @@ def register(sub: Any) -> None:
     p = add_command(tsub, "rollback", cmd_turn_rollback, "Go back to collecting orders for turn N; later turns are archived.",
              "turnproc turn rollback spring26 --to 4")
     p.add_argument("game", help="the game's name")
-    p.add_argument("--to", type=int, required=True, metavar="N", help="the turn to collect orders for again")
+    p.add_argument("--to", type=whole, required=True, metavar="N", help="the turn to collect orders for again")
     p.add_argument("--reason", help="why, in a sentence: told to every active player with the rollback")
     p = add_command(tsub, "rerun", cmd_turn_rerun, "Run turn N again with its seed and the orders on file; reports go out as corrected.",
              "turnproc turn rerun spring26 4")
     p.add_argument("game", help="the game's name")
-    p.add_argument("turn", type=int, metavar="N", help="the turn to run again")
+    p.add_argument("turn", type=whole, metavar="N", help="the turn to run again")
     p.add_argument("--reason", help="why, in a sentence: printed in every corrected report")
 
     p = add_command(sub, "report", cmd_report, "Print an empire's latest (or a given turn's) report.",
              "turnproc report spring26 RIG --format json")
     p.add_argument("game", help="the game's name")
     p.add_argument("empire", help="the empire's three-letter code")
-    p.add_argument("--turn", type=int, help="the turn the report describes (default: latest)")
+    p.add_argument("--turn", type=whole, help="the turn the report describes (default: latest)")
     p.add_argument("--format", choices=("text", "json"), default="text")

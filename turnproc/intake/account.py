@@ -142,8 +142,15 @@ class Account:
         found = session.scalar(query.where(m.Report.turn == turn))
         if found is not None:
             return found
-        have = session.execute(select(func.min(m.Report.turn), func.max(m.Report.turn)).where(m.Report.empire_id == self.empire.id)).one()
+        # A staged turn's reports are kept back until the GM releases it: not named as there.
+        have = session.execute(
+            select(func.min(m.Report.turn), func.max(m.Report.turn)).where(
+                m.Report.empire_id == self.empire.id, m.Report.turn.not_in(staged)
+            )
+        ).one()
         span = f"you have reports for turns {have[0]} to {have[1]}" if have[0] is not None else "no turn has run yet"
+        if turn in session.scalars(staged):
+            return f"turn {turn} has run, and its report waits for the GM's release ({span}, and REPORT 0 for the start)"
         if turn >= self.game.turn:
             return f"turn {turn} has not run yet ({span}, and REPORT 0 for the start)"
         return f"there is no report of turn {turn} for you ({span}, and REPORT 0 for the start)"

@@ -21,6 +21,7 @@ from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
 from ..passwordkey import PasswordKey
+from ..mail.mime import MailLimits
 from ..rules.checks import KnownSystems, known_systems_all
 from ..rules.state import GameState
 from ..storage import models as m
@@ -101,6 +102,8 @@ class IntakeCache:
     """The password key: a password its tag rules out costs no scrypt. None: no tags (scrypt decides)."""
     trusted_authserv_id: str = ""
     """The receiving server whose DMARC verdicts count (config ``trusted_authserv_id``)."""
+    limits: MailLimits = field(default_factory=MailLimits)
+    """The shape and reading time a mail may have (the config's ``mail_*`` keys)."""
     states: dict[tuple[int, int], GameState] = field(default_factory=dict)
     passwords: PasswordChecks = field(default_factory=PasswordChecks)
     ahead: dict[str, Parsed] = field(default_factory=dict)
@@ -171,7 +174,7 @@ class IntakeCache:
         for raw in raws:
             digest = hashlib.sha256(raw).hexdigest()
             try:
-                parsed = self.ahead.get(digest) or parse_raw(raw, self.trusted_authserv_id)
+                parsed = self.ahead.get(digest) or parse_raw(raw, self.limits, self.trusted_authserv_id)
             except Exception:  # noqa: BLE001 - the handler meets it again, in the mail's own savepoint
                 continue
             out.append((digest, parsed))

@@ -42,7 +42,7 @@ from ..signup import answer_signup, confirm_signup, join_refusal, request_signup
 from ..storage.queries import GameView, orders_on_file, withdraw_orders
 from .account import REPORT_COPY, Account, help_mail
 from .cache import EmpireRow, IntakeCache
-from .prepare import MAX_TEXT, parse_raw
+from .prepare import MAX_TEXT, limits_of, parse_raw
 
 log = logging.getLogger(__name__)
 
@@ -186,7 +186,7 @@ class _Mail:
     ) -> None:
         self.session, self.config, self.now, self.cache = session, config, now, cache
         # Parsed by the batch's pre-pass, or here for a mail handled alone.
-        self.parsed = cache.handling(digest) or parse_raw(raw, config.trusted_authserv_id)
+        self.parsed = cache.handling(digest) or parse_raw(raw, limits_of(config), config.trusted_authserv_id)
         self.unreadable, self.headers = self.parsed.unreadable, self.parsed.headers
         self.subject = clean_header(decoded_words(self.headers.get("subject", "")))
         self.message_id = clean_header(self.headers.get("message-id", ""))

@@ -15,6 +15,7 @@ import logging
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Generic, TypeVar
 
+from sqlalchemy.exc import InterfaceError, OperationalError
 from sqlalchemy.orm import Session
 
 from ..app import App
@@ -31,6 +32,7 @@ from .ahead import FetchAhead
 from .guessing import tell_of_guessing
 from .cache import IntakeCache
 from .handle import FAILED, PROCESSED, IntakeResult, handle_mail
+from .prepare import limits_of
 
 log = logging.getLogger(__name__)
 
@@ -58,6 +60,8 @@ def _handle_batch(
     Never waited for: the transaction may hold the database's write lock."""
     try:
         return _attempt(app, batch, now, cache, upcoming, isolate=False)
+    except (OperationalError, InterfaceError):
+        raise  # the database's failure, not a mail's: the whole poll stops, and the batch waits for the next
     except Exception:
         log.warning("a mail in this batch failed; handling the batch again mail by mail", exc_info=True)
         # What the failed attempt counted went with its cache.batch.
@@ -93,6 +97,8 @@ def _attempt(
                 with session.begin_nested():
                     result = handle_mail(session, raw, app.config, now, cache)
                     cache.write_rows(session)
+            except (OperationalError, InterfaceError):
+                raise  # the database went away: no mail is to blame
             except Exception as exc:
                 cache.forget(raw)  # what its rolled-back savepoint did is undone
                 result = _failed(session, app.config, key, raw, exc, now)
@@ -156,6 +162,12 @@ def _run(
     return results
 
 
+def _cache(app: App) -> IntakeCache:
+    """A poll's cache, with what the config says of keys, DMARC and mail shapes."""
+    config = app.config
+    return IntakeCache(load_key(config), trusted_authserv_id=config.trusted_authserv_id, limits=limits_of(config))
+
+
 def poll_maildir(app: App, now: dt.datetime) -> list[IntakeResult]:
     inbox = MaildirInbox(app.config.maildir_in)
 
@@ -164,7 +176,7 @@ def poll_maildir(app: App, now: dt.datetime) -> list[IntakeResult]:
             for key in keys:
                 inbox.file(key, folder)
 
-    return _run(app, _chunked(inbox.pending(), BATCH), file, now, IntakeCache(load_key(app.config), trusted_authserv_id=app.config.trusted_authserv_id))
+    return _run(app, _chunked(inbox.pending(), BATCH), file, now, _cache(app))
 
 
 def poll_imap(app: App, now: dt.datetime) -> list[IntakeResult]:
@@ -180,7 +192,7 @@ def poll_imap(app: App, now: dt.datetime) -> list[IntakeResult]:
             for folder, uids in by_folder.items():
                 inbox.file(uids, folders.get(folder, app.config.imap.rejected_folder))
 
-        return _run(app, inbox.batches(), file, now, IntakeCache(load_key(app.config), trusted_authserv_id=app.config.trusted_authserv_id), inbox.fetched)
+        return _run(app, inbox.batches(), file, now, _cache(app), inbox.fetched)
 
 
 @gc_paused()

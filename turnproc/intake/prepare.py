@@ -24,13 +24,14 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
 from ..mail.dmarc import dmarc_failed
+from ..config import Config
 from ..mail.hygiene import automatic_reason, clean_header, raw_headers, sender_address
-from ..mail.mime import MailTooDeep, message_text, parse_headers, parse_message
+from ..mail.mime import MailLimits, MailRefused, ReadBudget, message_text, parse_headers, read_message
 from ..passwords import verify_password
 from ..rules.orders import Header
 from ..rules.parser import ShapedMail, parse_header, shape_mail
 
-__all__ = ["MAX_TEXT", "Parsed", "PasswordChecks", "parse_raw"]
+__all__ = ["MAX_TEXT", "Parsed", "PasswordChecks", "limits_of", "parse_raw"]
 
 #: Text read for the header; longer mails are refused (by handle).
 MAX_TEXT = 256 * 1024
@@ -55,14 +56,21 @@ class Parsed:
     """Why the trusted mail server says the From is forged (DMARC failed), or ""."""
 
 
-def parse_raw(raw: bytes, trusted_authserv_id: str = "") -> Parsed:
+def limits_of(config: Config) -> MailLimits:
+    """The shape and reading time the config allows a mail."""
+    return MailLimits(config.mail_max_parts, config.mail_max_depth, config.mail_read_seconds)
+
+
+def parse_raw(raw: bytes, limits: MailLimits = MailLimits(), trusted_authserv_id: str = "") -> Parsed:
     """What intake reads of ``raw`` before it knows whose it is (for the
-    batch's pre-pass, or for a mail handled alone); with the receiving
-    server's ``trusted_authserv_id``, also its DMARC verdict."""
+    batch's pre-pass, or for a mail handled alone). A mail beyond ``limits``
+    is read for its headers only, and ``unreadable`` says why. With the
+    receiving server's ``trusted_authserv_id``, also its DMARC verdict."""
     unreadable = ""
+    budget = ReadBudget(limits.read_seconds)
     try:
-        msg = parse_message(raw)
-    except MailTooDeep as exc:
+        msg = read_message(raw, limits)
+    except MailRefused as exc:
         msg, unreadable = parse_headers(raw), str(exc)
     # The raw header text: the email package parses a header afresh on
     # every access, which is most of intake's time otherwise.
@@ -77,7 +85,12 @@ def parse_raw(raw: bytes, trusted_authserv_id: str = "") -> Parsed:
             read[text] = shaped, parse_header(text, shaped)
         return read[text]
 
-    text = "" if unreadable else message_text(msg, lambda t: header_of(t)[1])
+    text = ""
+    if not unreadable:
+        try:
+            text = message_text(msg, lambda t: header_of(t)[1], budget)
+        except MailRefused as exc:
+            unreadable = str(exc)
     from_address = sender_address(msg, headers)
     shaped, header = header_of(text[:MAX_TEXT])
     forged = ""

@@ -25,6 +25,7 @@ class PrivateMaildir(mailbox.Maildir):
 
     def __init__(self, dirname: str | os.PathLike[str], create: bool = True) -> None:
         super().__init__(dirname, factory=None, create=create)
+        self.path = Path(dirname)
         for sub in ("", "tmp", "new", "cur"):
             folder = os.path.join(self._path, sub)
             if os.path.isdir(folder) and stat.S_IMODE(os.stat(folder).st_mode) & 0o077:
@@ -83,16 +84,22 @@ class MaildirInbox:
         return (seconds, micro, key)
 
     def file(self, key: str, folder: str) -> None:
-        """Move a handled message out of the inbox (after its transaction committed)."""
+        """Move a handled message out of the inbox (after its transaction
+        committed): its file is renamed into the folder's ``cur``, marked
+        seen, as a mail program files it. The bytes stay as they came; a copy
+        through the email package parsed the whole mail and wrote it again
+        (12 s of CPU for a mail of 50,000 MIME parts)."""
         target = self.box.add_folder(folder) if folder not in self.box.list_folders() else self.box.get_folder(folder)
         try:
-            msg = self.box.get_message(key)
+            subpath: str = getattr(self.box, "_lookup")(key)
         except KeyError:
             return
-        msg.add_flag("S")
-        msg.set_subdir("cur")
-        target.add(msg)
-        self.box.discard(key)
+        name, _, info = os.path.basename(subpath).partition(self.box.colon)
+        flags = "".join(sorted(set(info[2:] if info.startswith("2,") else "") | {"S"}))
+        try:
+            os.replace(self.path / subpath, target.path / "cur" / f"{name}{self.box.colon}2,{flags}")
+        except FileNotFoundError:  # taken by another process meanwhile
+            return
 
 
 class MaildirOutbox:

@@ -34,12 +34,12 @@ import logging
 import os
 import secrets
 import socket
-import threading
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
+from pathlib import Path
 from email.header import decode_header, make_header
 from email.parser import BytesHeaderParser
 from typing import Any, Protocol, Unpack, cast, runtime_checkable
@@ -51,6 +51,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from ..errors import ServerUnavailable, one_line
 from ..storage import models as m
 from .lanes import Lanes, Transport
+from .marks import UNRECORDED
 
 log = logging.getLogger(__name__)
 
@@ -228,12 +229,6 @@ def claimant_tag() -> str:
     return f"{socket.gethostname()}/{os.getpid()}/{secrets.token_hex(3)}"
 
 
-_unrecorded_lock = threading.Lock()
-_unrecorded: dict[int, tuple[str, dt.datetime]] = {}
-"""Mails this process delivered but could not mark sent (id -> message id,
-sent at): recorded at the next flush, before anything new is claimed."""
-
-
 def _reason(exc: BaseException) -> str:
     if isinstance(exc, DBAPIError) and exc.orig is not None:
         exc = exc.orig
@@ -310,11 +305,10 @@ def _mark_sent(factory: sessionmaker[Session], mail_ids: list[int], at: dt.datet
     )
 
 
-def _record_unrecorded(factory: sessionmaker[Session]) -> None:
-    """Mark sent what this process delivered earlier but could not record."""
-    with _unrecorded_lock:
-        waiting = dict(_unrecorded)
-    for mail_id, (message_id, at) in sorted(waiting.items()):
+def _record_unrecorded(factory: sessionmaker[Session], journal: Path | None) -> None:
+    """Mark sent what was delivered earlier but could not be recorded: by
+    this process, or by any whose journal this is (:mod:`.marks`)."""
+    for mail_id, (message_id, at) in sorted(UNRECORDED.waiting(journal).items()):
         try:
             _mark_sent(factory, [mail_id], at)
         except DBAPIError as exc:
@@ -322,8 +316,7 @@ def _record_unrecorded(factory: sessionmaker[Session]) -> None:
                 f"mail {message_id} was delivered but still cannot be marked sent ({_reason(exc)}); "
                 "nothing new is sent until it is"
             ) from None
-        with _unrecorded_lock:
-            _unrecorded.pop(mail_id, None)
+        UNRECORDED.recorded([mail_id], journal)
         log.info("outbox: mail %s now recorded as sent", message_id)
 
 
@@ -337,6 +330,7 @@ def flush_outbox(
     batch: int = BATCH,
     keep_days: int = 0,
     build: Build | None = None,
+    journal: Path | None = None,
 ) -> tuple[int, int]:
     """Deliver every due mail, a claimed batch at a time; returns (sent, failed).
 
@@ -348,9 +342,10 @@ def flush_outbox(
     delivery. A flush that sent something then empties the bytes of mails
     sent more than ``keep_days`` ago (:func:`purge_sent_bodies`). ``build``
     makes the bytes of the mails queued without them (a report, a bulletin:
-    turnproc.reportmail); such a mail fails, to be retried, without one."""
+    turnproc.reportmail); such a mail fails, to be retried, without one.
+    ``journal``: where marks that cannot be recorded are kept for the next flush of any process."""
     try:
-        sent, failed = _flush(factory, transport, now, lease=lease, me=claimant or claimant_tag(), batch=batch, build=build)
+        sent, failed = _flush(factory, transport, now, lease=lease, me=claimant or claimant_tag(), batch=batch, build=build, journal=journal)
     finally:
         if isinstance(transport, Closable):
             transport.close()
@@ -407,6 +402,7 @@ def _flush(
     me: str,
     batch: int,
     build: Build | None,
+    journal: Path | None = None,
 ) -> tuple[int, int]:
     started = time.monotonic()
 
@@ -415,7 +411,7 @@ def _flush(
         # claims get leases counted from when they were made.
         return now + dt.timedelta(seconds=time.monotonic() - started)
 
-    _record_unrecorded(factory)
+    _record_unrecorded(factory, journal)
     sent = failed = 0
 
     def stopped(what: str) -> OutboxError:
@@ -435,15 +431,13 @@ def _flush(
             # Delivered, but not recorded: keep the claims (no flush anywhere
             # sends them again before the lease ends) and retry the marks
             # first thing at this process's next flush.
-            with _unrecorded_lock:
-                for mail_id, message_id, _ in delivered:
-                    _unrecorded[mail_id] = (message_id, done_at)
+            kept = UNRECORDED.keep([(mail_id, message_id) for mail_id, message_id, _ in delivered], done_at, journal)
             until = (claim_at + lease).isoformat(timespec="seconds")
             _, message_id, recipient = delivered[0]
             more = f" (and {len(delivered) - 1} more)" if len(delivered) > 1 else ""
             raise stopped(
                 f"mail {message_id} to {recipient}{more} was delivered but cannot be marked sent: {_reason(exc)}; "
-                f"no flush sends it again before {until}; free the space or fix the database, then run `turnproc send`"
+                f"no flush sends it again before {until}{kept}; free the space or fix the database, then run `turnproc send`"
             ) from None
         sent += len(delivered)
 

@@ -141,6 +141,14 @@ def _check_release(pyodide: Path) -> None:
         raise DeskError(f"{pyodide} holds pyodide {version}; the order desk is written for {PYODIDE_VERSION}")
 
 
+def _public_folder(directory: Path) -> None:
+    """``directory`` made 0755 whatever the umask, as every folder of the
+    public pages is (the web server reads them)."""
+    if not directory.is_dir():
+        directory.mkdir(parents=True)
+        directory.chmod(0o755)
+
+
 def write_desk(directory: Path, game: str, host_address: str, pyodide: Path | None) -> list[Path]:
     """Write the order desk into ``directory`` (``SITE/orders``); the files
     written. ``pyodide``: the unpacked ``pyodide`` package to copy in; None
@@ -148,7 +156,7 @@ def write_desk(directory: Path, game: str, host_address: str, pyodide: Path | No
     written and copied)."""
     if pyodide is not None:
         _check_release(pyodide)
-    directory.mkdir(parents=True, exist_ok=True)
+    _public_folder(directory)
     written = []
     for name, data in sorted(desk_files(game, host_address, pyodide is not None).items()):
         target = directory / name
@@ -159,12 +167,13 @@ def write_desk(directory: Path, game: str, host_address: str, pyodide: Path | No
         written.append(target)
     if pyodide is not None:
         into = directory / "pyodide"
-        into.mkdir(exist_ok=True)
+        _public_folder(into)
         for name in PYODIDE_FILES:
             # Unchanged files are left alone: 10 MB copied after every turn is waste.
             source, target = pyodide / name, into / name
             if not target.is_file() or target.stat().st_size != source.stat().st_size or target.stat().st_mtime < source.stat().st_mtime:
                 shutil.copy2(source, target.with_name(f".{name}.tmp"))
+                target.with_name(f".{name}.tmp").chmod(0o644)  # not the package's own mode
                 target.with_name(f".{name}.tmp").replace(target)
             written.append(target)
     return written

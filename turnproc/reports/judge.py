@@ -35,10 +35,16 @@ def read_report(text: str) -> PlayerView:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise CheckError(f"the report is not JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}") from None
+    except RecursionError:
+        raise CheckError("the report is not a turnproc JSON report: it is nested too deeply to read") from None
+    except ValueError:  # the interpreter's limit on a number's digits (4,300)
+        raise CheckError("the report is not a turnproc JSON report: it holds a number too long to read") from None
     try:
         return state_from_report(data)
     except ReportError as exc:
         raise CheckError(f"the report is not a turnproc JSON report: {exc}") from None
+    except RecursionError:
+        raise CheckError("the report is not a turnproc JSON report: it is nested too deeply to read") from None
 
 
 def _refusal(view: PlayerView, parsed: ParsedOrders) -> str:
