@@ -113,6 +113,7 @@ def test_help_says_where_the_rules_are(app: App, tmp_path: Path) -> None:
     assert "The rulebook:        https://games.example.org/starchase/corpus/rules.html" in text
     assert "How to send orders:  https://games.example.org/starchase/corpus/orders.html" in text
     assert "The game's site:     https://games.example.org/starchase/corpus/" in text
+    assert "The order desk:      https://games.example.org/starchase/corpus/orders/" in text
 
 
 def _body(mail: m.OutboxMail) -> str:
@@ -132,7 +133,10 @@ def test_every_report_mail_ends_with_the_links(app: App) -> None:
     msg = message_from_bytes(raw, policy=policy.default)
     text = str(msg.get_body(preferencelist=("plain",)).get_content())  # type: ignore[union-attr]
     html = str(msg.get_body(preferencelist=("html",)).get_content())  # type: ignore[union-attr]
-    assert text.rstrip().endswith("The game's site:     https://games.example.org/starchase/corpus/")
+    assert "The game's site:     https://games.example.org/starchase/corpus/\n" in text
+    assert text.rstrip().endswith("report's JSON attachment there)")
+    assert "The order desk:      https://games.example.org/starchase/corpus/orders/\n" in text
     assert "\n-- \nturnproc for game corpus\nThe rulebook:" in text
     assert '<a href="https://games.example.org/starchase/corpus/rules.html">' in html
+    assert '<a href="https://games.example.org/starchase/corpus/orders/">' in html
     assert PASSWORD not in text
