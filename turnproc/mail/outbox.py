@@ -71,9 +71,9 @@ BATCH_SECONDS = 2.0
 #: How long a claim keeps other flushes off a mail (config: outbox_lease).
 LEASE = dt.timedelta(minutes=10)
 #: Kinds of mail that carry a secret in clear (a new player's password, an
-#: address-change code): the table keeps it only until delivery, then the body
+#: address-change code, a JOIN's code): the table keeps it only until delivery, then the body
 #: is replaced by :data:`SCRUBBED`, so no password stays stored in clear.
-SECRET_KINDS = frozenset({"welcome", "address_confirm"})
+SECRET_KINDS = frozenset({"welcome", "address_confirm", "signup_confirm"})
 SCRUBBED = b"(the body of this mail held a password or a code and was removed once it was delivered)"
 
 
