@@ -81,11 +81,14 @@ def queue_signup_received(
 
 def queue_signup_confirm(
     session: Session, config: Config, now: dt.datetime, *, game: str, game_id: int, recipient: str, code: str, name: str,
-    secret: str, expires: dt.datetime, kind: str,
+    secret: str, expires: dt.datetime,
 ) -> bool:  # fmt: skip
-    """To the address a JOIN came from: the code that makes it a request."""
+    """To the address a JOIN came from: the code that makes it a request (a
+    kind of its own: its body is scrubbed once delivered, as a password's)."""
     context = {"game": game, "code": code, "name": name, "secret": secret, "expires": f"{expires:%Y-%m-%d %H:%M}"}
-    return queue_notice(session, config, "signup_confirm", context, now, game_id=game_id, recipient=recipient, kind=kind)
+    return queue_notice(
+        session, config, "signup_confirm", context, now, game_id=game_id, recipient=recipient, kind="signup_confirm"
+    )
 
 
 def queue_signup_request(

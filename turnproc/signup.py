@@ -32,6 +32,7 @@ from .accountmails import (
 from .config import Config
 from .errors import GMError
 from .games import add_empire
+from .mail.identity import cap_key
 from .passwords import generate_password, hash_code, verify_password
 from .storage import models as m
 from .storage.queries import galaxy_counts
@@ -46,6 +47,7 @@ __all__ = [
     "answer_signup",
     "approve_signup",
     "confirm_signup",
+    "join_code_sent_within_hour",
     "player_summary",
     "refuse_signup",
     "request_signup",
@@ -168,13 +170,25 @@ def join_refusal(session: Session, game: m.Game, now: dt.datetime, *, code: str,
     return None
 
 
+def join_code_sent_within_hour(session: Session, email: str, now: dt.datetime) -> bool:
+    """Whether a JOIN's code went to ``email``, however spelled (case, a
+    +tag), in the last hour: one an hour per address, in every game."""
+    key = cap_key(email)
+    sent = session.scalars(
+        select(m.OutboxMail.recipient).where(
+            m.OutboxMail.kind == "signup_confirm", m.OutboxMail.created_at >= now - dt.timedelta(hours=1)
+        )
+    )
+    return any(cap_key(recipient) == key for recipient in sent)
+
+
 def request_signup(
-    session: Session, config: Config, game: m.Game, now: dt.datetime, *, code: str, name: str, email: str, kind: str
+    session: Session, config: Config, game: m.Game, now: dt.datetime, *, code: str, name: str, email: str
 ) -> tuple[m.SignupRequest | None, str]:
     """A JOIN from ``email``, when :func:`join_refusal` has none: the code is
-    mailed to ``email`` (``kind``: as the reply caps count it; the caller
-    asked them) and the request waits for it, replacing one of the address's
-    waiting for its code. Nobody else is told."""
+    mailed to ``email`` (the caller asked the reply caps) and the request
+    waits for it, replacing one of the address's waiting for its code.
+    Nobody else is told."""
     code = code.upper()
     why = join_refusal(session, game, now, code=code, name=name, email=email)
     if why is not None:
@@ -191,7 +205,7 @@ def request_signup(
     expires = now + dt.timedelta(hours=JOIN_CODE_HOURS)
     queue_signup_confirm(
         session, config, now, game=game.name, game_id=game.id, recipient=email, code=code, name=name, secret=secret,
-        expires=expires, kind=kind,
+        expires=expires,
     )  # fmt: skip
     session.flush()  # intake does not flush on its own: the next JOIN of this poll must see it
     log.info("game %s: sign-up %s from %s waits for its code", game.name, code, email)

@@ -11,7 +11,7 @@ import datetime as dt
 import pytest
 from sqlalchemy import select
 
-from tests.mail.test_player_commands import GM, Host, stranger, to
+from tests.mail.test_player_commands import GM, Host, _stored, stranger, to
 from tests.mail.test_signup import JOIN, NOW, ZED, cli, host, join, requests  # noqa: F401 (the fixture)
 from turnproc.signup import UNCONFIRMED_PER_GAME
 from turnproc.storage import models as m
@@ -59,7 +59,7 @@ def test_unconfirmed_sign_ups_are_capped_per_game_and_per_address(host: Host, ca
     host.mail(*forged(UNCONFIRMED_PER_GAME))
     (answer,) = host.mail(*forged(1, start=UNCONFIRMED_PER_GAME))
     assert "too many sign-ups wait for their codes" in answer.text
-    # One per address: a second JOIN from it (past the hour's one answer to it) replaces the first.
+    # One request per address: a second JOIN from it (past the hour) replaces the first.
     host.mail(stranger('JOIN spring26 FAA "Fake again"', "victim0@third.example"), now=NOW + dt.timedelta(hours=2))
     with host.app.sessions() as session:
         names = session.scalars(select(m.SignupRequest.name).where(m.SignupRequest.email == "victim0@third.example")).all()
@@ -82,7 +82,15 @@ def test_a_code_works_for_48_hours(host: Host, capsys: pytest.CaptureFixture[str
     cli(capsys, "game", "signup", "spring26", "--open")
     (mail,) = host.mail(stranger(JOIN))
     secret = mail.text.split("CONFIRM ")[1].split()[0]
+    with host.app.sessions() as session:  # delivered, the code is no longer stored in clear
+        assert not any(secret.encode() in _stored(row) for row in session.scalars(select(m.OutboxMail)))
     # Expired, it waits nowhere: like any stranger's mail naming no game, unanswered.
     assert host.mail(stranger(f"CONFIRM {secret}"), now=NOW + dt.timedelta(hours=48, minutes=1)) == []
     assert requests(host) == [("ZED", ZED, "pending")]  # never confirmed: the GM cannot approve it
     assert cli(capsys, "empire", "approve", "spring26", "ZED")[0] == 1
+
+
+def test_one_code_an_hour_goes_to_an_address_however_spelled(host: Host, capsys: pytest.CaptureFixture[str]) -> None:
+    cli(capsys, "game", "signup", "spring26", "--open")
+    assert len(host.mail(stranger(JOIN))) == 1
+    assert host.mail(stranger('JOIN spring26 ZZZ "Zed Again"', "Zed+x@Elsewhere.example")) == []

@@ -290,7 +290,9 @@ class IntakeCache:
         if batch.strangers_answered is None:
             batch.strangers_answered = session.scalar(
                 select(func.count()).select_from(m.OutboxMail).where(
-                    m.OutboxMail.kind == "stranger", m.OutboxMail.created_at >= now - dt.timedelta(hours=1)
+                    # A JOIN's code is an answer to a stranger too (its own kind: its body is a secret).
+                    m.OutboxMail.kind.in_(("stranger", "signup_confirm")),
+                    m.OutboxMail.created_at >= now - dt.timedelta(hours=1),
                 )
             ) or 0
         return batch.strangers_answered

@@ -38,7 +38,14 @@ from ..rules.redact import redact_passwords
 from ..storage import models as m
 from ..storage.convert import load_state, store_orders
 from ..storage.pending import NewInbound, NewOrderSet, PendingRows
-from ..signup import answer_signup, confirm_signup, join_refusal, request_signup, signup_games_waiting
+from ..signup import (
+    answer_signup,
+    confirm_signup,
+    join_code_sent_within_hour,
+    join_refusal,
+    request_signup,
+    signup_games_waiting,
+)
 from ..storage.queries import GameView, orders_on_file, withdraw_orders
 from .account import REPORT_COPY, Account, help_mail
 from .cache import EmpireRow, IntakeCache
@@ -447,9 +454,12 @@ class _Mail:
             return self.unplaced(Header(game=game.name, empire=join.code), why, game)
         # The code is the answer: a JOIN that cannot be answered is not kept
         # (From proves nothing; only the code coming back from there does).
+        if join_code_sent_within_hour(self.session, self.sender, self.now):
+            self.suppress(self.sender, "signup_confirm", game.id, "a JOIN's code went to this address in the last hour")
+            return self.finish(IntakeResult("signup", REJECTED, game.name, code.upper(), "not answered: a code went there this hour"))
         if not (self.may_send(self.sender, "stranger", game.id) if registered else self.may_answer_stranger(game.id)):
             return self.finish(IntakeResult("signup", REJECTED, game.name, code.upper(), "not answered: too many answers this hour"))
-        request, why = request_signup(self.session, self.config, row, self.now, code=code, name=name, email=self.sender, kind="stranger")
+        request, why = request_signup(self.session, self.config, row, self.now, code=code, name=name, email=self.sender)
         if request is None:  # checked just above, in this transaction
             return self.unplaced(Header(game=game.name, empire=join.code), why, game)
         return self.finish(IntakeResult("signup", PROCESSED, game.name, request.code, f"sign-up from {self.sender} waits for its code"))

@@ -72,9 +72,9 @@ BATCH_SECONDS = 2.0
 #: How long a claim keeps other flushes off a mail (config: outbox_lease).
 LEASE = dt.timedelta(minutes=10)
 #: Kinds of mail that carry a secret (a new player's password, sealed by the
-#: password key until the mail is built; an address-change code): once the
-#: mail is delivered its body and data are replaced by :data:`SCRUBBED`.
-SECRET_KINDS = frozenset({"welcome", "address_confirm"})
+#: password key until the mail is built; an address-change or a JOIN's code):
+#: once the mail is delivered its body and data are replaced by :data:`SCRUBBED`.
+SECRET_KINDS = frozenset({"welcome", "address_confirm", "signup_confirm"})
 SCRUBBED = b"(the body of this mail held a password or a code and was removed once it was delivered)"
 
 
