@@ -151,29 +151,29 @@ def test_turn_run_orders_and_reports(run, tmp_path: Path) -> None:
     assert code == 0
     assert "line 2: error [unknown_action]" in out
     assert "1 orders for RIG, turn 1" in out
-    code, out, _ = run("turn", "run", "alpha")
+    code, out, _ = run("turn", "run", "alpha", "--yes")
     assert code == 0 and "turn 1 resolved" in out and "2 reports queued" in out
     code, out, _ = run("report", "alpha", "RIG")
     assert code == 0 and "turn 1 report" in out and f"DISTSQ {home_star} {target}" in out
     code, out, _ = run("report", "alpha", "VEG", "--format", "json")
     data = json.loads(out)
     assert data["turn"] == 1 and data["empire"]["code"] == "VEG"
-    assert _count(tmp_path, m.OutboxMail) == 4  # two welcome mails, two reports
+    assert _count(tmp_path, m.OutboxMail) == 5  # two welcome mails, RIG told of its orders, two reports
     code, out, _ = run("send")
-    assert code == 0 and "4 mails sent" in out
-    assert len(list((tmp_path / "mail" / "out" / "new").iterdir())) == 4
+    assert code == 0 and "5 mails sent" in out
+    assert len(list((tmp_path / "mail" / "out" / "new").iterdir())) == 5
 
 
 def test_turn_run_twice_is_refused_and_changes_nothing(run, tmp_path: Path) -> None:
     run("game", "new", "alpha", "--players", "1", "--seed", "x")
     run("empire", "add", "alpha", "--code", "RIG", "--name", "Rigel", "--email", "ann@example.org")
-    assert run("turn", "run", "alpha")[0] == 0
+    assert run("turn", "run", "alpha", "--yes", "--force")[0] == 0
     engine = create_engine(f"sqlite:///{tmp_path / 'turnproc.db'}")
     with engine.begin() as conn:  # as if a second worker had not seen the first run
         conn.execute(m.Game.__table__.update().values(turn=1))
     engine.dispose()
     turns_before = _count(tmp_path, m.TurnRecord)
-    code, _, err = run("turn", "run", "alpha")
+    code, _, err = run("turn", "run", "alpha", "--yes", "--force")
     assert code == 1 and "turn 1 of game alpha has already been run" in err
     assert _count(tmp_path, m.TurnRecord) == turns_before
 

@@ -10,7 +10,7 @@ The layers, lowest first (a module may import from any layer at or below its own
 3. the application and the ways mail comes and goes, and reports
 4. the GM's admin tools, the mails the host sends and the offline order checker
 5. intake, turns, games, sign-up, a game's public pages, the GM's notices to players, empires
-6. the worker's decisions
+6. the worker's decisions, and a turn run by hand under the same guard
 7. the worker
 8. the demo
 9. the command line
@@ -34,10 +34,11 @@ LAYERS: list[tuple[str, ...]] = [
     ("turnproc.deadlines", "turnproc.scenario"),
     ("turnproc.storage",),
     ("turnproc.app", "turnproc.mail", "turnproc.reports"),
-    ("turnproc.admin", "turnproc.reportmail", "turnproc.mails", "turnproc.accountmails", "turnproc.checker"),
+    ("turnproc.admin", "turnproc.reportmail", "turnproc.mails", "turnproc.accountmails", "turnproc.empiremails",
+     "turnproc.checker"),
     ("turnproc.intake", "turnproc.turns", "turnproc.turnreports", "turnproc.games", "turnproc.signup", "turnproc.publish", "turnproc.notices",
      "turnproc.welcome", "turnproc.empires"),
-    ("turnproc.schedule",),
+    ("turnproc.schedule", "turnproc.handrun"),
     ("turnproc.worker",),
     ("turnproc.demo",),
     ("turnproc.cli", "turnproc.__main__"),

@@ -89,6 +89,10 @@ class Config:
     """A game of more empires than this mails the roundup and the public press
     once a turn, as the turn bulletin to every player, instead of in every
     report (docs/orders.md)."""
+    min_turn_interval: int = 10
+    """Minutes that must pass after a turn ran before ``turnproc turn run``
+    runs the next one without ``--force`` (a second keystroke, a cron job beside
+    the GM); 0: no wait. The worker's deadlines are spaced by its schedule."""
     site_dir: Path | None = None
     """Where the worker writes each game's public pages after each turn it runs
     (``site_dir/GAME/index.html``, as ``turnproc site``); None: it does not."""
@@ -104,13 +108,14 @@ class Config:
 _TOP_KEYS = {
     "database_url", "transport", "maildir_in", "maildir_out", "from_address", "gm_address", "outbox_lease",
     "stranger_replies_per_hour", "password_failures_per_hour", "set_aside_after", "outbox_keep_days", "site_dir",
-    "bulletin_threshold", "trusted_authserv_id", "site_url",
+    "bulletin_threshold", "trusted_authserv_id", "site_url", "min_turn_interval",
 }  # fmt: skip
 
 #: Whole-number settings and their ranges (top-level, and ``[smtp] connections``).
 _COUNTS = {
     "stranger_replies_per_hour": (0, 1000), "password_failures_per_hour": (1, 1000), "set_aside_after": (1, 100),
     "outbox_keep_days": (0, 3650), "bulletin_threshold": (1, 100_000), "connections": (1, 20),
+    "min_turn_interval": (0, 10080),
 }  # fmt: skip
 
 

@@ -24,9 +24,12 @@ from sqlalchemy.orm import Session
 from .admin import audit
 from .config import Config
 from .errors import GMError
+from .empiremails import queue_address_set, queue_handed_over, queue_orders_entered
 from .games import check_email, check_new_empire, taken_addresses
+from .intake.handle import submit_orders
 from .passwords import generate_password, hash_password, hash_passwords
 from .rules.generate import GalaxyError, free_home_slots, place_empire
+from .rules.orders import Order, ParsedOrders, format_order
 from .rules.state import GameState
 from .storage import models as m
 from .storage.convert import load_state, save_state
@@ -45,6 +48,7 @@ __all__ = [
     "replace_player",
     "parse_players_csv",
     "import_players",
+    "enter_orders",
 ]
 
 
@@ -112,9 +116,9 @@ def _audit(session: Session, game: m.Game, action: str, command: str, detail: st
 
 
 
-def set_email(session: Session, game: m.Game, code: str, email: str, now: dt.datetime) -> tuple[str, str]:
+def set_email(session: Session, config: Config, game: m.Game, code: str, email: str, now: dt.datetime) -> tuple[str, str]:
     """Move an empire to a new address (every reply and report goes there from
-    now on); (old, new)."""
+    now on), and tell both addresses; (old, new)."""
     empire = get_empire(session, game, code)
     email = check_email(email)
     taken = taken_addresses(session, game)
@@ -124,6 +128,7 @@ def set_email(session: Session, game: m.Game, code: str, email: str, now: dt.dat
     old, empire.email = empire.email, email
     session.flush()
     _audit(session, game, "set-email", f"set-email {game.name} {empire.code} {email}", f"{old} -> {email}", now)
+    queue_address_set(session, config, now, game=game.name, game_id=game.id, empire=empire.code, old=old, new=email)
     log.info("game %s: %s moved from %s to %s", game.name, empire.code, old, email)
     return old, email
 
@@ -171,7 +176,7 @@ def replace_player(
     again with no missed turns, the old player's orders for this turn
     withdrawn, reports and history kept; the welcome mail goes to the new
     address. An active empire still has its player: refused unless ``force``.
-    Returns the new password."""
+    The old address is told. Returns the new password."""
     empire = get_empire(session, game, code)
     if empire.active and not force:
         raise GMError(
@@ -195,8 +200,28 @@ def replace_player(
     detail = f"{old} -> {email}" + ("; the old player's orders withdrawn" if withdrawn else "")
     _audit(session, game, "replace", f"replace {game.name} {empire.code} --email {email}", detail, now)
     send_welcomes(session, config, game, [Welcome(empire, password, "replace")], now)
+    if old.lower() != email.lower():
+        queue_handed_over(session, config, now, game=game.name, game_id=game.id, empire=empire.code, old=old)
     log.info("game %s: %s handed from %s to %s", game.name, empire.code, old, email)
     return password
+
+
+def enter_orders(
+    session: Session, config: Config, game: m.Game, empire: m.Empire, text: str, now: dt.datetime
+) -> tuple[ParsedOrders, bool]:
+    """Orders the GM received another way (``turnproc orders submit``), stored
+    as if mailed; when they change the orders on file, the player is told
+    what is on file now. (parsed, whether earlier orders were replaced)."""
+    before = orders_on_file(session, empire.id, game.turn)
+    parsed, replaced = submit_orders(session, game, empire, text, now)
+    on_file = orders_on_file(session, empire.id, game.turn)
+    if on_file is not before:  # new orders on file, or a CLEAR withdrew them
+        lines = [format_order(Order.from_dict(o)) for o in on_file.orders] if on_file is not None else []
+        queue_orders_entered(
+            session, config, now, game=game.name, game_id=game.id, empire=empire.code, recipient=empire.email,
+            turn=game.turn, orders=lines,
+        )  # fmt: skip
+    return parsed, replaced
 
 
 # -- import --------------------------------------------------------------------------

@@ -18,7 +18,7 @@ import hashlib
 import re
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import ColumnElement, select
 from sqlalchemy.orm import Session
 
 from . import jsontext
@@ -51,7 +51,14 @@ __all__ = [
     "queue_welcome",
     "queue_deadline_changed",
     "queue_announcement",
+    "announcement_mails",
 ]
+
+
+def announcement_mails(game: m.Game, number: int) -> ColumnElement[bool]:
+    """A condition on outbox rows: the mails of the game's announcement ``number``
+    (their stable Message-IDs share this start, whatever the domain)."""
+    return m.OutboxMail.message_id.startswith(f"<turnproc.announce.{game.name}.a{number}.", autoescape=True)
 
 
 def stable_message_id(from_address: str, kind: str, game: m.Game, *parts: object) -> str:
@@ -361,12 +368,13 @@ def queue_turn_ran(
     inactive: list[str],
     finished: bool,
     staged: bool,
+    by_hand: bool = False,
 ) -> bool:
-    """To the GM: a turn ran (at its deadline or early)."""
+    """To the GM: a turn ran (at its deadline, early, or by hand: ``turn run``)."""
     context = {
         "game": game, "turn": turn, "early": early, "deadline": deadline, "next_deadline": next_deadline,
         "events": events, "reports": reports, "missed": missed, "inactive": inactive,
-        "finished": finished, "staged": staged,
+        "finished": finished, "staged": staged, "by_hand": by_hand,
     }  # fmt: skip
     return queue_notice(session, config, "turn_ran", context, now, game_id=game_id)
 
@@ -421,13 +429,14 @@ def queue_reminder(
     empire_name: str,
     recipient: str,
     deadline: str | None,
-    hours_left: int,
+    time_left: str,
 ) -> bool:
-    """To a player without orders: the deadline is near. At most one per
-    empire and turn (a stable Message-ID)."""
+    """To a player without orders: the deadline is near, ``time_left`` away
+    (:func:`turnproc.schedule.time_left`). At most one per empire and turn (a
+    stable Message-ID)."""
     context = {
         "game": game.name, "turn": game.turn, "empire": empire, "empire_name": empire_name, "deadline": deadline,
-        "hours_left": f"about {hours_left} hour{'s' if hours_left != 1 else ''}", "reply_to": config.from_address,
+        "time_left": time_left, "reply_to": config.from_address,
     }  # fmt: skip
     mid = stable_message_id(config.from_address, "reminder", game, f"t{game.turn}", empire)
     return queue_notice(
@@ -561,7 +570,8 @@ def queue_announcement(
     text: str,
     recipients: list[tuple[str, str]],
 ) -> int:
-    """To every active player: the GM's announcement ``number`` of the game."""
+    """To every active player: the GM's announcement ``number`` of the game
+    (its mails are found again by :func:`announcement_mails`)."""
     queued = 0
     for code, address in recipients:
         context = {"game": game.name, "turn": game.turn, "empire": code, "subject": subject, "text": text}

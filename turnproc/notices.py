@@ -22,13 +22,22 @@ from . import deadlines
 from .admin import audit
 from .config import Config
 from .errors import GMError
-from .mails import queue_announcement, queue_deadline_changed
+from .mails import queue_announcement, queue_deadline_changed, queue_notice
 from .storage import models as m
 from .storage.queries import current_deadline, view_of
 
 log = logging.getLogger(__name__)
 
-__all__ = ["active_recipients", "notify_deadline", "notify_guard", "change_key", "announce", "announcements_for", "extend_deadline"]
+__all__ = [
+    "active_recipients",
+    "notify_deadline",
+    "notify_guard",
+    "notify_rollback",
+    "change_key",
+    "announce",
+    "announcements_for",
+    "extend_deadline",
+]
 
 UTC = dt.timezone.utc
 
@@ -81,6 +90,24 @@ def notify_guard(
         "(often a mail problem, not the players), so the turn was not run and stays open."
     )
     return notify_deadline(session, config, game, now, change=f"guard-{deadline.astimezone(UTC):%Y%m%dT%H%M}", because=because)
+
+
+def notify_rollback(
+    session: Session, config: Config, game: m.Game, now: dt.datetime, *, turn: int, archived: list[int], reason: str | None
+) -> int:
+    """The GM took the game back to ``turn``: tell every active player that
+    the reports of the ``archived`` turns no longer hold. The number mailed."""
+    queued = 0
+    for code, address in active_recipients(session, game):
+        context = {
+            "game": game.name, "empire": code, "turn": turn, "archived": archived, "reason": reason,
+            "reply_to": config.from_address,
+        }  # fmt: skip
+        queued += queue_notice(
+            session, config, "rolled_back", context, now, game_id=game.id, recipient=address, kind="notice", turn=turn
+        )
+    log.info("game %s: rollback to turn %d told to %d players", game.name, turn, queued)
+    return queued
 
 
 def change_key(kind: str, now: dt.datetime) -> str:

@@ -23,6 +23,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
 from .errors import one_line
+from .mails import announcement_mails
 from .reports.context import standings
 from .reports.site import Announcement, Press, PublicGame, Standing, site_files
 from .resources import public_docs
@@ -46,12 +47,16 @@ def _empires_of(saved: list[dict[str, Any]] | None) -> list[Empire]:
 
 
 def announcements(session: Session, game: m.Game) -> list[Announcement]:
-    """The GM's announcements to every player, oldest first.
-
-    The hook for issue 13's ``turnproc announce``: the host keeps no table of
-    announcements yet, so there are none. When it does, read them here (only
-    those already mailed to the players); the pages show them as they are."""
-    return []
+    """The GM's announcements to every player (``turnproc announce``), oldest
+    first: each once its mails have gone out, so the players read it first."""
+    shown = []
+    for a in session.scalars(select(m.Announcement).where(m.Announcement.game_id == game.id).order_by(m.Announcement.id)):
+        unsent = session.scalar(
+            select(m.OutboxMail.id).where(announcement_mails(game, a.id), m.OutboxMail.sent_at.is_(None)).limit(1)
+        )
+        if unsent is None:
+            shown.append(Announcement(a.turn, a.subject, a.text))
+    return shown
 
 
 def public_game(session: Session, game: m.Game, now: dt.datetime) -> PublicGame:

@@ -29,7 +29,19 @@ from typing import Any, Literal
 from .deadlines import due_deadline
 from .storage.queries import GameView, current_deadline
 
-__all__ = ["nmr_guard", "early_run_at", "reminder_start", "Action", "Decision", "IDLE", "decide", "anchor_time"]
+__all__ = [
+    "nmr_guard",
+    "Refusal",
+    "run_refusal",
+    "early_run_at",
+    "reminder_start",
+    "time_left",
+    "Action",
+    "Decision",
+    "IDLE",
+    "decide",
+    "anchor_time",
+]
 
 UTC = dt.timezone.utc
 
@@ -38,6 +50,75 @@ def nmr_guard(active: int, missing: int, limit_percent: int) -> bool:
     """True when the turn must be held: more than ``limit_percent`` % of the
     active empires sent no orders (usually the mail feed broke, not the players)."""
     return active > 0 and missing * 100 > limit_percent * active
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """Why the current turn must not run now, in one line."""
+
+    kind: Literal["blocked", "guard", "too_soon"]
+    """blocked: a staged turn waits for the GM's release; guard: the
+    missed-orders guard; too_soon: the last turn ran less than the minimum
+    interval ago (a second ``turn run`` by hand, a cron job beside the GM)."""
+    text: str
+    empires: tuple[str, ...] = ()
+    """guard and blocked: the expected empires without orders."""
+
+    @property
+    def forcible(self) -> bool:
+        """A GM may run the turn anyway (``turn run --force``); never past a
+        staged turn, which must be released or discarded first."""
+        return self.kind != "blocked"
+
+
+def run_refusal(view: GameView, now: dt.datetime, *, min_interval: dt.timedelta | None = None) -> Refusal | None:
+    """Whether the current turn may run now: None, or why not. The one guard
+    of both runners: the worker at a deadline (no ``min_interval``: its
+    schedule spaces the turns) and ``turnproc turn run`` by hand."""
+    missing = tuple(view.missing)
+    if view.staged_turn is not None:
+        return Refusal(
+            "blocked",
+            f"turn {view.staged_turn} of game {view.name} is staged for the GM: "
+            f"turnproc turn release {view.name} (or turn discard) first",
+            missing,
+        )
+    if min_interval is not None and view.last_run_at is not None and now - view.last_run_at < min_interval:
+        ago = max(0, int((now - view.last_run_at).total_seconds()))
+        return Refusal(
+            "too_soon",
+            f"turn {view.turn - 1} of game {view.name} ran {_duration(ago)} ago, less than the "
+            f"{_duration(int(min_interval.total_seconds()))} a turn must wait (min_turn_interval): "
+            f"turn {view.turn} is not run",
+        )
+    active = len(view.active_empires)
+    if nmr_guard(active, len(missing), view.nmr_limit):
+        return Refusal(
+            "guard",
+            f"the missed-orders guard holds turn {view.turn} of game {view.name}: {len(missing)} of {active} "
+            f"active empires have no orders on file (more than {view.nmr_limit} %)",
+            missing,
+        )
+    return None
+
+
+def _duration(seconds: int) -> str:
+    if seconds < 120:
+        return f"{seconds} second{'s' if seconds != 1 else ''}"
+    minutes = round(seconds / 60)
+    if minutes < 120:
+        return f"{minutes} minutes"
+    return f"{round(minutes / 60)} hours"
+
+
+def time_left(deadline: dt.datetime, now: dt.datetime) -> str:
+    """How long until ``deadline``, as a reminder words it: "about 3 minutes",
+    "about 1 hour", "about 20 hours" (never "1 hour" for 3 minutes)."""
+    minutes = max(1, round((deadline - now).total_seconds() / 60))
+    if minutes < 60:
+        return f"about {minutes} minute{'s' if minutes != 1 else ''}"
+    hours = round(minutes / 60)
+    return f"about {hours} hour{'s' if hours != 1 else ''}"
 
 
 def early_run_at(view: GameView) -> dt.datetime | None:
@@ -94,16 +175,15 @@ def decide(view: GameView, now: dt.datetime) -> Decision:
     else:
         due = due_deadline(view.schedule, view.timezone, view.last_deadline_at, now)
     if due is not None:
-        missing = tuple(view.missing)
         if not view.empires:
             return Decision("skip", due)  # a game still being set up: nothing to run
-        if view.staged_turn is not None:
-            # The players have not seen the last turn yet: this one waits for
-            # the next deadline after the release.
-            return Decision("blocked", due, missing)
-        if nmr_guard(len(view.active_empires), len(missing), view.nmr_limit):
-            return Decision("guard", due, missing)  # not "hold": that is the GM's staging
-        return Decision("run", due, missing)
+        refusal = run_refusal(view, now)
+        # blocked: the players have not seen the last turn yet, so this one
+        # waits for the next deadline after the release. guard: not "hold",
+        # which is the GM's staging.
+        if refusal is not None:
+            return Decision("blocked" if refusal.kind == "blocked" else "guard", due, refusal.empires)
+        return Decision("run", due, tuple(view.missing))
     if view.staged_turn is not None:
         return IDLE
     early = early_run_at(view)

@@ -38,6 +38,7 @@ from .collector import gc_paused
 from .config import Config
 from .errors import GMError, TurnAlreadyRun
 from .jsontext import Encoded
+from .notices import notify_rollback
 from .reports.context import report_context
 from .reports.narrative import narrate
 from .reports.render import render_report_text
@@ -158,6 +159,9 @@ def run_turn(
     orders, lines = orders_for_turn(session, game)
     number = state.turn
     rng_seed = f"{game.seed}:{number}"
+    # A turn run before and rolled back: players may hold its first reports,
+    # so these say in their subject that they replace them.
+    corrected = corrected or _ran_before(session, game, number)
     new_state, events = resolve(state, orders, turn_rng(game.seed, number))
     empire_rows = empire_rows_of(session, game)
     on_leave = {c: e.vacation_until for c, e in empire_rows.items() if e.vacation_until is not None and e.vacation_until >= number}
@@ -321,6 +325,15 @@ def _lock(session: Session, game: m.Game) -> None:
     session.refresh(game)
 
 
+def _ran_before(session: Session, game: m.Game, number: int) -> bool:
+    """Turn ``number`` ran and was rolled back (a discarded staged turn's mails never went)."""
+    return session.scalar(
+        select(m.ArchivedTurn.id)
+        .where(m.ArchivedTurn.game_id == game.id, m.ArchivedTurn.number == number, m.ArchivedTurn.reason != "discarded")
+        .limit(1)
+    ) is not None
+
+
 def _staged(session: Session, game: m.Game) -> m.TurnRecord | None:
     return staged_record(session, game.id)
 
@@ -400,11 +413,20 @@ class Rollback:
 
 
 def rollback(
-    session: Session, game: m.Game, to: int, now: dt.datetime, *, user: str | None = None, reason: str | None = None
+    session: Session,
+    game: m.Game,
+    to: int,
+    now: dt.datetime,
+    config: Config,
+    *,
+    user: str | None = None,
+    reason: str | None = None,
 ) -> Rollback:
-    """Put the game back to collecting orders for turn ``to``."""
+    """Put the game back to collecting orders for turn ``to``, and tell every
+    active player (the reports they had of those turns no longer hold)."""
     _lock(session, game)
     result = _rollback(session, game, to, reason or f"rollback to {to}", now)
+    notify_rollback(session, config, game, now, turn=to, archived=result.archived, reason=reason)
     audit.record(
         session, action="rollback", game_id=game.id, game_name=game.name, script=f"turn rollback {game.name} --to {to}",
         outcome="committed", detail=result.summary(), now=now, user=user,

@@ -42,7 +42,7 @@ from .notices import notify_guard
 from .publish import refresh_site
 from .reportmail import send_outbox
 from .retry import Backoff
-from .schedule import Decision, anchor_time, decide
+from .schedule import Decision, anchor_time, decide, time_left
 from .storage import models as m
 from .storage.db import make_engine, make_sessionmaker, transaction
 from .storage.migrate import SchemaOutdated, ensure_schema
@@ -253,12 +253,12 @@ class Service:
         if decision.action in ("run", "early"):
             return self._run(session, game, view, decision, now)
         if decision.action == "remind":
-            hours_left = max(1, round((decision.deadline - now).total_seconds() / 3600)) if decision.deadline else 0
+            left = time_left(decision.deadline, now) if decision.deadline else "no time"
             for e in view.empires:
                 if e.code in decision.empires:
                     mails.queue_reminder(
                         session, config, game, now, empire=e.code, empire_name=e.name, recipient=e.email,
-                        deadline=deadline_text, hours_left=hours_left,
+                        deadline=deadline_text, time_left=left,
                     )  # fmt: skip
             log.info("game %s: reminded %s of the deadline %s", game.name, ", ".join(decision.empires), deadline_text)
             return True

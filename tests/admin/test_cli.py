@@ -25,7 +25,7 @@ def spring(run, tmp_path: Path) -> dict[str, int]:
     assert run("game", "new", "spring26", "--players", "2", "--seed", "cli-gm")[0] == 0
     run("empire", "add", "spring26", "--code", "RIG", "--name", "Rigel", "--email", "ann@example.org")
     run("empire", "add", "spring26", "--code", "VEG", "--name", "Vega", "--email", "bo@example.org")
-    assert run("turn", "run", "spring26")[0] == 0
+    assert run("turn", "run", "spring26", "--yes", "--force")[0] == 0
     _, out, _ = run("report", "spring26", "RIG", "--format", "json")
     empire = json.loads(out)["empire"]
     return {"base": empire["base"], "home": empire["home"]}
@@ -94,13 +94,13 @@ def test_turn_tools_from_the_command_line(run, spring, tmp_path: Path) -> None:
     code, out, _ = run("turn", "preview", "spring26", "--empire", "RIG")
     assert code == 0 and "turn 2 would produce" in out and "turn 2 report" in out and "nothing was saved" in out
     assert run("turn", "hold", "spring26")[0] == 0
-    code, out, _ = run("turn", "run", "spring26")
+    code, out, _ = run("turn", "run", "spring26", "--yes", "--force")
     assert code == 0 and "staged" in out and "turnproc turn release spring26" in out
-    code, _, err = run("turn", "run", "spring26")
+    code, _, err = run("turn", "run", "spring26", "--yes", "--force")
     assert code == 1 and "turn 2 of game spring26 is staged" in err
     code, out, _ = run("turn", "discard", "spring26")
     assert code == 0 and "back at turn 2" in out
-    assert run("turn", "run", "spring26")[0] == 0
+    assert run("turn", "run", "spring26", "--yes", "--force")[0] == 0
     code, out, _ = run("turn", "release", "spring26")
     assert code == 0 and "turn 2 released, 2 mails ready" in out and "mails sent" in out
     code, out, _ = run("turn", "rollback", "spring26", "--to", "2")

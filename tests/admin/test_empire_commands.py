@@ -139,7 +139,7 @@ def test_deactivate_and_reactivate(gm: GM, db_url: str) -> None:
 
 
 def test_replace_refuses_an_active_empire_then_hands_it_over(gm: GM, db_url: str) -> None:
-    gm.ok("turn", "run", "spring26")
+    gm.ok("turn", "run", "spring26", "--yes", "--force")
     gm.send()
     before = _hash(db_url, "spring26", "RIG")
     err = gm.fails("empire", "replace", "spring26", "RIG", "--email", "cy@example.org")
@@ -151,8 +151,10 @@ def test_replace_refuses_an_active_empire_then_hands_it_over(gm: GM, db_url: str
     gm.ok("empire", "deactivate", "spring26", "RIG")
     out = gm.ok("empire", "replace", "spring26", "RIG", "--email", "cy@example.org", "--name", "New Rigel")
     assert "cy@example.org" in out and "password:" not in out
-    [mail] = gm.send()
-    assert mail["To"] == "cy@example.org" and "handed you" in body(mail)
+    mails = {m["To"]: m for m in gm.send()}
+    assert sorted(mails) == ["ann@example.org", "cy@example.org"]  # the old player is told too
+    mail = mails["cy@example.org"]
+    assert "handed you" in body(mail)
     # The history stays: the turn-1 report is the empire's, and the welcome mail carries it.
     assert "turn 1 report" in body(mail)
     shown = json.loads(gm.ok("empire", "show", "spring26", "RIG", "--json"))
@@ -168,8 +170,10 @@ def test_replace_force_takes_an_active_empire_and_withdraws_its_orders(gm: GM, d
     gm.ok("orders", "submit", "spring26", "VEG", str(orders))
     assert json.loads(gm.ok("empire", "show", "spring26", "VEG", "--json"))["orders"] == 1
     out = gm.ok("empire", "replace", "spring26", "VEG", "--email", "di@example.org", "--force", "--print-password")
-    [mail] = gm.send()
-    assert mail["To"] == "di@example.org" and f"password: {_password_in(body(mail))}" in out
+    mails = {m["To"]: m for m in gm.send()}
+    assert sorted(mails) == ["bo@example.org", "di@example.org"]  # the old player is told too
+    mail = mails["di@example.org"]
+    assert f"password: {_password_in(body(mail))}" in out
     assert _hash(db_url, "spring26", "VEG")[0] == "di@example.org"
     assert json.loads(gm.ok("empire", "show", "spring26", "VEG", "--json"))["orders"] is None
 

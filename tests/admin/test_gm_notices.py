@@ -34,7 +34,7 @@ def test_announce_mails_every_active_player_and_the_report_prints_it(gm: GM, tmp
     assert mail["To"] == "ann@example.org" and mail["Subject"] == "[spring26] Server move"
     assert "The server moves on Sunday." in body(mail)
 
-    gm.ok("turn", "run", "spring26")
+    gm.ok("turn", "run", "spring26", "--yes", "--force")
     reports = {str(m["To"]): m for m in gm.send()}
     report = reports["ann@example.org"]
     assert "== From the GM: Server move ==\nThe server moves on Sunday.\nOrders sent then may wait an hour." in body(report)
@@ -42,7 +42,7 @@ def test_announce_mails_every_active_player_and_the_report_prints_it(gm: GM, tmp
     data = json.loads(gm.ok("report", "spring26", "RIG", "--format", "json"))
     assert data["announcements"] == [{"subject": "Server move", "text": "The server moves on Sunday.\nOrders sent then may wait an hour."}]
     # The next turn's report has no announcement left.
-    gm.ok("turn", "run", "spring26")
+    gm.ok("turn", "run", "spring26", "--yes", "--force")
     gm.send()
     assert "announcements" not in json.loads(gm.ok("report", "spring26", "RIG", "--format", "json"))
 
@@ -59,7 +59,7 @@ def test_announce_refuses_an_empty_message_or_subject(gm: GM, tmp_path: Path) ->
 
 
 def test_rerun_reason_is_in_every_corrected_report(gm: GM) -> None:
-    gm.ok("turn", "run", "spring26")
+    gm.ok("turn", "run", "spring26", "--yes", "--force")
     gm.send()
     gm.ok("turn", "rerun", "spring26", "1", "--reason", "a battle was resolved with the wrong fleets")
     mails = gm.send()
@@ -123,7 +123,7 @@ def test_game_show_tells_the_whole_state(gm: GM, tmp_path: Path) -> None:
     shown = json.loads(gm.ok("game", "show", "spring26", "--json"))
     assert shown["waiting"] == ["VEG"] and shown["missing"] == ["RIG"] and shown["hold"] is False
     gm.ok("turn", "hold", "spring26")
-    gm.ok("turn", "run", "spring26")
+    gm.ok("turn", "run", "spring26", "--yes", "--force")
     out = gm.ok("game", "show", "spring26")
     assert "turn 1 is staged, waiting for you: turnproc turn release spring26" in out
     assert "on hold: each turn is staged for you to release" in out

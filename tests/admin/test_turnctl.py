@@ -82,7 +82,7 @@ def test_rollback_then_rerun_with_the_same_orders_is_byte_identical(db) -> None:
     assert any(json.loads(events[n]) for n in events)
 
     with transaction(sessions) as session:
-        result = rollback(session, get_game(session, "war"), 2, when(4))
+        result = rollback(session, get_game(session, "war"), 2, when(4), CONFIG)
     assert (result.turn, result.archived) == (2, [2, 3])
     assert state_json(sessions, "war") == state_to_json(state_from_dict(before_2))
     with sessions() as session:
@@ -127,7 +127,7 @@ def test_a_turn_record_keeps_the_systems_as_rows_under_their_field_names(db) -> 
         record = session.scalar(select(m.TurnRecord).where(m.TurnRecord.game_id == game.id, m.TurnRecord.number == 2))
         record.state_before = as_dicts
     with transaction(sessions) as session:
-        rollback(session, get_game(session, "war"), 2, when(3))
+        rollback(session, get_game(session, "war"), 2, when(3), CONFIG)
     assert state_json(sessions, "war") == state_to_json(state_from_dict(before_2))
     with sessions() as session:
         archived = session.scalar(select(m.ArchivedTurn).where(m.ArchivedTurn.number == 2))
@@ -165,7 +165,7 @@ def test_rerun_with_orders_fixed_by_the_gm(db) -> None:
     play(sessions, "war", 2)
     events_2 = turn_events(sessions, "war", 2)
     with transaction(sessions) as session:
-        rollback(session, get_game(session, "war"), 2, when(3))
+        rollback(session, get_game(session, "war"), 2, when(3), CONFIG)
     with transaction(sessions) as session:
         game = get_game(session, "war")
         rig = session.scalar(select(m.Empire).where(m.Empire.game_id == game.id, m.Empire.code == "RIG"))
@@ -183,10 +183,12 @@ def test_rollback_cancels_unsent_reports_and_counts_sent_ones(db) -> None:
     send_outbox(sessions, CONFIG, when(2), Sink())
     play(sessions, "war", 1)
     with transaction(sessions) as session:
-        result = rollback(session, get_game(session, "war"), 1, when(3))
+        result = rollback(session, get_game(session, "war"), 1, when(3), CONFIG)
     assert (result.archived, result.sent_mails, result.cancelled_mails) == ([1, 2], 3, 3)
-    assert _count(sessions, m.OutboxMail, m.OutboxMail.sent_at.is_(None)) == 0
-    assert _count(sessions, m.OutboxMail) == 3  # the sent ones stay as the record of what went out
+    # Left unsent: only the rollback's notice to each of the 3 active players.
+    assert _count(sessions, m.OutboxMail, m.OutboxMail.sent_at.is_(None)) == 3
+    assert _count(sessions, m.OutboxMail, m.OutboxMail.sent_at.is_(None), m.OutboxMail.kind != "notice") == 0
+    assert _count(sessions, m.OutboxMail, m.OutboxMail.sent_at.is_not(None)) == 3  # the sent ones stay as the record of what went out
 
 
 @pytest.mark.parametrize("to, message", [(3, "collecting orders for turn 3"), (0, "turns count from 1"), (5, "earlier turn")])
@@ -195,7 +197,7 @@ def test_rollback_mistakes(db, to: int, message: str) -> None:
     play(sessions, "war", 2)
     before = dump(engine)
     with pytest.raises(GMError, match=message), transaction(sessions) as session:
-        rollback(session, get_game(session, "war"), to, when(3))
+        rollback(session, get_game(session, "war"), to, when(3), CONFIG)
     assert dump(engine) == before
 
 

@@ -54,7 +54,7 @@ def test_the_documented_shapes_are_printed(run_cli, migrated_default_db: Path) -
         ("game", "new", "g", "--players", "2", "--seed", "s"),
         ("empire", "add", "g", "--code", "RIG", "--name", "Rigel", "--email", "ann@example.org"),
         ("game", "schedule", "g", "--cron", "0 20 * * 5", "--tz", "Europe/London"),
-        ("turn", "run", "g"),
+        ("turn", "run", "g", "--yes", "--force"),
     ):
         assert run_cli(*argv)[0] == 0, argv
     documented = shapes()

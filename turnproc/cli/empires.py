@@ -8,6 +8,7 @@ from typing import Any
 
 from ..empires import (
     empire_detail,
+    enter_orders,
     empire_rows,
     import_players,
     replace_player,
@@ -17,7 +18,6 @@ from ..empires import (
 )
 from ..welcome import Welcome, send_welcomes
 from ..games import add_empire
-from ..intake import submit_orders
 from ..storage.db import transaction
 from ..storage.queries import get_empire, get_game
 from .common import add_command, now, open_from, out, out_json, read_input
@@ -81,7 +81,7 @@ def cmd_empire_show(args: argparse.Namespace) -> int:
 def cmd_empire_set_email(args: argparse.Namespace) -> int:
     app = open_from(args)
     with transaction(app.sessions) as session:
-        old, new = set_email(session, get_game(session, args.game), args.empire, args.address, now())
+        old, new = set_email(session, app.config, get_game(session, args.game), args.empire, args.address, now())
     out(f"{args.empire.upper()} of {args.game}: address {old} -> {new}")
     return 0
 
@@ -152,7 +152,7 @@ def cmd_orders_submit(args: argparse.Namespace) -> int:
     with transaction(app.sessions) as session:
         game = get_game(session, args.game)
         empire = get_empire(session, game, args.empire)
-        parsed, replaced = submit_orders(session, game, empire, text, now())
+        parsed, replaced = enter_orders(session, app.config, game, empire, text, now())
         turn = game.turn
     for p in parsed.problems:
         out(f"line {p.line}: {p.severity.value} [{p.code}] {p.message}")

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from typing import Any
 
+from ..errors import GMError
+from ..handrun import plan_turn, refused, run_by_hand
 from ..storage.db import transaction
 from ..storage.queries import get_empire, get_game
 from ..turns import (
@@ -15,7 +18,6 @@ from ..turns import (
     report_for,
     rerun_turn,
     rollback,
-    run_current_turn,
     set_hold,
 )
 from .common import add_command, now, open_from, out, out_json
@@ -24,7 +26,21 @@ from .service import cmd_send
 
 def cmd_turn_run(args: argparse.Namespace) -> int:
     app = open_from(args)
-    result = run_current_turn(app.sessions, args.game, app.config, now())
+    plan = plan_turn(app.sessions, args.game, app.config, now())
+    for line in plan.lines():
+        out(line)
+    if plan.refusal is not None and not (args.force and plan.refusal.forcible):
+        raise GMError(refused(plan.refusal, plan.game))
+    if not args.yes:
+        # A cron job or a script has no terminal: it must say --yes, so no
+        # turn ever runs because a command was typed or scheduled twice.
+        if not sys.stdin.isatty():
+            raise GMError(f"no terminal to confirm on: turnproc turn run {plan.game} --yes runs turn {plan.turn} unasked")
+        answer = input(f"run turn {plan.turn} of {plan.game} now? [y/N] ")
+        if answer.strip().lower() not in ("y", "yes"):
+            out("nothing was run")
+            return 1
+    result = run_by_hand(app.sessions, args.game, app.config, now(), turn=plan.turn, force=args.force)
     out(f"game {result.game}: turn {result.turn} resolved ({result.events} events), {len(result.reports)} reports queued")
     if result.finished:
         out("the game is over")
@@ -90,7 +106,7 @@ def cmd_turn_discard(args: argparse.Namespace) -> int:
 def cmd_turn_rollback(args: argparse.Namespace) -> int:
     app = open_from(args)
     with transaction(app.sessions) as session:
-        result = rollback(session, get_game(session, args.game), args.to, now())
+        result = rollback(session, get_game(session, args.game), args.to, now(), app.config, reason=args.reason)
     out(result.summary())
     out(f"fix orders if needed (turnproc orders submit), then: turnproc turn rerun {args.game} {args.to}")
     return 0
@@ -113,8 +129,12 @@ def cmd_turn_rerun(args: argparse.Namespace) -> int:
 def register(sub: Any) -> None:
     turn = add_command(sub, "turn", lambda a: 2, "Run turns.", "turnproc turn run spring26")
     tsub = turn.add_subparsers(dest="turn_command", metavar="SUBCOMMAND", required=True)
-    p = add_command(tsub, "run", cmd_turn_run, "Resolve the current turn and queue every report.", "turnproc turn run spring26")
+    p = add_command(tsub, "run", cmd_turn_run, "Show the orders in and missing, ask, then resolve the current turn and queue every report.",
+                    "turnproc turn run spring26 --yes")
     p.add_argument("game", help="the game's name")
+    p.add_argument("--yes", action="store_true", help="run without asking (scripts, cron); without a terminal it is required")
+    p.add_argument("--force", action="store_true",
+                   help="run despite the missed-orders guard or a turn that ran less than min_turn_interval minutes ago")
     p = add_command(tsub, "preview", cmd_turn_preview, "Resolve the current turn without saving anything; print what would happen.",
              "turnproc turn preview spring26 --empire RIG")
     p.add_argument("game", help="the game's name")
@@ -135,6 +155,7 @@ def register(sub: Any) -> None:
              "turnproc turn rollback spring26 --to 4")
     p.add_argument("game", help="the game's name")
     p.add_argument("--to", type=int, required=True, metavar="N", help="the turn to collect orders for again")
+    p.add_argument("--reason", help="why, in a sentence: told to every active player with the rollback")
     p = add_command(tsub, "rerun", cmd_turn_rerun, "Run turn N again with its seed and the orders on file; reports go out as corrected.",
              "turnproc turn rerun spring26 4")
     p.add_argument("game", help="the game's name")

@@ -59,6 +59,8 @@ class EmpireView:
     """A reminder for the current turn was already queued."""
     on_leave: bool = False
     """On leave (VACATION) for the current turn: not expected to send orders."""
+    quitting: bool = False
+    """Sent QUIT: goes inactive when this turn runs, so not expected to send orders."""
 
 
 @dataclass(frozen=True)
@@ -74,6 +76,8 @@ class GameView:
     last_deadline_at: dt.datetime | None
     opened_at: dt.datetime
     """When the current turn began: the last turn's run, else the game's creation."""
+    last_run_at: dt.datetime | None = None
+    """When the last turn on record ran; None before the first."""
     modules: str = ""
     ruleset: int = 2
     """Rule-set version (rules.md §19)."""
@@ -93,8 +97,9 @@ class GameView:
 
     @property
     def active_empires(self) -> list[EmpireView]:
-        """The empires expected to send orders: active, and not on leave."""
-        return [e for e in self.empires if e.active and not e.on_leave]
+        """The empires expected to send orders: active, not on leave, and not
+        leaving when this turn runs (QUIT)."""
+        return [e for e in self.empires if e.active and not e.on_leave and not e.quitting]
 
     @property
     def missing(self) -> list[str]:
@@ -133,6 +138,7 @@ def view_of(
         nmr_limit=game.nmr_limit,
         hold=bool(game.hold),
         opened_at=opened_at or game.created_at,
+        last_run_at=opened_at,
         staged_turn=staged_turn,
         empires=empires,
     )
@@ -195,7 +201,8 @@ def _empires(session: Session, game: m.Game) -> tuple[EmpireView, ...]:
     )
     rows = session.execute(
         select(
-            m.Empire.id, m.Empire.code, m.Empire.name, m.Empire.email, m.Empire.active, m.Empire.vp, m.Empire.vacation_until
+            m.Empire.id, m.Empire.code, m.Empire.name, m.Empire.email, m.Empire.active, m.Empire.vp, m.Empire.vacation_until,
+            m.Empire.quit_at,
         )
         .where(m.Empire.game_id == game.id)
         .order_by(m.Empire.code)
@@ -212,8 +219,9 @@ def _empires(session: Session, game: m.Game) -> tuple[EmpireView, ...]:
             wait=orders[eid][1] if eid in orders else False,
             reminded=email in reminded,
             on_leave=leave is not None and leave >= game.turn,
+            quitting=quit_at is not None,
         )
-        for eid, code, name, email, active, vp, leave in rows
+        for eid, code, name, email, active, vp, leave, quit_at in rows
     )
 
 
