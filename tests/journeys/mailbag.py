@@ -43,7 +43,7 @@ class Mailbag:
             _, rcpts, raw = self.sink.messages[i]
             msg = email.message_from_bytes(raw, policy=policy.default)
             body = msg.get_body(preferencelist=("plain",))
-            text = str(body.get_content()) if body is not None else ""  # type: ignore[union-attr]
+            text = str(body.get_content()).replace("\r\n", "\n") if body is not None else ""  # type: ignore[union-attr]
             data = None
             for part in msg.iter_attachments():
                 if (part.get_filename() or "").endswith(".json"):
@@ -143,7 +143,12 @@ ACK_ROW = re.compile(r"^ {0,3}(\d{1,4})  (.{1,30}?)\s+((?:OK|ERROR|WARNING).*)$"
 
 def verdicts(ack: str) -> dict[int, str]:
     """Line number -> the result column of the acknowledgement's table."""
-    rows: dict[int, str] = {}
+    return {line: result for line, (_, result) in table(ack).items()}
+
+
+def table(ack: str) -> dict[int, tuple[str, str]]:
+    """Line number -> (the order as the host read it, the result column)."""
+    rows: dict[int, tuple[str, str]] = {}
     table = ack.split("Line  Order", 1)
     if len(table) < 2:
         return rows
@@ -151,7 +156,8 @@ def verdicts(ack: str) -> dict[int, str]:
         found = ACK_ROW.match(line)
         if found:
             number = int(found.group(1))
-            rows[number] = (rows.get(number, "") + " " + found.group(3)).strip()
+            order, result = rows.get(number, (found.group(2).strip(), ""))
+            rows[number] = (order, (result + " " + found.group(3)).strip())
     return rows
 
 

@@ -29,10 +29,14 @@ from imapclient import IMAPClient
 from sqlalchemy import Engine, create_engine, func, select, update
 
 from tests.conftest import IMAP_PASSWORD, IMAP_USER, SmtpSink
-from tests.journeys.mailbag import Mail, Mailbag, gmail, iphone, on_file, outlook, plain, subject_has, subject_is, verdicts
+from tests.journeys.mailbag import Mail, Mailbag, gmail, iphone, on_file, outlook, plain, subject_has, subject_is, table, verdicts
 from tests.servers import DovecotServer
 from tests.service.test_worker_process import Worker
+from turnproc.app import open_app
+from turnproc.config import load_config
 from turnproc.demo import scripted_orders
+from turnproc.storage.queries import get_empire, get_game
+from turnproc.turns import report_for
 from turnproc.storage import models as m
 
 UTC = dt.timezone.utc
@@ -175,20 +179,21 @@ def check_verdicts(code: str, ack: Mail, report: dict[str, Any], refused: dict[i
     (or a WARNING) in the acknowledgement, no order that failed for a reason
     the player's report already showed was OK, and every line the
     acknowledgement refused is not in the report."""
-    rows = verdicts(ack.text)
+    rows = table(ack.text)
     assert rows, f"{code}: no table in the acknowledgement:\n{ack.text}"
-    carried = {o["line"]: o for o in report["orders"] if o["line"] is not None}
-    for line, order in carried.items():
-        verdict = rows.get(line, "")
-        assert verdict.startswith(("OK", "WARNING")), f"{code} line {line} {order['text']!r}: report carried it out, ack said {verdict!r}"
-        if not order["ok"]:
-            assert order["reason"] not in PROVABLE, (
-                f"{code} line {line} {order['text']!r}: acknowledged {verdict!r}, "
-                f"but the turn failed it for {order['reason']!r}, which the player's report already showed"
+    accepted = [(line, order, verdict) for line, (order, verdict) in sorted(rows.items()) if not verdict.startswith("ERROR")]
+    carried = report["orders"]
+    assert len(accepted) == len(carried), (
+        f"{code}: the acknowledgement accepted {[a[1] for a in accepted]}, the report carried out {[o['text'] for o in carried]}"
+    )
+    for (line, order, verdict), done in zip(accepted, carried):
+        assert done["text"].startswith(order), f"{code} line {line}: acknowledged {order!r}, the report carried out {done['text']!r}"
+        assert verdict.startswith(("OK", "WARNING")), f"{code} line {line} {order!r}: {verdict!r}"
+        if not done["ok"]:
+            assert done["reason"] not in PROVABLE, (
+                f"{code} line {line} {order!r}: acknowledged {verdict!r}, "
+                f"but the turn failed it for {done['reason']!r}, which the player's report already showed"
             )
-    for line, verdict in rows.items():
-        if verdict.startswith("ERROR"):
-            assert line not in carried, f"{code} line {line}: refused ({verdict}) yet carried out"
     for line, codes in refused.items():
         verdict = rows.get(line, "")
         found = re.match(r"ERROR \[(\w+)\]", verdict)
@@ -211,6 +216,7 @@ def engine(db_url: str) -> Iterator[Engine]:
 @pytest.mark.slow
 @pytest.mark.parametrize("db_url", ["postgres"], indirect=True)
 def test_six_players_four_turns(db_url: str, engine: Engine, imap: DovecotServer, smtp_server: SmtpSink, tmp_path: Path) -> None:
+    began = time.monotonic()
     config = write_config(tmp_path / "turnproc.toml", db_url, imap.port, smtp_server.port)
 
     # -- the GM sets the game up -----------------------------------------------
@@ -220,6 +226,7 @@ def test_six_players_four_turns(db_url: str, engine: Engine, imap: DovecotServer
     for code, name, address, _ in PLAYERS:
         out = cli(config, "empire", "add", GAME, "--code", code, "--name", name, "--email", address)
         assert f"empire {code} added to {GAME} for {address}" in out
+    print(f"set up after {time.monotonic() - began:.0f}s")
     worker = Worker(config)
     j = Journey(config, engine, imap, smtp_server, worker)
     try:
@@ -241,7 +248,7 @@ def play(j: Journey) -> None:
         assert found, welcome.text
         j.password[code] = found.group(1)
         assert welcome.text.count(j.password[code]) == 1, "the password must be written once, in its line"
-        start[code] = json.loads(cli(j.config, "report", GAME, code, "--turn", "0", "--format", "json"))
+        start[code] = turn0_report(j.config, code)
         balance, treasury = start[code]["empire"]["balance"], start[code]["empire"]["treasury"]
         assert balance > 0 and treasury > 0
         assert re.search(rf"Balance for turn 1: +{balance} BP", welcome.text), welcome.text
@@ -251,12 +258,29 @@ def play(j: Journey) -> None:
         j.welcome = getattr(j, "welcome", {})
         j.welcome[code] = welcome.text  # type: ignore[attr-defined]
 
+    t0 = time.monotonic()
     turn1(j, start)
+    print(f"turn 1 done after {time.monotonic() - t0:.0f}s")
     turn2(j)
+    print(f"turn 2 done after {time.monotonic() - t0:.0f}s")
     turn3(j)
+    print(f"turn 3 done after {time.monotonic() - t0:.0f}s")
     turn4(j)
+    print(f"turn 4 done after {time.monotonic() - t0:.0f}s")
     everyone = [address for _, _, address, _ in PLAYERS] + ["cy@new.example", "gil@players.example"]
     assert j.bag.unclaimed(everyone) == [], "mails to players that no check looked at"
+
+
+def turn0_report(config: Path, code: str) -> dict[str, Any]:
+    """What ``turnproc report GAME CODE --turn 0 --format json`` prints, in-process."""
+    app = open_app(load_config(config), migrate=False)
+    try:
+        with app.sessions() as session:
+            game = get_game(session, GAME)
+            _, data = report_for(session, game, get_empire(session, game, code), 0)
+            return json.loads(json.dumps(data))
+    finally:
+        app.close()
 
 
 def first_orders(j: Journey, code: str, report: dict[str, Any], turn: int) -> tuple[str, list[str], dict[int, set[str]]]:
