@@ -18,9 +18,11 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from tests.conftest import Fill
-from tests.factories import make_game, make_generated_game
+from tests.factories import make_game
 from turnproc import handrun, schedule
 from turnproc.config import Config
+from turnproc.empires import import_players
+from turnproc.games import new_game
 from turnproc.errors import GMError
 from turnproc.storage import models as m
 from turnproc.storage.db import make_engine, make_sessionmaker, transaction
@@ -31,16 +33,20 @@ NOW = dt.datetime(2026, 12, 4, 20, 0, tzinfo=dt.timezone.utc)
 
 
 def _hundred(url: str) -> None:
+    # The GM's bulk import: a hundred players in seconds, where adding them one
+    # by one costs minutes.
     engine = make_engine(url)
+    players = "code,name,email\n" + "".join(f"{c},Empire {c},p{i}@example.org\n" for i, c in enumerate(CODES))
     with transaction(make_sessionmaker(engine)) as session:
-        game = make_generated_game(session, "big", CODES, "by-hand")
+        game, _ = new_game(session, "big", players=len(CODES), seed="by-hand")
+        import_players(session, Config(), game, players, NOW)
         game.nmr_limit = 100  # no orders are needed here: the guard never holds a turn of this game
     engine.dispose()
 
 
 @pytest.fixture
 def db_template() -> tuple[str, Fill | None]:
-    return "by-hand-100", _hundred
+    return "by-hand-100-import", _hundred
 
 
 @pytest.fixture
