@@ -43,7 +43,7 @@ class Mailbag:
             _, rcpts, raw = self.sink.messages[i]
             msg = email.message_from_bytes(raw, policy=policy.default)
             body = msg.get_body(preferencelist=("plain",))
-            text = str(body.get_content()).replace("\r\n", "\n") if body is not None else ""  # type: ignore[union-attr]
+            text = str(body.get_content()).replace("\r\n", "\n") if body is not None else ""
             data = None
             for part in msg.iter_attachments():
                 if (part.get_filename() or "").endswith(".json"):

@@ -29,7 +29,7 @@ from imapclient import IMAPClient
 from sqlalchemy import Engine, create_engine, func, select, update
 
 from tests.conftest import IMAP_PASSWORD, IMAP_USER, SmtpSink
-from tests.journeys.mailbag import Mail, Mailbag, gmail, iphone, on_file, outlook, plain, subject_has, subject_is, table, verdicts
+from tests.journeys.mailbag import Mail, Mailbag, gmail, iphone, on_file, outlook, plain, subject_has, subject_is, table
 from tests.servers import DovecotServer
 from tests.service.test_worker_process import Worker
 from turnproc.app import open_app
@@ -232,9 +232,9 @@ def test_six_players_four_turns(db_url: str, engine: Engine, imap: DovecotServer
     try:
         play(j)
     finally:
-        code = worker.stop()
+        status = worker.stop()
     log = worker.log()
-    assert code == 0, log
+    assert status == 0, log
     assert "Traceback" not in log, log
     assert not j.found, "\n".join(j.found)
 
@@ -287,7 +287,8 @@ def turn0_report(config: Path, code: str) -> dict[str, Any]:
         with app.sessions() as session:
             game = get_game(session, GAME)
             _, data = report_for(session, game, get_empire(session, game, code), 0)
-            return json.loads(json.dumps(data))
+            loaded: dict[str, Any] = json.loads(json.dumps(data))
+            return loaded
     finally:
         app.close()
 
