@@ -5,13 +5,17 @@ from __future__ import annotations
 
 from sqlalchemy.orm import Session
 
+from turnproc.passwordkey import PasswordKey
 from turnproc.reportmail import mail_bytes
 from turnproc.storage import models as m
 
 
-def with_bodies(session: Session, rows: list[m.OutboxMail], sender: str) -> list[m.OutboxMail]:
-    """``rows``, detached, each with its bytes (built for those stored without)."""
-    built = {row.id: mail_bytes(session, row, sender) for row in rows}
+def with_bodies(
+    session: Session, rows: list[m.OutboxMail], sender: str, site_url: str = "", key: PasswordKey | None = None
+) -> list[m.OutboxMail]:
+    """``rows``, detached, each with its bytes (built for those stored without;
+    a welcome's with ``key``, the password key its password is sealed with)."""
+    built = {row.id: mail_bytes(session, row, sender, site_url, key) for row in rows}
     for row in rows:
         session.expunge(row)
         row.body = built[row.id]

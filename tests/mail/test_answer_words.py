@@ -134,8 +134,7 @@ def test_every_report_mail_ends_with_the_links(app: App) -> None:
     text = str(msg.get_body(preferencelist=("plain",)).get_content())  # type: ignore[union-attr]
     html = str(msg.get_body(preferencelist=("html",)).get_content())  # type: ignore[union-attr]
     assert "The game's site:     https://games.example.org/starchase/corpus/\n" in text
-    assert text.rstrip().endswith("report's JSON attachment there)")
-    assert "The order desk:      https://games.example.org/starchase/corpus/orders/\n" in text
+    assert text.rstrip().endswith("The order desk:      https://games.example.org/starchase/corpus/orders/")
     assert "\n-- \nturnproc for game corpus\nThe rulebook:" in text
     assert '<a href="https://games.example.org/starchase/corpus/rules.html">' in html
     assert '<a href="https://games.example.org/starchase/corpus/orders/">' in html

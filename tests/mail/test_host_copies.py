@@ -21,6 +21,7 @@ import pytest
 from sqlalchemy import select
 
 from tests.mailrows import with_bodies
+from turnproc.passwordkey import load_key
 from turnproc.app import App, open_app
 from turnproc.config import Config
 from turnproc.games import add_empire, new_game
@@ -58,7 +59,7 @@ def _welcome(app: App) -> tuple[str, str]:
 def _outbox(app: App, since: int = 0) -> list[m.OutboxMail]:
     with app.sessions() as session:
         rows = list(session.scalars(select(m.OutboxMail).where(m.OutboxMail.id > since).order_by(m.OutboxMail.id)))
-        return with_bodies(session, rows, app.config.from_address)
+        return with_bodies(session, rows, app.config.from_address, app.config.site_url, load_key(app.config))
 
 
 def _last_id(app: App) -> int:
@@ -235,6 +236,7 @@ def test_the_html_report_read_as_text_gives_nothing(app: App) -> None:
     part = message_from_bytes(report.body, policy=policy.default).get_body(preferencelist=("html",))
     assert part is not None
     shown = html_to_text(str(part.get_content()))
-    assert shown.splitlines()[-1] == "The game's site: https://games.example.org/starchase/g4/"
+    assert shown.splitlines()[-2] == "The game's site: https://games.example.org/starchase/g4/"
+    assert shown.splitlines()[-1].startswith("The order desk (your orders on a map")
     ack = _send(app, header + "TAX\n\n" + shown + "\n\nBUILD 118 1\nEND\n")
     assert _on_file(app) == ["TAX", "BUILD 118 1"] and "ERROR" not in ack

@@ -89,6 +89,7 @@ def test_the_welcome_names_the_desk_when_the_site_has_an_address(tmp_path: Path)
     from turnproc.app import open_app
     from turnproc.config import Config, load_config
     from turnproc.mails import queue_welcome
+    from turnproc.passwordkey import load_key
     from turnproc.reportmail import mail_bytes
     from turnproc.storage import models as m
     from turnproc.storage.db import transaction
@@ -103,13 +104,12 @@ def test_the_welcome_names_the_desk_when_the_site_has_an_address(tmp_path: Path)
             with transaction(app.sessions) as session:
                 game = make_game(session)
                 queue_welcome(session, app.config, game, dt.datetime(2026, 3, 2, tzinfo=dt.timezone.utc), empire="RIG",
-                              empire_name="Rigel", recipient="ann@example.org", password="pw", why="new", deadline=None,
+                              empire_name="Rigel", recipient="ann@example.org", sealed_password=load_key(app.config).seal("pw"), why="new", deadline=None,
                               example="GAME corpus", report="(report)", modules="")  # fmt: skip
                 mail = session.scalars(select(m.OutboxMail).where(m.OutboxMail.kind == "welcome")).one()
-                raw = mail_bytes(session, mail, app.config.from_address)
+                raw = mail_bytes(session, mail, app.config.from_address, app.config.site_url, load_key(app.config))
             texts.append(str(message_from_bytes(raw, policy=policy.default).get_body(preferencelist=("plain",)).get_content()))  # type: ignore[union-attr]
         finally:
             app.close()
     assert "The order desk:      https://starchase.example/games/corpus/orders/\n" in texts[0]
-    assert "open your\n  report's JSON attachment there" in texts[0]
     assert "order desk" not in texts[1]

@@ -85,7 +85,7 @@ _HOST_WORDS = re.compile(r"game|host at|could not", re.IGNORECASE)
 # The host's signature, last in each of its mails: "-- " and then this line,
 # and in a report the lines of templates/_links.txt under it.
 _HOST_SIGNATURE = re.compile(r"turnproc\b.*", re.IGNORECASE)
-_HOST_LINKS = re.compile(r"the rulebook|how to send orders:|the game's site:|ask the game master", re.IGNORECASE)
+_HOST_LINKS = re.compile(r"the rulebook|how to send orders:|the game's site:|the order desk|ask the game master", re.IGNORECASE)
 # The HTML report's first two lines as text: "demo - turn 3", then
 # "Rigel League (RIG) - rank 1, 3 VP. ..."; the first alone is too plain to go by.
 _HTML_TITLE = re.compile(r".+ - turn \d+( \(corrected\))?", re.IGNORECASE)
@@ -348,7 +348,11 @@ def _host_copies(lines: list[str], marks: list[SkipReason | None], blocks: list[
                     signature = _signature_end(lines, after) if after is not None else None
                     if signature is not None:
                         end = signature
-                    # The HTML report, read as text, has where the rules are under the form.
+                    # The HTML report, read as text, puts its tables after the form
+                    # (the phone's order: summary, maps, form, then the long tables)
+                    # and where the rules are last: the copy runs to those lines.
+                    if _HTML_TITLE.fullmatch(lines[start].strip()):
+                        after = next((k for k in range(j + 1, stop) if _HOST_LINKS.match(lines[k].strip())), after)
                     while after is not None and after < stop and _HOST_LINKS.match(lines[after].strip()):
                         end, after = after, after + 1
                     break
