@@ -63,15 +63,21 @@ def _sqlite_begin(conn: Any) -> None:
         # on PostgreSQL; the pool's checkin turns it off again.
         conn.exec_driver_sql("BEGIN")
         conn.exec_driver_sql("PRAGMA query_only = ON")
+        conn.info[READ_ONLY] = True  # the pool record's: see _sqlite_checkin
         return
     conn.exec_driver_sql("BEGIN IMMEDIATE")
 
 
 def _sqlite_checkin(dbapi_connection: Any, connection_record: Any) -> None:
-    # Every connection back in the pool may write again; one closed by an
-    # error has nothing to reset.
-    if dbapi_connection is not None:
+    # A connection back in the pool after a read may write again. One closed
+    # by an error has nothing to reset; one that cannot be reset is dropped,
+    # not handed to a writer that would fail on it.
+    if dbapi_connection is None or connection_record is None or not connection_record.info.pop(READ_ONLY, False):
+        return
+    try:
         dbapi_connection.execute("PRAGMA query_only = OFF")
+    except Exception:  # any failure here means the connection is unusable
+        connection_record.invalidate()
 
 
 def _private_sqlite_file(engine: Engine) -> None:
