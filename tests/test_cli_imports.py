@@ -18,8 +18,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 #: The package's modules the parser may load: the command line itself and
-#: what every command needs to read its config and say why it failed.
-ALLOWED_TURNPROC = {"turnproc", "turnproc.config", "turnproc.errors"}
+#: the refusals every command may raise.
+ALLOWED_TURNPROC = {"turnproc", "turnproc.errors"}
 
 #: What the failures name when they happen: the heavy layers by top-level name.
 HEAVY = ("sqlalchemy", "alembic", "jinja2", "PIL", "resvg_py", "imapclient", "apscheduler", "markdown", "psycopg")

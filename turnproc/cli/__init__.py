@@ -19,7 +19,6 @@ from collections.abc import Sequence
 from typing import Any
 
 from .. import __version__
-from ..config import ConfigError
 from ..errors import GMError, ServerUnavailable, one_line
 from . import admin, check, db, empires, games, service, site, turns
 from .common import CLIError, defaults_notice, printable
@@ -44,13 +43,14 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-_ERRORS = (GMError, ConfigError, CLIError, ServerUnavailable)
+_ERRORS = (GMError, CLIError, ServerUnavailable)
 
 #: The errors of layers a command may not have loaded: (module, class name).
 #: They are looked up only in modules already imported, since an exception of
 #: a module never imported cannot have been raised, and importing one here
 #: would cost ``--help`` and ``--version`` the imports they are spared.
 _LAYER_ERRORS = (
+    ("turnproc.config", "ConfigError"),
     ("turnproc.storage.db", "DatabaseError"),
     ("turnproc.storage.migrate", "SchemaOutdated"),
     ("turnproc.storage.migrate", "MigrationDrift"),

@@ -17,11 +17,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..config import Config, load_config
-
 if TYPE_CHECKING:
-    # For the annotations only: importing the app loads SQLAlchemy.
+    # For the annotations only: importing the app loads SQLAlchemy, and the
+    # config (TOML, dataclasses) is for commands that run, not for --help.
     from ..app import App
+    from ..config import Config  # (as above)
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -38,6 +38,9 @@ def config_from(args: argparse.Namespace) -> Config:
     """The config the command line names. With no config file at all, the
     command says what it works on (see :func:`defaults_notice`): a GM in the
     wrong folder would otherwise quietly start a second, empty game database."""
+    # Here, not at the top: --help and --version read no config.
+    from ..config import load_config
+
     config = load_config(args.config)
     if config.source == "<defaults>":
         args.defaults_notice = (
