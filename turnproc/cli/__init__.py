@@ -16,15 +16,10 @@ import logging
 import os
 import sys
 from collections.abc import Sequence
-
-from sqlalchemy.exc import DBAPIError, IntegrityError
+from typing import Any
 
 from .. import __version__
-from ..config import ConfigError
 from ..errors import GMError, ServerUnavailable, one_line
-from ..mail.outbox import OutboxError
-from ..storage.db import DatabaseError
-from ..storage.migrate import MigrationDrift, SchemaOutdated
 from . import admin, check, db, empires, games, service, site, turns
 from .common import CLIError, defaults_notice, printable
 
@@ -48,7 +43,34 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-_ERRORS = (GMError, ConfigError, DatabaseError, SchemaOutdated, MigrationDrift, CLIError, ServerUnavailable, OutboxError)
+_ERRORS = (GMError, CLIError, ServerUnavailable)
+
+#: The errors of layers a command may not have loaded: (module, class name).
+#: They are looked up only in modules already imported, since an exception of
+#: a module never imported cannot have been raised, and importing one here
+#: would cost ``--help`` and ``--version`` the imports they are spared.
+_LAYER_ERRORS = (
+    ("turnproc.config", "ConfigError"),
+    ("turnproc.storage.db", "DatabaseError"),
+    ("turnproc.storage.migrate", "SchemaOutdated"),
+    ("turnproc.storage.migrate", "MigrationDrift"),
+    ("turnproc.mail.outbox", "OutboxError"),
+)
+
+
+def _loaded(*names: tuple[str, str]) -> tuple[type[BaseException], ...]:
+    """The exception classes ``names`` of the modules imported so far."""
+    found = []
+    for module, name in names:
+        kind = getattr(sys.modules.get(module), name, None)
+        if isinstance(kind, type) and issubclass(kind, BaseException):
+            found.append(kind)
+    return tuple(found)
+
+
+def _orig(exc: BaseException) -> Any:
+    """A DBAPIError's driver exception (None if it has none)."""
+    return getattr(exc, "orig", None)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -61,18 +83,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.flush()  # here, not at exit, where a closed pipe can no longer be caught
     except BrokenPipeError:
         return _pipe_closed()
-    except _ERRORS as exc:
+    except _ERRORS + _loaded(*_LAYER_ERRORS) as exc:
         return _fail(args, str(exc))
-    except IntegrityError as exc:
+    except _loaded(("sqlalchemy.exc", "IntegrityError")) as exc:
         # The database's own constraints caught what no check above did: say
         # which rule, in one line, instead of a traceback.
-        reason = str(exc.orig).strip().splitlines()[0] if exc.orig else str(exc)
+        reason = str(_orig(exc)).strip().splitlines()[0] if _orig(exc) else str(exc)
         return _fail(args, f"the database refused the change, nothing was written: {reason}")
-    except DBAPIError as exc:
+    except _loaded(("sqlalchemy.exc", "DBAPIError")) as exc:
         # A full disk, a lost connection, a lock held too long: one line; -vv
         # (debug) shows the whole exception.
         log.debug("database error", exc_info=True)
-        return _fail(args, f"database error, the command's changes were not saved: {one_line(exc.orig or exc)}")
+        return _fail(args, f"database error, the command's changes were not saved: {one_line(_orig(exc) or exc)}")
     except OSError as exc:
         log.debug("system error", exc_info=True)
         where = f": {exc.filename}" if exc.filename else ""

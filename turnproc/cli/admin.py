@@ -6,19 +6,13 @@ import argparse
 import sys
 from typing import Any
 
-from ..admin import (
-    audit,
-    check_game,
-    describe_rows,
-    format_violation,
-    result_lines,
-    run_script,
-)
-from ..storage.queries import get_game
 from .common import CLIError, add_command, now, open_from, out, out_json, read_input, whole
 
 
 def cmd_sql(args: argparse.Namespace) -> int:
+    # Loaded when the command runs, not for --help (see .common).
+    from ..admin import result_lines, run_script
+
     script = read_input(args.file)
     app = open_from(args)
     result = run_script(
@@ -36,8 +30,13 @@ def cmd_sql(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
+    # Loaded when the command runs, not for --help (see .common).
+    from ..admin import check_game, describe_rows, format_violation
+    from ..storage.db import read_only  # (as above)
+    from ..storage.queries import get_game  # (as above)
+
     app = open_from(args, read_only=True)
-    with app.sessions() as session:
+    with read_only(app.sessions) as session:
         game = get_game(session, args.game)
         problems = check_game(session, game.id)
         rows = describe_rows(session, game.id, problems)
@@ -58,8 +57,13 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
+    # Loaded when the command runs, not for --help (see .common).
+    from ..admin import audit
+    from ..storage.db import read_only  # (as above)
+    from ..storage.queries import get_game  # (as above)
+
     app = open_from(args, read_only=True)
-    with app.sessions() as session:
+    with read_only(app.sessions) as session:
         if args.game is not None and not audit.recent(session, args.game, 1):
             get_game(session, args.game)  # no entries and no such game: a typo, say so
         entries = audit.recent(session, args.game, args.limit)

@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ..checker import CheckError, check_orders_offline, read_report
 from .common import CLIError, add_command, out, read_input
 
 #: Exit status when the host would refuse the mail or some lines have errors.
@@ -19,6 +18,9 @@ ORDERS_LIMIT = 1024 * 1024
 
 
 def cmd_check_orders(args: argparse.Namespace) -> int:
+    # Loaded when the command runs, not for --help (see .common).
+    from ..checker import CheckError, check_orders_offline, read_report
+
     report = read_input(args.report)
     orders = read_input(args.orders, ORDERS_LIMIT)
     try:

@@ -1,5 +1,10 @@
 """What every command module shares: the one-line error, opening the app from
-the command line's config, reading a file the GM names, and printing."""
+the command line's config, reading a file the GM names, and printing.
+
+The command modules import the layers they call inside each handler, not at
+their top: building the parser (``--help``, ``--version``, a usage error)
+then loads no SQLAlchemy, Alembic, Jinja or mail code, and each command loads
+only what it runs (tests/test_cli_imports.py holds the list)."""
 
 from __future__ import annotations
 
@@ -10,15 +15,13 @@ import sys
 import unicodedata
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError
-
-from ..app import App, open_app
-from ..config import Config, load_config
-from ..storage.db import make_engine
-from ..storage.migrate import current_revision
+if TYPE_CHECKING:
+    # For the annotations only: importing the app loads SQLAlchemy, and the
+    # config (TOML, dataclasses) is for commands that run, not for --help.
+    from ..app import App
+    from ..config import Config  # (as above)
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -35,6 +38,9 @@ def config_from(args: argparse.Namespace) -> Config:
     """The config the command line names. With no config file at all, the
     command says what it works on (see :func:`defaults_notice`): a GM in the
     wrong folder would otherwise quietly start a second, empty game database."""
+    # Here, not at the top: --help and --version read no config.
+    from ..config import load_config
+
     config = load_config(args.config)
     if config.source == "<defaults>":
         args.defaults_notice = (
@@ -53,6 +59,10 @@ def defaults_notice(args: argparse.Namespace) -> str | None:
 
 def safe_url(url: str) -> str:
     """A database URL with any password masked."""
+    # Here, not at the top: only a command that opens a database needs SQLAlchemy.
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError  # (as above)
+
     try:
         return make_url(url).render_as_string(hide_password=True)
     except ArgumentError:
@@ -63,6 +73,9 @@ def open_from(args: argparse.Namespace, *, migrate: bool = True, read_only: bool
     """The app for this command line. ``read_only`` commands (list, show,
     check, report, ...) refuse a database that is not there rather than
     create an empty one."""
+    # Here, not at the top: opening the app loads SQLAlchemy and Alembic.
+    from ..app import open_app
+
     config = config_from(args)
     if read_only:
         refuse_missing(config.database_url)  # then open_app only checks the schema is current
@@ -72,6 +85,13 @@ def open_from(args: argparse.Namespace, *, migrate: bool = True, read_only: bool
 def refuse_missing(url: str, *, schema: bool = True) -> None:
     """CLIError when the database at ``url`` is not there (a SQLite file), or,
     with ``schema``, has no turnproc schema: nothing that only reads may create one."""
+    # Here, not at the top: only a command that opens a database needs these.
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError  # (as above)
+
+    from ..storage.db import make_engine  # (as above)
+    from ..storage.migrate import current_revision  # (as above)
+
     try:
         parsed = make_url(url)
     except ArgumentError:

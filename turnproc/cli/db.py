@@ -5,12 +5,14 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ..storage import migrate
-from ..storage.db import make_engine
 from .common import CLIError, add_command, config_from, out, refuse_missing, safe_url
 
 
 def cmd_db_upgrade(args: argparse.Namespace) -> int:
+    # Loaded when the command runs, not for --help (see .common).
+    from ..storage import migrate
+    from ..storage.db import make_engine  # (as above)
+
     config = config_from(args)
     engine = make_engine(config.database_url)
     migrate.upgrade(engine, args.revision)
@@ -19,6 +21,10 @@ def cmd_db_upgrade(args: argparse.Namespace) -> int:
 
 
 def cmd_db_check(args: argparse.Namespace) -> int:
+    # Loaded when the command runs, not for --help (see .common).
+    from ..storage import migrate
+    from ..storage.db import make_engine  # (as above)
+
     config = config_from(args)
     refuse_missing(config.database_url, schema=False)
     engine = make_engine(config.database_url)

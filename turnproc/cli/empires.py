@@ -6,20 +6,6 @@ import argparse
 import sys
 from typing import Any
 
-from ..empires import (
-    empire_detail,
-    enter_orders,
-    empire_rows,
-    import_players,
-    replace_player,
-    reset_password,
-    set_active,
-    set_email,
-)
-from ..welcome import Welcome, send_welcomes
-from ..games import add_empire
-from ..storage.db import transaction
-from ..storage.queries import get_empire, get_game
 from .common import add_command, now, open_from, out, out_json, read_input
 from .players import register_empire
 
@@ -35,6 +21,12 @@ def _password_line(args: argparse.Namespace, password: str) -> None:
 
 
 def cmd_empire_add(args: argparse.Namespace) -> int:
+    # Loaded when the command runs, not for --help (see .common).
+    from ..games import add_empire
+    from ..storage.db import transaction  # (as above)
+    from ..storage.queries import get_game  # (as above)
+    from ..welcome import Welcome, send_welcomes  # (as above)
+
     app = open_from(args)
     with transaction(app.sessions) as session:
         game = get_game(session, args.game)
@@ -48,8 +40,13 @@ def cmd_empire_add(args: argparse.Namespace) -> int:
 
 
 def cmd_empire_list(args: argparse.Namespace) -> int:
+    # Loaded when the command runs, not for --help (see .common).
+    from ..empires import empire_rows
+    from ..storage.db import read_only  # (as above)
+    from ..storage.queries import get_game  # (as above)
+
     app = open_from(args, read_only=True)
-    with app.sessions() as session:
+    with read_only(app.sessions) as session:
         rows = empire_rows(session, get_game(session, args.game))
     if args.json:
         out_json(rows)
@@ -63,8 +60,13 @@ def cmd_empire_list(args: argparse.Namespace) -> int:
 
 
 def cmd_empire_show(args: argparse.Namespace) -> int:
+    # Loaded when the command runs, not for --help (see .common).
+    from ..empires import empire_detail
+    from ..storage.db import read_only  # (as above)
+    from ..storage.queries import get_game  # (as above)
+
     app = open_from(args, read_only=True)
-    with app.sessions() as session:
+    with read_only(app.sessions) as session:
         d = empire_detail(session, get_game(session, args.game), args.empire)
     if args.json:
         out_json(d.as_dict())
@@ -79,6 +81,11 @@ def cmd_empire_show(args: argparse.Namespace) -> int:
 
 
 def cmd_empire_set_email(args: argparse.Namespace) -> int:
+    # Loaded when the command runs, not for --help (see .common).
+    from ..empires import set_email
+    from ..storage.db import transaction  # (as above)
+    from ..storage.queries import get_game  # (as above)
+
     app = open_from(args)
     with transaction(app.sessions) as session:
         old, new = set_email(session, app.config, get_game(session, args.game), args.empire, args.address, now())
@@ -87,6 +94,11 @@ def cmd_empire_set_email(args: argparse.Namespace) -> int:
 
 
 def cmd_empire_reset_password(args: argparse.Namespace) -> int:
+    # Loaded when the command runs, not for --help (see .common).
+    from ..empires import reset_password
+    from ..storage.db import transaction  # (as above)
+    from ..storage.queries import get_empire, get_game  # (as above)
+
     app = open_from(args)
     with transaction(app.sessions) as session:
         game = get_game(session, args.game)
@@ -99,6 +111,11 @@ def cmd_empire_reset_password(args: argparse.Namespace) -> int:
 
 
 def _set_active(args: argparse.Namespace, active: bool) -> int:
+    # Loaded when the command runs, not for --help (see .common).
+    from ..empires import set_active
+    from ..storage.db import transaction  # (as above)
+    from ..storage.queries import get_game  # (as above)
+
     app = open_from(args)
     with transaction(app.sessions) as session:
         empire = set_active(session, get_game(session, args.game), args.empire, active, now())
@@ -116,6 +133,11 @@ def cmd_empire_reactivate(args: argparse.Namespace) -> int:
 
 
 def cmd_empire_replace(args: argparse.Namespace) -> int:
+    # Loaded when the command runs, not for --help (see .common).
+    from ..empires import replace_player
+    from ..storage.db import transaction  # (as above)
+    from ..storage.queries import get_game  # (as above)
+
     app = open_from(args)
     with transaction(app.sessions) as session:
         password = replace_player(
@@ -134,6 +156,11 @@ def _progress(step: str, done: int, total: int) -> None:
 
 
 def cmd_empire_import(args: argparse.Namespace) -> int:
+    # Loaded when the command runs, not for --help (see .common).
+    from ..empires import import_players
+    from ..storage.db import transaction  # (as above)
+    from ..storage.queries import get_game  # (as above)
+
     text = read_input(args.file)
     app = open_from(args)
     with transaction(app.sessions) as session:
@@ -147,6 +174,11 @@ def cmd_empire_import(args: argparse.Namespace) -> int:
 
 
 def cmd_orders_submit(args: argparse.Namespace) -> int:
+    # Loaded when the command runs, not for --help (see .common).
+    from ..empires import enter_orders
+    from ..storage.db import transaction  # (as above)
+    from ..storage.queries import get_empire, get_game  # (as above)
+
     text = read_input(args.file)
     app = open_from(args)
     with transaction(app.sessions) as session:

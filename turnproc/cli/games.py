@@ -5,29 +5,24 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
-from ..deadlines import format_deadline
 from ..errors import GMError
-from ..games import (
-    GameSummary,
-    game_summary,
-    new_game,
-    parse_modules,
-    pause_game,
-    resume_game,
-    set_schedule,
-)
-from ..notices import announce, extend_deadline
-from ..storage.db import transaction
-from ..storage.queries import get_game, list_games
-from ..welcome import Welcome, send_welcomes
 from .common import add_command, now, number, open_from, out, out_json, read_input, whole
 from .players import player_lines, register_game
 
+if TYPE_CHECKING:
+    # For the annotations only: the games layer loads SQLAlchemy.
+    from ..games import GameSummary
+
 
 def cmd_game_new(args: argparse.Namespace) -> int:
+    # Loaded when the command runs, not for --help (see .common).
+    from ..games import game_summary, new_game, parse_modules
+    from ..storage.db import transaction  # (as above)
+    from ..welcome import Welcome, send_welcomes  # (as above)
+
     app = open_from(args)
     modules = parse_modules(args.rules) if args.rules is not None else None
     with transaction(app.sessions) as session:
@@ -66,8 +61,12 @@ def cmd_game_new(args: argparse.Namespace) -> int:
 
 
 def cmd_game_list(args: argparse.Namespace) -> int:
+    # Loaded when the command runs, not for --help (see .common).
+    from ..storage.db import read_only
+    from ..storage.queries import list_games  # (as above)
+
     app = open_from(args, read_only=True)
-    with app.sessions() as session:
+    with read_only(app.sessions) as session:
         games = list_games(session)
         if args.json:
             out_json([
@@ -84,8 +83,13 @@ def cmd_game_list(args: argparse.Namespace) -> int:
 
 
 def cmd_game_show(args: argparse.Namespace) -> int:
+    # Loaded when the command runs, not for --help (see .common).
+    from ..games import game_summary
+    from ..storage.db import read_only  # (as above)
+    from ..storage.queries import get_game  # (as above)
+
     app = open_from(args, read_only=True)
-    with app.sessions() as session:
+    with read_only(app.sessions) as session:
         game = get_game(session, args.game)
         s = game_summary(session, game, now())
         players = player_lines(session, game)
@@ -111,6 +115,9 @@ def _show_state(s: GameSummary) -> list[str]:
 
 
 def _show_deadline(s: GameSummary) -> list[str]:
+    # Loaded when the command runs, not for --help (see .common).
+    from ..deadlines import format_deadline
+
     v = s.view
     lines = [f"schedule: {v.schedule or 'none (run turns by hand)'} ({v.timezone})"]
     if s.next_deadline is not None:
@@ -156,6 +163,9 @@ def _show_suppressed(s: GameSummary) -> list[str]:
 
 
 def _print_schedule(summary: GameSummary) -> None:
+    # Loaded when the command runs, not for --help (see .common).
+    from ..deadlines import format_deadline
+
     s = summary.view
     out(f"game {s.name}: {s.status}")
     out(f"schedule: {s.schedule or 'none (run turns by hand)'} ({s.timezone})")
@@ -168,6 +178,11 @@ def _print_schedule(summary: GameSummary) -> None:
 
 
 def cmd_game_schedule(args: argparse.Namespace) -> int:
+    # Loaded when the command runs, not for --help (see .common).
+    from ..games import set_schedule
+    from ..storage.db import transaction  # (as above)
+    from ..storage.queries import get_game  # (as above)
+
     app = open_from(args)
     with transaction(app.sessions) as session:
         schedule = set_schedule(
@@ -198,6 +213,11 @@ def _schedule_dict(summary: GameSummary) -> dict[str, Any]:
 
 
 def cmd_game_pause(args: argparse.Namespace) -> int:
+    # Loaded when the command runs, not for --help (see .common).
+    from ..games import pause_game
+    from ..storage.db import transaction  # (as above)
+    from ..storage.queries import get_game  # (as above)
+
     app = open_from(args)
     with transaction(app.sessions) as session:
         pause_game(session, get_game(session, args.game), now(), app.config)
@@ -206,6 +226,11 @@ def cmd_game_pause(args: argparse.Namespace) -> int:
 
 
 def cmd_game_resume(args: argparse.Namespace) -> int:
+    # Loaded when the command runs, not for --help (see .common).
+    from ..games import resume_game
+    from ..storage.db import transaction  # (as above)
+    from ..storage.queries import get_game  # (as above)
+
     app = open_from(args)
     with transaction(app.sessions) as session:
         schedule = resume_game(session, get_game(session, args.game), now(), app.config)
@@ -214,6 +239,12 @@ def cmd_game_resume(args: argparse.Namespace) -> int:
 
 
 def cmd_game_extend(args: argparse.Namespace) -> int:
+    # Loaded when the command runs, not for --help (see .common).
+    from ..games import game_summary
+    from ..notices import extend_deadline  # (as above)
+    from ..storage.db import transaction  # (as above)
+    from ..storage.queries import get_game  # (as above)
+
     app = open_from(args)
     with transaction(app.sessions) as session:
         game = get_game(session, args.game)
@@ -234,6 +265,11 @@ def _local_time(text: str, zone: str) -> dt.datetime:
 
 
 def cmd_announce(args: argparse.Namespace) -> int:
+    # Loaded when the command runs, not for --help (see .common).
+    from ..notices import announce
+    from ..storage.db import transaction  # (as above)
+    from ..storage.queries import get_game  # (as above)
+
     text = read_input(args.file)
     app = open_from(args)
     with transaction(app.sessions) as session:

@@ -6,16 +6,16 @@ about sign-up, leave and quitting. The ``game`` and ``empire`` groups call
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from sqlalchemy.orm import Session
-
-from ..games import set_game
-from ..signup import PlayerSummary, approve_signup, player_summary, refuse_signup, set_signup
-from ..storage import models as m
-from ..storage.db import transaction
-from ..storage.queries import get_game
 from .common import add_command, now, open_from, out, whole
+
+if TYPE_CHECKING:
+    # For the annotations only: these load SQLAlchemy.
+    from sqlalchemy.orm import Session
+
+    from ..signup import PlayerSummary  # (as above)
+    from ..storage import models as m  # (as above)
 
 __all__ = ["player_lines", "register_empire", "register_game"]
 
@@ -33,10 +33,18 @@ def _summary_lines(s: PlayerSummary) -> list[str]:
 
 def player_lines(session: Session, game: m.Game) -> list[str]:
     """What ``game show`` says about sign-up, vacations and QUIT."""
+    # Loaded when the command runs, not for --help (see .common).
+    from ..signup import player_summary
+
     return _summary_lines(player_summary(session, game))
 
 
 def cmd_game_signup(args: argparse.Namespace) -> int:
+    # Loaded when the command runs, not for --help (see .common).
+    from ..signup import set_signup
+    from ..storage.db import transaction  # (as above)
+    from ..storage.queries import get_game  # (as above)
+
     app = open_from(args)
     with transaction(app.sessions) as session:
         game = get_game(session, args.game)
@@ -49,6 +57,11 @@ def cmd_game_signup(args: argparse.Namespace) -> int:
 
 
 def cmd_game_set(args: argparse.Namespace) -> int:
+    # Loaded when the command runs, not for --help (see .common).
+    from ..games import set_game
+    from ..storage.db import transaction  # (as above)
+    from ..storage.queries import get_game  # (as above)
+
     app = open_from(args)
     with transaction(app.sessions) as session:
         game = set_game(
@@ -61,6 +74,11 @@ def cmd_game_set(args: argparse.Namespace) -> int:
 
 
 def cmd_empire_approve(args: argparse.Namespace) -> int:
+    # Loaded when the command runs, not for --help (see .common).
+    from ..signup import approve_signup
+    from ..storage.db import transaction  # (as above)
+    from ..storage.queries import get_game  # (as above)
+
     app = open_from(args)
     with transaction(app.sessions) as session:
         game = get_game(session, args.game)
@@ -71,6 +89,11 @@ def cmd_empire_approve(args: argparse.Namespace) -> int:
 
 
 def cmd_empire_refuse(args: argparse.Namespace) -> int:
+    # Loaded when the command runs, not for --help (see .common).
+    from ..signup import refuse_signup
+    from ..storage.db import transaction  # (as above)
+    from ..storage.queries import get_game  # (as above)
+
     app = open_from(args)
     with transaction(app.sessions) as session:
         request = refuse_signup(session, app.config, get_game(session, args.game), args.code, now(), args.reason or "")

@@ -8,16 +8,13 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from ..app import open_app
-from ..demo import run_demo
-from ..intake import poll
-from ..logs import configure_logging
-from ..reportmail import send_outbox
-from ..worker import WorkerSettings, run_once, run_worker
 from .common import CLIError, add_command, config_from, defaults_notice, now, number, open_from, out, whole
 
 
 def cmd_poll(args: argparse.Namespace) -> int:
+    # Loaded when the command runs, not for --help (see .common).
+    from ..intake import poll
+
     app = open_from(args)
     results = poll(app, now())
     counts: dict[str, int] = {}
@@ -28,6 +25,9 @@ def cmd_poll(args: argparse.Namespace) -> int:
 
 
 def cmd_send(args: argparse.Namespace) -> int:
+    # Loaded when the command runs, not for --help (see .common).
+    from ..reportmail import send_outbox
+
     app = open_from(args)
     sent, failed = send_outbox(app.sessions, app.config, now())
     out(f"{sent} mails sent, {failed} failed (they will be retried)")
@@ -35,6 +35,9 @@ def cmd_send(args: argparse.Namespace) -> int:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
+    # Loaded when the command runs, not for --help (see .common).
+    from ..demo import run_demo
+
     try:
         summary = run_demo(Path(args.dir), turns=args.turns, players=args.players, seed=args.seed)
     except (FileExistsError, ValueError) as exc:
@@ -44,6 +47,11 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def cmd_worker(args: argparse.Namespace) -> int:
+    # Loaded when the command runs, not for --help (see .common).
+    from ..app import open_app
+    from ..logs import configure_logging  # (as above)
+    from ..worker import WorkerSettings, run_once, run_worker  # (as above)
+
     configure_logging(args.log_format, logging.DEBUG if args.verbose > 1 else logging.INFO)
     config = config_from(args)
     if notice := defaults_notice(args):

@@ -6,14 +6,16 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from ..publish import write_site
-from ..storage.db import transaction
 from .common import add_command, now, open_from, out
 
 
 def cmd_site(args: argparse.Namespace) -> int:
+    # Loaded when the command runs, not for --help (see .common).
+    from ..publish import write_site
+    from ..storage.db import read_only  # (as above)
+
     app = open_from(args)
-    with transaction(app.sessions) as session:
+    with read_only(app.sessions) as session:
         pyodide = Path(args.pyodide) if args.pyodide else app.config.pyodide_dir
         written = write_site(session, args.game, Path(args.dir), now(), host_address=app.config.from_address, pyodide=pyodide)
     index = Path(args.dir) / "index.html"

@@ -7,24 +7,15 @@ import json
 import sys
 from typing import Any
 
-from ..errors import GMError
-from ..handrun import plan_turn, refused, run_by_hand
-from ..storage.db import transaction
-from ..storage.queries import get_empire, get_game
-from ..turns import (
-    discard_turn,
-    preview_turn,
-    release_turn,
-    report_for,
-    rerun_turn,
-    rollback,
-    set_hold,
-)
 from .common import add_command, now, open_from, out, out_json, whole
 from .service import cmd_send
 
 
 def cmd_turn_run(args: argparse.Namespace) -> int:
+    # Loaded when the command runs, not for --help (see .common).
+    from ..errors import GMError
+    from ..handrun import plan_turn, refused, run_by_hand  # (as above)
+
     app = open_from(args)
     plan = plan_turn(app.sessions, args.game, app.config, now())
     for line in plan.lines():
@@ -52,8 +43,13 @@ def cmd_turn_run(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
+    # Loaded when the command runs, not for --help (see .common).
+    from ..storage.db import read_only
+    from ..storage.queries import get_empire, get_game  # (as above)
+    from ..turns import report_for  # (as above)
+
     app = open_from(args, read_only=True)
-    with app.sessions() as session:
+    with read_only(app.sessions) as session:
         game = get_game(session, args.game)
         text, data = report_for(session, game, get_empire(session, game, args.empire), args.turn)
     out(json.dumps(data, indent=2, sort_keys=True) if args.format == "json" else text)
@@ -61,6 +57,9 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def cmd_turn_preview(args: argparse.Namespace) -> int:
+    # Loaded when the command runs, not for --help (see .common).
+    from ..turns import preview_turn
+
     app = open_from(args, read_only=True)
     preview = preview_turn(app.engine, args.game, app.config, now(), empire=args.empire)
     if args.json:
@@ -76,6 +75,11 @@ def cmd_turn_preview(args: argparse.Namespace) -> int:
 
 
 def cmd_turn_hold(args: argparse.Namespace) -> int:
+    # Loaded when the command runs, not for --help (see .common).
+    from ..storage.db import transaction
+    from ..storage.queries import get_game  # (as above)
+    from ..turns import set_hold  # (as above)
+
     app = open_from(args)
     with transaction(app.sessions) as session:
         set_hold(session, get_game(session, args.game), not args.off, now())
@@ -85,6 +89,11 @@ def cmd_turn_hold(args: argparse.Namespace) -> int:
 
 
 def cmd_turn_release(args: argparse.Namespace) -> int:
+    # Loaded when the command runs, not for --help (see .common).
+    from ..storage.db import transaction
+    from ..storage.queries import get_game  # (as above)
+    from ..turns import release_turn  # (as above)
+
     app = open_from(args)
     with transaction(app.sessions) as session:
         released = release_turn(session, get_game(session, args.game), now())
@@ -96,6 +105,11 @@ def cmd_turn_release(args: argparse.Namespace) -> int:
 
 
 def cmd_turn_discard(args: argparse.Namespace) -> int:
+    # Loaded when the command runs, not for --help (see .common).
+    from ..storage.db import transaction
+    from ..storage.queries import get_game  # (as above)
+    from ..turns import discard_turn  # (as above)
+
     app = open_from(args)
     with transaction(app.sessions) as session:
         result = discard_turn(session, get_game(session, args.game), now())
@@ -104,6 +118,11 @@ def cmd_turn_discard(args: argparse.Namespace) -> int:
 
 
 def cmd_turn_rollback(args: argparse.Namespace) -> int:
+    # Loaded when the command runs, not for --help (see .common).
+    from ..storage.db import transaction
+    from ..storage.queries import get_game  # (as above)
+    from ..turns import rollback  # (as above)
+
     app = open_from(args)
     with transaction(app.sessions) as session:
         result = rollback(session, get_game(session, args.game), args.to, now(), app.config, reason=args.reason)
@@ -113,6 +132,11 @@ def cmd_turn_rollback(args: argparse.Namespace) -> int:
 
 
 def cmd_turn_rerun(args: argparse.Namespace) -> int:
+    # Loaded when the command runs, not for --help (see .common).
+    from ..storage.db import transaction
+    from ..storage.queries import get_game  # (as above)
+    from ..turns import rerun_turn  # (as above)
+
     app = open_from(args)
     with transaction(app.sessions) as session:
         rolled, result = rerun_turn(session, get_game(session, args.game), args.turn, app.config, now(), reason=args.reason)

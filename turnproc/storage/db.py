@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, create_engine, event, text
+from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError, ArgumentError
 from sqlalchemy.orm import Session, sessionmaker
@@ -23,7 +23,11 @@ from .. import jsontext
 
 log = logging.getLogger(__name__)
 
-__all__ = ["DatabaseError", "make_engine", "make_sessionmaker", "transaction", "is_sqlite"]
+__all__ = ["DatabaseError", "make_engine", "make_sessionmaker", "transaction", "read_only", "read_only_connection", "is_sqlite"]
+
+#: The execution option that makes a connection's transactions read-only
+#: (see :func:`read_only`); PostgreSQL's own is ``postgresql_readonly``.
+READ_ONLY = "turnproc_read_only"
 
 
 class DatabaseError(RuntimeError):
@@ -49,9 +53,31 @@ def _sqlite_begin(conn: Any) -> None:
     # IMMEDIATE takes the write lock at BEGIN, so two writers queue instead of
     # failing half-way with SQLITE_BUSY on lock upgrade. A connection asked
     # for AUTOCOMMIT reads the last committed state without waiting for one.
-    if conn.get_execution_options().get("isolation_level") == "AUTOCOMMIT":
+    options = conn.get_execution_options()
+    if options.get("isolation_level") == "AUTOCOMMIT":
+        return
+    if options.get(READ_ONLY):
+        # A reader's deferred BEGIN takes no write lock: under WAL it reads
+        # the last commit while a writer writes, and no writer waits for it.
+        # query_only makes a write attempted inside fail, as READ ONLY does
+        # on PostgreSQL; the pool's checkin turns it off again.
+        conn.exec_driver_sql("BEGIN")
+        conn.exec_driver_sql("PRAGMA query_only = ON")
+        conn.info[READ_ONLY] = True  # the pool record's: see _sqlite_checkin
         return
     conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+
+def _sqlite_checkin(dbapi_connection: Any, connection_record: Any) -> None:
+    # A connection back in the pool after a read may write again. One closed
+    # by an error has nothing to reset; one that cannot be reset is dropped,
+    # not handed to a writer that would fail on it.
+    if dbapi_connection is None or connection_record is None or not connection_record.info.pop(READ_ONLY, False):
+        return
+    try:
+        dbapi_connection.execute("PRAGMA query_only = OFF")
+    except Exception:  # any failure here means the connection is unusable
+        connection_record.invalidate()
 
 
 def _private_sqlite_file(engine: Engine) -> None:
@@ -90,9 +116,12 @@ def make_engine(url: str, *, check: bool = True, **kwargs: Any) -> Engine:
         _private_sqlite_file(engine)
         event.listen(engine, "connect", _sqlite_pragmas)
         event.listen(engine, "begin", _sqlite_begin)
+        event.listen(engine.pool, "checkin", _sqlite_checkin)
     if check:
         try:
-            with engine.connect() as conn:
+            # Read-only: on SQLite a plain BEGIN IMMEDIATE here would wait
+            # for any writer before every command could even start.
+            with read_only_connection(engine) as conn:
                 conn.execute(text("SELECT 1"))
         except DBAPIError as exc:
             engine.dispose()
@@ -118,3 +147,30 @@ def transaction(factory: sessionmaker[Session]) -> Iterator[Session]:
     """One unit of work: commits when the block ends, rolls back on any error."""
     with factory() as session, session.begin():
         yield session
+
+
+def _read_only_options(engine: Engine) -> dict[str, Any]:
+    return {"postgresql_readonly": True} if engine.dialect.name == "postgresql" else {READ_ONLY: True}
+
+
+@contextmanager
+def read_only_connection(engine: Engine) -> Iterator[Connection]:
+    """A connection whose transactions only read (see :func:`read_only`)."""
+    with engine.connect() as conn:
+        yield conn.execution_options(**_read_only_options(engine))
+
+
+@contextmanager
+def read_only(factory: sessionmaker[Session]) -> Iterator[Session]:
+    """One unit of work that only reads, rolled back when the block ends. On
+    SQLite a deferred BEGIN (no write lock: a command that reads never makes
+    the worker or another command wait) with writes refused; on PostgreSQL a
+    READ ONLY transaction. A write attempted inside fails."""
+    with factory() as session:
+        engine = session.get_bind()
+        assert isinstance(engine, Engine), "a session bound to one engine"
+        session.connection(execution_options=_read_only_options(engine))
+        try:
+            yield session
+        finally:
+            session.rollback()

@@ -1,0 +1,162 @@
+"""The GM's wait at the prompt: each command as a cold process, as a GM types
+it, on the synthetic N-empire game (benchmarks/synthetic.py: 30 systems an
+empire, every empire's orders on file).
+
+    .venv/bin/python benchmarks/cli.py [--empires 1000] [--runs 5]
+
+Set up off the clock: the game written to a SQLite file at turn 1 (its
+reports not yet made: ``report`` builds the start-of-game one when asked),
+and a copy of it with turn 1 run (``report`` prints the stored one). Then
+each command runs ``--runs`` times in a fresh interpreter (``python -m
+turnproc``, as the console script does); printed per command: the median
+wall time, the median CPU time of the process (its rusage as a child:
+user + system), the target beside them, and the load average before and
+after, since on a shared machine the wall time is the figure that moves.
+Last, ``python -X importtime -m turnproc --version``: the 15 imports with the
+largest cumulative time.
+
+The commands run against the tree this script is in (the child's
+PYTHONPATH), so a copy of it in an older checkout measures that checkout.
+Each command runs once untimed first, and the children may write their
+bytecode (``__pycache__``), as an installed turnproc has it: with
+``--no-bytecode`` (or PYTHONDONTWRITEBYTECODE set and ``--keep-env``) every
+process compiles turnproc's own modules again, which the figures then include.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import os
+import re
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.synthetic import GAME, empire_code, synthetic_state, write_game  # noqa: E402
+
+#: (label, argv after --config, target in seconds of wall time, which database)
+COMMANDS = [
+    ("--version", ["--version"], 0.15, None),
+    ("--help", ["--help"], 0.15, None),
+    ("game show", ["game", "show", GAME], 0.4, "after"),
+    ("empire list", ["empire", "list", GAME], 0.4, "after"),
+    ("report", ["report", GAME, empire_code(0)], 0.6, "after"),
+    ("report (turn 0)", ["report", GAME, empire_code(0)], 0.6, "before"),
+]
+
+
+def _config(folder: Path, db: Path) -> Path:
+    path = folder / f"{db.stem}.toml"
+    path.write_text(
+        f'database_url = "sqlite:///{db}"\nmaildir_in = "{folder / "in"}"\nmaildir_out = "{folder / "out"}"\n',
+        encoding="utf-8",
+    )
+    return path
+
+
+def set_up(folder: Path, n: int) -> dict[str, Path]:
+    """Two configs: ``before`` turn 1 has run, and ``after``."""
+    before, after = folder / "before.db", folder / "after.db"
+    write_game(f"sqlite:///{before}", synthetic_state(n))
+    shutil.copyfile(before, after)
+    configs = {"before": _config(folder, before), "after": _config(folder, after)}
+    done = _run(configs["after"], ["turn", "run", GAME])
+    if done.returncode != 0:
+        raise SystemExit(f"turn run failed:\n{done.stderr}")
+    return configs
+
+
+#: Whether the children may write and use turnproc's bytecode (see the docstring).
+BYTECODE = {"cached": True}
+
+
+def _env() -> dict[str, str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    for name in ("TURNPROC_CONFIG", "TURNPROC_DATABASE_URL"):
+        env.pop(name, None)
+    if BYTECODE["cached"]:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+    else:
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
+    return env
+
+
+def _run(config: Path | None, argv: list[str]) -> subprocess.CompletedProcess[str]:
+    full = [sys.executable, "-m", "turnproc", *(["--config", str(config)] if config else []), *argv]
+    return subprocess.run(full, cwd=ROOT, env=_env(), capture_output=True, text=True, check=False)
+
+
+def _child_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def measure(config: Path | None, argv: list[str], runs: int) -> tuple[float, float]:
+    """Median wall and median CPU seconds of ``runs`` cold processes."""
+    _run(config, argv)  # untimed: the page cache and the bytecode, as a GM's second command finds them
+    walls, cpus = [], []
+    for _ in range(runs):
+        cpu, wall = _child_cpu(), time.perf_counter()
+        done = _run(config, argv)
+        walls.append(time.perf_counter() - wall)
+        cpus.append(_child_cpu() - cpu)
+        if done.returncode != 0:
+            raise SystemExit(f"turnproc {' '.join(argv)} failed ({done.returncode}):\n{done.stderr}")
+    return statistics.median(walls), statistics.median(cpus)
+
+
+def importtime(top: int = 15) -> list[tuple[int, int, str]]:
+    """(self µs, cumulative µs, module) of ``--version``'s imports, by cumulative time."""
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "turnproc", "--version"],
+        cwd=ROOT, env=_env(), capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    rows = []
+    for line in done.stderr.splitlines():
+        match = re.match(r"import time:\s+(\d+) \|\s+(\d+) \|(\s*)(\S+)", line)
+        if match:
+            rows.append((int(match[1]), int(match[2]), match[3][1:] + match[4]))
+    return sorted(rows, key=lambda r: -r[1])[:top]
+
+
+def _load() -> str:
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--empires", type=int, default=1000)
+    parser.add_argument("--runs", type=int, default=5, help="cold processes per command (the median is printed)")
+    parser.add_argument("--no-bytecode", action="store_true", help="children compile turnproc's modules in every process")
+    args = parser.parse_args()
+    BYTECODE["cached"] = not args.no_bytecode
+    with tempfile.TemporaryDirectory(prefix="turnproc-cli-") as temp:
+        folder = Path(temp)
+        started = time.perf_counter()
+        configs = set_up(folder, args.empires)
+        print(f"turnproc at {ROOT}, {args.empires} empires; set up in {time.perf_counter() - started:.1f} s (not measured)")
+        print(f"{dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M}Z, {os.cpu_count()} CPUs, load average {_load()}, "
+              f"bytecode {'cached' if BYTECODE['cached'] else 'compiled in every process'}")
+        print(f"{'command':<18} {'wall s':>8} {'CPU s':>8} {'target':>8}   (median of {args.runs} cold processes)")
+        for label, argv, target, which in COMMANDS:
+            wall, cpu = measure(configs[which] if which else None, argv, args.runs)
+            verdict = "ok" if wall <= target else "over"
+            print(f"{label:<18} {wall:>8.3f} {cpu:>8.3f} {'<= ' + format(target, '.2f'):>8}   {verdict}")
+        print(f"load average after: {_load()}")
+    print("python -X importtime -m turnproc --version, the 15 largest cumulative (ms):")
+    print(f"{'cumulative':>10} {'self':>8}  module")
+    for self_us, cumulative, name in importtime():
+        print(f"{cumulative / 1000:>10.1f} {self_us / 1000:>8.1f}  {name}")
+
+
+if __name__ == "__main__":
+    main()

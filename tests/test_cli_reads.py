@@ -1,0 +1,227 @@
+"""Reads never write (docs/gm-handbook.md, "Command reference"): the commands
+that only read open read-only transactions, so on SQLite they take no write
+lock and neither wait for a writer nor make one wait, and on PostgreSQL a
+write inside one fails.
+
+On SQLite every ordinary transaction begins IMMEDIATE, and a command waits
+up to the 30 s busy timeout for the write lock; each process here must end
+well within that (``WITHIN``), so a read that took the lock fails the test
+by its timeout instead of passing slowly."""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import io
+import os
+import re
+import sqlite3
+import subprocess
+import sys
+from collections.abc import Iterator
+from email.message import EmailMessage
+from email.utils import format_datetime, make_msgid
+from mailbox import Maildir
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import Engine, event, text
+from sqlalchemy.exc import DBAPIError
+
+from turnproc.cli import main
+from turnproc.storage.db import READ_ONLY, make_engine, make_sessionmaker, read_only
+
+ROOT = Path(__file__).resolve().parents[1]
+
+#: Seconds each command may take here: far below the busy timeout a read
+#: holding (or waiting for) SQLite's write lock would make it wait.
+WITHIN = 20
+
+
+def _gm(config: Path, *argv: str) -> str:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+        status = main(["--config", str(config), *argv])
+    assert status == 0, (argv, out.getvalue())
+    return out.getvalue()
+
+
+def _password(out: str) -> str:
+    match = re.search(r"password: (\S+)", out)
+    assert match, out
+    return match.group(1)
+
+
+def _cli(config: Path, *argv: str) -> subprocess.Popen[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.Popen(
+        [sys.executable, "-m", "turnproc", "--config", str(config), *argv],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+    )  # fmt: skip
+
+
+def _finished(proc: subprocess.Popen[str]) -> str:
+    out, err = proc.communicate(timeout=WITHIN)
+    assert proc.returncode == 0, f"{proc.args}: status {proc.returncode}\n{err}"
+    return out
+
+
+def _order_mail(address: str, password: str, game: str, note: str) -> bytes:
+    msg = EmailMessage()
+    msg["From"], msg["To"] = address, "turns@turnproc.example"
+    msg["Subject"], msg["Date"] = f"Orders {game}", format_datetime(dt.datetime.now(dt.timezone.utc))
+    msg["Message-ID"] = make_msgid(domain="example.org")
+    msg.set_content(f"GAME {game}\nEMPIRE RIG {password}\nTURN 1\nTAX\nMESSAGE ALL {note}\nEND\n")
+    return bytes(msg)
+
+
+@pytest.fixture
+def two_games(tmp_path: Path) -> tuple[Path, Path, str]:
+    """One SQLite file holding ``early`` (before turn 1: its reports are built
+    when asked) and ``late`` (turn 1 run: its reports are stored); the
+    config, the database and RIG of early's password."""
+    db = tmp_path / "turnproc.db"
+    config = tmp_path / "turnproc.toml"
+    config.write_text(
+        f'database_url = "sqlite:///{db}"\nmaildir_in = "{tmp_path / "in"}"\nmaildir_out = "{tmp_path / "out"}"\n'
+        'from_address = "turns@turnproc.example"\n',
+        encoding="utf-8",
+    )
+    password = ""
+    for game in ("early", "late"):
+        _gm(config, "game", "new", game, "--players", "2", "--seed", game)
+        out = _gm(config, "empire", "add", game, "--code", "RIG", "--name", "Rigel", "--email", "ann@example.org", "--print-password")
+        password = _password(out) if game == "early" else password
+        _gm(config, "empire", "add", game, "--code", "VEG", "--name", "Vega", "--email", "bo@example.org")
+    _gm(config, "turn", "run", "late")
+    return config, db, password
+
+
+@contextlib.contextmanager
+def _write_lock(db: Path) -> Iterator[None]:
+    """SQLite's write lock held as a writer (a poll, a turn) holds it mid-write."""
+    conn = sqlite3.connect(db, isolation_level=None)
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+        conn.execute("UPDATE games SET turn = turn WHERE name = 'late'")
+        yield
+        conn.execute("ROLLBACK")
+    finally:
+        conn.close()
+
+
+def _inbox(tmp_path: Path, password: str, n: int, note: str) -> None:
+    box = Maildir(tmp_path / "in", create=True)
+    for i in range(n):
+        box.add(_order_mail("ann@example.org", password, "early", f"{note} {i}"))
+
+
+def test_reports_before_and_after_turn_1_run_while_a_writer_holds_the_lock(two_games: tuple[Path, Path, str]) -> None:
+    config, db, _ = two_games
+    with _write_lock(db):
+        early = _cli(config, "report", "early", "RIG")
+        late = _cli(config, "report", "late", "RIG")
+        assert "turn 1 report" in _finished(late)
+        assert "RIG" in _finished(early)
+        for argv in (("game", "show", "early"), ("empire", "list", "late"), ("check", "late"), ("audit",)):
+            _finished(_cli(config, *argv))
+
+
+def test_a_poll_writes_while_a_read_is_open(two_games: tuple[Path, Path, str], tmp_path: Path) -> None:
+    config, db, password = two_games
+    _inbox(tmp_path, password, 3, "held")
+    engine = make_engine(f"sqlite:///{db}")
+    try:
+        with read_only(make_sessionmaker(engine)) as session:
+            # The read holds its snapshot, as a report does while it builds.
+            before = session.scalar(text("SELECT count(*) FROM outbox"))
+            assert "3 mails: 3 accepted" in _finished(_cli(config, "poll"))
+            assert session.scalar(text("SELECT count(*) FROM outbox")) == before  # still its own snapshot
+    finally:
+        engine.dispose()
+
+
+def test_two_reports_and_a_poll_side_by_side(two_games: tuple[Path, Path, str], tmp_path: Path) -> None:
+    config, _, password = two_games
+    _inbox(tmp_path, password, 20, "side by side")
+    procs = [_cli(config, "poll"), _cli(config, "report", "early", "RIG"), _cli(config, "report", "late", "RIG", "--format", "json")]
+    outs = [_finished(p) for p in procs]
+    assert "20 mails: 20 accepted" in outs[0]
+    assert '"turn": 1' in outs[2]
+
+
+def test_a_write_inside_a_read_only_transaction_fails(db_url: str) -> None:
+    engine = make_engine(db_url)
+    try:
+        with pytest.raises(DBAPIError), read_only(make_sessionmaker(engine)) as session:
+            session.execute(text("UPDATE games SET turn = turn + 1"))
+        # The connection goes back to the pool able to write again.
+        with engine.begin() as conn:
+            conn.execute(text("UPDATE games SET turn = turn + 1"))
+    finally:
+        engine.dispose()
+
+
+READS = [
+    ("game", "list"), ("game", "show", "early"), ("empire", "list", "early"), ("empire", "show", "late", "RIG"),
+    ("report", "early", "RIG"), ("report", "late", "RIG"), ("check", "late"), ("audit",),
+]  # fmt: skip
+
+
+def test_the_read_commands_run_only_read_only_transactions(two_games: tuple[Path, Path, str], tmp_path: Path) -> None:
+    """Every transaction a read command begins is read-only (SQLite here; the
+    PostgreSQL twin below checks the server's own flag)."""
+    config, _, _ = two_games
+    begun: list[bool] = []
+
+    def on_begin(conn: Any) -> None:
+        begun.append(bool(conn.get_execution_options().get(READ_ONLY)))
+
+    event.listen(Engine, "begin", on_begin)
+    try:
+        for argv in READS:
+            begun.clear()
+            _gm(config, *argv)
+            assert begun and all(begun), (argv, begun)
+        _gm(config, "site", "late", str(tmp_path / "site"))
+        assert begun and all(begun)
+    finally:
+        event.remove(Engine, "begin", on_begin)
+
+
+@pytest.mark.postgres
+def test_on_postgresql_the_read_commands_run_read_only(postgres_url: str, tmp_path: Path) -> None:
+    """Each statement of a read command runs in a transaction the server
+    itself holds READ ONLY: a write attempted there would fail."""
+    from tests.conftest import _drop_pg_database, _fresh_pg_database  # noqa: PLC0415 - the PostgreSQL helpers
+
+    url, name = _fresh_pg_database(postgres_url)
+    try:
+        config = tmp_path / "turnproc.toml"
+        config.write_text(f'database_url = "{url}"\nmaildir_in = "{tmp_path / "in"}"\nmaildir_out = "{tmp_path / "out"}"\n', encoding="utf-8")
+        _gm(config, "db", "upgrade")
+        for game in ("early", "late"):
+            _gm(config, "game", "new", game, "--players", "2", "--seed", game)
+            _gm(config, "empire", "add", game, "--code", "RIG", "--name", "Rigel", "--email", "ann@example.org")
+        _gm(config, "turn", "run", "late")
+        seen: list[str] = []
+
+        def after(conn: Any, cursor: Any, statement: str, *rest: Any) -> None:
+            if statement.lstrip().upper().startswith("SELECT") and "transaction_read_only" not in statement:
+                # A cursor of its own: the statement's rows are still to be fetched.
+                probe = conn.connection.cursor()
+                probe.execute("SELECT current_setting('transaction_read_only')")
+                seen.append(probe.fetchone()[0])
+                probe.close()
+
+        event.listen(Engine, "after_cursor_execute", after)
+        try:
+            for argv in READS:
+                seen.clear()
+                _gm(config, *argv)
+                assert seen and set(seen) == {"on"}, (argv, seen)
+        finally:
+            event.remove(Engine, "after_cursor_execute", after)
+    finally:
+        _drop_pg_database(postgres_url, name)
