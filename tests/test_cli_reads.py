@@ -94,7 +94,7 @@ def two_games(tmp_path: Path) -> tuple[Path, Path, str]:
         out = _gm(config, "empire", "add", game, "--code", "RIG", "--name", "Rigel", "--email", "ann@example.org", "--print-password")
         password = _password(out) if game == "early" else password
         _gm(config, "empire", "add", game, "--code", "VEG", "--name", "Vega", "--email", "bo@example.org")
-    _gm(config, "turn", "run", "late")
+    _gm(config, "turn", "run", "late", "--yes", "--force")
     return config, db, password
 
 
@@ -204,7 +204,7 @@ def test_on_postgresql_the_read_commands_run_read_only(postgres_url: str, tmp_pa
         for game in ("early", "late"):
             _gm(config, "game", "new", game, "--players", "2", "--seed", game)
             _gm(config, "empire", "add", game, "--code", "RIG", "--name", "Rigel", "--email", "ann@example.org")
-        _gm(config, "turn", "run", "late")
+        _gm(config, "turn", "run", "late", "--yes", "--force")
         seen: list[str] = []
 
         def after(conn: Any, cursor: Any, statement: str, *rest: Any) -> None:
