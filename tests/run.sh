@@ -15,7 +15,12 @@ cd "$(dirname "$0")/.."
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
-  apt-get install -y -qq --no-install-recommends dovecot-imapd postgresql chromium fonts-dejavu-core npm >/dev/null
+  apt-get install -y -qq --no-install-recommends dovecot-imapd postgresql chromium fonts-dejavu-core >/dev/null
+  # npm for the order desk's Pyodide files: a Node.js build that ships its own
+  # npm conflicts with Debian's npm package, so only where there is none.
+  if ! command -v npm >/dev/null; then
+    apt-get install -y -qq --no-install-recommends npm >/dev/null
+  fi
 fi
 
 PY=${PYTHON:-python3}
