@@ -395,7 +395,8 @@ function check() {
     parts.push(`treasury left ${cost.treasury + cost.to_treasury - cost.treasury_cost} BP`);
   }
   parts.push(`${said.slots}/16 slots used`);
-  const errors = said.errors.length;
+  // Lines, not errors (one line may have two), as the acknowledgement counts.
+  const errors = new Set(said.errors.map((e) => e.line)).size;
   if (errors) parts.push(`${errors} line${errors === 1 ? "" : "s"} with errors`);
   sum.textContent = parts.join("; ") + ".";
   out.appendChild(sum);
