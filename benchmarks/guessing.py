@@ -50,13 +50,13 @@ def _forged(state: GameState) -> list[bytes]:
     rng = random.Random("guesses")
     raws = []
     for i, code in enumerate(sorted(state.empires)):
-        address = f"{code.lower()}@bench.invalid"
+        address = f"{code.lower()}@bench.example"
         msg = EmailMessage()
         msg["From"] = [address.upper(), f"Player {code} <{address}>", f'"{address}" <{address}>'][i % 3]
-        msg["To"] = "turns@bench.invalid"
+        msg["To"] = "turns@bench.example"
         msg["Subject"] = f"{GAME} orders"
         msg["Date"] = format_datetime(START + dt.timedelta(seconds=i))
-        msg["Message-ID"] = f"<guess-{i}-{time.time_ns()}@evil.invalid>"
+        msg["Message-ID"] = f"<guess-{i}-{time.time_ns()}@evil.example>"
         msg.set_content(f"GAME {GAME}\nEMPIRE {code} guess-{i:06}\n{synthetic_orders(state, code, rng)}\nEND\n")
         raws.append(msg.as_bytes())
     return raws
@@ -71,7 +71,7 @@ def main() -> None:
         url = f"sqlite:///{folder / 'bench.db'}"
         state = synthetic_state(args.empires)
         write_game(url, state)
-        config = Config(database_url=url, maildir_in=folder / "in", maildir_out=folder / "out", gm_address="gm@bench.invalid")
+        config = Config(database_url=url, maildir_in=folder / "in", maildir_out=folder / "out", gm_address="gm@bench.example")
         app = open_app(config)
         inbox = mailbox.Maildir(config.maildir_in, create=True)
         now = START + dt.timedelta(hours=1)

@@ -168,7 +168,7 @@ def _turnsheet_mail(client: str, sender: str, subject: str, date: str, text: str
     msg["To"] = "turns@turnproc.example"
     msg["Subject"] = subject
     msg["Date"] = date
-    msg["Message-ID"] = make_msgid(domain="mail.gmail.com" if client == "gmail" else "bench.invalid")
+    msg["Message-ID"] = make_msgid(domain="mail.gmail.com" if client == "gmail" else "bench.example")
     lines = text.splitlines()
     if client == "gmail":
         msg.set_content(text)
@@ -200,7 +200,7 @@ def _turnsheets(state: Any, night: int) -> list[bytes]:
             body = "TAX\nSTASH 1"  # an empire that lost its base still sends orders
         raws.append(
             _turnsheet_mail(
-                CLIENTS[i % len(CLIENTS)], f"Player {code} <{code.lower()}@bench.invalid>", f"{GAME} turn {state.turn} orders",
+                CLIENTS[i % len(CLIENTS)], f"Player {code} <{code.lower()}@bench.example>", f"{GAME} turn {state.turn} orders",
                 format_datetime(START + dt.timedelta(days=night, seconds=i)),
                 f"GAME {GAME}\nEMPIRE {code} {PASSWORD}\nTURN {state.turn}\n{body}\nEND\n",
             )

@@ -61,7 +61,7 @@ def reports(n: int, work: Path) -> None:
     engine = make_engine(url)
     sessions = make_sessionmaker(engine)
     now = dt.datetime(2026, 1, 6, tzinfo=dt.timezone.utc)
-    config = Config(database_url=url, from_address="Host <turns@bench.invalid>")
+    config = Config(database_url=url, from_address="Host <turns@bench.example>")
     with transaction(sessions) as session:
         game = session.scalar(select(m.Game).where(m.Game.name == GAME))
         assert game is not None

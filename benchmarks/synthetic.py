@@ -137,7 +137,7 @@ def write_game(url: str, state: GameState, seed: str = "bench") -> dict[str, str
                         game_id=game.id,
                         code=code,
                         name=emp.name,
-                        email=f"{code.lower()}@bench.invalid",
+                        email=f"{code.lower()}@bench.example",
                         password_hash=password_hash,
                     )
                 )
