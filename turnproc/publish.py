@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +24,7 @@ from .errors import one_line
 from .mails import announcement_mails
 from .reports.context import standings
 from .reports.desk import write_desk
+from .reports.public import public_folders, write_public
 from .reports.site import Announcement, Press, PublicGame, Standing, site_files
 from .resources import public_docs
 from .rules.state import Empire
@@ -108,33 +107,9 @@ def write_site(
     so a web server never serves half a page."""
     game = get_game(session, game_name)
     files = site_files(public_game(session, game, now), public_docs())
-    _public_folders(directory)
-    written = []
-    for name, text in sorted(files.items()):
-        target = directory / name
-        fd, temp = tempfile.mkstemp(dir=directory, prefix=f".{name}.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as out:
-                out.write(text)
-            # Public pages: readable by the web server, whatever our umask.
-            os.chmod(temp, 0o644)
-            os.replace(temp, target)
-        except BaseException:
-            Path(temp).unlink(missing_ok=True)
-            raise
-        written.append(target)
+    public_folders(directory)
+    written = [write_public(directory / name, text.encode("utf-8")) for name, text in sorted(files.items())]
     return written + write_desk(directory / "orders", game.name, host_address, pyodide)
-
-
-def _public_folders(directory: Path) -> None:
-    """``directory`` and the parents it lacks, made 0755 whatever the umask
-    (the web server reads them: under a service's ``UMask=0027`` it could
-    not, under 000 anyone could write them). Folders already there keep
-    the mode their owner gave them."""
-    missing = [folder for folder in (directory, *directory.parents) if not folder.exists()]
-    for folder in reversed(missing):
-        folder.mkdir(exist_ok=True)
-        os.chmod(folder, 0o755)
 
 
 def refresh_site(

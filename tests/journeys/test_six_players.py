@@ -20,18 +20,17 @@ import re
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from imapclient import IMAPClient
-from sqlalchemy import Engine, create_engine, func, select, update
+from sqlalchemy import Engine, func, select, update
 
 from tests.conftest import IMAP_PASSWORD, IMAP_USER, SmtpSink
 from tests.journeys.mailbag import Mail, Mailbag, gmail, iphone, on_file, outlook, plain, subject_has, subject_is, table
 from tests.servers import DovecotServer
-from tests.service.test_worker_process import Worker
+from tests.service.test_worker_process import Worker, engine  # noqa: F401 - engine is a fixture
 from turnproc.app import open_app
 from turnproc.config import load_config
 from turnproc.demo import scripted_orders
@@ -205,13 +204,6 @@ def check_verdicts(code: str, ack: Mail, report: dict[str, Any], refused: dict[i
 def numbered(text: str) -> dict[str, int]:
     """Each line's number in the mail as its player wrote it (first line 1)."""
     return {line: i for i, line in enumerate(text.splitlines(), 1) if line.strip()}
-
-
-@pytest.fixture
-def engine(db_url: str) -> Iterator[Engine]:
-    engine = create_engine(db_url)
-    yield engine
-    engine.dispose()
 
 
 @pytest.mark.slow

@@ -17,7 +17,6 @@ from __future__ import annotations
 import ast
 import io
 import json
-import shutil
 import sys
 import zipfile
 from email.utils import parseaddr
@@ -26,6 +25,7 @@ from pathlib import Path
 from markupsafe import Markup
 
 from ..resources import templates_dir
+from .public import copy_public, public_folders, write_public
 from .render import environment
 
 __all__ = ["PYODIDE_VERSION", "PYODIDE_FILES", "DeskError", "pure_modules", "module_bundle", "desk_files", "write_desk"]
@@ -141,14 +141,6 @@ def _check_release(pyodide: Path) -> None:
         raise DeskError(f"{pyodide} holds pyodide {version}; the order desk is written for {PYODIDE_VERSION}")
 
 
-def _public_folder(directory: Path) -> None:
-    """``directory`` made 0755 whatever the umask, as every folder of the
-    public pages is (the web server reads them)."""
-    if not directory.is_dir():
-        directory.mkdir(parents=True)
-        directory.chmod(0o755)
-
-
 def write_desk(directory: Path, game: str, host_address: str, pyodide: Path | None) -> list[Path]:
     """Write the order desk into ``directory`` (``SITE/orders``); the files
     written. ``pyodide``: the unpacked ``pyodide`` package to copy in; None
@@ -156,24 +148,15 @@ def write_desk(directory: Path, game: str, host_address: str, pyodide: Path | No
     written and copied)."""
     if pyodide is not None:
         _check_release(pyodide)
-    _public_folder(directory)
-    written = []
-    for name, data in sorted(desk_files(game, host_address, pyodide is not None).items()):
-        target = directory / name
-        temp = directory / f".{name}.tmp"
-        temp.write_bytes(data)
-        temp.chmod(0o644)
-        temp.replace(target)
-        written.append(target)
+    public_folders(directory)
+    written = [write_public(directory / name, data) for name, data in sorted(desk_files(game, host_address, pyodide is not None).items())]
     if pyodide is not None:
         into = directory / "pyodide"
-        _public_folder(into)
+        public_folders(into)
         for name in PYODIDE_FILES:
             # Unchanged files are left alone: 10 MB copied after every turn is waste.
             source, target = pyodide / name, into / name
             if not target.is_file() or target.stat().st_size != source.stat().st_size or target.stat().st_mtime < source.stat().st_mtime:
-                shutil.copy2(source, target.with_name(f".{name}.tmp"))
-                target.with_name(f".{name}.tmp").chmod(0o644)  # not the package's own mode
-                target.with_name(f".{name}.tmp").replace(target)
+                copy_public(source, target)
             written.append(target)
     return written
