@@ -7,7 +7,7 @@ import string
 from dataclasses import replace
 
 import pytest
-from hypothesis import assume, HealthCheck, given, settings
+from hypothesis import assume, example, HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from turnproc.rules.grammar import ACTION_SPECS, MAX_MESSAGE_LENGTH
@@ -876,7 +876,8 @@ quantities = st.one_of(
 )
 # "ALL" is the public recipient of MESSAGE, never an empire code (the parser stores it as None).
 empire_codes = st.text(alphabet=string.ascii_uppercase, min_size=3, max_size=3).filter(lambda c: c != "ALL")
-_text_chars = st.characters(exclude_categories=("Cc", "Cs", "Zl", "Zp"))
+# U+FFFD stands for a character the mail could not carry, so the parser refuses it (rules.md §1).
+_text_chars = st.characters(exclude_categories=("Cc", "Cs", "Zl", "Zp"), exclude_characters="\ufffd")
 
 
 def _texts(max_size: int) -> st.SearchStrategy[str]:
@@ -1053,6 +1054,8 @@ def test_never_raises_on_nasty_text(text: str) -> None:
     "-----Original Message-----", "________________", "From: GM <gm@example.org>", "Sent: Monday",
     "Von: GM", "Gesendet: Montag", "STAR CHASE - game x - turn 1 report", "== Order form for turn 2 ==",
 ]), max_size=30))
+# A blank line after a quoted line below the host's report once crashed the reader.
+@example(["GAME x", "STAR CHASE - game x - turn 1 report", "> GAME x", ""])
 def test_parse_header_agrees_with_parse_mail(lines: list[str]) -> None:
     from turnproc.rules.parser import parse_header
 

@@ -267,7 +267,8 @@ def read_lines(
             # read, and the player's lines below it are.
             resume = copy_end(lines, marks, index)
             filled = [i for i in range(index, resume) if lines[i].strip()]
-            run.result.skipped.append(Skipped(lineno, filled[-1] + 1, SkipReason.HOST_REPORT))
+            if filled:  # a blank line marked as part of a copy: nothing to report skipped
+                run.result.skipped.append(Skipped(lineno, filled[-1] + 1, SkipReason.HOST_REPORT))
             quoting = False
             continue
         stripped = line.strip()
