@@ -15,7 +15,7 @@ Prints each poll's CPU time (the whole process: the poll and its scrypt
 threads) and wall time. CPU is the figure to compare: on a shared machine wall
 time is mostly waiting for a core. Twice the forged mails a CPU-second (two
 cores) bounds the guesses a second intake can read; rounded up, that is
-turnproc.passwords.INTAKE_MAILS_PER_SECOND.
+turnproc.accounts.passwords.INTAKE_MAILS_PER_SECOND.
 """
 
 from __future__ import annotations

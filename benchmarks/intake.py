@@ -48,7 +48,7 @@ from turnproc.intake import inbox as inbox_module  # noqa: E402
 from turnproc.intake import poll  # noqa: E402
 from turnproc.intake import prepare as prepare_module  # noqa: E402
 from turnproc.intake.cache import IntakeCache  # noqa: E402
-from turnproc.passwords import hash_password  # noqa: E402
+from turnproc.accounts.passwords import hash_password  # noqa: E402
 from turnproc.storage import models as m  # noqa: E402
 
 class Split:

@@ -38,7 +38,7 @@ from turnproc.reports.context import TurnView, report_context  # noqa: E402
 from turnproc.reports.fonts import font_files  # noqa: E402
 from turnproc.reports.mapimage import png_map, png_size  # noqa: E402
 from turnproc.reports.svgmap import COMPACT_SIDE, MAX_PNG_SIDE  # noqa: E402
-from turnproc.rules.parser import parse_orders  # noqa: E402
+from turnproc.orders.parser import parse_orders  # noqa: E402
 from turnproc.rules.turn import resolve, turn_rng  # noqa: E402
 
 

@@ -14,7 +14,7 @@ Printed per backend and size, for the first night and the last:
   resolved state of the same turn in one transaction (rolled back), and the
   turn's ratio to it;
 * intake mails/s and send mails/s, the CPU seconds of the process, of the
-  children a big turn forks to build its reports (turnproc.sidework) and of
+  children a big turn forks to build its reports (turnproc.runtime.sidework) and of
   the processes it starts to render report mails, the process's peak RSS
   (the other processes' own is not measured: getrusage's figure for
   children counts a subprocess's parent pages at the moment it forks; the
@@ -57,13 +57,13 @@ from tests.servers import DovecotServer, PostgresServer, free_port, wait_for_por
 from turnproc.app import open_app  # noqa: E402
 from turnproc.config import Config, ImapConfig, SmtpConfig  # noqa: E402
 from turnproc.intake import poll  # noqa: E402
-from turnproc.reportmail import send_outbox  # noqa: E402
+from turnproc.outgoing.reportmail import send_outbox  # noqa: E402
 from turnproc.rules.turn import resolve, turn_rng  # noqa: E402
 from turnproc.storage import models as m  # noqa: E402
 from turnproc.storage.convert import load_state, orders_for_turn, save_state  # noqa: E402
 from turnproc.storage.queries import get_game  # noqa: E402
-from turnproc.collector import gc_paused  # noqa: E402
-from turnproc.turns import run_current_turn  # noqa: E402
+from turnproc.runtime.collector import gc_paused  # noqa: E402
+from turnproc.turns.run import run_current_turn  # noqa: E402
 
 USER, MAILBOX_PASSWORD = "turns", "bench"
 PASSWORD = "bench-password"  # write_game gives every empire this one
@@ -212,7 +212,7 @@ def _floor(app: Any) -> float:
     """Load the game and save the resolved state of the same turn, in one
     transaction rolled back: the database work no turn can avoid. Measured
     as ``turn run`` does its own load and save: with the garbage collector
-    held off (turnproc.collector)."""
+    held off (turnproc.runtime.collector)."""
     with app.sessions() as session:
         game = get_game(session, GAME)
         state = load_state(session, game)
@@ -415,7 +415,7 @@ def _drive(backend: str, sizes: list[int], history: int) -> list[dict[str, Any]]
         for n in sizes:
             # Started as `python -c`, not as this script: the rendering processes
             # start by running the main script again, which for the turnproc
-            # command costs nothing (turnproc.reportmail) and for this one
+            # command costs nothing (turnproc.outgoing.reportmail) and for this one
             # would cost its test-server imports.
             procs.append(
                 subprocess.Popen(

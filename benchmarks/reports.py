@@ -7,13 +7,13 @@ there is, the whole galaxy.
 
 Part 1, the reports: the game (Game and Empire rows, state, orders) is written
 to a fresh SQLite database and the turn resolved off the clock. Then, with
-the code ``turn run`` uses (:func:`turnproc.turnreports.write_reports`), one
+the code ``turn run`` uses (:func:`turnproc.turns.reports.write_reports`), one
 transaction builds every context (fog of war) in this process (``turn run``
 of a big game builds them in a forked child, beside its writing of the
 state: benchmarks/turn.py), stores each report's data and the turn's
 bulletin (in a game over the bulletin threshold) and queues their mails
 without bytes; the commit is timed too. Then, as sending does
-(:func:`turnproc.reportmail.builder`, batches of 25 on every CPU), every
+(:func:`turnproc.outgoing.reportmail.builder`, batches of 25 on every CPU), every
 queued mail is built: text, HTML, SVG and PNG map, JSON, MIME. Prints both
 phases' wall and CPU time (the rendering processes' CPU included) and the
 average size of each part of a report mail.
@@ -42,7 +42,7 @@ from benchmarks.night import _cpu  # noqa: E402
 from benchmarks.synthetic import GAME, synthetic_state, write_game  # noqa: E402
 from turnproc.config import Config  # noqa: E402
 from turnproc.mail.outbox import BATCH, Claimed  # noqa: E402
-from turnproc.reportmail import builder  # noqa: E402
+from turnproc.outgoing.reportmail import builder  # noqa: E402
 from turnproc.reports.context import report_context  # noqa: E402
 from turnproc.reports.mapimage import png_map, png_size  # noqa: E402
 from turnproc.reports.svgmap import MAX_PNG_SIDE, svg_map  # noqa: E402
@@ -51,7 +51,7 @@ from turnproc.rules.turn import resolve, turn_rng  # noqa: E402
 from turnproc.storage import models as m  # noqa: E402
 from turnproc.storage.convert import load_state, orders_for_turn  # noqa: E402
 from turnproc.storage.db import make_engine, make_sessionmaker, transaction  # noqa: E402
-from turnproc.turnreports import write_reports  # noqa: E402
+from turnproc.turns.reports import write_reports  # noqa: E402
 
 def reports(n: int, work: Path) -> None:
     t0 = time.perf_counter()

@@ -3,7 +3,7 @@
 
 The state is built directly as a :class:`GameState` (``generate_galaxy`` +
 ``place_empire``) and written through the real code path: Game and Empire rows
-as ``turnproc.games`` makes them, then ``save_state``; orders are parsed by the one
+as ``turnproc.games.game`` makes them, then ``save_state``; orders are parsed by the one
 parser and stored as ``OrderSet`` rows the way intake stores them. Only the
 per-empire cost of ``gm.add_empire`` is skipped (it loads the whole game and
 runs scrypt once per empire, which is setup, not the turn).
@@ -23,10 +23,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from sqlalchemy import insert  # noqa: E402
 from sqlalchemy.orm import Session  # noqa: E402
 
-from turnproc.passwords import hash_password  # noqa: E402
+from turnproc.accounts.passwords import hash_password  # noqa: E402
 from turnproc.rules.generate import generate_galaxy, home_planet, place_empire  # noqa: E402
-from turnproc.rules.orders import Severity  # noqa: E402
-from turnproc.rules.parser import parse_orders  # noqa: E402
+from turnproc.orders.orders import Severity  # noqa: E402
+from turnproc.orders.parser import parse_orders  # noqa: E402
 from turnproc.rules.state import MODULES, GameSettings, GameState, SystemType  # noqa: E402
 from turnproc.storage import models as m  # noqa: E402
 from turnproc.storage.convert import new_game_row, order_set_values, save_state  # noqa: E402

@@ -70,8 +70,8 @@ from benchmarks.night import _cpu  # noqa: E402
 from turnproc.config import Config  # noqa: E402
 from turnproc.storage.queries import get_game# noqa: E402
 from turnproc.storage.convert import orders_for_turn  # noqa: E402
-from turnproc.sidework import Beside  # noqa: E402
-from turnproc.turns import run_turn  # noqa: E402
+from turnproc.runtime.sidework import Beside  # noqa: E402
+from turnproc.turns.run import run_turn  # noqa: E402
 from turnproc.rules.turn import resolve, turn_rng  # noqa: E402
 from turnproc.storage.convert import load_state, save_state  # noqa: E402
 from turnproc.storage.db import make_engine, make_sessionmaker, transaction  # noqa: E402
@@ -82,7 +82,7 @@ CONFIG = Config(from_address="Host <turns@turnproc.example>")
 
 class Clock:
     """Wall and CPU time (this process and the children it waited for: the
-    ones a big turn forks to build its reports, turnproc.sidework) since it was made;
+    ones a big turn forks to build its reports, turnproc.runtime.sidework) since it was made;
     CPU time barely moves when other processes share the machine, wall time
     does."""
 
@@ -115,7 +115,7 @@ def phase_resolve(sessions: Any) -> dict[str, Any]:
     return {**clock.read(), "events": len(events)}
 
 
-#: Steps of run_turn timed separately (names looked up in turnproc.turns;
+#: Steps of run_turn timed separately (names looked up in turnproc.turns.run;
 #: those that are not there are skipped), each exclusive of the others.
 STEPS = (
     "load_state", "orders_for_turn", "resolve", "save_state", "report_settings", "report_output", "record_output",
@@ -150,7 +150,7 @@ class StepTimer:
 def phase_turn(sessions: Any) -> dict[str, Any]:
     from sqlalchemy.orm import Session
 
-    from turnproc import turns as pipeline
+    from turnproc.turns import run as pipeline
 
     timer = StepTimer()
     for name in STEPS:

@@ -9,7 +9,7 @@ them embedded in the docs.
 
 What is made, and how it stays the same from run to run:
 
-* The demo game (``turnproc.demo.run_demo``, seed ``demo``) plays ``TURNS``
+* The demo game (``turnproc.service.demo.run_demo``, seed ``demo``) plays ``TURNS``
   turns; its dice come from the seed, so every run plays the same game.
 * ``report.txt`` and ``report.html`` are Rigel League's (RIG) report of the last
   turn (the HTML as a page of its own: the map is the SVG drawing, where the mail
@@ -160,15 +160,15 @@ def make_samples(workdir: Path) -> dict[str, str]:
     and the site's files a screenshot needs, as ``site/NAME``."""
     from sqlalchemy import select
 
-    from turnproc.publish import write_site
+    from turnproc.games.publish import write_site
 
     from turnproc.app import open_app
-    from turnproc.demo import GAME, demo_config, run_demo
+    from turnproc.service.demo import GAME, demo_config, run_demo
     from turnproc.storage.queries import get_empire, get_game
-    from turnproc.passwords import hash_password
+    from turnproc.accounts.passwords import hash_password
     from turnproc.intake import handle_mail
     from turnproc.intake.guessing import tell_of_guessing
-    from turnproc.reportmail import mail_bytes
+    from turnproc.outgoing.reportmail import mail_bytes
     from turnproc.reports.render import render_report_documents
     from turnproc.storage import models as m
     from turnproc.storage.db import transaction

@@ -29,7 +29,7 @@ if os.environ.get("CI"):
 @pytest.fixture(scope="session", autouse=True)
 def password_key_folder(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """Where a host on a database server keeps its password key when the config
-    names none (systemd's $STATE_DIRECTORY, turnproc/passwordkey.py): a
+    names none (systemd's $STATE_DIRECTORY, turnproc/accounts/passwordkey.py): a
     folder of the test session's, not the working tree. Processes the tests
     start inherit it."""
     folder = tmp_path_factory.mktemp("state")
@@ -326,8 +326,8 @@ def run_cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.Capt
 
 @pytest.fixture
 def forks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """The pids of the children turnproc.sidework forks during the test."""
-    from turnproc import sidework
+    """The pids of the children turnproc.runtime.sidework forks during the test."""
+    from turnproc.runtime import sidework
 
     pids: list[int] = []
     real = os.fork

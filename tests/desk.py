@@ -27,7 +27,7 @@ from tests.servers import unavailable
 from tests.test_check_orders import START, Game
 from turnproc.app import App, open_app
 from turnproc.config import Config
-from turnproc.publish import write_site
+from turnproc.games.publish import write_site
 from turnproc.reports.desk import PYODIDE_VERSION
 from turnproc.storage.db import transaction
 

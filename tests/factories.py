@@ -23,8 +23,8 @@ from sqlalchemy.orm import Session
 from turnproc.app import App, open_app
 from turnproc.config import Config, ImapConfig, SmtpConfig
 
-from turnproc.games import add_empire, new_game
-from turnproc.passwords import hash_password
+from turnproc.games.game import add_empire, new_game
+from turnproc.accounts.passwords import hash_password
 from turnproc.rules.state import Empire, GameSettings, GameState, System, SystemType, link_key
 from turnproc.storage import models as m
 from turnproc.storage import migrate

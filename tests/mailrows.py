@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from sqlalchemy.orm import Session
 
-from turnproc.passwordkey import PasswordKey
-from turnproc.reportmail import mail_bytes
+from turnproc.accounts.passwordkey import PasswordKey
+from turnproc.outgoing.reportmail import mail_bytes
 from turnproc.storage import models as m
 
 

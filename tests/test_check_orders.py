@@ -27,23 +27,23 @@ from sqlalchemy import select
 
 from tests.factories import PASSWORD, make_game, make_generated_game, order_mail, password_hash
 from turnproc.app import App, open_app
-from turnproc.checker import CheckError, check_orders_offline, read_report
+from turnproc.reports.checker import CheckError, check_orders_offline, read_report
 from turnproc.cli import main
 from turnproc.config import Config
 from turnproc.intake import handle_mail
-from turnproc.reportmail import mail_bytes
+from turnproc.outgoing.reportmail import mail_bytes
 from turnproc.mail.mime import message_text, parse_message
 from turnproc.reports.narrative import REASONS, narrate
 from turnproc.reports.render import render_report_documents
-from turnproc.rules.orders import Action
-from turnproc.rules.parser import parse_orders
+from turnproc.orders.orders import Action
+from turnproc.orders.parser import parse_orders
 from turnproc.rules.turn import resolve
 from turnproc.storage.convert import load_state
 from turnproc.storage import models as m
 from turnproc.storage.db import transaction
 from turnproc.storage.queries import withdraw_orders
 from turnproc.storage.queries import get_empire, get_game
-from turnproc.turns import report_for, run_turn
+from turnproc.turns.run import report_for, run_turn
 
 START = dt.datetime(2026, 3, 2, 9, 0, tzinfo=dt.timezone.utc)
 CODES = ("RIG", "VEG", "ZAP")
@@ -293,9 +293,9 @@ def test_the_orders_on_file_are_written_out_as_format_order_writes_them() -> Non
     """order_check writes each order of the parse once and reuses it for the
     orders on file when they are the same objects: the same words as writing
     every one out, for the parse's own orders, for others, and for a mix."""
-    from turnproc.mails import order_check
-    from turnproc.rules.orders import format_order
-    from turnproc.rules.parser import parse_orders
+    from turnproc.outgoing.mails import order_check
+    from turnproc.orders.orders import format_order
+    from turnproc.orders.parser import parse_orders
 
     parsed = parse_orders("TAX\nMOVE 101 103 2\nNAME 101 New Haven\nMESSAGE ALL hello")
     other = parse_orders("STASH 2\nMOVE 101 103 2").orders
@@ -310,9 +310,9 @@ def test_each_row_of_the_orders_table_is_what_the_template_wrote() -> None:
     """order_check writes each row of the acknowledgement's table itself, as
     the template used to: the same text, for orders, errors, warnings, long
     lines and lines with more than one problem."""
-    from turnproc.mails import order_check
+    from turnproc.outgoing.mails import order_check
     from turnproc.reports.render import environment
-    from turnproc.rules.parser import parse_orders
+    from turnproc.orders.parser import parse_orders
 
     row = environment().from_string('{{ "%4d" | format(l.line) }}  {{ "%-30s" | format(l.text[:30]) }} {{ l.result }}')
     text = "TAX\nMOVE 999 1000 1\nBOGUS 1\nNAME 101 A name far longer than the thirty characters\nCASH\nTAX\nSTASH 2 3"

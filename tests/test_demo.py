@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from turnproc.demo import run_demo
+from turnproc.service.demo import run_demo
 
 
 def test_demo_plays_a_turn_and_reports_every_empire(tmp_path: Path) -> None:

@@ -4,16 +4,15 @@ a module unless a comment beside them says why.
 
 The layers, lowest first (a module may import from any layer at or below its own):
 
-0. the rules, and what every layer may use: errors, config, passwords, resources, retry, logs
-1. deadline maths and scenario files
+0. the rules and the order parser, and what every layer may use: errors, config, the
+   runtime's helpers, passwords and the password key
+1. time (deadlines, retry timing) and scenario files
 2. storage: the models, the database, the one converter, the one read-model
 3. the application and the ways mail comes and goes, and reports
-4. the GM's admin tools, the mails the host sends and the offline order checker
-5. intake, turns, games, sign-up, a game's public pages, the GM's notices to players, empires
-6. the worker's decisions, and a turn run by hand under the same guard
-7. the worker
-8. the demo
-9. the command line
+4. the GM's admin tools and the mails the host sends
+5. intake, turns, games
+6. the service: the worker and the demo
+7. the command line
 """
 
 from __future__ import annotations
@@ -28,19 +27,14 @@ import turnproc
 PACKAGE = Path(turnproc.__file__).parent
 
 LAYERS: list[tuple[str, ...]] = [
-    ("turnproc", "turnproc.rules", "turnproc.errors", "turnproc.config", "turnproc.passwords", "turnproc.passwordkey",
-     "turnproc.resources", "turnproc.retry", "turnproc.logs", "turnproc.collector",
-     "turnproc.jsontext", "turnproc.sidework", "turnproc.links"),
-    ("turnproc.deadlines", "turnproc.scenario"),
+    ("turnproc", "turnproc.rules", "turnproc.orders", "turnproc.errors", "turnproc.config", "turnproc.runtime",
+     "turnproc.accounts"),
+    ("turnproc.timing", "turnproc.scenario"),
     ("turnproc.storage",),
     ("turnproc.app", "turnproc.mail", "turnproc.reports"),
-    ("turnproc.admin", "turnproc.reportmail", "turnproc.mails", "turnproc.accountmails", "turnproc.empiremails",
-     "turnproc.checker"),
-    ("turnproc.intake", "turnproc.turns", "turnproc.turnreports", "turnproc.games", "turnproc.signup", "turnproc.publish", "turnproc.notices",
-     "turnproc.welcome", "turnproc.empires"),
-    ("turnproc.schedule", "turnproc.handrun"),
-    ("turnproc.worker",),
-    ("turnproc.demo",),
+    ("turnproc.admin", "turnproc.outgoing"),
+    ("turnproc.intake", "turnproc.turns", "turnproc.games"),
+    ("turnproc.service",),
     ("turnproc.cli", "turnproc.__main__"),
 ]  # fmt: skip
 
@@ -151,9 +145,9 @@ def test_imports_are_at_the_top_unless_a_comment_says_why() -> None:
 def test_the_checks_catch_what_they_are_for(tmp_path: Path) -> None:
     """The layer table must rank a lower module below a higher one, or the
     upward-import test above could never fail."""
-    assert layer_of("turnproc.rules.parser") < layer_of("turnproc.storage.convert") < layer_of("turnproc.turns")
-    assert layer_of("turnproc.turns") < layer_of("turnproc.worker") < layer_of("turnproc.cli")
-    assert layer_of("turnproc.storage.queries") < layer_of("turnproc.mails") < layer_of("turnproc.intake.handle")
+    assert layer_of("turnproc.orders.parser") < layer_of("turnproc.storage.convert") < layer_of("turnproc.turns.run")
+    assert layer_of("turnproc.turns.run") < layer_of("turnproc.service.worker") < layer_of("turnproc.cli")
+    assert layer_of("turnproc.storage.queries") < layer_of("turnproc.outgoing.mails") < layer_of("turnproc.intake.handle")
 
 
 def test_no_module_is_over_600_lines() -> None:

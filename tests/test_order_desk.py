@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 
 from tests.desk import DeskGame, DeskPage, chromium_browser, expected_page, mail_from_link, new_page, pyodide_dir, serve
 from tests.test_check_orders import order_lines, said
-from turnproc.checker import CheckError, check_orders_offline, read_report
+from turnproc.reports.checker import CheckError, check_orders_offline, read_report
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("order-desk")]
 
@@ -111,7 +111,7 @@ def test_the_page_says_what_check_orders_says_of_the_mail_corpus(desk: Session, 
     from turnproc.reports.render import render_report_documents
     from turnproc.storage.db import transaction
     from turnproc.storage.queries import get_empire, get_game
-    from turnproc.turns import report_for
+    from turnproc.turns.run import report_for
 
     desk.page.page.set_viewport_size({"width": size[0], "height": size[1]})
     app = open_app(Config(database_url=f"sqlite:///{tmp_path / 'corpus.db'}", maildir_in=tmp_path / "in", maildir_out=tmp_path / "out"))

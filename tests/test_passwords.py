@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import hashlib
 
-from turnproc.passwords import (
+from turnproc.accounts.passwords import (
     generate_password,
     hash_chosen_password,
     hash_code,

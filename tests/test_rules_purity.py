@@ -1,5 +1,5 @@
-"""turnproc/rules/ is pure: standard library only, and none of the stdlib's
-I/O, clock or global-random entry points."""
+"""turnproc/rules/ and turnproc/orders/ are pure: standard library only, and
+none of the stdlib's I/O, clock or global-random entry points."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-RULES = Path(__file__).resolve().parent.parent / "turnproc" / "rules"
-FILES = sorted(RULES.glob("*.py"))
+PACKAGE = Path(__file__).resolve().parent.parent / "turnproc"
+FILES = sorted(PACKAGE.glob("rules/*.py")) + sorted(PACKAGE.glob("orders/*.py"))
 # Standard-library modules that would let the rules reach the outside world.
 FORBIDDEN = {"os", "socket", "sqlite3", "smtplib", "imaplib", "subprocess", "time", "datetime", "email", "urllib", "http", "logging"}
 
@@ -30,7 +30,7 @@ def test_there_are_rule_modules() -> None:
     assert len(FILES) >= 5
 
 
-@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", FILES, ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_rules_import_only_the_standard_library(path: Path) -> None:
     for lineno, name in _imports(path):
         top = name.split(".")[0]
@@ -38,7 +38,7 @@ def test_rules_import_only_the_standard_library(path: Path) -> None:
         assert top not in FORBIDDEN, f"{path.name}:{lineno} imports {name}: the rules do no I/O and read no clock"
 
 
-@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", FILES, ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_rules_use_no_global_random_state(path: Path) -> None:
     tree = ast.parse(path.read_text(encoding="utf-8"))
     for node in ast.walk(tree):

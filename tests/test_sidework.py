@@ -1,4 +1,4 @@
-"""turnproc.sidework: pure work in a forked child, and every way a child can
+"""turnproc.runtime.sidework: pure work in a forked child, and every way a child can
 let the parent down (an error, a kill, a lock it inherited held, a caller
 that gives up) ends with the parent holding the right answer and no child
 left behind."""
@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import reaped
-from turnproc import sidework
-from turnproc.sidework import beside
+from turnproc.runtime import sidework
+from turnproc.runtime.sidework import beside
 
 PARENT = os.getpid()
 

@@ -1,5 +1,5 @@
 """A big game's turn builds its reports and its turn record's JSON in forked
-children while it writes the state (turnproc.sidework, ``turns.BESIDE_FROM``):
+children while it writes the state (turnproc.runtime.sidework, ``turns.BESIDE_FROM``):
 what it stores and queues is byte for byte what the same turn built in one
 process stores and queues, bulletin, announcements, leave and a correction's
 reason included; and a turn that fails half-way leaves no child behind. On
@@ -19,13 +19,14 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from tests.conftest import SqliteTemplates, reaped
 from tests.test_turn_pipeline import CODES, GAME, START, sessions, setup_game, submit_turn  # noqa: F401 - sessions is the fixture
-from turnproc import sidework, turns
+from turnproc.runtime import sidework
+from turnproc.turns import run as turns
 from turnproc.config import Config
 from turnproc.storage import convert
 from turnproc.storage import models as m
 from turnproc.storage.db import make_engine, make_sessionmaker, transaction
 from turnproc.storage.queries import get_empire, get_game
-from turnproc.turns import run_turn
+from turnproc.turns.run import run_turn
 
 #: A bulletin in a game of three: the bulletin's path is taken too.
 CONFIG = Config(from_address="Host <turns@turnproc.example>", bulletin_threshold=2)

@@ -19,7 +19,7 @@ from tests.conftest import SqliteTemplates
 from tests.factories import make_generated_game
 from turnproc.storage.queries import get_empire, get_game
 from turnproc.intake import submit_orders
-from turnproc.turns import run_turn
+from turnproc.turns.run import run_turn
 from turnproc.rules.events import Event, events_to_json
 from turnproc.rules.serialize import state_to_json
 from turnproc.rules.state import GameState
@@ -248,7 +248,7 @@ def test_two_turn_runs_started_together_run_one_turn(sessions: sessionmaker[Sess
     line instead of running turn 2 as well."""
     import threading
 
-    import turnproc.turns as turns
+    import turnproc.turns.run as turns
 
     setup_game(sessions)
     in_turn, second_read = threading.Event(), threading.Event()
@@ -294,26 +294,26 @@ def test_two_turn_runs_started_together_run_one_turn(sessions: sessionmaker[Sess
 def test_the_turn_holds_the_garbage_collector_off_and_gives_it_back(
     sessions: sessionmaker[Session], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """turnproc.collector: no collection walks a thousand empires' objects in the
+    """turnproc.runtime.collector: no collection walks a thousand empires' objects in the
     middle of a turn; afterwards, and after a failed turn, collection is on."""
     import gc
 
-    import turnproc.turns
+    import turnproc.turns.run
 
     _ready_game(sessions)
     seen: list[bool] = []
-    real = turnproc.turns.resolve
+    real = turnproc.turns.run.resolve
 
     def watching(*args: Any, **kwargs: Any) -> Any:
         seen.append(gc.isenabled())
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(turnproc.turns, "resolve", watching)
+    monkeypatch.setattr(turnproc.turns.run, "resolve", watching)
     assert gc.isenabled()
     with transaction(sessions) as session:
         run_turn(session, get_game(session, GAME), CONFIG, START + dt.timedelta(hours=1))
     assert seen == [False] and gc.isenabled()
-    monkeypatch.setattr(turnproc.turns, "resolve", lambda *a, **k: (_ for _ in ()).throw(RuntimeError("boom")))
+    monkeypatch.setattr(turnproc.turns.run, "resolve", lambda *a, **k: (_ for _ in ()).throw(RuntimeError("boom")))
     with pytest.raises(RuntimeError), transaction(sessions) as session:
         run_turn(session, get_game(session, GAME), CONFIG, START + dt.timedelta(hours=1))
     assert gc.isenabled()

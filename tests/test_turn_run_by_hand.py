@@ -19,10 +19,10 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from tests.conftest import Fill
 from tests.factories import make_game
-from turnproc import handrun, schedule
+from turnproc.turns import byhand as handrun, schedule
 from turnproc.config import Config
-from turnproc.empires import import_players
-from turnproc.games import new_game
+from turnproc.games.empires import import_players
+from turnproc.games.game import new_game
 from turnproc.errors import GMError
 from turnproc.storage import models as m
 from turnproc.storage.db import make_engine, make_sessionmaker, transaction
@@ -145,7 +145,7 @@ def test_on_a_terminal_turn_run_asks_first(run_cli, monkeypatch: pytest.MonkeyPa
 
 
 def test_the_worker_and_turn_run_refuse_with_one_guard(corpus: sessionmaker[Session], monkeypatch: pytest.MonkeyPatch) -> None:
-    """Both ask turnproc.schedule.run_refusal, and the same refusal stops both."""
+    """Both ask turnproc.turns.schedule.run_refusal, and the same refusal stops both."""
     with transaction(corpus) as session:
         get_game(session, "corpus").deadline_override = NOW - dt.timedelta(minutes=1)
     with corpus() as session:

@@ -77,8 +77,8 @@ class Config:
     domain fails DMARC by that server's word is filed unanswered, its
     password never checked. Empty: no header is trusted (deploy/dmarc.md)."""
     password_tag_key_file: Path | None = None
-    """The password key (turnproc/passwordkey.py), made on first use; None:
-    beside the data (:func:`turnproc.passwordkey.key_path`)."""
+    """The password key (turnproc/accounts/passwordkey.py), made on first use; None:
+    beside the data (:func:`turnproc.accounts.passwordkey.key_path`)."""
     set_aside_after: int = 3
     """Polls a mail may fail in (our fault, not the player's) before it is
     moved to the Failed folder and the GM is told; it never blocks the inbox."""

@@ -14,7 +14,7 @@ from __future__ import annotations
 from alembic import op
 import sqlalchemy as sa
 
-from turnproc.rules.parser import parse_orders
+from turnproc.orders.parser import parse_orders
 
 
 revision = '0003'

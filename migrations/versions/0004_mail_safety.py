@@ -10,7 +10,7 @@ from __future__ import annotations
 from alembic import op
 import sqlalchemy as sa
 
-from turnproc.rules.redact import redact_passwords
+from turnproc.orders.redact import redact_passwords
 
 
 revision = '0004'

@@ -8,11 +8,11 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
 from turnproc.config import Config
-from turnproc.demo import scripted_orders
+from turnproc.service.demo import scripted_orders
 from tests.factories import make_generated_game
 from turnproc.storage.queries import get_game
 from turnproc.intake import submit_orders
-from turnproc.turns import TurnResult, report_for, run_turn
+from turnproc.turns.run import TurnResult, report_for, run_turn
 from turnproc.rules.events import Event, events_to_json
 from turnproc.rules.serialize import state_to_json
 from turnproc.storage import models as m

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from turnproc.resources import migrations_dir
+from turnproc.runtime.resources import migrations_dir
 from turnproc.storage import models as m
 
 ROOT = Path(__file__).resolve().parents[2]

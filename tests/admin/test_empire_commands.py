@@ -17,8 +17,8 @@ from sqlalchemy import select
 from tests.admin.gmcli import GM, body, make_gm
 from tests.conftest import SmtpSink
 from tests.factories import PASSWORD
-from turnproc.passwords import verify_password
-from turnproc.rules.parser import parse_mail
+from turnproc.accounts.passwords import verify_password
+from turnproc.orders.parser import parse_mail
 from turnproc.storage import models as m
 from turnproc.storage.db import make_engine, make_sessionmaker
 

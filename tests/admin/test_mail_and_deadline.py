@@ -13,10 +13,10 @@ from turnproc.admin import run_script
 from turnproc.config import Config
 from turnproc.storage.queries import get_game
 from turnproc.intake import handle_mail
-from turnproc.turns import run_turn
+from turnproc.turns.run import run_turn
 from turnproc.storage import models as m
 from turnproc.storage.db import transaction
-from turnproc.turns import release_turn, set_hold
+from turnproc.turns.run import release_turn, set_hold
 
 from .conftest import NOW, Games
 

@@ -11,13 +11,13 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from turnproc.errors import GMError
 from turnproc.storage.queries import get_game
-from turnproc.reportmail import send_outbox
+from turnproc.outgoing.reportmail import send_outbox
 from turnproc.reports.render import render_report_text
-from turnproc.turns import run_turn
+from turnproc.turns.run import run_turn
 from turnproc.rules.serialize import SYSTEM_FIELDS, state_from_dict, state_to_dict, state_to_json
 from turnproc.storage import models as m
 from turnproc.storage.db import make_engine, make_sessionmaker, transaction
-from turnproc.turns import discard_turn, preview_turn, release_turn, rerun_turn, rollback, set_hold
+from turnproc.turns.run import discard_turn, preview_turn, release_turn, rerun_turn, rollback, set_hold
 
 from tests.conftest import Fill
 

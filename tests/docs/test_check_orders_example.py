@@ -13,10 +13,10 @@ from tests.docs.mdblocks import DOCS, blocks
 from turnproc.app import open_app
 from turnproc.cli import main
 from turnproc.config import Config
-from turnproc.demo import run_demo
+from turnproc.service.demo import run_demo
 from turnproc.reports.render import render_report_documents
 from turnproc.storage.queries import get_empire, get_game
-from turnproc.turns import report_for
+from turnproc.turns.run import report_for
 
 
 def example(name: str) -> str:

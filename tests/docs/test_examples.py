@@ -36,11 +36,11 @@ import pytest
 
 from tests.docs.mdblocks import DOCS, Block, blocks, doc_paths
 from turnproc.reports.narrative import REASONS
-from turnproc.rules.orders import Action, MailCommand, ParsedOrders, Problem
-from turnproc.rules.parser import parse_mail, parse_orders
-from turnproc.rules.problems import PROBLEMS
+from turnproc.orders.orders import Action, MailCommand, ParsedOrders, Problem
+from turnproc.orders.parser import parse_mail, parse_orders
+from turnproc.orders.problems import PROBLEMS
 from turnproc.rules.state import GameState, Tech
-from turnproc.rules.vocabulary import Reason
+from turnproc.orders.vocabulary import Reason
 from turnproc.scenario import load_scenario_file
 
 EXAMPLE_GALAXY = DOCS / "examples" / "two-empires.toml"

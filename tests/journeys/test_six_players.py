@@ -33,9 +33,9 @@ from tests.servers import DovecotServer
 from tests.service.test_worker_process import Worker, engine  # noqa: F401 - engine is a fixture
 from turnproc.app import open_app
 from turnproc.config import load_config
-from turnproc.demo import scripted_orders
+from turnproc.service.demo import scripted_orders
 from turnproc.storage.queries import get_empire, get_game
-from turnproc.turns import report_for
+from turnproc.turns.run import report_for
 from turnproc.storage import models as m
 
 UTC = dt.timezone.utc

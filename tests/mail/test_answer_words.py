@@ -18,7 +18,7 @@ from tests.mailrows import with_bodies
 from turnproc.app import App, open_app
 from turnproc.config import Config
 from turnproc.intake import poll_maildir
-from turnproc.reportmail import mail_bytes
+from turnproc.outgoing.reportmail import mail_bytes
 from turnproc.storage import models as m
 from turnproc.storage.db import transaction
 

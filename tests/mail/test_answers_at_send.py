@@ -17,10 +17,10 @@ from tests.conftest import IMAP_PASSWORD, IMAP_USER, SmtpSink
 from tests.factories import imap_app, order_mail
 from tests.mail.test_render_at_send import lf, plain
 from tests.servers import free_port
-from turnproc import reportmail
+from turnproc.outgoing import reportmail
 from turnproc.intake import handle_mail
 from turnproc.mail.outbox import Claimed, purge_sent_bodies
-from turnproc.reportmail import mail_bytes, send_outbox
+from turnproc.outgoing.reportmail import mail_bytes, send_outbox
 from turnproc.storage import models as m
 from turnproc.storage.db import transaction
 

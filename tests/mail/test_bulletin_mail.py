@@ -21,10 +21,10 @@ from tests.factories import EMAILS, imap_app, order_mail
 from tests.servers import free_port
 from turnproc.config import Config
 from turnproc.intake import handle_mail
-from turnproc.reportmail import send_outbox
+from turnproc.outgoing.reportmail import send_outbox
 from turnproc.storage import models as m
 from turnproc.storage.db import transaction
-from turnproc.turns import run_current_turn
+from turnproc.turns.run import run_current_turn
 
 NOW = dt.datetime(2026, 1, 9, 20, 0, tzinfo=dt.UTC)
 GUIDE = (Path(__file__).parents[2] / "docs" / "orders.md").read_text(encoding="utf-8")

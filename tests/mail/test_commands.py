@@ -13,7 +13,7 @@ from tests.mailrows import with_bodies
 from turnproc.app import open_app
 from turnproc.config import Config
 from turnproc.intake import handle_mail
-from turnproc.turns import run_turn
+from turnproc.turns.run import run_turn
 from turnproc.storage import models as m
 from turnproc.storage.db import transaction
 

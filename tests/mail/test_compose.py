@@ -211,10 +211,10 @@ def test_a_reports_html_and_map_travel_in_few_lines_as_the_same_documents() -> N
     from xml.etree import ElementTree
 
     from tests.reports.test_report_mail import whole_galaxy_context
-    from turnproc.reportmail import report_mail
+    from turnproc.outgoing.reportmail import report_mail
     from turnproc.reports.render import render_report_documents
 
-    from turnproc.links import game_links
+    from turnproc.reports.links import game_links
 
     context = whole_galaxy_context(2)
     # As the mail has it: with the footer saying where the rules are.

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from turnproc.intake.ahead import FetchAhead
-from turnproc.mails import ack_context
+from turnproc.outgoing.mails import ack_context
 from turnproc.reports.render import environment, render
 
 

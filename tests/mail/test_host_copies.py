@@ -21,14 +21,14 @@ import pytest
 from sqlalchemy import select
 
 from tests.mailrows import with_bodies
-from turnproc.passwordkey import load_key
+from turnproc.accounts.passwordkey import load_key
 from turnproc.app import App, open_app
 from turnproc.config import Config
-from turnproc.games import add_empire, new_game
+from turnproc.games.game import add_empire, new_game
 from turnproc.intake import poll_maildir
 from turnproc.storage import models as m
 from turnproc.storage.db import transaction
-from turnproc.welcome import Welcome, send_welcomes
+from turnproc.outgoing.welcome import Welcome, send_welcomes
 
 NOW = dt.datetime(2026, 11, 30, 12, 0, tzinfo=dt.timezone.utc)
 ANN = "ann@example.org"
@@ -205,8 +205,8 @@ def test_every_mail_to_a_player_is_known_by_its_first_line(kind: str, context: d
     import jinja2
 
     from turnproc.reports.render import environment
-    from turnproc.resources import templates_dir
-    from turnproc.rules.parser import parse_mail
+    from turnproc.runtime.resources import templates_dir
+    from turnproc.orders.parser import parse_mail
 
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(templates_dir())), trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True

@@ -12,7 +12,7 @@ from sqlalchemy import select
 
 from turnproc.intake import inbox, poll
 from turnproc.mail.imap import ImapMailbox
-from turnproc.reportmail import send_outbox
+from turnproc.outgoing.reportmail import send_outbox
 from turnproc.storage import models as m
 from tests.conftest import IMAP_PASSWORD, IMAP_USER
 from tests.factories import imap_app

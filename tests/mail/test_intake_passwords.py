@@ -17,8 +17,8 @@ from tests.mail.test_mail_safety import GOOD, NOW, Box, box, mail_at  # noqa: F4
 from turnproc.intake import inbox, prepare
 from turnproc.intake.ahead import FetchAhead
 from turnproc.intake.cache import IntakeCache
-from turnproc.passwordkey import load_key
-from turnproc.passwords import verify_password
+from turnproc.accounts.passwordkey import load_key
+from turnproc.accounts.passwords import verify_password
 from turnproc.storage import models as m
 
 
@@ -181,7 +181,7 @@ def test_an_answer_needed_before_the_pool_began_on_it_is_verified_by_the_poll(mo
     """One pool thread, busy with one mail's slow hash: the next mail's
     password is verified by the poll's own thread when it needs the answer,
     not waited for, and still only once."""
-    from turnproc.passwords import hash_password
+    from turnproc.accounts.passwords import hash_password
 
     started, release = threading.Event(), threading.Event()
     calls: list[tuple[str, str]] = []

@@ -23,7 +23,7 @@ from tests.factories import EMAILS, HOST_ADDRESS, PASSWORD, imap_app, make_game,
 from tests.mailrows import with_bodies
 from turnproc.app import App, open_app
 from turnproc.config import Config
-from turnproc.games import game_summary
+from turnproc.games.game import game_summary
 from turnproc.intake import IntakeResult, handle_mail, poll
 from turnproc.storage import models as m
 from turnproc.storage.db import transaction
@@ -322,7 +322,7 @@ def test_a_missing_or_placeholder_password_gets_its_own_answer(box: Box, passwor
 
 
 def turn_one_report(box: Box) -> str:
-    from turnproc.turns import run_turn
+    from turnproc.turns.run import run_turn
 
     with transaction(box.app.sessions) as session:
         result = run_turn(session, get_game(session, "corpus"), box.app.config, NOW)
@@ -419,7 +419,7 @@ def test_a_big_mail_from_a_registered_player_counts_against_the_refusal_cap(box:
 
 
 def test_report_copies_are_capped_at_five_an_hour_as_documented(box: Box) -> None:
-    from turnproc.turns import run_turn
+    from turnproc.turns.run import run_turn
 
     with transaction(box.app.sessions) as session:
         run_turn(session, get_game(session, "corpus"), box.app.config, NOW)

@@ -18,7 +18,7 @@ from tests.mail.mimegen import ORDERS, entity, mail
 from turnproc.intake.prepare import MAX_TEXT, parse_raw
 from turnproc.mail import mime
 from turnproc.mail.mime import message_text, parse_message
-from turnproc.rules.parser import parse_header, shape_mail
+from turnproc.orders.parser import parse_header, shape_mail
 
 CORPUS = Path(__file__).parent / "corpus"
 

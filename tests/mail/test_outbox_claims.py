@@ -160,7 +160,7 @@ def test_the_same_process_records_the_mark_at_its_next_flush(db_url: str, smtp_s
     left to its lease."""
     from turnproc.app import open_app
     from turnproc.config import load_config
-    from turnproc.reportmail import send_outbox
+    from turnproc.outgoing.reportmail import send_outbox
 
     engine = create_engine(db_url)
     queue(engine, 1)

@@ -22,12 +22,12 @@ from sqlalchemy import select
 from tests.conftest import IMAP_PASSWORD, IMAP_USER
 from tests.factories import HOST_ADDRESS, imap_app, order_mail
 from turnproc.intake import poll
-from turnproc.reportmail import send_outbox
-from turnproc.schedule import decide
+from turnproc.outgoing.reportmail import send_outbox
+from turnproc.turns.schedule import decide
 from turnproc.storage import models as m
 from turnproc.storage.db import transaction
 from turnproc.storage.queries import get_game, load_game_view
-from turnproc.turns import run_turn
+from turnproc.turns.run import run_turn
 
 NOW = dt.datetime(2026, 1, 5, 19, 0, tzinfo=dt.timezone.utc)
 GM = "gm@example.org"

@@ -17,10 +17,10 @@ from sqlalchemy import inspect, select
 from tests.conftest import IMAP_PASSWORD, IMAP_USER, SmtpSink
 from tests.factories import imap_app
 from tests.servers import free_port
-from turnproc.reportmail import mail_bytes, send_outbox
+from turnproc.outgoing.reportmail import mail_bytes, send_outbox
 from turnproc.reports.render import render_report_text
 from turnproc.storage import models as m
-from turnproc.turns import run_current_turn
+from turnproc.turns.run import run_current_turn
 
 NOW = dt.datetime(2026, 1, 9, 20, 0, tzinfo=dt.UTC)
 
@@ -95,7 +95,7 @@ def test_a_big_batch_is_built_on_the_process_pool_the_same_as_in_process(sqlite_
     from turnproc.app import open_app
     from turnproc.config import Config
     from turnproc.mail.outbox import Claimed
-    from turnproc import reportmail
+    from turnproc.outgoing import reportmail
     from turnproc.storage.db import transaction
 
     codes = [f"E{chr(65 + i // 26)}{chr(65 + i % 26)}" for i in range(reportmail.PARALLEL_FROM + 2)]

@@ -17,8 +17,8 @@ from tests.conftest import IMAP_PASSWORD, IMAP_USER
 from tests.factories import imap_app
 from tests.mail.test_player_commands import GM, Host, Sent, _stored, player, stranger, to
 from turnproc.cli import main
-from turnproc.games import add_empire, new_game
-from turnproc.passwords import verify_password
+from turnproc.games.game import add_empire, new_game
+from turnproc.accounts.passwords import verify_password
 from turnproc.storage import models as m
 from turnproc.storage.db import transaction
 

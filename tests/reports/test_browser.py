@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.browser import chromium_run, console_lines, render_page
-from turnproc.demo import run_demo
+from turnproc.service.demo import run_demo
 from turnproc.reports.render import render_report_documents
 from turnproc.storage import models as m
 

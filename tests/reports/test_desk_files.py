@@ -18,7 +18,7 @@ from turnproc.reports.desk import PYODIDE_FILES, PYODIDE_VERSION, DeskError, des
 
 def test_the_bundle_holds_what_the_verdicts_import() -> None:
     names = set(pure_modules())
-    assert {"turnproc.reports.judge", "turnproc.rules.parser", "turnproc.rules.checks", "turnproc.rules.verdicts",
+    assert {"turnproc.reports.judge", "turnproc.orders.parser", "turnproc.rules.checks", "turnproc.rules.verdicts",
             "turnproc.rules.costs", "turnproc.reports.orderform", "turnproc.reports.rebuild"} <= names  # fmt: skip
     # Packages come with their modules; nothing of the host beyond what is needed.
     assert {"turnproc", "turnproc.reports", "turnproc.rules"} <= names
@@ -88,9 +88,9 @@ def test_the_welcome_names_the_desk_when_the_site_has_an_address(tmp_path: Path)
     from tests.factories import make_game
     from turnproc.app import open_app
     from turnproc.config import Config, load_config
-    from turnproc.mails import queue_welcome
-    from turnproc.passwordkey import load_key
-    from turnproc.reportmail import mail_bytes
+    from turnproc.outgoing.mails import queue_welcome
+    from turnproc.accounts.passwordkey import load_key
+    from turnproc.outgoing.reportmail import mail_bytes
     from turnproc.storage import models as m
     from turnproc.storage.db import transaction
 

@@ -14,7 +14,7 @@ from turnproc.reports.context import report_context
 from turnproc.reports.render import render_report_documents
 from turnproc.rules.events import Event
 from turnproc.rules.generate import generate_galaxy, place_empire
-from turnproc.rules.parser import parse_orders
+from turnproc.orders.parser import parse_orders
 from turnproc.rules.state import GameSettings, GameState, Stance, Tech
 from turnproc.rules.turn import resolve, turn_rng
 from turnproc.rules.visibility import visible_systems

@@ -16,7 +16,7 @@ import jsonschema
 import pytest
 
 from tests.reports.test_fog import CODES, play
-from turnproc.demo import run_demo
+from turnproc.service.demo import run_demo
 from turnproc.reports.context import report_context
 from turnproc.reports.render import MAP_CID, NEAR_CID, render_report_documents, report_json
 from turnproc.rules.events import Event

@@ -20,8 +20,8 @@ from sqlalchemy.orm import Session
 
 from tests.browser import phone_layout
 from tests.docs.mdblocks import DOCS
-from turnproc.demo import GAME, run_demo
-from turnproc.publish import write_site
+from turnproc.service.demo import GAME, run_demo
+from turnproc.games.publish import write_site
 from turnproc.reports.mapimage import png_size
 from turnproc.reports.nearmap import MIN_LABEL_PX, NEAR_CELL, NEAR_COLS, NEAR_ROWS, NEAR_WIDTH, near_svg, near_window
 from turnproc.reports.render import ReportDocuments, render_report_documents

@@ -17,13 +17,13 @@ from tests.conftest import IMAP_PASSWORD, IMAP_USER, SmtpSink
 from tests.factories import imap_app
 from tests.reports.test_formats import inline_picture
 from tests.servers import free_port
-from turnproc.reportmail import send_outbox
+from turnproc.outgoing.reportmail import send_outbox
 from turnproc.reports.context import report_context
 from turnproc.reports.mapimage import png_map, png_size
 from turnproc.reports.svgmap import CELL, MARGIN, MAX_PNG_SIDE, MIN_LABEL_SCALE, label_limit, svg_map
 from turnproc.rules.generate import generate_galaxy, place_empire
 from turnproc.rules.state import GameSettings
-from turnproc.turns import run_current_turn
+from turnproc.turns.run import run_current_turn
 
 NOW = dt.datetime(2026, 1, 9, 20, 0, tzinfo=dt.UTC)
 

@@ -20,12 +20,12 @@ from turnproc.app import App, open_app
 from turnproc.cli import main
 from turnproc.config import Config
 from turnproc.intake import submit_orders
-from turnproc.publish import write_site
+from turnproc.games.publish import write_site
 from turnproc.reports.site import PLOTTED, Announcement, PublicGame, Standing, site_files, vp_plot
-from turnproc.resources import public_docs
+from turnproc.runtime.resources import public_docs
 from turnproc.storage import models as m
 from turnproc.storage.db import transaction
-from turnproc.turns import run_turn
+from turnproc.turns.run import run_turn
 
 NOW = dt.datetime(2026, 1, 5, 12, 0, tzinfo=dt.timezone.utc)
 GAME_PAGES = ("index.html", "turns.html", "press.html", "announcements.html")

@@ -18,7 +18,7 @@ from turnproc.reports.narrative import narrate
 from turnproc.reports.orderform import WIDTH
 from turnproc.reports.render import press_heading, render_report_documents
 from turnproc.rules.events import Event
-from turnproc.rules.parser import parse_mail
+from turnproc.orders.parser import parse_mail
 
 
 @pytest.mark.parametrize(("lost", "words"), [(1, "1 BP was lost"), (2, "2 BP were lost")])

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from turnproc.rules.events import Event
-from turnproc.rules.orders import Action, Order, Quantity
+from turnproc.orders.orders import Action, Order, Quantity
 from turnproc.rules.state import (
     MODULES,
     Empire,

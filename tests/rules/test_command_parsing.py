@@ -1,14 +1,14 @@
-"""The one parser reads the account commands (rules/commands.py): their
+"""The one parser reads the account commands (orders/commands.py): their
 arguments, their mistakes as problem codes, and no echo of a new password."""
 
 from __future__ import annotations
 
 import pytest
 
-from turnproc.rules.commands import password_weakness
-from turnproc.rules.orders import CommandLine, MailCommand
-from turnproc.rules.parser import parse_mail, parse_orders
-from turnproc.rules.redact import redact_passwords
+from turnproc.orders.commands import password_weakness
+from turnproc.orders.orders import CommandLine, MailCommand
+from turnproc.orders.parser import parse_mail, parse_orders
+from turnproc.orders.redact import redact_passwords
 
 HEADER = "GAME duel\nEMPIRE ALF k7mq2rtx9pwd\n"
 

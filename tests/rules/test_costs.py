@@ -11,7 +11,7 @@ import pytest
 
 from tests.rules.builders import A, Builder, T, o, order_events, run
 from turnproc.rules.costs import FREE, order_cost, spending
-from turnproc.rules.orders import Action, Order
+from turnproc.orders.orders import Action, Order
 from turnproc.rules.state import GameState, Tech
 
 #: Every action the estimate prices; a new action must be priced (or made free) there.

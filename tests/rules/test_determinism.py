@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from turnproc.rules.events import events_from_json, events_to_json
 from turnproc.rules.invariants import check_invariants
-from turnproc.rules.orders import Action, Order, Quantity
+from turnproc.orders.orders import Action, Order, Quantity
 from turnproc.rules.serialize import state_to_json
 from turnproc.rules.state import MODULES, GameState, Stance, SystemType, Tech
 from turnproc.rules.turn import resolve, turn_rng

@@ -15,10 +15,10 @@ import sys
 from hypothesis import given
 from hypothesis import strategies as st
 
-from turnproc.rules import reader
+from turnproc.orders import reader
 from turnproc.rules.generate import generate_galaxy, place_empire
 from turnproc.rules.checks import known_systems, known_systems_all
-from turnproc.rules.orders import Action, Order, Quantity
+from turnproc.orders.orders import Action, Order, Quantity
 from turnproc.rules.serialize import SYSTEM_FIELDS as RECORD_FIELDS
 from turnproc.rules.serialize import state_to_json
 from turnproc.rules.state import Empire, GameSettings, GameState, Stance, System, Tech

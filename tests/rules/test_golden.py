@@ -36,9 +36,9 @@ from typing import Any
 import pytest
 
 from turnproc.rules.events import Event
-from turnproc.rules.orders import Order, Severity
-from turnproc.rules.parser import parse_orders
-from turnproc.rules.problems import FORESEEN
+from turnproc.orders.orders import Order, Severity
+from turnproc.orders.parser import parse_orders
+from turnproc.orders.problems import FORESEEN
 from turnproc.rules.serialize import state_to_dict
 from turnproc.rules.state import GameState
 from turnproc.rules.turn import resolve, turn_rng

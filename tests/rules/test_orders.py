@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from turnproc.rules.orders import Action, Order, Problem, Quantity, Severity, slots_used
-from turnproc.rules.parser import parse_mail, parse_orders
-from turnproc.rules.problems import PROBLEMS, is_header_code
+from turnproc.orders.orders import Action, Order, Problem, Quantity, Severity, slots_used
+from turnproc.orders.parser import parse_mail, parse_orders
+from turnproc.orders.problems import PROBLEMS, is_header_code
 from turnproc.rules.state import TECH_NAMES, Tech
 
 from .test_parser import any_order, make_state
@@ -43,7 +43,7 @@ def _round_trips_through_json(order: Order) -> None:
 @settings(max_examples=300)
 @given(any_order)
 def test_parsed_orders_round_trip_through_dicts(order: Order) -> None:
-    from turnproc.rules.orders import format_order
+    from turnproc.orders.orders import format_order
 
     for parsed in parse_orders(format_order(order)).orders:
         _round_trips_through_json(parsed)

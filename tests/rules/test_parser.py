@@ -1,4 +1,4 @@
-"""Tests for the order parser (turnproc.rules.parser)."""
+"""Tests for the order parser (turnproc.orders.parser)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import pytest
 from hypothesis import assume, example, HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from turnproc.rules.grammar import ACTION_SPECS, MAX_MESSAGE_LENGTH
-from turnproc.rules.orders import (
+from turnproc.orders.grammar import ACTION_SPECS, MAX_MESSAGE_LENGTH
+from turnproc.orders.orders import (
     MAX_SLOTS,
     Action,
     MailCommand,
@@ -21,8 +21,8 @@ from turnproc.rules.orders import (
     Severity,
     format_order,
 )
-from turnproc.rules.parser import parse_mail, parse_orders
-from turnproc.rules.problems import PROBLEMS
+from turnproc.orders.parser import parse_mail, parse_orders
+from turnproc.orders.problems import PROBLEMS
 from turnproc.rules.state import TECH_NAMES
 from turnproc.rules.state import Empire, GameState, System, SystemType, Tech, link_key
 
@@ -1057,7 +1057,7 @@ def test_never_raises_on_nasty_text(text: str) -> None:
 # A blank line after a quoted line below the host's report once crashed the reader.
 @example(["GAME x", "STAR CHASE - game x - turn 1 report", "> GAME x", ""])
 def test_parse_header_agrees_with_parse_mail(lines: list[str]) -> None:
-    from turnproc.rules.parser import parse_header
+    from turnproc.orders.parser import parse_header
 
     text = "\n".join(lines)
     assert parse_header(text) == parse_mail(text).header
@@ -1070,7 +1070,7 @@ def test_parse_header_agrees_with_parse_mail(lines: list[str]) -> None:
 def test_a_mail_shaped_once_parses_as_it_does_alone(lines: list[str], other: str) -> None:
     """Intake finds a mail's shape for its header and hands it to the whole
     parse; the shape of another text is never used for this one."""
-    from turnproc.rules.parser import parse_header, shape_mail
+    from turnproc.orders.parser import parse_header, shape_mail
 
     text = "\n".join(lines)
     shaped = shape_mail(text)

@@ -1,5 +1,5 @@
 """Order mail as real mail programs send it (docs/orders.md, "Where the host starts
-and stops reading"; the decisions are in turnproc.rules.parser's docstring).
+and stops reading"; the decisions are in turnproc.orders.parser's docstring).
 
 Orders are written in the header and order syntax of rules.md §6; these tests are
 about which lines of a mail are read at all.
@@ -14,9 +14,9 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from turnproc.rules.orders import Action, ParsedOrders, Severity, SkipReason, Skipped
-from turnproc.rules.parser import parse_header, parse_mail, parse_orders
-from turnproc.rules.problems import PROBLEMS, is_header_code
+from turnproc.orders.orders import Action, ParsedOrders, Severity, SkipReason, Skipped
+from turnproc.orders.parser import parse_header, parse_mail, parse_orders
+from turnproc.orders.problems import PROBLEMS, is_header_code
 
 S = SkipReason
 REPORT = (Path(__file__).parents[2] / "docs" / "samples" / "report.txt").read_text(encoding="utf-8")
@@ -426,6 +426,6 @@ _FRAGMENTS = [
 @example(["TAX", "On Mon 5 Jan 2026 Ann Smith", "wrote:", "> TAX"])
 @given(st.lists(st.one_of(st.sampled_from(_FRAGMENTS), st.text(alphabet=" :-_>#aoOrRdeEfFmMtTuUnN0\u212a", max_size=24)), max_size=12))
 def test_mark_lines_marks_each_line_as_its_patterns_do(lines: list[str]) -> None:
-    from turnproc.rules.mailshape import _mark, mark_lines
+    from turnproc.orders.mailshape import _mark, mark_lines
 
     assert mark_lines(lines) == [_mark(lines, i) for i in range(len(lines))]

@@ -11,7 +11,7 @@ from turnproc.rules.battle import (
     defence_strength,
     round_losses,
 )
-from turnproc.rules.orders import Action as A
+from turnproc.orders.orders import Action as A
 from turnproc.rules.state import MODULES, Empire, Stance, System, Tech
 from turnproc.rules.state import SystemType as T
 

@@ -4,7 +4,7 @@ the attacker's two d6 come first, then the defender's."""
 
 from __future__ import annotations
 
-from turnproc.rules.orders import Action as A
+from turnproc.orders.orders import Action as A
 from turnproc.rules.state import Stance, Tech
 
 from .builders import Builder, kinds, o, one, order_events, run_with

@@ -8,7 +8,7 @@ import pytest
 
 from turnproc.rules.resolution import Resolution
 from turnproc.rules.exploration import explore
-from turnproc.rules.orders import Action as A
+from turnproc.orders.orders import Action as A
 from turnproc.rules.state import GameState, Tech
 from turnproc.rules.state import SystemType as T
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from turnproc.rules.orders import Action as A
+from turnproc.orders.orders import Action as A
 
 from .builders import Builder, kinds, o, one, run
 

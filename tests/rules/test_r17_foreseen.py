@@ -22,14 +22,14 @@ from turnproc.reports.narrative import narrate
 from turnproc.rules.events import Event
 from turnproc.rules.galaxy import between_squares
 from turnproc.rules.generate import generate_galaxy, place_empire
-from turnproc.rules.orders import Order
-from turnproc.rules.parser import parse_orders
-from turnproc.rules.problems import FORESEEN
+from turnproc.orders.orders import Order
+from turnproc.orders.parser import parse_orders
+from turnproc.orders.problems import FORESEEN
 from turnproc.rules.sight import star_between
 from turnproc.rules.state import GameSettings, GameState, SystemType, Tech
 from turnproc.rules.turn import resolve
 from turnproc.rules.visibility import visible_systems
-from turnproc.rules.vocabulary import REASONS
+from turnproc.orders.vocabulary import REASONS
 
 from .test_r19_bombard_link import bombard_field, link_field
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from turnproc.rules.galaxy import MAX_LINKS
 from turnproc.rules.links import link_problem, segment_blocked
-from turnproc.rules.orders import Action as A
+from turnproc.orders.orders import Action as A
 from turnproc.rules.state import SystemType as T
 from turnproc.rules.state import Tech
 

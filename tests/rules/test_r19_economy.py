@@ -5,7 +5,7 @@ behaviour where the two differ."""
 from __future__ import annotations
 
 from turnproc.rules.economy import research_pick, research_weight
-from turnproc.rules.orders import Action as A
+from turnproc.orders.orders import Action as A
 from turnproc.rules.state import TECH_START, V1_TECHS, GameSettings, Stance, Tech, techs_of
 from turnproc.rules.state import SystemType as T
 

@@ -4,9 +4,9 @@ level, and suggests the new words."""
 
 from __future__ import annotations
 
-from turnproc.rules.orders import Action as A
-from turnproc.rules.orders import Quantity
-from turnproc.rules.parser import parse_orders
+from turnproc.orders.orders import Action as A
+from turnproc.orders.orders import Quantity
+from turnproc.orders.parser import parse_orders
 from turnproc.rules.state import GameState, Tech
 from turnproc.rules.state import SystemType as T
 

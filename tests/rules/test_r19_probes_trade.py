@@ -3,7 +3,7 @@ probe cases and every failure, what probes see, the trade match and its costs.""
 
 from __future__ import annotations
 
-from turnproc.rules.orders import Action as A
+from turnproc.orders.orders import Action as A
 from turnproc.rules.state import Tech
 from turnproc.rules.trade import take_cost
 

@@ -3,7 +3,7 @@ RECOVER) — every success and failure path, in rule set 2."""
 
 from __future__ import annotations
 
-from turnproc.rules.orders import Action as A
+from turnproc.orders.orders import Action as A
 from turnproc.rules.state import SystemType as T
 from turnproc.rules.state import Tech
 

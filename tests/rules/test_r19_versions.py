@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from turnproc.rules.orders import Action as A
+from turnproc.orders.orders import Action as A
 from turnproc.rules.serialize import state_from_dict, state_to_dict, state_to_json, state_to_record
 from turnproc.rules.state import GameSettings
 from turnproc.scenario import load_scenario_file

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from turnproc.rules.economy import is_blockaded
 from turnproc.rules.exploration import FIND_WEIGHTS, weighted_tech
-from turnproc.rules.orders import Action as A
+from turnproc.orders.orders import Action as A
 from turnproc.rules.state import MODULES, Stance, Tech
 from turnproc.rules.state import SystemType as T
 

@@ -6,8 +6,8 @@ import random
 
 import pytest
 
-from turnproc.rules.orders import Action as A
-from turnproc.rules.orders import Order
+from turnproc.orders.orders import Action as A
+from turnproc.orders.orders import Order
 from turnproc.rules.serialize import state_to_json
 from turnproc.rules.state import Stance
 from turnproc.rules.state import SystemType as T

@@ -9,7 +9,7 @@ import pytest
 
 from turnproc.rules.actions import tech_cost
 from turnproc.rules.events import Event
-from turnproc.rules.orders import Action as A
+from turnproc.orders.orders import Action as A
 from turnproc.rules.state import Stance, Tech
 from turnproc.rules.state import SystemType as T
 

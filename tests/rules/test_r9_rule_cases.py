@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from turnproc.rules.orders import Action as A
+from turnproc.orders.orders import Action as A
 from turnproc.rules.state import MODULES, Stance, Tech
 from turnproc.rules.state import SystemType as T
 from turnproc.rules.zoc import compute_supply, held_by_pin

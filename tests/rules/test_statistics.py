@@ -19,7 +19,7 @@ import pytest
 from turnproc.rules.battle import engage_roll
 from turnproc.rules.bombard import do_bombard
 from turnproc.rules.exploration import FIND_TABLE, FIND_WEIGHTS, explore
-from turnproc.rules.orders import Action as A
+from turnproc.orders.orders import Action as A
 from turnproc.rules.resolution import Resolution
 from turnproc.rules.state import TECH_START, GameState, Tech, techs_of
 from turnproc.rules.state import SystemType as T

@@ -14,7 +14,7 @@ from tests.factories import PASSWORD
 from tests.security.host import NOW, deliver, mail, outbox, text_of
 from turnproc.app import App
 from turnproc.intake import poll_maildir
-from turnproc.passwords import GENERATED_BITS, INTAKE_MAILS_PER_SECOND, MIN_GUESSES_LOG10, expected_years, verify_password
+from turnproc.accounts.passwords import GENERATED_BITS, INTAKE_MAILS_PER_SECOND, MIN_GUESSES_LOG10, expected_years, verify_password
 from turnproc.storage import models as m
 
 #: The ten most common passwords (the head of zxcvbn's own frequency list).

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from turnproc.config import load_config
-from turnproc.passwordkey import KEY_FILE_NAME, TAG_BITS
+from turnproc.accounts.passwordkey import KEY_FILE_NAME, TAG_BITS
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent

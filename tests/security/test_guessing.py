@@ -18,7 +18,7 @@ from turnproc.app import App
 from turnproc.intake import inbox, poll_maildir
 from turnproc.intake.cache import IntakeCache
 from turnproc.intake.guessing import DIGEST_EVERY
-from turnproc.passwordkey import load_key
+from turnproc.accounts.passwordkey import load_key
 from turnproc.storage import models as m
 
 

@@ -280,7 +280,7 @@ def test_site_folders_are_0755_and_files_0644_whatever_the_umask(sqlite_url: str
     import os
     import stat
 
-    from turnproc.publish import write_site
+    from turnproc.games.publish import write_site
 
     app = open_app(Config(database_url=sqlite_url))
     with transaction(app.sessions) as session:
@@ -329,7 +329,7 @@ def test_an_inline_password_and_a_world_readable_password_file_are_warned_of(
 def test_report_of_a_staged_turn_says_what_is_really_there(host: Host) -> None:
     from tests.mailrows import with_bodies
     from turnproc.storage.queries import get_game
-    from turnproc.turns import run_turn
+    from turnproc.turns.run import run_turn
 
     with transaction(host.app.sessions) as session:
         run_turn(session, get_game(session, "corpus"), host.app.config, NOW, stage=False)
@@ -351,8 +351,8 @@ def test_a_database_outage_is_one_line_and_blames_no_mail(
     """The database file taken away under a running worker (SQLite made
     unreachable): the poll stops with one line saying so, no traceback, no
     mail-by-mail retry, no mail counted as failed; back, the mail is handled."""
-    from turnproc.passwordkey import load_key
-    from turnproc.worker import Service
+    from turnproc.accounts.passwordkey import load_key
+    from turnproc.service.worker import Service
 
     made = host_for(sqlite_url, tmp_path)
     service = Service(made.app, clock=lambda: NOW)

@@ -13,7 +13,7 @@ from sqlalchemy import select
 
 from tests.mail.test_player_commands import GM, Host, _stored, stranger, to
 from tests.mail.test_signup import JOIN, NOW, ZED, cli, host, join, requests  # noqa: F401 (the fixture)
-from turnproc.signup import UNCONFIRMED_PER_GAME
+from turnproc.games.signup import UNCONFIRMED_PER_GAME
 from turnproc.storage import models as m
 
 

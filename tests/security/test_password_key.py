@@ -19,12 +19,12 @@ from sqlalchemy import select
 from tests.security.host import NOW, deliver, mail
 from turnproc.app import App
 from turnproc.config import Config
-from turnproc.empires import reset_password
+from turnproc.games.empires import reset_password
 from turnproc.intake import poll_maildir
 from turnproc.mail.outbox import SCRUBBED
-from turnproc.passwordkey import KEY_FILE_NAME, key_path, load_key
-from turnproc.passwords import verify_password
-from turnproc.reportmail import send_outbox
+from turnproc.accounts.passwordkey import KEY_FILE_NAME, key_path, load_key
+from turnproc.accounts.passwords import verify_password
+from turnproc.outgoing.reportmail import send_outbox
 from turnproc.storage import models as m
 from turnproc.storage.db import transaction
 

@@ -14,7 +14,7 @@ from tests.factories import make_game
 from turnproc.app import App, open_app
 from turnproc.config import Config
 from turnproc.intake import submit_orders
-from turnproc.worker import Service
+from turnproc.service.worker import Service
 from turnproc.storage import models as m
 from turnproc.storage.db import transaction
 

@@ -15,7 +15,7 @@ import pytest
 from sqlalchemy import create_engine, select, update
 
 from turnproc.storage import models as m
-from turnproc.logs import JournalFormatter, JsonFormatter
+from turnproc.runtime.logs import JournalFormatter, JsonFormatter
 
 
 @pytest.fixture
@@ -105,7 +105,7 @@ def test_worker_once_runs_a_due_deadline_and_sends_the_mail(run, tmp_path: Path)
     done = subprocess.run([sys.executable, "-m", "turnproc", "worker", "--once", "--log-format", "journal"],
                           cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
-    assert "<6>INFO turnproc.worker: game alpha: turn 1 ran at the deadline" in done.stderr
+    assert "<6>INFO turnproc.service.worker: game alpha: turn 1 ran at the deadline" in done.stderr
     assert "<4>WARNING" not in done.stderr
     sent = list((tmp_path / "mail" / "out" / "new").iterdir())
     # Two welcome mails, the new schedule to both players, two reports, one notice to the GM.
@@ -121,14 +121,14 @@ def _record(level: int, msg: str, exc: bool = False) -> logging.LogRecord:
             raise ValueError("boom")
         except ValueError:
             exc_info = sys.exc_info()
-    return logging.LogRecord("turnproc.worker", level, __file__, 1, msg, (), exc_info)
+    return logging.LogRecord("turnproc.service.worker", level, __file__, 1, msg, (), exc_info)
 
 
 def test_journal_lines_carry_the_priority_and_no_timestamp() -> None:
     f = JournalFormatter()
-    assert f.format(_record(logging.INFO, "turn ran")) == "<6>INFO turnproc.worker: turn ran"
+    assert f.format(_record(logging.INFO, "turn ran")) == "<6>INFO turnproc.service.worker: turn ran"
     lines = f.format(_record(logging.ERROR, "failed", exc=True)).splitlines()
-    assert lines[0] == "<3>ERROR turnproc.worker: failed"
+    assert lines[0] == "<3>ERROR turnproc.service.worker: failed"
     assert len(lines) > 2 and all(line.startswith("<3>") for line in lines)
     assert lines[-1] == "<3>ValueError: boom"
 
@@ -137,5 +137,5 @@ def test_json_lines_are_one_object_each() -> None:
     line = JsonFormatter().format(_record(logging.WARNING, "inbox: down", exc=True))
     assert "\n" not in line
     entry = json.loads(line)
-    assert entry["level"] == "WARNING" and entry["logger"] == "turnproc.worker" and entry["message"] == "inbox: down"
+    assert entry["level"] == "WARNING" and entry["logger"] == "turnproc.service.worker" and entry["message"] == "inbox: down"
     assert "ValueError: boom" in entry["exception"] and entry["time"].endswith("+00:00")

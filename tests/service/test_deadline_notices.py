@@ -1,5 +1,5 @@
 """The missed-orders guard tells every active player that the deadline moved,
-once per deadline acted on, however often the worker passes (turnproc/notices.py,
+once per deadline acted on, however often the worker passes (turnproc/games/notices.py,
 docs/gm-handbook.md, section 7)."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from tests.service.conftest import FakeClock, Game, Outbox
 from turnproc.app import App
 from turnproc.storage import models as m
 from turnproc.storage.db import transaction
-from turnproc.worker import Service
+from turnproc.service.worker import Service
 
 UTC = dt.timezone.utc
 FRIDAY = dt.datetime(2026, 1, 9, 20, tzinfo=UTC)  # the corpus game's first deadline (20:00 London = UTC in January)

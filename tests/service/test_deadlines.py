@@ -8,8 +8,8 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from turnproc.deadlines import DeadlineError, deadlines_after, next_deadline
-from turnproc.deadlines import due_deadline
+from turnproc.timing.deadlines import DeadlineError, deadlines_after, next_deadline
+from turnproc.timing.deadlines import due_deadline
 
 UTC = dt.timezone.utc
 LONDON = ZoneInfo("Europe/London")

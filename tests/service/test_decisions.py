@@ -6,8 +6,8 @@ import datetime as dt
 
 import pytest
 
-from turnproc.retry import Backoff
-from turnproc.schedule import anchor_time, decide, early_run_at, nmr_guard, reminder_start
+from turnproc.timing.retry import Backoff
+from turnproc.turns.schedule import anchor_time, decide, early_run_at, nmr_guard, reminder_start
 from turnproc.storage.queries import EmpireView, GameView
 
 UTC = dt.timezone.utc

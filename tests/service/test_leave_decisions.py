@@ -7,7 +7,7 @@ import dataclasses
 import datetime as dt
 
 from tests.service.test_decisions import FRI_DEADLINE, MON, empire, view
-from turnproc.schedule import decide, early_run_at
+from turnproc.turns.schedule import decide, early_run_at
 from turnproc.storage.queries import EmpireView
 
 

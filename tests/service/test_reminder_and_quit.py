@@ -9,10 +9,10 @@ import pytest
 from sqlalchemy import update
 
 from tests.service.conftest import FakeClock, Game, Outbox
-from turnproc.schedule import time_left
+from turnproc.turns.schedule import time_left
 from turnproc.storage import models as m
 from turnproc.storage.db import transaction
-from turnproc.worker import Service
+from turnproc.service.worker import Service
 
 UTC = dt.timezone.utc
 FRIDAY = dt.datetime(2026, 1, 9, 20, 0, tzinfo=UTC)

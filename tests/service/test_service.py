@@ -13,9 +13,9 @@ from sqlalchemy import create_engine, select, text
 
 from tests.service.conftest import GM, FakeClock, Game, Outbox, new_game
 from turnproc.app import App
-from turnproc.games import pause_game, resume_game, set_schedule
+from turnproc.games.game import pause_game, resume_game, set_schedule
 from turnproc.storage.queries import get_game
-from turnproc.worker import Service
+from turnproc.service.worker import Service
 from turnproc.storage import models as m
 from turnproc.storage.db import make_sessionmaker, transaction
 
@@ -252,7 +252,7 @@ def test_one_game_failing_never_stops_the_others(service: Service, clock: FakeCl
 def test_a_failing_turn_is_retried_and_told_once(
     service: Service, clock: FakeClock, game: Game, outbox: Outbox, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import turnproc.turns as turns
+    import turnproc.turns.run as turns
 
     game.orders("RIG", clock.now)
     game.orders("VEG", clock.now)
@@ -335,7 +335,7 @@ def test_an_unreachable_database_is_logged_and_retried(tmp_path, clock: FakeCloc
 
 
 def test_a_staged_turn_blocks_the_next_deadline_until_released(service: Service, clock: FakeClock, game: Game, outbox: Outbox) -> None:
-    from turnproc.turns import release_turn
+    from turnproc.turns.run import release_turn
 
     game.update(hold=True, nmr_limit=100, reminder_hours=0)  # the GM reviews every turn before it goes out
     clock.set(FRIDAY + dt.timedelta(seconds=5))
@@ -391,8 +391,8 @@ def test_a_turn_the_gm_ran_by_hand_meanwhile_is_not_followed_by_another(
     """The worker and `turnproc turn run` share one rule: a run is for the turn
     that was current when it started. The GM runs turn 1 by hand just as the
     worker comes for the deadline: the worker does not run turn 2 on top."""
-    import turnproc.worker as worker
-    from turnproc.turns import run_current_turn
+    import turnproc.service.worker as worker
+    from turnproc.turns.run import run_current_turn
 
     game.orders("RIG", clock.now)
     game.orders("VEG", clock.now)

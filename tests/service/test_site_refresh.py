@@ -14,7 +14,7 @@ import pytest
 from tests.service.conftest import GM, FakeClock, new_game
 from turnproc.app import App, open_app
 from turnproc.config import Config, load_config
-from turnproc.worker import Service
+from turnproc.service.worker import Service
 
 FRIDAY = dt.datetime(2026, 1, 9, 20, 0, tzinfo=dt.timezone.utc)
 
@@ -50,7 +50,7 @@ def test_a_site_folder_it_cannot_write_is_logged_and_the_turn_stands(
     game.orders("RIG", clock.now)
     game.orders("VEG", clock.now)
     clock.set(FRIDAY + dt.timedelta(seconds=5))
-    with caplog.at_level(logging.WARNING, logger="turnproc.publish"):
+    with caplog.at_level(logging.WARNING, logger="turnproc.games.publish"):
         assert Service(site_app, clock=clock).tick().actions == {"corpus": "run"}
     assert game.turns() == [1]
     assert any("public pages" in r.getMessage() and "not refreshed" in r.getMessage() for r in caplog.records)

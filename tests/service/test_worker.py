@@ -10,13 +10,13 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
-import turnproc.worker
+import turnproc.service.worker
 from tests.factories import make_game
 from turnproc.app import open_app
 from turnproc.config import Config
 from turnproc.storage import models as m
 from turnproc.storage.db import transaction
-from turnproc.worker import WorkerSettings, run_worker
+from turnproc.service.worker import WorkerSettings, run_worker
 
 UTC = dt.timezone.utc
 
@@ -27,7 +27,7 @@ def test_stop_lets_the_turn_in_hand_finish(sqlite_url: str, tmp_path: Path, monk
     with transaction(app.sessions) as session:
         # A yearly schedule whose deadline is due.
         make_game(session, schedule="0 3 1 1 *", nmr_limit=100, last_deadline_at=dt.datetime.now(UTC) - dt.timedelta(days=400))
-    real = turnproc.worker.run_turn
+    real = turnproc.service.worker.run_turn
     running = threading.Event()
 
     def slow_run_turn(*args: object, **kw: object) -> object:
@@ -35,7 +35,7 @@ def test_stop_lets_the_turn_in_hand_finish(sqlite_url: str, tmp_path: Path, monk
         time.sleep(1.0)  # a big game's turn
         return real(*args, **kw)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(turnproc.worker, "run_turn", slow_run_turn)
+    monkeypatch.setattr(turnproc.service.worker, "run_turn", slow_run_turn)
     stop = threading.Event()
     codes: list[int] = []
     thread = threading.Thread(target=lambda: codes.append(run_worker(config, WorkerSettings(tick=0.1, poll=0.1, flush=0.1), stop)))

@@ -205,7 +205,7 @@ def test_full_cycle_mail_in_acks_deadline_turn_reports(
     log = worker.log()
     assert code == 0, log
     assert "worker started" in log and "worker stopped" in log and "Traceback" not in log
-    assert "INFO turnproc.worker: game corpus: turn 1 ran at the deadline" in log
+    assert "INFO turnproc.service.worker: game corpus: turn 1 ran at the deadline" in log
 
 
 @pytest.mark.slow

@@ -5,7 +5,7 @@
 * :func:`check_game` — the same checks on their own (``turnproc check``);
 * :mod:`.audit` — the record of every script and turn action.
 
-Turn-level tools (preview, hold, rollback, rerun) are in :mod:`turnproc.turns`.
+Turn-level tools (preview, hold, rollback, rerun) are in :mod:`turnproc.turns.run`.
 """
 
 from __future__ import annotations

@@ -29,7 +29,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from sqlalchemy import Connection, Table, text
 from sqlalchemy.orm import Session
 
-from .. import deadlines
+from ..timing import deadlines
 from ..mail.identity import valid_address
 from ..rules.invariants import Violation, check_invariants
 from ..rules.state import MODULES, RULESETS, GameState

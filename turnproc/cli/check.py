@@ -19,7 +19,7 @@ ORDERS_LIMIT = 1024 * 1024
 
 def cmd_check_orders(args: argparse.Namespace) -> int:
     # Loaded when the command runs, not for --help (see .common).
-    from ..checker import CheckError, check_orders_offline, read_report
+    from ..reports.checker import CheckError, check_orders_offline, read_report
 
     report = read_input(args.report)
     orders = read_input(args.orders, ORDERS_LIMIT)

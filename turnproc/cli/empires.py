@@ -22,10 +22,10 @@ def _password_line(args: argparse.Namespace, password: str) -> None:
 
 def cmd_empire_add(args: argparse.Namespace) -> int:
     # Loaded when the command runs, not for --help (see .common).
-    from ..games import add_empire
+    from ..games.game import add_empire
     from ..storage.db import transaction  # (as above)
     from ..storage.queries import get_game  # (as above)
-    from ..welcome import Welcome, send_welcomes  # (as above)
+    from ..outgoing.welcome import Welcome, send_welcomes  # (as above)
 
     app = open_from(args)
     with transaction(app.sessions) as session:
@@ -41,7 +41,7 @@ def cmd_empire_add(args: argparse.Namespace) -> int:
 
 def cmd_empire_list(args: argparse.Namespace) -> int:
     # Loaded when the command runs, not for --help (see .common).
-    from ..empires import empire_rows
+    from ..games.empires import empire_rows
     from ..storage.db import read_only  # (as above)
     from ..storage.queries import get_game  # (as above)
 
@@ -61,7 +61,7 @@ def cmd_empire_list(args: argparse.Namespace) -> int:
 
 def cmd_empire_show(args: argparse.Namespace) -> int:
     # Loaded when the command runs, not for --help (see .common).
-    from ..empires import empire_detail
+    from ..games.empires import empire_detail
     from ..storage.db import read_only  # (as above)
     from ..storage.queries import get_game  # (as above)
 
@@ -82,7 +82,7 @@ def cmd_empire_show(args: argparse.Namespace) -> int:
 
 def cmd_empire_set_email(args: argparse.Namespace) -> int:
     # Loaded when the command runs, not for --help (see .common).
-    from ..empires import set_email
+    from ..games.empires import set_email
     from ..storage.db import transaction  # (as above)
     from ..storage.queries import get_game  # (as above)
 
@@ -95,7 +95,7 @@ def cmd_empire_set_email(args: argparse.Namespace) -> int:
 
 def cmd_empire_reset_password(args: argparse.Namespace) -> int:
     # Loaded when the command runs, not for --help (see .common).
-    from ..empires import reset_password
+    from ..games.empires import reset_password
     from ..storage.db import transaction  # (as above)
     from ..storage.queries import get_empire, get_game  # (as above)
 
@@ -112,7 +112,7 @@ def cmd_empire_reset_password(args: argparse.Namespace) -> int:
 
 def _set_active(args: argparse.Namespace, active: bool) -> int:
     # Loaded when the command runs, not for --help (see .common).
-    from ..empires import set_active
+    from ..games.empires import set_active
     from ..storage.db import transaction  # (as above)
     from ..storage.queries import get_game  # (as above)
 
@@ -134,7 +134,7 @@ def cmd_empire_reactivate(args: argparse.Namespace) -> int:
 
 def cmd_empire_replace(args: argparse.Namespace) -> int:
     # Loaded when the command runs, not for --help (see .common).
-    from ..empires import replace_player
+    from ..games.empires import replace_player
     from ..storage.db import transaction  # (as above)
     from ..storage.queries import get_game  # (as above)
 
@@ -157,7 +157,7 @@ def _progress(step: str, done: int, total: int) -> None:
 
 def cmd_empire_import(args: argparse.Namespace) -> int:
     # Loaded when the command runs, not for --help (see .common).
-    from ..empires import import_players
+    from ..games.empires import import_players
     from ..storage.db import transaction  # (as above)
     from ..storage.queries import get_game  # (as above)
 
@@ -175,7 +175,7 @@ def cmd_empire_import(args: argparse.Namespace) -> int:
 
 def cmd_orders_submit(args: argparse.Namespace) -> int:
     # Loaded when the command runs, not for --help (see .common).
-    from ..empires import enter_orders
+    from ..games.empires import enter_orders
     from ..storage.db import transaction  # (as above)
     from ..storage.queries import get_empire, get_game  # (as above)
 

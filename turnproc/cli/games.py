@@ -14,14 +14,14 @@ from .players import player_lines, register_game
 
 if TYPE_CHECKING:
     # For the annotations only: the games layer loads SQLAlchemy.
-    from ..games import GameSummary
+    from ..games.game import GameSummary
 
 
 def cmd_game_new(args: argparse.Namespace) -> int:
     # Loaded when the command runs, not for --help (see .common).
-    from ..games import game_summary, new_game, parse_modules
+    from ..games.game import game_summary, new_game, parse_modules
     from ..storage.db import transaction  # (as above)
-    from ..welcome import Welcome, send_welcomes  # (as above)
+    from ..outgoing.welcome import Welcome, send_welcomes  # (as above)
 
     app = open_from(args)
     modules = parse_modules(args.rules) if args.rules is not None else None
@@ -84,7 +84,7 @@ def cmd_game_list(args: argparse.Namespace) -> int:
 
 def cmd_game_show(args: argparse.Namespace) -> int:
     # Loaded when the command runs, not for --help (see .common).
-    from ..games import game_summary
+    from ..games.game import game_summary
     from ..storage.db import read_only  # (as above)
     from ..storage.queries import get_game  # (as above)
 
@@ -116,7 +116,7 @@ def _show_state(s: GameSummary) -> list[str]:
 
 def _show_deadline(s: GameSummary) -> list[str]:
     # Loaded when the command runs, not for --help (see .common).
-    from ..deadlines import format_deadline
+    from ..timing.deadlines import format_deadline
 
     v = s.view
     lines = [f"schedule: {v.schedule or 'none (run turns by hand)'} ({v.timezone})"]
@@ -164,7 +164,7 @@ def _show_suppressed(s: GameSummary) -> list[str]:
 
 def _print_schedule(summary: GameSummary) -> None:
     # Loaded when the command runs, not for --help (see .common).
-    from ..deadlines import format_deadline
+    from ..timing.deadlines import format_deadline
 
     s = summary.view
     out(f"game {s.name}: {s.status}")
@@ -179,7 +179,7 @@ def _print_schedule(summary: GameSummary) -> None:
 
 def cmd_game_schedule(args: argparse.Namespace) -> int:
     # Loaded when the command runs, not for --help (see .common).
-    from ..games import set_schedule
+    from ..games.game import set_schedule
     from ..storage.db import transaction  # (as above)
     from ..storage.queries import get_game  # (as above)
 
@@ -214,7 +214,7 @@ def _schedule_dict(summary: GameSummary) -> dict[str, Any]:
 
 def cmd_game_pause(args: argparse.Namespace) -> int:
     # Loaded when the command runs, not for --help (see .common).
-    from ..games import pause_game
+    from ..games.game import pause_game
     from ..storage.db import transaction  # (as above)
     from ..storage.queries import get_game  # (as above)
 
@@ -227,7 +227,7 @@ def cmd_game_pause(args: argparse.Namespace) -> int:
 
 def cmd_game_resume(args: argparse.Namespace) -> int:
     # Loaded when the command runs, not for --help (see .common).
-    from ..games import resume_game
+    from ..games.game import resume_game
     from ..storage.db import transaction  # (as above)
     from ..storage.queries import get_game  # (as above)
 
@@ -240,8 +240,8 @@ def cmd_game_resume(args: argparse.Namespace) -> int:
 
 def cmd_game_extend(args: argparse.Namespace) -> int:
     # Loaded when the command runs, not for --help (see .common).
-    from ..games import game_summary
-    from ..notices import extend_deadline  # (as above)
+    from ..games.game import game_summary
+    from ..games.notices import extend_deadline  # (as above)
     from ..storage.db import transaction  # (as above)
     from ..storage.queries import get_game  # (as above)
 
@@ -266,7 +266,7 @@ def _local_time(text: str, zone: str) -> dt.datetime:
 
 def cmd_announce(args: argparse.Namespace) -> int:
     # Loaded when the command runs, not for --help (see .common).
-    from ..notices import announce
+    from ..games.notices import announce
     from ..storage.db import transaction  # (as above)
     from ..storage.queries import get_game  # (as above)
 

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     # For the annotations only: these load SQLAlchemy.
     from sqlalchemy.orm import Session
 
-    from ..signup import PlayerSummary  # (as above)
+    from ..games.signup import PlayerSummary  # (as above)
     from ..storage import models as m  # (as above)
 
 __all__ = ["player_lines", "register_empire", "register_game"]
@@ -34,14 +34,14 @@ def _summary_lines(s: PlayerSummary) -> list[str]:
 def player_lines(session: Session, game: m.Game) -> list[str]:
     """What ``game show`` says about sign-up, vacations and QUIT."""
     # Loaded when the command runs, not for --help (see .common).
-    from ..signup import player_summary
+    from ..games.signup import player_summary
 
     return _summary_lines(player_summary(session, game))
 
 
 def cmd_game_signup(args: argparse.Namespace) -> int:
     # Loaded when the command runs, not for --help (see .common).
-    from ..signup import set_signup
+    from ..games.signup import set_signup
     from ..storage.db import transaction  # (as above)
     from ..storage.queries import get_game  # (as above)
 
@@ -58,7 +58,7 @@ def cmd_game_signup(args: argparse.Namespace) -> int:
 
 def cmd_game_set(args: argparse.Namespace) -> int:
     # Loaded when the command runs, not for --help (see .common).
-    from ..games import set_game
+    from ..games.game import set_game
     from ..storage.db import transaction  # (as above)
     from ..storage.queries import get_game  # (as above)
 
@@ -75,7 +75,7 @@ def cmd_game_set(args: argparse.Namespace) -> int:
 
 def cmd_empire_approve(args: argparse.Namespace) -> int:
     # Loaded when the command runs, not for --help (see .common).
-    from ..signup import approve_signup
+    from ..games.signup import approve_signup
     from ..storage.db import transaction  # (as above)
     from ..storage.queries import get_game  # (as above)
 
@@ -90,7 +90,7 @@ def cmd_empire_approve(args: argparse.Namespace) -> int:
 
 def cmd_empire_refuse(args: argparse.Namespace) -> int:
     # Loaded when the command runs, not for --help (see .common).
-    from ..signup import refuse_signup
+    from ..games.signup import refuse_signup
     from ..storage.db import transaction  # (as above)
     from ..storage.queries import get_game  # (as above)
 

@@ -26,7 +26,7 @@ def cmd_poll(args: argparse.Namespace) -> int:
 
 def cmd_send(args: argparse.Namespace) -> int:
     # Loaded when the command runs, not for --help (see .common).
-    from ..reportmail import send_outbox
+    from ..outgoing.reportmail import send_outbox
 
     app = open_from(args)
     sent, failed = send_outbox(app.sessions, app.config, now())
@@ -36,7 +36,7 @@ def cmd_send(args: argparse.Namespace) -> int:
 
 def cmd_demo(args: argparse.Namespace) -> int:
     # Loaded when the command runs, not for --help (see .common).
-    from ..demo import run_demo
+    from ..service.demo import run_demo
 
     try:
         summary = run_demo(Path(args.dir), turns=args.turns, players=args.players, seed=args.seed)
@@ -49,8 +49,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
 def cmd_worker(args: argparse.Namespace) -> int:
     # Loaded when the command runs, not for --help (see .common).
     from ..app import open_app
-    from ..logs import configure_logging  # (as above)
-    from ..worker import WorkerSettings, run_once, run_worker  # (as above)
+    from ..runtime.logs import configure_logging  # (as above)
+    from ..service.worker import WorkerSettings, run_once, run_worker  # (as above)
 
     configure_logging(args.log_format, logging.DEBUG if args.verbose > 1 else logging.INFO)
     config = config_from(args)

@@ -11,7 +11,7 @@ from .common import add_command, now, open_from, out
 
 def cmd_site(args: argparse.Namespace) -> int:
     # Loaded when the command runs, not for --help (see .common).
-    from ..publish import write_site
+    from ..games.publish import write_site
     from ..storage.db import read_only  # (as above)
 
     app = open_from(args)

@@ -14,7 +14,7 @@ from .service import cmd_send
 def cmd_turn_run(args: argparse.Namespace) -> int:
     # Loaded when the command runs, not for --help (see .common).
     from ..errors import GMError
-    from ..handrun import plan_turn, refused, run_by_hand  # (as above)
+    from ..turns.byhand import plan_turn, refused, run_by_hand  # (as above)
 
     app = open_from(args)
     plan = plan_turn(app.sessions, args.game, app.config, now())
@@ -46,7 +46,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     # Loaded when the command runs, not for --help (see .common).
     from ..storage.db import read_only
     from ..storage.queries import get_empire, get_game  # (as above)
-    from ..turns import report_for  # (as above)
+    from ..turns.run import report_for  # (as above)
 
     app = open_from(args, read_only=True)
     with read_only(app.sessions) as session:
@@ -58,7 +58,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 def cmd_turn_preview(args: argparse.Namespace) -> int:
     # Loaded when the command runs, not for --help (see .common).
-    from ..turns import preview_turn
+    from ..turns.run import preview_turn
 
     app = open_from(args, read_only=True)
     preview = preview_turn(app.engine, args.game, app.config, now(), empire=args.empire)
@@ -78,7 +78,7 @@ def cmd_turn_hold(args: argparse.Namespace) -> int:
     # Loaded when the command runs, not for --help (see .common).
     from ..storage.db import transaction
     from ..storage.queries import get_game  # (as above)
-    from ..turns import set_hold  # (as above)
+    from ..turns.run import set_hold  # (as above)
 
     app = open_from(args)
     with transaction(app.sessions) as session:
@@ -92,7 +92,7 @@ def cmd_turn_release(args: argparse.Namespace) -> int:
     # Loaded when the command runs, not for --help (see .common).
     from ..storage.db import transaction
     from ..storage.queries import get_game  # (as above)
-    from ..turns import release_turn  # (as above)
+    from ..turns.run import release_turn  # (as above)
 
     app = open_from(args)
     with transaction(app.sessions) as session:
@@ -108,7 +108,7 @@ def cmd_turn_discard(args: argparse.Namespace) -> int:
     # Loaded when the command runs, not for --help (see .common).
     from ..storage.db import transaction
     from ..storage.queries import get_game  # (as above)
-    from ..turns import discard_turn  # (as above)
+    from ..turns.run import discard_turn  # (as above)
 
     app = open_from(args)
     with transaction(app.sessions) as session:
@@ -121,7 +121,7 @@ def cmd_turn_rollback(args: argparse.Namespace) -> int:
     # Loaded when the command runs, not for --help (see .common).
     from ..storage.db import transaction
     from ..storage.queries import get_game  # (as above)
-    from ..turns import rollback  # (as above)
+    from ..turns.run import rollback  # (as above)
 
     app = open_from(args)
     with transaction(app.sessions) as session:
@@ -135,7 +135,7 @@ def cmd_turn_rerun(args: argparse.Namespace) -> int:
     # Loaded when the command runs, not for --help (see .common).
     from ..storage.db import transaction
     from ..storage.queries import get_game  # (as above)
-    from ..turns import rerun_turn  # (as above)
+    from ..turns.run import rerun_turn  # (as above)
 
     app = open_from(args)
     with transaction(app.sessions) as session:

@@ -5,7 +5,7 @@ VACATION and BACK, QUIT: each changes the empire's row or queues a mail in the
 caller's transaction, and says in one line what it did; the acknowledgement
 lists those lines under "Commands". The player's words for each are in
 docs/orders.md ("Your account by mail"); the parser decides what each line
-may hold (:mod:`turnproc.rules.commands`), this module what it may do.
+may hold (:mod:`turnproc.orders.commands`), this module what it may do.
 """
 
 from __future__ import annotations
@@ -18,15 +18,15 @@ from typing import Protocol
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from ..accountmails import empire_tag, queue_address_changed, queue_address_confirm, queue_help, queue_player_quit
+from ..outgoing.accountmails import empire_tag, queue_address_changed, queue_address_confirm, queue_help, queue_player_quit
 from ..config import Config
 from ..mail.compose import message_id_tag
 from ..mail.identity import cap_key, valid_address
-from ..mails import queue_bulletin, queue_report
-from ..passwords import chosen_password_weakness, generate_password, hash_chosen_password, hash_code, verify_password
+from ..outgoing.mails import queue_bulletin, queue_report
+from ..accounts.passwords import chosen_password_weakness, generate_password, hash_chosen_password, hash_code, verify_password
 from ..reports.context import position_context
-from ..rules.commands import MIN_PASSWORD_LENGTH, MIN_PASSWORD_SYMBOLS
-from ..rules.orders import CommandLine, MailCommand, ParsedOrders
+from ..orders.commands import MIN_PASSWORD_LENGTH, MIN_PASSWORD_SYMBOLS
+from ..orders.orders import CommandLine, MailCommand, ParsedOrders
 from ..rules.serialize import state_from_dict
 from ..rules.state import GameState
 from ..storage import models as m

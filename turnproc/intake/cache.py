@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, replace
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
-from ..passwordkey import PasswordKey
+from ..accounts.passwordkey import PasswordKey
 from ..mail.mime import MailLimits
 from ..rules.checks import KnownSystems, known_systems_all
 from ..rules.state import GameState

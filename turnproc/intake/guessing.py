@@ -25,7 +25,7 @@ from sqlalchemy.orm import Session
 
 from ..app import App
 from ..config import Config
-from ..mails import queue_guessing_digest
+from ..outgoing.mails import queue_guessing_digest
 from ..storage import models as m
 from ..storage.db import transaction
 

@@ -19,9 +19,9 @@ from sqlalchemy.orm import Session
 
 from ..config import Config
 from ..mail.hygiene import auto_reply_subject, clean_header, decoded_words, replyable
-from ..mails import ack_context, order_check, queue_ack
-from ..passwordkey import load_key
-from ..rules.orders import (
+from ..outgoing.mails import ack_context, order_check, queue_ack
+from ..accounts.passwordkey import load_key
+from ..orders.orders import (
     Header,
     MailCommand,
     Order,
@@ -30,15 +30,15 @@ from ..rules.orders import (
     Severity,
     SkipReason,
 )
-from ..rules.commands import HEADERLESS
-from ..rules.mailshape import first_word
-from ..rules.parser import parse_mail, parse_orders
-from ..rules.problems import is_header_code
-from ..rules.redact import redact_passwords
+from ..orders.commands import HEADERLESS
+from ..orders.mailshape import first_word
+from ..orders.parser import parse_mail, parse_orders
+from ..orders.problems import is_header_code
+from ..orders.redact import redact_passwords
 from ..storage import models as m
 from ..storage.convert import load_state, store_orders
 from ..storage.pending import NewInbound, NewOrderSet, PendingRows
-from ..signup import (
+from ..games.signup import (
     answer_signup,
     confirm_signup,
     join_code_sent_within_hour,

@@ -19,15 +19,15 @@ from sqlalchemy.exc import InterfaceError, OperationalError
 from sqlalchemy.orm import Session
 
 from ..app import App
-from ..collector import gc_paused
+from ..runtime.collector import gc_paused
 from ..config import Config
 from ..errors import one_line
 from ..mail.imap import ImapMailbox
 from ..mail.maildir import MaildirInbox
-from ..mails import queue_mail_set_aside
+from ..outgoing.mails import queue_mail_set_aside
 from ..storage import models as m
 from ..storage.db import transaction
-from ..passwordkey import load_key
+from ..accounts.passwordkey import load_key
 from .ahead import FetchAhead
 from .guessing import tell_of_guessing
 from .cache import IntakeCache
@@ -198,7 +198,7 @@ def poll_imap(app: App, now: dt.datetime) -> list[IntakeResult]:
 @gc_paused()
 def poll(app: App, now: dt.datetime) -> list[IntakeResult]:
     """Fetch and handle every waiting order mail once, from the configured
-    transport (the garbage collector held off: turnproc/collector.py)."""
+    transport (the garbage collector held off: turnproc/runtime/collector.py)."""
     if app.config.transport == "maildir":
         return poll_maildir(app, now)
     return poll_imap(app, now)

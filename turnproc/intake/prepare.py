@@ -27,9 +27,9 @@ from ..mail.dmarc import dmarc_failed
 from ..config import Config
 from ..mail.hygiene import automatic_reason, clean_header, raw_headers, sender_address
 from ..mail.mime import MailLimits, MailRefused, ReadBudget, message_text, parse_headers, read_message
-from ..passwords import verify_password
-from ..rules.orders import Header
-from ..rules.parser import ShapedMail, parse_header, shape_mail
+from ..accounts.passwords import verify_password
+from ..orders.orders import Header
+from ..orders.parser import ShapedMail, parse_header, shape_mail
 
 __all__ = ["MAX_TEXT", "Parsed", "PasswordChecks", "limits_of", "parse_raw"]
 

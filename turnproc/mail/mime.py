@@ -20,8 +20,8 @@ from email.message import Message
 from email.utils import collapse_rfc2231_value
 from html.parser import HTMLParser
 
-from ..rules.orders import Header
-from ..rules.parser import parse_header
+from ..orders.orders import Header
+from ..orders.parser import parse_header
 from .hygiene import decoded_words
 from .mimetree import read_tree
 

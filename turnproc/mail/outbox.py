@@ -342,7 +342,7 @@ def flush_outbox(
     delivery. A flush that sent something then empties the bytes of mails
     sent more than ``keep_days`` ago (:func:`purge_sent_bodies`). ``build``
     makes the bytes of the mails queued without them (a report, a bulletin:
-    turnproc.reportmail); such a mail fails, to be retried, without one.
+    turnproc.outgoing.reportmail); such a mail fails, to be retried, without one.
     ``journal``: where marks that cannot be recorded are kept for the next flush of any process."""
     try:
         sent, failed = _flush(factory, transport, now, lease=lease, me=claimant or claimant_tag(), batch=batch, build=build, journal=journal)

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from ..deadlines import format_deadline
+from ..timing.deadlines import format_deadline
 
 from ..rules.economy import bp_income, income, is_blockaded, system_income
 from ..rules.events import Event

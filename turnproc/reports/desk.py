@@ -24,7 +24,7 @@ from pathlib import Path
 
 from markupsafe import Markup
 
-from ..resources import templates_dir
+from ..runtime.resources import templates_dir
 from .public import copy_public, public_folders, write_public
 from .render import environment
 

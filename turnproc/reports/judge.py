@@ -1,6 +1,6 @@
 """An order mail judged against the JSON report its player holds, with no
 database, no server and no configuration: the verdicts the acknowledgement
-would give, as data. ``turnproc check-orders`` (:mod:`turnproc.checker`)
+would give, as data. ``turnproc check-orders`` (:mod:`turnproc.reports.checker`)
 writes them out as the acknowledgement's text; the order desk page
 (:mod:`turnproc.reports.desk`) runs this module under Pyodide in the player's
 browser and shows them beside each line. So the module and everything it
@@ -12,9 +12,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..rules.orders import MailCommand, ParsedOrders
-from ..rules.parser import parse_mail
-from ..rules.problems import is_header_code
+from ..orders.orders import MailCommand, ParsedOrders
+from ..orders.parser import parse_mail
+from ..orders.problems import is_header_code
 from ..rules.verdicts import order_check
 from .orderform import system_lines
 from .rebuild import PlayerView, ReportError, state_from_report

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..rules.events import Event
-from ..rules.vocabulary import REASONS
+from ..orders.vocabulary import REASONS
 
 __all__ = ["narrate", "REASONS"]
 

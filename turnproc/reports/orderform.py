@@ -2,7 +2,7 @@
 mail, then, as comment lines, what the empire can order from where.
 
 Comment lines (``#`` first) are not read by the one parser
-(:mod:`turnproc.rules.reader`, docs/orders.md), so a player may send the form
+(:mod:`turnproc.orders.reader`, docs/orders.md), so a player may send the form
 back as it is and only add order lines, or take the ``#`` off a line. One
 system costs two or three lines, so a thirty-system empire's form is still
 short enough for a mail. Lines stay under :data:`WIDTH` characters: a mail

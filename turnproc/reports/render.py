@@ -20,8 +20,8 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
-from .. import jsontext
-from ..resources import templates_dir
+from ..runtime import jsontext
+from ..runtime.resources import templates_dir
 from .mapimage import png_map, png_size
 from .nearmap import NearLayout, near_layout, near_svg
 from .pixelmap import near_png
@@ -161,7 +161,7 @@ def render_subject(kind: str, context: dict[str, Any]) -> str:
 def subject_renderer(kind: str) -> Callable[[dict[str, Any]], str]:
     """:func:`render_subject` for ``kind``, its template looked up now, once:
     what renders with it later takes no lock of Jinja's template cache, as
-    the reports built in a forked child must not (:mod:`turnproc.sidework`)."""
+    the reports built in a forked child must not (:mod:`turnproc.runtime.sidework`)."""
     template = environment().get_template(f"{kind}/subject.txt")
     upgrade = kind == "report"
 
@@ -291,7 +291,7 @@ def render_report_text(context: dict[str, Any], shared: SharedParts | None = Non
 def render_report_documents(
     context: dict[str, Any], shared: SharedParts | None = None, links: dict[str, str] | None = None
 ) -> ReportDocuments:
-    """Every format of one report; ``links`` (:func:`turnproc.links.game_links`)
+    """Every format of one report; ``links`` (:func:`turnproc.reports.links.game_links`)
     puts the footer with the rulebook's and the site's addresses under the
     order form, as the report mail has it (not part of the stored report: the
     GM may set ``site_url`` after the turn ran)."""

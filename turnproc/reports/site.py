@@ -5,7 +5,7 @@ Public means what every empire's report shows every other empire
 (rules.md §14): the roundup of codes, names, VP and ranks, press to ALL, and
 the GM's announcements; and the rules. Nothing here sees a position, a fleet, a purse
 or a private message: :class:`PublicGame` has no field that could hold one,
-and gathering it from the database (:mod:`turnproc.publish`) is the one
+and gathering it from the database (:mod:`turnproc.games.publish`) is the one
 place that decides what goes in. The pages need no JavaScript: the plot of VP
 over time is an SVG drawn here.
 """

@@ -4,7 +4,7 @@ record's state before the turn and its events.
 
 It is built from the states and the events alone (:func:`turn_output` reads
 no database, mail or clock), so ``turn run`` can build it beside the
-database work, in a forked child (:mod:`turnproc.sidework`), and store the
+database work, in a forked child (:mod:`turnproc.runtime.sidework`), and store the
 text as it comes: the same text, byte for byte, as built in the one process.
 """
 
@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .. import jsontext
+from ..runtime import jsontext
 from ..rules.events import Event
 from ..rules.serialize import state_to_record
 from ..rules.state import GameState

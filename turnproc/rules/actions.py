@@ -22,12 +22,12 @@ from .exploration import explore
 from .galaxy import distance_sq, population_limit
 from .movement import asked_count, move_colony_ships, move_cruisers, move_fighters
 from .links import do_link
-from .orders import V2_ACTIONS, Action, Order, format_order
+from ..orders.orders import V2_ACTIONS, Action, Order, format_order
 from .probes import do_find, do_probe
 from .reserve import do_layup, do_recover, do_reserve
 from .trade import do_take, do_trade
 from .state import Stance, Tech
-from .vocabulary import EventKind, Reason
+from ..orders.vocabulary import EventKind, Reason
 
 __all__ = ["HANDLERS", "MAX_NAME_LENGTH", "SHIP_COST", "tech_cost", "run_order"]
 

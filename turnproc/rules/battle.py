@@ -27,9 +27,9 @@ from typing import Any
 
 from .resolution import Resolution
 from .galaxy import population_limit
-from .orders import Action
+from ..orders.orders import Action
 from .state import Empire, Stance, System, SystemType, Tech
-from .vocabulary import EventKind
+from ..orders.vocabulary import EventKind
 from .zoc import controlling_systems, enemy_controllers
 
 __all__ = [

@@ -8,10 +8,10 @@ from collections.abc import Set
 from dataclasses import dataclass, field
 
 from .foresight import FORESEEN_ACTIONS, foreseen
-from .grammar import SETTINGS, STANCES, FieldKind
-from .orders import MAX_NAMES, MAX_SLOTS, STANCE_ACTIONS, V2_ACTIONS, Action, Order, Severity
-from .problems import PROBLEMS
-from .reader import Candidate, Run, did_you_mean, quote
+from ..orders.grammar import SETTINGS, STANCES, FieldKind
+from ..orders.orders import MAX_NAMES, MAX_SLOTS, STANCE_ACTIONS, V2_ACTIONS, Action, Order, Severity
+from ..orders.problems import PROBLEMS
+from ..orders.reader import Candidate, Run, did_you_mean, quote
 from .sight import ReportSight
 from .state import GameState, SystemType, Tech, link_key
 

@@ -30,7 +30,7 @@ from .galaxy import distance_sq, population_limit
 from .links import LINK_COST
 from .movement import COST as MOVE_COST
 from .movement import MOVECOL_COST, MOVEF_COST
-from .orders import Action, Order
+from ..orders.orders import Action, Order
 from .probes import FIND_COST, PROBE_COST, launches
 from .reserve import LAYUP_COST, RECOVER_COST, RESERVE_COST
 from .state import GameState, System, Tech

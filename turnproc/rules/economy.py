@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from .resolution import Resolution, holdings
 from .galaxy import population_limit
 from .state import TECH_START, V1_TECHS, Empire, GameState, System, SystemType, Tech
-from .vocabulary import EventKind
+from ..orders.vocabulary import EventKind
 from .zoc import SupplyMap, compute_supply
 
 __all__ = [

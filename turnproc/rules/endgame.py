@@ -13,7 +13,7 @@ from typing import Any
 
 from .resolution import Resolution, holdings
 from .state import GameState
-from .vocabulary import EventKind
+from ..orders.vocabulary import EventKind
 
 __all__ = ["ranking", "check_end"]
 

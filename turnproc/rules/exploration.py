@@ -11,7 +11,7 @@ from __future__ import annotations
 from .resolution import Resolution
 from .galaxy import population_limit
 from .state import V1_TECHS, SystemType, Tech
-from .vocabulary import EventKind
+from ..orders.vocabulary import EventKind
 
 __all__ = ["FIND_TABLE", "FIND_WEIGHTS", "UNCAPPED_TECHS", "explore", "weighted_tech"]
 

@@ -22,8 +22,8 @@ from .bombard import bombard_reason
 from .galaxy import distance_sq
 from .links import link_reason
 from .movement import cruiser_move_reason
-from .orders import Action, Order
-from .problems import FORESEEN
+from ..orders.orders import Action, Order
+from ..orders.problems import FORESEEN
 from .reserve import reserve_reason
 from .sight import ReportSight, star_between
 from .state import Tech
@@ -38,7 +38,7 @@ FORESEEN_ACTIONS = frozenset(
 
 
 def foreseen(sight: ReportSight, order: Order) -> tuple[str, dict[str, Any]] | None:
-    """The problem code (one of :data:`~turnproc.rules.problems.FORESEEN`)
+    """The problem code (one of :data:`~turnproc.orders.problems.FORESEEN`)
     and its values, when ``sight`` shows that ``order`` must fail; else None.
     ``order`` has passed the checks of every order: WHERE is the empire's
     as the turn starts, every system in it is known."""

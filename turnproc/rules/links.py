@@ -12,11 +12,11 @@ fails, asked by the engine and by the order checks (rules.md §17.1).
 from __future__ import annotations
 
 from .galaxy import MAX_LINKS, distance_sq
-from .orders import Order
+from ..orders.orders import Order
 from .resolution import Outcome, Resolution, fail, ok, two_systems
 from .sight import Sight, star_between
 from .state import GameState, System, Tech, link_key
-from .vocabulary import EventKind, Reason
+from ..orders.vocabulary import EventKind, Reason
 
 __all__ = ["LINK_COST", "LINK_DISTANCES", "segment_blocked", "link_problem", "link_reason", "do_link"]
 
@@ -33,7 +33,7 @@ def segment_blocked(state: GameState, a: int, b: int) -> int | None:
 
 def link_problem(state: GameState, a: int, b: int, check_count: bool = True) -> str | None:
     """Why a LINK between stars ``a`` and ``b`` is not legal geometry (a
-    :class:`~turnproc.rules.vocabulary.Reason`), or None. ``check_count`` off:
+    :class:`~turnproc.orders.vocabulary.Reason`), or None. ``check_count`` off:
     the link exists already and counts itself (the admin invariants)."""
     sa, sb = state.systems[a], state.systems[b]
     if not sa.is_star:

@@ -14,10 +14,10 @@ from .battle import claim_unowned, encounter
 from .resolution import Outcome, Resolution, fail, ok, two_systems
 from .exploration import explore
 from .galaxy import distance_sq
-from .orders import Action, Order, Quantity
+from ..orders.orders import Action, Order, Quantity
 from .sight import Sight
 from .state import Stance, System, Tech
-from .vocabulary import EventKind, Reason
+from ..orders.vocabulary import EventKind, Reason
 from .zoc import enemy_controllers, held_by_pin, pin_strength
 
 __all__ = ["COST", "MOVEF_COST", "MOVECOL_COST", "cruiser_move_reason", "move_cruisers", "move_fighters", "move_colony_ships", "asked_count"]

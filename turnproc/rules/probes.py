@@ -25,10 +25,10 @@ from __future__ import annotations
 from typing import Any
 
 from .galaxy import distance_sq
-from .orders import Order
+from ..orders.orders import Order
 from .resolution import Outcome, Resolution, fail, ok
 from .state import Empire, GameState, Tech
-from .vocabulary import EventKind, Reason
+from ..orders.vocabulary import EventKind, Reason
 
 __all__ = ["PROBE_COST", "FIND_COST", "launches", "probe_sights", "do_probe", "do_find", "probe_view"]
 

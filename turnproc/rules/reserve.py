@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from .economy import is_blockaded
 from .movement import asked_count
-from .orders import Order
+from ..orders.orders import Order
 from .resolution import Outcome, Resolution, fail, ok, owned_system
 from .sight import Sight
 from .state import System, Tech
-from .vocabulary import EventKind, Reason
+from ..orders.vocabulary import EventKind, Reason
 
 __all__ = [
     "LAYUP_COST",

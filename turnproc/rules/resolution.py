@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .events import Event
-from .orders import Order
+from ..orders.orders import Order
 from .state import GameState, System
-from .vocabulary import Reason
+from ..orders.vocabulary import Reason
 from .zoc import Supply, compute_supply, is_enemy_controlled
 
 __all__ = ["Resolution", "Outcome", "ok", "fail", "holdings", "owned_system", "two_systems"]

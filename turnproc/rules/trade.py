@@ -11,11 +11,11 @@ the trader's treasury gets half of that, rounded down.
 
 from __future__ import annotations
 
-from .orders import Order
+from ..orders.orders import Order
 from .resolution import Outcome, Resolution, fail, ok
 from .sight import Sight
 from .state import Empire, Tech
-from .vocabulary import EventKind, Reason
+from ..orders.vocabulary import EventKind, Reason
 
 __all__ = ["take_cost", "offerable_level", "trade_reason", "do_trade", "do_take"]
 

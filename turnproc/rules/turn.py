@@ -3,7 +3,7 @@
 ``resolve(state, orders, rng)`` is pure: it copies ``state``, runs every
 empire's orders and the end of turn on the copy, and returns the new state
 (``turn`` + 1) with the list of :class:`~turnproc.rules.events.Event` that
-describe everything that happened (vocabulary: :mod:`turnproc.rules.vocabulary`).
+describe everything that happened (vocabulary: :mod:`turnproc.orders.vocabulary`).
 It reads no clock, no database and no global random state; ``rng`` is the
 only source of chance, and :func:`turn_rng` derives it from the game's secret
 seed and the turn number, so a turn can always be replayed byte for byte.
@@ -72,12 +72,12 @@ from .economy import end_of_turn
 from .endgame import check_end
 from .events import Event
 from .invariants import Violation, check_invariants
-from .orders import MAX_NAMES, MAX_SLOTS, STANCE_ACTIONS, Action, Order
+from ..orders.orders import MAX_NAMES, MAX_SLOTS, STANCE_ACTIONS, Action, Order
 from .probes import probe_view
 from .reserve import report_reserve
 from .state import GameState, Tech
 from .visibility import visible_from
-from .vocabulary import EventKind, Reason
+from ..orders.vocabulary import EventKind, Reason
 
 __all__ = ["InvariantError", "resolve", "turn_rng"]
 

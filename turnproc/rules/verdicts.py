@@ -1,6 +1,6 @@
 """What the host says about an order mail's orders, line by line: the rows of
 the acknowledgement's table, what was not read, the errors, the orders on
-file and their cost. The acknowledgement (:mod:`turnproc.mails`), the offline
+file and their cost. The acknowledgement (:mod:`turnproc.outgoing.mails`), the offline
 checker (``turnproc check-orders``) and the order desk page (which runs this
 module under Pyodide) all take their verdicts from here, so none can word one
 differently.
@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from .costs import spending
-from .orders import Order, ParsedOrders, Severity, SkipReason, Skipped, format_order, slots_used
+from ..orders.orders import Order, ParsedOrders, Severity, SkipReason, Skipped, format_order, slots_used
 from .state import GameState
 
 __all__ = ["order_check"]
@@ -27,7 +27,7 @@ def order_check(
     """What an acknowledgement says about the orders of one parse: a row per
     order line and per problem, what was not read, the errors, the orders on
     file and their cost against the purses (rules.md §4.2, ruling O7). The
-    mail's answer and the offline checker (:mod:`turnproc.checker`) both say
+    mail's answer and the offline checker (:mod:`turnproc.reports.checker`) both say
     exactly this, so they cannot disagree. ``written``: the parse's orders
     written out already (as the order set stored them), in their order."""
     cost: dict[str, int] | None = None

@@ -18,8 +18,8 @@ from typing import Any
 from sqlalchemy import delete, insert, select, update, bindparam
 from sqlalchemy.orm import Session
 
-from ..rules.orders import MailCommand, Order, ParsedOrders
-from ..rules.orders import format_order
+from ..orders.orders import MailCommand, Order, ParsedOrders
+from ..orders.orders import format_order
 from ..rules.state import Empire, GameSettings, GameState, Stance, System, SystemType, Tech
 from . import models as m
 from .pending import NewInbound, NewOrderSet, PendingRows

@@ -19,7 +19,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError, ArgumentError
 from sqlalchemy.orm import Session, sessionmaker
 
-from .. import jsontext
+from ..runtime import jsontext
 
 log = logging.getLogger(__name__)
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy import Engine, inspect, text
 
-from ..resources import migrations_dir
+from ..runtime.resources import migrations_dir
 from .db import read_only_connection
 
 if TYPE_CHECKING:

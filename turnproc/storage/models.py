@@ -156,7 +156,7 @@ class Empire(Base):
     email: Mapped[str] = mapped_column(String(254))
     password_hash: Mapped[str] = mapped_column(String(255))
     password_tag: Mapped[str | None] = mapped_column(String(32))
-    """A short keyed tag of the password (turnproc/passwordkey.py): intake runs
+    """A short keyed tag of the password (turnproc/accounts/passwordkey.py): intake runs
     scrypt only for a password that matches it. None until the password is
     next set or checked correct."""
     guessing_told_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime)

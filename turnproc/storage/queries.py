@@ -16,7 +16,7 @@ from typing import Literal
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
-from .. import deadlines
+from ..timing import deadlines
 from ..errors import GMError
 from . import models as m
 
@@ -234,7 +234,7 @@ def current_deadline(view: GameView, now: dt.datetime) -> dt.datetime | None:
     than ``now`` (clocks of two hosts may disagree), so it never names a
     deadline that was already used.
 
-    Raises :class:`turnproc.deadlines.DeadlineError` for a bad schedule.
+    Raises :class:`turnproc.timing.deadlines.DeadlineError` for a bad schedule.
     """
     if view.deadline_override is not None:
         return deadlines.in_zone(view.deadline_override, view.timezone)

@@ -1,0 +1,108 @@
+"""The mails that answer a player's account commands (HELP, ADDRESS, QUIT:
+``help``, ``address_confirm``, ``address_changed``, ``player_quit`` to the GM)
+and sign-up by mail (``signup_received``, ``signup_request`` to the GM,
+``signup_refused``; an approval is the welcome mail of :mod:`turnproc.outgoing.welcome`): one function per kind, as in
+:mod:`turnproc.outgoing.mails`, whose notice machinery they use."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from sqlalchemy.orm import Session
+
+from ..config import Config
+from ..mail.compose import new_message_id
+from ..reports.links import game_links
+from .mails import queue_notice
+
+__all__ = ['empire_tag', 'queue_help', 'queue_address_confirm', 'queue_address_changed', 'queue_player_quit', 'queue_signup_confirm', 'queue_signup_received', 'queue_signup_request', 'queue_signup_refused']
+
+
+def queue_help(
+    session: Session, config: Config, now: dt.datetime, *, recipient: str, game_id: int | None,
+    vacation_limit: int | None, min_password: int, min_symbols: int, kind: str = "help", game: str | None = None,
+) -> bool:  # fmt: skip
+    """To anyone who sent HELP (or only "help"): the short guide, with the
+    links of ``game`` when it is known. ``kind`` is what the reply caps count
+    it as (``stranger`` for an unknown address)."""
+    context = {
+        "host": config.from_address, "vacation_limit": vacation_limit, "min_password": min_password,
+        "min_symbols": min_symbols, "links": game_links(config.site_url, game, config.gm_address),
+    }  # fmt: skip
+    return queue_notice(session, config, "help", context, now, game_id=game_id, recipient=recipient, kind=kind)
+
+
+def empire_tag(kind: str, empire_id: int) -> str:
+    """The Message-ID tag of a capped mail ``kind`` about one empire (:func:`turnproc.mail.compose.new_message_id`)."""
+    return f"{kind.replace('_', '-')}-{empire_id}"
+
+
+def queue_address_confirm(
+    session: Session, config: Config, now: dt.datetime, *, game: str, game_id: int, empire: str, recipient: str,
+    code: str, expires: dt.datetime, empire_id: int,
+) -> bool:  # fmt: skip
+    """To the new address of an ADDRESS request: the code that confirms it
+    (its Message-ID names the empire: the caps count per empire)."""
+    context = {"game": game, "empire": empire, "code": code, "expires": f"{expires:%Y-%m-%d %H:%M}"}
+    mid = new_message_id(config.from_address, empire_tag("address_confirm", empire_id))
+    return queue_notice(
+        session, config, "address_confirm", context, now, game_id=game_id, recipient=recipient, kind="address_confirm",
+        message_id=mid,
+    )  # fmt: skip
+
+
+def queue_address_changed(
+    session: Session, config: Config, now: dt.datetime, *, game: str, game_id: int, empire: str, old: str, new: str
+) -> bool:
+    """To the old address once the new one confirmed: the empire's mail moved."""
+    context = {"game": game, "empire": empire, "old": old, "new": new}
+    return queue_notice(session, config, "address_changed", context, now, game_id=game_id, recipient=old, kind="notice")
+
+
+def queue_player_quit(
+    session: Session, config: Config, now: dt.datetime, *, game: str, game_id: int, turn: int, empire: str,
+    empire_name: str, email: str, empire_id: int,
+) -> bool:  # fmt: skip
+    """To the GM: a player sent QUIT (its Message-ID names the empire: one an hour per empire)."""
+    context = {"game": game, "turn": turn, "empire": empire, "empire_name": empire_name, "email": email}
+    mid = new_message_id(config.from_address, empire_tag("player_quit", empire_id))
+    return queue_notice(session, config, "player_quit", context, now, game_id=game_id, message_id=mid)
+
+
+def queue_signup_received(
+    session: Session, config: Config, now: dt.datetime, *, game: str, game_id: int, recipient: str, code: str, name: str,
+    kind: str = "stranger",
+) -> bool:  # fmt: skip
+    """To the applicant of a JOIN: the request waits for the GM (counted as
+    an answer to a stranger by the reply caps, unless ``kind`` says otherwise)."""
+    context = {"game": game, "code": code, "name": name}
+    return queue_notice(session, config, "signup_received", context, now, game_id=game_id, recipient=recipient, kind=kind)
+
+
+def queue_signup_confirm(
+    session: Session, config: Config, now: dt.datetime, *, game: str, game_id: int, recipient: str, code: str, name: str,
+    secret: str, expires: dt.datetime,
+) -> bool:  # fmt: skip
+    """To the address a JOIN came from: the code that makes it a request (a
+    kind of its own: its body is scrubbed once delivered, as a password's)."""
+    context = {"game": game, "code": code, "name": name, "secret": secret, "expires": f"{expires:%Y-%m-%d %H:%M}"}
+    return queue_notice(
+        session, config, "signup_confirm", context, now, game_id=game_id, recipient=recipient, kind="signup_confirm"
+    )
+
+
+def queue_signup_request(
+    session: Session, config: Config, now: dt.datetime, *, game: str, game_id: int, code: str, name: str, email: str,
+    pending: int,
+) -> bool:  # fmt: skip
+    """To the GM: a JOIN waits for approval."""
+    context = {"game": game, "code": code, "name": name, "email": email, "pending": pending}
+    return queue_notice(session, config, "signup_request", context, now, game_id=game_id)
+
+
+def queue_signup_refused(
+    session: Session, config: Config, now: dt.datetime, *, game: str, game_id: int, recipient: str, code: str, reason: str
+) -> bool:
+    """To the applicant: the GM refused the request."""
+    context = {"game": game, "code": code, "reason": reason}
+    return queue_notice(session, config, "signup_refused", context, now, game_id=game_id, recipient=recipient, kind="signup")
