@@ -18,6 +18,7 @@ The layers, lowest first (a module may import from any layer at or below its own
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -47,6 +48,10 @@ def module_name(path: Path) -> str:
 
 
 MODULES = {module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+
+README = PACKAGE.parent / "README.md"
+#: The only modules at the top of the package: everything else lives in a package named after what it owns.
+TOP_MODULES = {"turnproc.__main__", "turnproc.app", "turnproc.config", "turnproc.errors"}
 
 
 def layer_of(module: str) -> int:
@@ -154,3 +159,37 @@ def test_no_module_is_over_600_lines() -> None:
     """A module that grows past this mixes jobs: split it by what each part owns."""
     long = {m: n for m, p in MODULES.items() if (n := len(p.read_text(encoding="utf-8").splitlines())) > 600}
     assert not long, f"modules over 600 lines: {long}"
+
+
+def readme_layout() -> list[str]:
+    """The README's layout table, its ``turnproc/...`` rows as module names, in order."""
+    text = README.read_text(encoding="utf-8")
+    section = text.split("\n## Layout\n", 1)[1].split("\n## ", 1)[0]
+    rows = re.findall(r"^\| `(turnproc/[^`]*)` \|", section, flags=re.MULTILINE)
+    return [row.removesuffix("/").removesuffix(".py").replace("/", ".") for row in rows]
+
+
+def test_the_readme_layout_table_lists_exactly_the_layers() -> None:
+    listed = readme_layout()
+    layered = [name for names in LAYERS for name in names if name != "turnproc"]
+    assert sorted(listed) == sorted(layered), (
+        f"README only: {sorted(set(listed) - set(layered))}; LAYERS only: {sorted(set(layered) - set(listed))}"
+    )
+    ranks = [layer_of(name) for name in listed]
+    assert ranks == sorted(ranks), f"the README's layout table is not lowest layer first: {list(zip(listed, ranks))}"
+
+
+def test_no_loose_module_at_the_top_but_the_entry_points_and_the_shared_three() -> None:
+    loose = {m for m, p in MODULES.items() if m.count(".") == 1 and p.name != "__init__.py"}
+    assert loose == TOP_MODULES, f"put these in the package that owns what they do: {sorted(loose - TOP_MODULES)}"
+
+
+def test_every_package_says_what_it_owns() -> None:
+    mute = [m for m, p in MODULES.items() if p.name == "__init__.py" and not ast.get_docstring(ast.parse(p.read_text(encoding="utf-8")))]
+    assert not mute, f"packages whose __init__ has no docstring saying what they own: {mute}"
+
+
+def test_the_layout_checks_can_fail() -> None:
+    """The table reader must see a row, or the agreement test above could pass on nothing."""
+    assert "turnproc.service" in readme_layout() and "turnproc.config" in readme_layout()
+    assert layer_of("turnproc.orders.parser") == layer_of("turnproc.rules.turn") < layer_of("turnproc.timing.deadlines")
