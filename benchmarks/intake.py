@@ -231,7 +231,7 @@ def main() -> None:
         n = len(raws)
         print(f"bare imapclient fetch : {n} mails in {bare:6.2f} s = {n / bare:8.1f} mails/s")
         print(f"intake end to end     : {n} mails in {full:6.2f} s = {n / full:8.1f} mails/s  {outcomes}")
-        print(f"ratio intake / bare fetch time: {full / bare:.2f}x  (issue 15 target: >= 300 mails/s)")
+        print(f"ratio intake / bare fetch time: {full / bare:.2f}x  (the target: >= 300 mails/s)")
         # On a shared machine wall time is mostly other people's load; CPU time much less so.
         print(f"CPU: main thread {main_cpu:.2f} s (alone it would allow {n / main_cpu:.0f} mails/s), "
               f"process {cpu:.2f} s over {os.cpu_count()} cores; load average {os.getloadavg()[0]:.2f}")

@@ -193,3 +193,18 @@ def test_the_layout_checks_can_fail() -> None:
     """The table reader must see a row, or the agreement test above could pass on nothing."""
     assert "turnproc.service" in readme_layout() and "turnproc.config" in readme_layout()
     assert layer_of("turnproc.orders.parser") == layer_of("turnproc.rules.turn") < layer_of("turnproc.timing.deadlines")
+
+
+def test_no_tracker_issue_numbers() -> None:
+    """Code and docs say what a thing is; an issue number means nothing to a reader without the tracker."""
+    root = PACKAGE.parent
+    cited = re.compile(r"\b(issue|ticket)s? #?\d", re.IGNORECASE)
+    found = []
+    for folder in ("turnproc", "tests", "docs", "benchmarks", "templates", "deploy", "migrations"):
+        for path in sorted((root / folder).rglob("*")):
+            if path.suffix in {".py", ".md", ".txt", ".html", ".toml", ".sh", ".service"} and path.is_file():
+                for n, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), 1):
+                    if cited.search(line):
+                        found.append(f"{path.relative_to(root)}:{n}: {line.strip()}")
+    found += [f"README.md: {line}" for line in README.read_text(encoding="utf-8").splitlines() if cited.search(line)]
+    assert not found, "tracker issue numbers (say what the thing is instead):\n" + "\n".join(found)

@@ -1,4 +1,4 @@
-"""Case 10 of issue 16: every operational error the handbook names is one
+"""Every operational error the handbook names is one
 line (``turnproc: error: ...``, exit 1) from the CLI, and one line per retry
 in the worker's log, never a traceback."""
 

@@ -1,4 +1,4 @@
-"""Case 8 of issue 16: the SQLite database (seeds, password hashes), its WAL
+"""The SQLite database (seeds, password hashes), its WAL
 and the Maildirs are private to the account that runs turnproc, whatever the
 umask."""
 

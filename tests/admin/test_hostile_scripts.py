@@ -1,4 +1,4 @@
-"""Scripts that try to get around the checks (tracker issue 16): transaction
+"""Scripts that try to get around the checks: transaction
 control, schema and settings changes, side-effect functions, the audit log,
 another game. Each is refused (or rolled back) with its reason in one line,
 every table but the audit log is as before, and the audit log gained exactly
@@ -59,11 +59,11 @@ def _attempt(games: Games, script: str) -> ScriptResult:
     return result
 
 
-# -- the three cases of issue 16 ------------------------------------------------------------
+# -- three scripts that once got through --------------------------------------------------
 
 
 def test_hidden_commit_makes_nothing_stick(games: Games) -> None:
-    """Issue 16, case 4: a COMMIT hidden from turnproc's view of the script (the
+    """A COMMIT hidden from turnproc's view of the script (the
     server reads backslash escapes once standard_conforming_strings is off)
     made another game's treasury and a wiped audit log stick."""
     script = (
@@ -80,7 +80,7 @@ def test_hidden_commit_makes_nothing_stick(games: Games) -> None:
 
 
 def test_ddl_in_a_string_literal_is_not_run(games: Games) -> None:
-    """Issue 16, case 5: DDL inside a string literal, after set_config turned
+    """DDL inside a string literal, after set_config turned
     standard strings off, dropped the view gm_empires and was committed."""
     script = (
         "SELECT set_config('standard_conforming_strings', 'off', false);\n"
@@ -91,7 +91,7 @@ def test_ddl_in_a_string_literal_is_not_run(games: Games) -> None:
 
 
 def test_sequences_are_not_touched(games: Games) -> None:
-    """Issue 16, case 6: ``SELECT setval(...)`` was committed and the next
+    """``SELECT setval(...)`` was committed and the next
     ``game new`` failed on a duplicate id. (SQLite's counterpart is its
     sqlite_sequence table.)"""
     script = (

@@ -1,4 +1,4 @@
-"""A scripted six-player game on real servers (issue 30): the GM sets it up with
+"""A scripted six-player game on real servers: the GM sets it up with
 the command line, ``turnproc worker`` runs as a process against Dovecot,
 aiosmtpd and PostgreSQL, the players mail their orders over IMAP the way their
 mail programs write them, and every mail a player receives is checked against

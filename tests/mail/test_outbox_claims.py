@@ -1,5 +1,5 @@
-"""Outbox delivery exactly once across worker processes (issue 16, case 1),
-and a delivery whose sent mark cannot be committed (case 3).
+"""Outbox delivery exactly once across worker processes, and a delivery whose
+sent mark cannot be committed.
 
 The kill test: three ``turnproc worker`` processes flush one outbox (one
 database, one aiosmtpd sink); one is SIGKILLed mid-flush. Every mail must

@@ -1,4 +1,4 @@
-"""Sending a night's mail (issue 15, "mail bytes without the slow paths"): one
+"""Sending a night's mail, without the slow paths: one
 SMTP connection per flush, claims and sent marks in batches, CRLF on the wire,
 and a connection that went stale between mails replaced without losing one."""
 
