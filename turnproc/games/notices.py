@@ -25,6 +25,7 @@ from ..errors import GMError
 from ..outgoing.mails import queue_announcement, queue_deadline_changed, queue_notice
 from ..storage import models as m
 from ..storage.queries import current_deadline, view_of
+from ..storage.mailkinds import MailKind
 
 log = logging.getLogger(__name__)
 
@@ -104,7 +105,7 @@ def notify_rollback(
             "reply_to": config.from_address,
         }  # fmt: skip
         queued += queue_notice(
-            session, config, "rolled_back", context, now, game_id=game.id, recipient=address, kind="notice", turn=turn
+            session, config, "rolled_back", context, now, game_id=game.id, recipient=address, kind=MailKind.NOTICE, turn=turn
         )
     log.info("game %s: rollback to turn %d told to %d players", game.name, turn, queued)
     return queued

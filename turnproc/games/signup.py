@@ -37,6 +37,7 @@ from ..accounts.passwords import generate_password, hash_code, verify_password
 from ..storage import models as m
 from ..storage.queries import galaxy_counts
 from ..outgoing.welcome import Welcome, send_welcomes
+from ..storage.mailkinds import MailKind
 
 log = logging.getLogger(__name__)
 
@@ -176,7 +177,7 @@ def join_code_sent_within_hour(session: Session, email: str, now: dt.datetime) -
     key = cap_key(email)
     sent = session.scalars(
         select(m.OutboxMail.recipient).where(
-            m.OutboxMail.kind == "signup_confirm", m.OutboxMail.created_at >= now - dt.timedelta(hours=1)
+            m.OutboxMail.kind == MailKind.SIGNUP_CONFIRM, m.OutboxMail.created_at >= now - dt.timedelta(hours=1)
         )
     )
     return any(cap_key(recipient) == key for recipient in sent)
@@ -252,7 +253,7 @@ def signup_games_waiting(session: Session, email: str, now: dt.datetime) -> list
 
 
 def answer_signup(
-    session: Session, config: Config, now: dt.datetime, request: m.SignupRequest, game: m.Game, kind: str
+    session: Session, config: Config, now: dt.datetime, request: m.SignupRequest, game: m.Game, kind: MailKind
 ) -> bool:
     """Tell the applicant their request waits for the GM (``kind``: as the reply caps count it)."""
     return queue_signup_received(

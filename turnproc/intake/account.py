@@ -32,29 +32,27 @@ from ..rules.state import GameState
 from ..storage import models as m
 from ..storage.queries import GameView, current_deadline_or_none
 from .cache import EmpireRow, IntakeCache
+from ..storage.mailkinds import MailKind
 
 log = logging.getLogger(__name__)
 
-__all__ = ["ADDRESS_CODE_HOURS", "ADDRESS_CODES_PER_HOUR", "REPORT_COPY", "Account", "Mailer", "help_mail"]
+__all__ = ["ADDRESS_CODE_HOURS", "ADDRESS_CODES_PER_HOUR", "Account", "Mailer", "help_mail"]
 
 #: How long the code an ADDRESS request mails to the new address works.
 ADDRESS_CODE_HOURS = 48
 #: Confirmation codes an hour, at most, for one empire, and to one address
 #: however it is spelled (case, a +tag): each goes to a third party.
 ADDRESS_CODES_PER_HOUR = 3
-#: The outbox kind of a report sent again on a player's REPORT (the turn's own
-#: reports are kind "report" and count against no cap).
-REPORT_COPY = "report_copy"
 
 
 class Mailer(Protocol):
     """The intake's guard on answers: whether one more of ``kind`` may go to
     ``recipient`` this hour (a refusal is recorded for the GM)."""
 
-    def may_send(self, recipient: str, kind: str, game_id: int | None) -> bool: ...
+    def may_send(self, recipient: str, kind: MailKind, game_id: int | None) -> bool: ...
 
 
-def help_mail(session: Session, config: Config, now: dt.datetime, recipient: str, game: m.Game | None, kind: str) -> bool:
+def help_mail(session: Session, config: Config, now: dt.datetime, recipient: str, game: m.Game | None, kind: MailKind) -> bool:
     """Queue the HELP guide to ``recipient`` (about ``game`` when known)."""
     return queue_help(
         session, config, now, recipient=recipient, game_id=game.id if game else None,
@@ -99,20 +97,20 @@ class Account:
     # -- the commands --------------------------------------------------------------
 
     def help(self, line: CommandLine) -> str:
-        if not self.mailer.may_send(self.address, "help", self.game.id):
+        if not self.mailer.may_send(self.address, MailKind.HELP, self.game.id):
             return "too many guides to this address in the last hour; none sent"
-        help_mail(self.session, self.config, self.now, self.address, self.game_row(), "help")
+        help_mail(self.session, self.config, self.now, self.address, self.game_row(), MailKind.HELP)
         return "a short guide is on its way in a separate mail"
 
     def report(self, line: CommandLine) -> str:
         found = self._report(line.number)
         if isinstance(found, str):
             return found
-        if not self.mailer.may_send(self.address, REPORT_COPY, self.game.id):
+        if not self.mailer.may_send(self.address, MailKind.REPORT_COPY, self.game.id):
             return "too many reports sent to this address in the last hour; try again later"
         queue_report(
             self.session, self.config, self.game.id, self.game.name, self.empire.code, self.address, found, self.now,
-            kind=REPORT_COPY,
+            kind=MailKind.REPORT_COPY,
         )  # fmt: skip
         bulletin = self.session.scalar(
             select(m.Bulletin).where(m.Bulletin.game_id == self.game.id, m.Bulletin.turn == found.turn)
@@ -206,10 +204,10 @@ class Account:
         capped = self._codes_capped(new)
         if capped:
             self.session.add(m.SuppressedReply(
-                game_id=self.game.id, recipient=new[:254], kind="address_confirm", reason=capped[:200], at=self.now
+                game_id=self.game.id, recipient=new[:254], kind=MailKind.ADDRESS_CONFIRM, reason=capped[:200], at=self.now
             ))  # fmt: skip
             return f"{capped}; nothing changed, try again later"
-        if not self.mailer.may_send(new, "address_confirm", self.game.id):
+        if not self.mailer.may_send(new, MailKind.ADDRESS_CONFIRM, self.game.id):
             return f"too many confirmation codes went to {new} in the last hour; nothing changed, try again later"
         code = generate_password(8)
         expires = self.now + dt.timedelta(hours=ADDRESS_CODE_HOURS)
@@ -236,14 +234,14 @@ class Account:
         hour = self.now - dt.timedelta(hours=1)
         mine = self.session.scalar(
             select(func.count()).select_from(m.OutboxMail).where(
-                m.OutboxMail.kind == "address_confirm", m.OutboxMail.created_at >= hour,
+                m.OutboxMail.kind == MailKind.ADDRESS_CONFIRM, m.OutboxMail.created_at >= hour,
                 m.OutboxMail.message_id.like(message_id_tag(empire_tag("address_confirm", self.empire.id))),
             )
         ) or 0  # fmt: skip
         if mine >= ADDRESS_CODES_PER_HOUR:
             return f"{mine} confirmation codes went out for your empire in the last hour"
         sent = self.session.scalars(
-            select(m.OutboxMail.recipient).where(m.OutboxMail.kind == "address_confirm", m.OutboxMail.created_at >= hour)
+            select(m.OutboxMail.recipient).where(m.OutboxMail.kind == MailKind.ADDRESS_CONFIRM, m.OutboxMail.created_at >= hour)
         )
         key = cap_key(new)
         if sum(1 for recipient in sent if cap_key(recipient) == key) >= ADDRESS_CODES_PER_HOUR:
@@ -334,7 +332,7 @@ class Account:
     def _quit_told_within_hour(self) -> bool:
         return self.session.scalar(
             select(m.OutboxMail.id).where(
-                m.OutboxMail.kind == "notice", m.OutboxMail.created_at >= self.now - dt.timedelta(hours=1),
+                m.OutboxMail.kind == MailKind.NOTICE, m.OutboxMail.created_at >= self.now - dt.timedelta(hours=1),
                 m.OutboxMail.message_id.like(message_id_tag(empire_tag("player_quit", self.empire.id))),
             ).limit(1)
         ) is not None  # fmt: skip

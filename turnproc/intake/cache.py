@@ -29,6 +29,7 @@ from ..storage.convert import load_state
 from ..storage.pending import NewOrderSet, PendingRows, write_added
 from ..storage.queries import GameView, current_deadline_text, load_game_view, replies_last_hour, replies_last_hour_to
 from .prepare import MAX_TEXT, Parsed, PasswordChecks, parse_raw
+from ..storage.mailkinds import MailKind
 
 __all__ = ["Batch", "EmpireRow", "IntakeCache"]
 
@@ -291,7 +292,7 @@ class IntakeCache:
             batch.strangers_answered = session.scalar(
                 select(func.count()).select_from(m.OutboxMail).where(
                     # A JOIN's code is an answer to a stranger too (its own kind: its body is a secret).
-                    m.OutboxMail.kind.in_(("stranger", "signup_confirm")),
+                    m.OutboxMail.kind.in_((MailKind.STRANGER, MailKind.SIGNUP_CONFIRM)),
                     m.OutboxMail.created_at >= now - dt.timedelta(hours=1),
                 )
             ) or 0
@@ -368,7 +369,7 @@ class IntakeCache:
             self.deadlines[key] = current_deadline_text(game, now)
         return self.deadlines[key]
 
-    def replies_sent(self, session: Session, recipient: str, kind: str, now: dt.datetime) -> int:
+    def replies_sent(self, session: Session, recipient: str, kind: MailKind, now: dt.datetime) -> int:
         key, batch = (recipient, kind), self.batch
         if key not in batch.reply_counts:
             if recipient in batch.recent_asked:
@@ -386,7 +387,7 @@ class IntakeCache:
             batch.recent_replies.update(replies_last_hour_to(session, wanted, now))
             batch.recent_asked.update(wanted)
 
-    def count_reply(self, recipient: str, kind: str) -> None:
+    def count_reply(self, recipient: str, kind: MailKind) -> None:
         counts = self.batch.reply_counts
         counts[(recipient, kind)] = counts.get((recipient, kind), 0) + 1
 

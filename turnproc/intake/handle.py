@@ -47,9 +47,10 @@ from ..games.signup import (
     signup_games_waiting,
 )
 from ..storage.queries import GameView, orders_on_file, withdraw_orders
-from .account import REPORT_COPY, Account, help_mail
+from .account import Account, help_mail
 from .cache import EmpireRow, IntakeCache
 from .prepare import MAX_TEXT, limits_of, parse_raw
+from ..storage.mailkinds import MailKind
 
 log = logging.getLogger(__name__)
 
@@ -63,8 +64,9 @@ __all__ = ["REPLY_CAPS_PER_HOUR", "MAX_TEXT", "PROCESSED", "REJECTED", "IntakeRe
 #: A player's HELP guides and the codes an ADDRESS request mails to a new
 #: address are capped too: a password is enough to ask for them.
 REPLY_CAPS_PER_HOUR = {
-    "ack": 30, "reject": 5, REPORT_COPY: 5, "unknown": 1, "stranger": 1, "help": 3, "address_confirm": 3,
-}  # fmt: skip
+    MailKind.ACK: 30, MailKind.REJECT: 5, MailKind.REPORT_COPY: 5, MailKind.UNKNOWN: 1, MailKind.STRANGER: 1,
+    MailKind.HELP: 3, MailKind.ADDRESS_CONFIRM: 3,
+}
 
 # Folders an intake result files the mail into.
 PROCESSED = "Processed"
@@ -219,7 +221,7 @@ class _Mail:
         result.replies = self.replies
         return result
 
-    def may_send(self, recipient: str, kind: str, game_id: int | None) -> bool:
+    def may_send(self, recipient: str, kind: MailKind, game_id: int | None) -> bool:
         """Whether one more answer of ``kind`` may go to ``recipient`` now (and
         count it); when not, the GM can see it was held back, and why."""
         if not replyable(recipient):
@@ -236,14 +238,14 @@ class _Mail:
         """Answers to addresses that play nowhere are few an hour, all together."""
         cap = self.config.stranger_replies_per_hour
         if self.cache.stranger_replies(self.session, self.now) >= cap:
-            self.suppress(self.sender, "stranger", game_id, f"{cap} answers to unregistered addresses in the last hour")
+            self.suppress(self.sender, MailKind.STRANGER, game_id, f"{cap} answers to unregistered addresses in the last hour")
             return False
-        if not self.may_send(self.sender, "stranger", game_id):
+        if not self.may_send(self.sender, MailKind.STRANGER, game_id):
             return False
         self.cache.count_stranger_reply()
         return True
 
-    def reply(self, recipient: str, kind: str, context: dict[str, object], game_id: int | None) -> None:
+    def reply(self, recipient: str, kind: MailKind, context: dict[str, object], game_id: int | None) -> None:
         if not self.may_send(recipient, kind, game_id):
             return
         mid = queue_ack(
@@ -252,7 +254,7 @@ class _Mail:
         )  # fmt: skip
         self.replies.append(mid)
 
-    def suppress(self, recipient: str, kind: str, game_id: int | None, reason: str) -> None:
+    def suppress(self, recipient: str, kind: MailKind, game_id: int | None, reason: str) -> None:
         """Not answering is recorded, so the GM can see who was not answered and why."""
         log.warning("not answering %s (%s): %s", recipient or "(no address)", kind, reason)
         self.session.add(
@@ -260,7 +262,7 @@ class _Mail:
         )
 
     def reject(
-        self, header: Header, reason: str, recipient: str | None, game_id: int | None = None, kind: str = "reject"
+        self, header: Header, reason: str, recipient: str | None, game_id: int | None = None, kind: MailKind = MailKind.REJECT
     ) -> IntakeResult:
         if recipient is not None:
             context = ack_context(
@@ -351,16 +353,16 @@ class _Mail:
         strangers an hour in all: otherwise anyone could make the host mail
         whomever they name in a forged From."""
         if self.cache.registered(self.session, self.sender):
-            return self.reject(header, reason, self.sender, game.id if game else None, kind="unknown")
+            return self.reject(header, reason, self.sender, game.id if game else None, kind=MailKind.UNKNOWN)
         if game is None:
-            self.suppress(self.sender, "stranger", None, "a mail from an unregistered address that names no game here")
+            self.suppress(self.sender, MailKind.STRANGER, None, "a mail from an unregistered address that names no game here")
             return self.finish(IntakeResult("rejected", REJECTED, header.game, header.empire, reason))
         cap = self.config.stranger_replies_per_hour
         if self.cache.stranger_replies(self.session, self.now) >= cap:
-            self.suppress(self.sender, "stranger", game.id, f"{cap} answers to unregistered addresses in the last hour")
+            self.suppress(self.sender, MailKind.STRANGER, game.id, f"{cap} answers to unregistered addresses in the last hour")
             return self.finish(IntakeResult("rejected", REJECTED, header.game, header.empire, reason))
         self.cache.count_stranger_reply()
-        return self.reject(header, reason, self.sender, game.id, kind="stranger")
+        return self.reject(header, reason, self.sender, game.id, kind=MailKind.STRANGER)
 
     def unsigned(self, header: Header) -> IntakeResult:
         """A mail with no From address, or one that does not name exactly one
@@ -370,7 +372,7 @@ class _Mail:
         game = self.cache.game(self.session, header.game) if header.game else None
         empire = self.cache.empire(self.session, game, header.empire) if game is not None and header.empire else None
         if game is None or empire is None:
-            self.suppress("", "unknown", game.id if game is not None else None, reason)
+            self.suppress("", MailKind.UNKNOWN, game.id if game is not None else None, reason)
             return self.finish(IntakeResult("rejected", REJECTED, header.game, header.empire, reason))
         self.record.game_id, self.record.empire_id = game.id, empire.id
         note = "a mail for your empire arrived with no From address, so it could not be checked; nothing was stored"
@@ -381,7 +383,7 @@ class _Mail:
         state = self.cache.state(session, game)
         known = self.cache.systems_known_to(session, game, empire.code)
         parsed = parse_mail(text, state, empire.code, known, self.parsed.shaped)
-        if self.cache.replies_sent(session, empire.email, "ack", self.now) >= REPLY_CAPS_PER_HOUR["ack"]:
+        if self.cache.replies_sent(session, empire.email, MailKind.ACK, self.now) >= REPLY_CAPS_PER_HOUR[MailKind.ACK]:
             # No acknowledgement can say what they did: the account commands
             # (each may mail someone) wait for the next hour; orders still count.
             log.warning("game %s: %s is past the acknowledgement cap; its commands were not run", game.name, empire.code)
@@ -418,7 +420,7 @@ class _Mail:
             done=done,
             wait=applied.outcome != "cleared" and applied.current is not None and applied.current.wait,
         )
-        self.reply(address, "ack", context, game.id)
+        self.reply(address, MailKind.ACK, context, game.id)
         return self.finish(IntakeResult(outcome, PROCESSED, game.name, empire.code, f"{len(parsed.orders)} orders"))
 
     def request(self, parsed: ParsedOrders, header: Header) -> IntakeResult:
@@ -430,10 +432,10 @@ class _Mail:
             return self.confirm_join(confirm.text or "")
         if join is None and MailCommand.HELP in parsed.commands:
             game = self.cache.game(self.session, header.game) if header.game else None
-            if not (self.may_send(self.sender, "help", None) if registered else self.may_answer_stranger(None)):
+            if not (self.may_send(self.sender, MailKind.HELP, None) if registered else self.may_answer_stranger(None)):
                 return self.finish(IntakeResult("help", PROCESSED, detail="not answered: too many answers this hour"))
             row = self.session.get(m.Game, game.id) if game is not None else None
-            help_mail(self.session, self.config, self.now, self.sender, row, "help" if registered else "stranger")
+            help_mail(self.session, self.config, self.now, self.sender, row, MailKind.HELP if registered else MailKind.STRANGER)
             return self.finish(IntakeResult("help", PROCESSED, detail="the HELP guide"))
         if join is None:
             # A JOIN line that did not parse: the line names a game when it has a second word.
@@ -455,9 +457,9 @@ class _Mail:
         # The code is the answer: a JOIN that cannot be answered is not kept
         # (From proves nothing; only the code coming back from there does).
         if join_code_sent_within_hour(self.session, self.sender, self.now):
-            self.suppress(self.sender, "signup_confirm", game.id, "a JOIN's code went to this address in the last hour")
+            self.suppress(self.sender, MailKind.SIGNUP_CONFIRM, game.id, "a JOIN's code went to this address in the last hour")
             return self.finish(IntakeResult("signup", REJECTED, game.name, code.upper(), "not answered: a code went there this hour"))
-        if not (self.may_send(self.sender, "stranger", game.id) if registered else self.may_answer_stranger(game.id)):
+        if not (self.may_send(self.sender, MailKind.STRANGER, game.id) if registered else self.may_answer_stranger(game.id)):
             return self.finish(IntakeResult("signup", REJECTED, game.name, code.upper(), "not answered: too many answers this hour"))
         request, why = request_signup(self.session, self.config, row, self.now, code=code, name=name, email=self.sender)
         if request is None:  # checked just above, in this transaction
@@ -480,7 +482,7 @@ class _Mail:
             request, why = confirm_signup(self.session, self.config, row, self.now, email=self.sender, secret=secret)
             if request is not None:
                 # The address proved itself with the code: one answer per code, beside the stranger caps.
-                answer_signup(self.session, self.config, self.now, request, row, "signup")
+                answer_signup(self.session, self.config, self.now, request, row, MailKind.SIGNUP)
                 detail = f"sign-up request from {self.sender}"
                 return self.finish(IntakeResult("signup", PROCESSED, row.name, request.code, detail))
         return self.unplaced(Header(), why, self.cache.game(self.session, self.session.get_one(m.Game, games[-1]).name))

@@ -52,6 +52,7 @@ from ..errors import ServerUnavailable, one_line
 from ..storage import models as m
 from .lanes import Lanes, Transport
 from .marks import UNRECORDED
+from ..storage.mailkinds import SECRET_KINDS, MailKind
 
 log = logging.getLogger(__name__)
 
@@ -71,10 +72,7 @@ AHEAD = 1
 BATCH_SECONDS = 2.0
 #: How long a claim keeps other flushes off a mail (config: outbox_lease).
 LEASE = dt.timedelta(minutes=10)
-#: Kinds of mail that carry a secret (a new player's password, sealed by the
-#: password key until the mail is built; an address-change or a JOIN's code):
-#: once the mail is delivered its body and data are replaced by :data:`SCRUBBED`.
-SECRET_KINDS = frozenset({"welcome", "address_confirm", "signup_confirm"})
+#: What a delivered mail of one of the :data:`SECRET_KINDS` keeps of its body.
 SCRUBBED = b"(the body of this mail held a password or a code and was removed once it was delivered)"
 
 
@@ -136,7 +134,7 @@ def queue_mail(
     session: Session,
     raw: bytes | None,
     *,
-    kind: str,
+    kind: MailKind,
     game_id: int | None,
     turn: int | None = None,
     held: bool = False,
@@ -192,7 +190,7 @@ def queue_deferred(
     session: Session,
     mails: Sequence[Deferred],
     *,
-    kind: str,
+    kind: MailKind,
     game_id: int,
     now: dt.datetime,
     turn: int | None = None,

@@ -14,13 +14,14 @@ from ..config import Config
 from ..mail.compose import new_message_id
 from ..reports.links import game_links
 from .mails import queue_notice
+from ..storage.mailkinds import MailKind
 
 __all__ = ['empire_tag', 'queue_help', 'queue_address_confirm', 'queue_address_changed', 'queue_player_quit', 'queue_signup_confirm', 'queue_signup_received', 'queue_signup_request', 'queue_signup_refused']
 
 
 def queue_help(
     session: Session, config: Config, now: dt.datetime, *, recipient: str, game_id: int | None,
-    vacation_limit: int | None, min_password: int, min_symbols: int, kind: str = "help", game: str | None = None,
+    vacation_limit: int | None, min_password: int, min_symbols: int, kind: MailKind = MailKind.HELP, game: str | None = None,
 ) -> bool:  # fmt: skip
     """To anyone who sent HELP (or only "help"): the short guide, with the
     links of ``game`` when it is known. ``kind`` is what the reply caps count
@@ -46,7 +47,7 @@ def queue_address_confirm(
     context = {"game": game, "empire": empire, "code": code, "expires": f"{expires:%Y-%m-%d %H:%M}"}
     mid = new_message_id(config.from_address, empire_tag("address_confirm", empire_id))
     return queue_notice(
-        session, config, "address_confirm", context, now, game_id=game_id, recipient=recipient, kind="address_confirm",
+        session, config, "address_confirm", context, now, game_id=game_id, recipient=recipient, kind=MailKind.ADDRESS_CONFIRM,
         message_id=mid,
     )  # fmt: skip
 
@@ -56,7 +57,7 @@ def queue_address_changed(
 ) -> bool:
     """To the old address once the new one confirmed: the empire's mail moved."""
     context = {"game": game, "empire": empire, "old": old, "new": new}
-    return queue_notice(session, config, "address_changed", context, now, game_id=game_id, recipient=old, kind="notice")
+    return queue_notice(session, config, "address_changed", context, now, game_id=game_id, recipient=old, kind=MailKind.NOTICE)
 
 
 def queue_player_quit(
@@ -71,7 +72,7 @@ def queue_player_quit(
 
 def queue_signup_received(
     session: Session, config: Config, now: dt.datetime, *, game: str, game_id: int, recipient: str, code: str, name: str,
-    kind: str = "stranger",
+    kind: MailKind = MailKind.STRANGER,
 ) -> bool:  # fmt: skip
     """To the applicant of a JOIN: the request waits for the GM (counted as
     an answer to a stranger by the reply caps, unless ``kind`` says otherwise)."""
@@ -87,7 +88,7 @@ def queue_signup_confirm(
     kind of its own: its body is scrubbed once delivered, as a password's)."""
     context = {"game": game, "code": code, "name": name, "secret": secret, "expires": f"{expires:%Y-%m-%d %H:%M}"}
     return queue_notice(
-        session, config, "signup_confirm", context, now, game_id=game_id, recipient=recipient, kind="signup_confirm"
+        session, config, "signup_confirm", context, now, game_id=game_id, recipient=recipient, kind=MailKind.SIGNUP_CONFIRM
     )
 
 
@@ -105,4 +106,4 @@ def queue_signup_refused(
 ) -> bool:
     """To the applicant: the GM refused the request."""
     context = {"game": game, "code": code, "reason": reason}
-    return queue_notice(session, config, "signup_refused", context, now, game_id=game_id, recipient=recipient, kind="signup")
+    return queue_notice(session, config, "signup_refused", context, now, game_id=game_id, recipient=recipient, kind=MailKind.SIGNUP)

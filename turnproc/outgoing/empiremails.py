@@ -12,6 +12,7 @@ from sqlalchemy.orm import Session
 
 from ..config import Config
 from .mails import queue_notice
+from ..storage.mailkinds import MailKind
 
 __all__ = ["queue_address_set", "queue_handed_over", "queue_orders_entered"]
 
@@ -22,7 +23,7 @@ def queue_address_set(
     """To the old address and the new: the GM moved the empire's mail."""
     context = {"game": game, "empire": empire, "old": old, "new": new}
     to = [old] if old.lower() == new.lower() else [old, new]
-    return sum(queue_notice(session, config, "address_set", context, now, game_id=game_id, recipient=r, kind="notice") for r in to)
+    return sum(queue_notice(session, config, "address_set", context, now, game_id=game_id, recipient=r, kind=MailKind.NOTICE) for r in to)
 
 
 def queue_handed_over(
@@ -30,7 +31,7 @@ def queue_handed_over(
 ) -> bool:
     """To the old player's address: the empire has a new player."""
     context = {"game": game, "empire": empire}
-    return queue_notice(session, config, "handed_over", context, now, game_id=game_id, recipient=old, kind="notice")
+    return queue_notice(session, config, "handed_over", context, now, game_id=game_id, recipient=old, kind=MailKind.NOTICE)
 
 
 def queue_orders_entered(
@@ -39,4 +40,4 @@ def queue_orders_entered(
 ) -> bool:  # fmt: skip
     """To the player: the GM entered these orders for the empire (``turnproc orders submit``)."""
     context = {"game": game, "empire": empire, "turn": turn, "orders": orders, "reply_to": config.from_address}
-    return queue_notice(session, config, "orders_entered", context, now, game_id=game_id, recipient=recipient, kind="notice", turn=turn)
+    return queue_notice(session, config, "orders_entered", context, now, game_id=game_id, recipient=recipient, kind=MailKind.NOTICE, turn=turn)

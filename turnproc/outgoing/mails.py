@@ -31,6 +31,7 @@ from .reportmail import BULLETIN_TO, report_mail
 from ..reports.render import render, render_subject, report_subject
 from ..rules.verdicts import order_check
 from ..storage import models as m
+from ..storage.mailkinds import MailKind
 
 __all__ = [
     "ack_context",
@@ -131,7 +132,7 @@ def queue_ack(
     recipient: str,
     context: dict[str, object],
     *,
-    kind: str,
+    kind: MailKind,
     game_id: int | None,
     now: dt.datetime,
     subject: str,
@@ -180,7 +181,7 @@ def queue_report(
     now: dt.datetime,
     *,
     held: bool = False,
-    kind: str = "report",
+    kind: MailKind = MailKind.REPORT,
 ) -> None:
     """The report as a mail (:func:`turnproc.outgoing.reportmail.report_mail`): a stored
     report's mail is built when sent (:func:`queue_reports`); one not stored
@@ -205,7 +206,7 @@ def queue_reports(
     now: dt.datetime,
     *,
     held: bool = False,
-    kind: str = "report",
+    kind: MailKind = MailKind.REPORT,
 ) -> None:
     """Report mails, (recipient, report id, the mail's subject) each, queued
     to be built when sent: a turn's thousand in one INSERT."""
@@ -233,7 +234,7 @@ def queue_bulletin(
         copy_to or BULLETIN_TO, render_subject("bulletin", bulletin.data), new_message_id(config.from_address),
         bulletin_id=bulletin.id, bcc=None if copy_to else recipients,
     )  # fmt: skip
-    kind, turn = ("bulletin_copy", None) if copy_to else ("bulletin", bulletin.turn)
+    kind, turn = (MailKind.BULLETIN_COPY, None) if copy_to else (MailKind.BULLETIN, bulletin.turn)
     queue_deferred(session, [mail], kind=kind, game_id=bulletin.game_id, now=now, turn=turn, held=held)
 
 
@@ -249,7 +250,7 @@ def queue_notice(
     *,
     game_id: int | None,
     recipient: str | None = None,
-    kind: str = "notice",
+    kind: MailKind = MailKind.NOTICE,
     message_id: str | None = None,
     turn: int | None = None,
 ) -> bool:
@@ -361,7 +362,7 @@ def queue_reminder(
     mid = stable_message_id(config.from_address, "reminder", game, f"t{game.turn}", empire)
     return queue_notice(
         session, config, "reminder", context, now,
-        game_id=game.id, recipient=recipient, kind="reminder", message_id=mid, turn=game.turn,
+        game_id=game.id, recipient=recipient, kind=MailKind.REMINDER, message_id=mid, turn=game.turn,
     )  # fmt: skip
 
 
@@ -398,7 +399,7 @@ def queue_guessing_digest(
     # thousand digests; the poll only stores what they say).
     data = {"to": recipient, "context": context, "in_reply_to": "", "references": "", "template": "guessing_digest"}
     headers = (shown_address(recipient), render_subject("guessing_digest", context), new_message_id(config.from_address))
-    queue_mail(session, None, kind="guessing", game_id=game_id, now=now, headers=headers, data=jsontext.dumps(data))
+    queue_mail(session, None, kind=MailKind.GUESSING, game_id=game_id, now=now, headers=headers, data=jsontext.dumps(data))
 
 
 def queue_mail_set_aside(
@@ -467,7 +468,7 @@ def queue_welcome(
     mid = new_message_id(config.from_address)
     data = jsontext.dumps({"to": recipient, "context": context, "sealed": sealed_password})
     queue_mail(
-        session, None, kind="welcome", game_id=game.id, now=now, headers=(shown_address(recipient), subject, mid), data=data
+        session, None, kind=MailKind.WELCOME, game_id=game.id, now=now, headers=(shown_address(recipient), subject, mid), data=data
     )
     return True
 
@@ -496,7 +497,7 @@ def queue_deadline_changed(
         mid = stable_message_id(config.from_address, "deadline", game, f"t{game.turn}", change, code)
         queued += queue_notice(
             session, config, "deadline_changed", context, now,
-            game_id=game.id, recipient=address, kind="deadline", message_id=mid, turn=game.turn,
+            game_id=game.id, recipient=address, kind=MailKind.DEADLINE, message_id=mid, turn=game.turn,
         )  # fmt: skip
     return queued
 
@@ -520,6 +521,6 @@ def queue_announcement(
         mid = stable_message_id(config.from_address, "announce", game, f"a{number}", code)
         queued += queue_notice(
             session, config, "announcement", context, now,
-            game_id=game.id, recipient=address, kind="announcement", message_id=mid, turn=game.turn,
+            game_id=game.id, recipient=address, kind=MailKind.ANNOUNCEMENT, message_id=mid, turn=game.turn,
         )  # fmt: skip
     return queued

@@ -37,6 +37,7 @@ from ..mail.transport import outbound
 from ..accounts.passwordkey import PasswordKey, load_key
 from ..reports.render import MAP_CID, NEAR_CID, render, render_report_documents
 from ..storage import models as m
+from ..storage.mailkinds import MailKind
 
 log = logging.getLogger(__name__)
 
@@ -168,7 +169,7 @@ def _jobs(
     } if bulletin_ids else {}  # fmt: skip
     jobs: dict[int, _Job] = {}
     for c in mails:
-        if c.data is not None and c.kind == "welcome":
+        if c.data is not None and c.kind == MailKind.WELCOME:
             data = _unsealed(c, key)
             if data is not None:
                 jobs[c.id] = _Job("welcome", sender, c.recipient, c.message_id, c.created_at, data, "")

@@ -19,6 +19,7 @@ from sqlalchemy.orm import Session
 from ..timing import deadlines
 from ..errors import GMError
 from . import models as m
+from .mailkinds import MailKind
 
 __all__ = [
     "EmpireView",
@@ -195,7 +196,7 @@ def _empires(session: Session, game: m.Game) -> tuple[EmpireView, ...]:
     reminded = set(
         session.scalars(
             select(m.OutboxMail.recipient).where(
-                m.OutboxMail.game_id == game.id, m.OutboxMail.kind == "reminder", m.OutboxMail.turn == game.turn
+                m.OutboxMail.game_id == game.id, m.OutboxMail.kind == MailKind.REMINDER, m.OutboxMail.turn == game.turn
             )
         )
     )

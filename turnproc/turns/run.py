@@ -55,6 +55,7 @@ from ..storage.convert import load_state, orders_for_turn, save_game_fields, sav
 from ..storage.db import transaction
 from ..storage.queries import get_empire, get_game, staged_record
 from .reports import empire_rows_of, report_settings, store_reports, write_reports
+from ..storage.mailkinds import MailKind
 
 log = logging.getLogger(__name__)
 
@@ -483,7 +484,7 @@ def _rollback(session: Session, game: m.Game, to: int, reason: str, now: dt.date
                 reason=reason[:64],
             )
         )
-    mails = m.OutboxMail.game_id == game.id, m.OutboxMail.kind.in_(("report", "bulletin")), m.OutboxMail.turn >= to
+    mails = m.OutboxMail.game_id == game.id, m.OutboxMail.kind.in_((MailKind.REPORT, MailKind.BULLETIN)), m.OutboxMail.turn >= to
     sent = session.scalar(select(func.count()).select_from(m.OutboxMail).where(*mails, m.OutboxMail.sent_at.is_not(None)))
     cancelled = _rowcount(session.execute(delete(m.OutboxMail).where(*mails, m.OutboxMail.sent_at.is_(None))))
     session.execute(delete(m.Report).where(m.Report.game_id == game.id, m.Report.turn >= to))
