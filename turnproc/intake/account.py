@@ -20,7 +20,6 @@ from sqlalchemy.orm import Session
 
 from ..outgoing.accountmails import empire_tag, queue_address_changed, queue_address_confirm, queue_help, queue_player_quit
 from ..config import Config
-from ..mail.compose import message_id_tag
 from ..mail.identity import cap_key, valid_address
 from ..outgoing.mails import queue_bulletin, queue_report
 from ..accounts.passwords import chosen_password_weakness, generate_password, hash_chosen_password, hash_code, verify_password
@@ -33,6 +32,7 @@ from ..storage import models as m
 from ..storage.queries import GameView, current_deadline_or_none
 from .cache import EmpireRow, IntakeCache
 from ..storage.mailkinds import MailKind
+from ..outgoing.messageids import id_tag_pattern
 
 log = logging.getLogger(__name__)
 
@@ -235,7 +235,7 @@ class Account:
         mine = self.session.scalar(
             select(func.count()).select_from(m.OutboxMail).where(
                 m.OutboxMail.kind == MailKind.ADDRESS_CONFIRM, m.OutboxMail.created_at >= hour,
-                m.OutboxMail.message_id.like(message_id_tag(empire_tag("address_confirm", self.empire.id))),
+                m.OutboxMail.message_id.like(id_tag_pattern(empire_tag("address_confirm", self.empire.id))),
             )
         ) or 0  # fmt: skip
         if mine >= ADDRESS_CODES_PER_HOUR:
@@ -333,7 +333,7 @@ class Account:
         return self.session.scalar(
             select(m.OutboxMail.id).where(
                 m.OutboxMail.kind == MailKind.NOTICE, m.OutboxMail.created_at >= self.now - dt.timedelta(hours=1),
-                m.OutboxMail.message_id.like(message_id_tag(empire_tag("player_quit", self.empire.id))),
+                m.OutboxMail.message_id.like(id_tag_pattern(empire_tag("player_quit", self.empire.id))),
             ).limit(1)
         ) is not None  # fmt: skip
 

@@ -11,10 +11,10 @@ import quopri
 import re
 import secrets
 from email.header import Header
-from email.utils import encode_rfc2231, format_datetime, formataddr, make_msgid, parseaddr
+from email.utils import encode_rfc2231, format_datetime, formataddr, parseaddr
 from functools import lru_cache
 
-__all__ = ["new_message_id", "message_id_tag", "message_id_domain", "compose", "shown_address", "bare_address", "parsed_address", "pack_markup", "DOMAIN_FALLBACK", "MAX_LINE"]
+__all__ = ["message_id_domain", "compose", "shown_address", "bare_address", "parsed_address", "pack_markup", "DOMAIN_FALLBACK", "MAX_LINE"]
 
 DOMAIN_FALLBACK = "turnproc.invalid"
 
@@ -58,19 +58,6 @@ def bare_address(value: str) -> str:
 def message_id_domain(from_address: str) -> str:
     """The right-hand side of the Message-IDs we make: our own address's domain."""
     return parsed_address(from_address)[1].rpartition("@")[2] or DOMAIN_FALLBACK
-
-
-def new_message_id(from_address: str, tag: str = "") -> str:
-    """A Message-ID we can recognise as ours (mail loops are refused by it);
-    ``tag`` (letters, digits, ``-``) marks whom a capped mail was about, for
-    the caps to count (:func:`message_id_tag`)."""
-    domain = message_id_domain(from_address)
-    return make_msgid(idstring=f"turnproc.{tag + '.' if tag else ''}{secrets.token_hex(6)}", domain=domain)
-
-
-def message_id_tag(tag: str) -> str:
-    """A SQL LIKE pattern for the Message-IDs :func:`new_message_id` made with ``tag``."""
-    return f"%.turnproc.{tag}.%"
 
 
 def shown_address(value: str) -> str:

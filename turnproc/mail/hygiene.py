@@ -13,7 +13,7 @@ from .identity import from_address
 
 __all__ = ["automatic_reason", "auto_reply_subject", "clean_header", "decoded_words", "raw_headers", "sender_address", "replyable", "OUR_ID_MARK"]
 
-#: Part of every Message-ID we make (see mail.compose.new_message_id).
+#: Part of every Message-ID we make (see turnproc.outgoing.messageids).
 OUR_ID_MARK = "turnproc."
 
 

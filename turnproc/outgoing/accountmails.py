@@ -11,10 +11,10 @@ import datetime as dt
 from sqlalchemy.orm import Session
 
 from ..config import Config
-from ..mail.compose import new_message_id
 from ..reports.links import game_links
 from .mails import queue_notice
 from ..storage.mailkinds import MailKind
+from . import messageids
 
 __all__ = ['empire_tag', 'queue_help', 'queue_address_confirm', 'queue_address_changed', 'queue_player_quit', 'queue_signup_confirm', 'queue_signup_received', 'queue_signup_request', 'queue_signup_refused']
 
@@ -34,7 +34,7 @@ def queue_help(
 
 
 def empire_tag(kind: str, empire_id: int) -> str:
-    """The Message-ID tag of a capped mail ``kind`` about one empire (:func:`turnproc.mail.compose.new_message_id`)."""
+    """The Message-ID tag of a capped mail ``kind`` about one empire (:func:`turnproc.outgoing.messageids.message_id`)."""
     return f"{kind.replace('_', '-')}-{empire_id}"
 
 
@@ -45,7 +45,7 @@ def queue_address_confirm(
     """To the new address of an ADDRESS request: the code that confirms it
     (its Message-ID names the empire: the caps count per empire)."""
     context = {"game": game, "empire": empire, "code": code, "expires": f"{expires:%Y-%m-%d %H:%M}"}
-    mid = new_message_id(config.from_address, empire_tag("address_confirm", empire_id))
+    mid = messageids.message_id(config.from_address, empire_tag("address_confirm", empire_id))
     return queue_notice(
         session, config, "address_confirm", context, now, game_id=game_id, recipient=recipient, kind=MailKind.ADDRESS_CONFIRM,
         message_id=mid,
@@ -66,7 +66,7 @@ def queue_player_quit(
 ) -> bool:  # fmt: skip
     """To the GM: a player sent QUIT (its Message-ID names the empire: one an hour per empire)."""
     context = {"game": game, "turn": turn, "empire": empire, "empire_name": empire_name, "email": email}
-    mid = new_message_id(config.from_address, empire_tag("player_quit", empire_id))
+    mid = messageids.message_id(config.from_address, empire_tag("player_quit", empire_id))
     return queue_notice(session, config, "player_quit", context, now, game_id=game_id, message_id=mid)
 
 

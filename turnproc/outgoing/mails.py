@@ -14,7 +14,6 @@ to players on the GM's behalf: ``welcome`` (a new empire's password and first re
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 import re
 from typing import Any
 
@@ -24,7 +23,7 @@ from sqlalchemy.orm import Session
 from ..runtime import jsontext
 from ..config import Config
 from ..reports.links import game_links
-from ..mail.compose import compose, message_id_domain, new_message_id, shown_address
+from ..mail.compose import compose, shown_address
 from ..mail.hygiene import clean_header
 from ..mail.outbox import Deferred, queue_deferred, queue_mail
 from .reportmail import BULLETIN_TO, report_mail
@@ -32,6 +31,7 @@ from ..reports.render import render, render_subject, report_subject
 from ..rules.verdicts import order_check
 from ..storage import models as m
 from ..storage.mailkinds import MailKind
+from . import messageids
 
 __all__ = [
     "ack_context",
@@ -46,7 +46,6 @@ __all__ = [
     "queue_reminder",
     "queue_worker_error",
     "queue_notice",
-    "stable_message_id",
     "queue_welcome",
     "queue_guessing_digest",
     "queue_deadline_changed",
@@ -58,19 +57,8 @@ __all__ = [
 def announcement_mails(game: m.Game, number: int) -> ColumnElement[bool]:
     """A condition on outbox rows: the mails of the game's announcement ``number``
     (their stable Message-IDs share this start, whatever the domain)."""
+    # The start of every such id (messageids.game_once_id): kind, game, number.
     return m.OutboxMail.message_id.startswith(f"<turnproc.announce.{game.name}.a{number}.", autoescape=True)
-
-
-def stable_message_id(from_address: str, kind: str, game: m.Game, *parts: object) -> str:
-    """A Message-ID that is the same every time for the same mail, so the
-    outbox's unique Message-ID makes a second copy impossible. The digest
-    includes the game's secret and id: a new game reusing a name or an id
-    gets fresh ids."""
-    domain = message_id_domain(from_address)
-    digest = hashlib.sha256("|".join(map(str, (game.seed, game.id, kind, *parts))).encode()).hexdigest()[:12]
-    label = ".".join(str(p) for p in parts)
-    # "turnproc." marks it as ours: intake never answers a mail carrying it.
-    return f"<turnproc.{kind}.{game.name}.{label}.{digest}@{domain}>"
 
 
 # -- acknowledgements ------------------------------------------------------------------
@@ -153,7 +141,7 @@ def queue_ack(
     if len(subject) > 200:
         subject = subject[:199] + "\u2026"
     context = {"subject": subject or "your orders", **context}
-    mid = new_message_id(config.from_address)
+    mid = messageids.message_id(config.from_address)
     data = {
         "to": recipient,
         "context": context,
@@ -193,7 +181,7 @@ def queue_report(
         )  # fmt: skip
         return
     stem = f"{game_name}-turn{report.turn}-{empire_code}"
-    raw = report_mail(config.from_address, recipient, new_message_id(config.from_address), now, report.data, stem, config.site_url)
+    raw = report_mail(config.from_address, recipient, messageids.message_id(config.from_address), now, report.data, stem, config.site_url)
     queue_mail(session, raw, kind=kind, game_id=game_id, turn=report.turn, held=held, now=now)
 
 
@@ -211,7 +199,7 @@ def queue_reports(
     """Report mails, (recipient, report id, the mail's subject) each, queued
     to be built when sent: a turn's thousand in one INSERT."""
     mails = [
-        Deferred(recipient, subject, new_message_id(config.from_address), report_id=report_id)
+        Deferred(recipient, subject, messageids.message_id(config.from_address), report_id=report_id)
         for recipient, report_id, subject in reports
     ]
     queue_deferred(session, mails, kind=kind, game_id=game_id, now=now, turn=turn, held=held)
@@ -231,7 +219,7 @@ def queue_bulletin(
     named only in the envelope; or, with ``copy_to``, again to one player who
     asked (REPORT n)."""
     mail = Deferred(
-        copy_to or BULLETIN_TO, render_subject("bulletin", bulletin.data), new_message_id(config.from_address),
+        copy_to or BULLETIN_TO, render_subject("bulletin", bulletin.data), messageids.message_id(config.from_address),
         bulletin_id=bulletin.id, bcc=None if copy_to else recipients,
     )  # fmt: skip
     kind, turn = (MailKind.BULLETIN_COPY, None) if copy_to else (MailKind.BULLETIN, bulletin.turn)
@@ -263,7 +251,7 @@ def queue_notice(
     if message_id is not None and session.scalar(select(m.OutboxMail.id).where(m.OutboxMail.message_id == message_id)):
         return False
     rendered = render(template, context)
-    mid = message_id or new_message_id(config.from_address)
+    mid = message_id or messageids.message_id(config.from_address)
     msg = compose(
         sender=config.from_address, recipient=to, subject=rendered.subject, text=rendered.text, when=now, message_id=mid,
     )  # fmt: skip
@@ -359,7 +347,7 @@ def queue_reminder(
         "game": game.name, "turn": game.turn, "empire": empire, "empire_name": empire_name, "deadline": deadline,
         "time_left": time_left, "reply_to": config.from_address,
     }  # fmt: skip
-    mid = stable_message_id(config.from_address, "reminder", game, f"t{game.turn}", empire)
+    mid = messageids.game_once_id(config.from_address, game, "reminder", f"t{game.turn}", empire)
     return queue_notice(
         session, config, "reminder", context, now,
         game_id=game.id, recipient=recipient, kind=MailKind.REMINDER, message_id=mid, turn=game.turn,
@@ -398,7 +386,7 @@ def queue_guessing_digest(
     # Built when sent, as an answer is (a flood over a thousand empires is a
     # thousand digests; the poll only stores what they say).
     data = {"to": recipient, "context": context, "in_reply_to": "", "references": "", "template": "guessing_digest"}
-    headers = (shown_address(recipient), render_subject("guessing_digest", context), new_message_id(config.from_address))
+    headers = (shown_address(recipient), render_subject("guessing_digest", context), messageids.message_id(config.from_address))
     queue_mail(session, None, kind=MailKind.GUESSING, game_id=game_id, now=now, headers=headers, data=jsontext.dumps(data))
 
 
@@ -409,7 +397,7 @@ def queue_mail_set_aside(
     to the Failed folder; its headers say whose it was."""
     head = raw.split(b"\r\n\r\n", 1)[0].split(b"\n\n", 1)[0][:4000].decode("utf-8", "replace").replace("\x00", "")
     context = {"digest": digest, "attempts": attempts, "error": error, "headers": head}
-    mid = f"<turnproc.set-aside.{digest[:32]}.{attempts}@{message_id_domain(config.from_address)}>"
+    mid = messageids.once_message_id(config.from_address, (), "set-aside", digest[:32], attempts)
     return queue_notice(session, config, "mail_set_aside", context, now, game_id=None, message_id=mid)
 
 
@@ -426,7 +414,7 @@ def queue_worker_error(
     """To the GM: the worker cannot do its job. For a game, once per turn and
     kind of error, however often it recurs."""
     context = {"game": game.name if game else "", "turn": game.turn if game else 0, "summary": summary, "detail": detail}
-    mid = stable_message_id(config.from_address, "error", game, f"t{game.turn}", error_kind) if game else None
+    mid = messageids.game_once_id(config.from_address, game, "error", f"t{game.turn}", error_kind) if game else None
     return queue_notice(
         session, config, "worker_error", context, now, game_id=game.id if game else None, message_id=mid
     )
@@ -465,7 +453,7 @@ def queue_welcome(
         "modules": modules, "links": game_links(config.site_url, game.name, config.gm_address),
     }  # fmt: skip
     subject = render_subject("welcome", context)
-    mid = new_message_id(config.from_address)
+    mid = messageids.message_id(config.from_address)
     data = jsontext.dumps({"to": recipient, "context": context, "sealed": sealed_password})
     queue_mail(
         session, None, kind=MailKind.WELCOME, game_id=game.id, now=now, headers=(shown_address(recipient), subject, mid), data=data
@@ -494,7 +482,7 @@ def queue_deadline_changed(
             "game": game.name, "turn": game.turn, "empire": code, "because": because, "deadline": deadline,
             "deadline_utc": deadline_utc, "reply_to": config.from_address,
         }  # fmt: skip
-        mid = stable_message_id(config.from_address, "deadline", game, f"t{game.turn}", change, code)
+        mid = messageids.game_once_id(config.from_address, game, "deadline", f"t{game.turn}", change, code)
         queued += queue_notice(
             session, config, "deadline_changed", context, now,
             game_id=game.id, recipient=address, kind=MailKind.DEADLINE, message_id=mid, turn=game.turn,
@@ -518,7 +506,7 @@ def queue_announcement(
     queued = 0
     for code, address in recipients:
         context = {"game": game.name, "turn": game.turn, "empire": code, "subject": subject, "text": text}
-        mid = stable_message_id(config.from_address, "announce", game, f"a{number}", code)
+        mid = messageids.game_once_id(config.from_address, game, "announce", f"a{number}", code)
         queued += queue_notice(
             session, config, "announcement", context, now,
             game_id=game.id, recipient=address, kind=MailKind.ANNOUNCEMENT, message_id=mid, turn=game.turn,
