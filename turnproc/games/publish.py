@@ -1,10 +1,11 @@
 """A game's public pages written to a folder (``turnproc site GAME DIR``; the
 worker refreshes them after each turn it runs when ``site_dir`` is set).
 
-This module decides what of a game is public, and is the only one that does:
-the roundup after every turn the players have their reports of (VP, ranks,
-names: every report shows them to everyone, rules.md §14), press to ALL and the
-GM's announcements. It reads no position, fleet, purse, tech or private
+This module gathers what of a game is public: the roundup after every turn
+the players have their reports of (VP, ranks, names: every report shows them
+to everyone, rules.md §14), the press every empire reads (which press that is,
+the rules say: :func:`turnproc.rules.visibility.public_press`, as for the
+reports and the bulletin) and the GM's announcements. It reads no position, fleet, purse, tech or private
 message into the pages. A turn staged for the GM's release is not public
 until it is released. The pages themselves are drawn by
 :mod:`turnproc.reports.site`.
@@ -27,7 +28,9 @@ from ..reports.desk import write_desk
 from ..reports.public import public_folders, write_public
 from ..reports.site import Announcement, Press, PublicGame, Standing, site_files
 from ..runtime.resources import public_docs
+from ..rules.events import Event
 from ..rules.state import Empire
+from ..rules.visibility import press_author, public_press
 from ..storage import models as m
 from ..storage.db import transaction
 from ..storage.queries import current_deadline_text, get_game, load_game_view
@@ -76,10 +79,8 @@ def public_game(session: Session, game: m.Game, now: dt.datetime) -> PublicGame:
         if is_staged:
             staged = True  # this turn and any after it wait for the GM's release
             break
-        for event in events:
-            data = event.get("data") or {}
-            if event.get("kind") == "message" and data.get("to") is None and event.get("empire"):
-                press.append(Press(number, str(event["empire"]), str(data.get("text", ""))))
+        for e in public_press(Event.from_dict(event) for event in events):
+            press.append(Press(number, press_author(e), str(e.data.get("text", ""))))
     if not staged:
         rows = session.scalars(select(m.Empire).where(m.Empire.game_id == game.id).order_by(m.Empire.code)).all()
         now_empires = [Empire(code=e.code, name=e.name, vp=e.vp, active=e.active) for e in rows]

@@ -19,7 +19,8 @@ from ..rules.economy import bp_income, income, is_blockaded, system_income
 from ..rules.events import Event
 from ..rules.galaxy import population_limit
 from ..rules.state import Empire, GameState, System, Tech
-from ..rules.visibility import audience, visible_from
+from ..rules import visibility
+from ..rules.visibility import audience, press_author, visible_from
 from .narrative import narrate
 from .orderform import order_form
 
@@ -114,13 +115,14 @@ class TurnView:
 
 
 def public_press(events: Iterable[Event]) -> list[dict[str, Any]]:
-    """The press messages to every empire among ``events`` (rules.md §14: public)."""
-    return [_press_row(e) for e in events if e.kind == "message" and e.data.get("to") is None]
+    """The press messages to every empire among ``events``, as the bulletin
+    shows them (which press is public: :func:`turnproc.rules.visibility.public_press`)."""
+    return [_press_row(e) for e in visibility.public_press(events)]
 
 
 def _press_row(e: Event) -> dict[str, Any]:
     return {
-        "from": e.empire or e.data.get("from") or "",
+        "from": press_author(e),
         "to": e.data.get("to") or "ALL",
         "private": e.data.get("to") is not None,
         "text": str(e.data.get("text", "")),

@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from .events import Event
 from .state import GameState, Tech
 
-__all__ = ["visible_systems", "visible_from", "PUBLIC_KINDS", "audience", "may_read"]
+__all__ = ["visible_systems", "visible_from", "PUBLIC_KINDS", "audience", "may_read", "public_press", "press_author"]
 
 
 def visible_systems(state: GameState, empire: str) -> set[int]:
@@ -85,3 +85,16 @@ def may_read(event: Event, viewer: str) -> bool:
     """Whether ``viewer`` may read ``event``."""
     readers = audience(event)
     return readers is None or viewer in readers
+
+
+def public_press(events: Iterable[Event]) -> list[Event]:
+    """The press every empire reads among ``events`` (rules.md §14): the
+    messages whose audience is everyone. The one rule for what press is
+    public: the reports, the bulletin and the game's public pages take it
+    from here."""
+    return [e for e in events if e.kind == "message" and audience(e) is None]
+
+
+def press_author(event: Event) -> str:
+    """Who wrote a press message: its empire (older records name it in the data)."""
+    return event.empire or str(event.data.get("from") or "")
