@@ -31,7 +31,7 @@ from ..scenario import Scenario, ScenarioError, load_scenario_file
 from ..mail.identity import valid_address
 from ..storage import models as m
 from ..storage.convert import load_state, new_game_row, save_state
-from ..storage.queries import GameView, current_deadline, galaxy_counts, load_game_view, suppressed_replies
+from ..storage.queries import GameView, current_deadline, galaxy_counts, load_game_view, move_deadline, suppressed_replies
 
 log = logging.getLogger(__name__)
 
@@ -294,7 +294,7 @@ def set_schedule(
             raise GMError(f"{option} {value}: must be from {low} to {high}")
     if (new_cron, new_zone) != (game.schedule, game.timezone):
         game.schedule, game.timezone = new_cron, new_zone
-        game.last_deadline_at = now
+        move_deadline(game, count_from=now)
         log.info("game %s: schedule %r in %s from %s", game.name, new_cron, new_zone, now.isoformat(timespec="seconds"))
         if config is not None and game.status == "active":
             notify_deadline(session, config, game, now, change=change_key("schedule", now),
@@ -334,7 +334,7 @@ def resume_game(session: Session, game: m.Game, now: dt.datetime, config: Config
     if game.status != "paused":
         raise GMError(f"game {game.name} is not paused (it is {game.status})")
     game.status = "active"
-    game.last_deadline_at = now
+    move_deadline(game, count_from=now)
     session.flush()
     if config is not None:
         notify_deadline(session, config, game, now, change=change_key("resume", now),

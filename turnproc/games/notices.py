@@ -24,7 +24,7 @@ from ..config import Config
 from ..errors import GMError
 from ..outgoing.mails import queue_announcement, queue_deadline_changed, queue_notice
 from ..storage import models as m
-from ..storage.queries import current_deadline, view_of
+from ..storage.queries import current_deadline, move_deadline, view_of
 from ..storage.mailkinds import MailKind
 
 log = logging.getLogger(__name__)
@@ -144,7 +144,7 @@ def extend_deadline(
         to = (current or now) + dt.timedelta(hours=hours)
     if to <= now:
         raise GMError(f"the new deadline {to.astimezone(UTC):%Y-%m-%d %H:%M}Z has already passed")
-    game.deadline_override = to.astimezone(UTC)
+    move_deadline(game, to=to)
     session.flush()
     audit.record(
         session, action="extend", game_id=game.id, game_name=game.name, script=f"game extend {game.name}",
@@ -152,7 +152,7 @@ def extend_deadline(
     )  # fmt: skip
     notify_deadline(session, config, game, now, change=change_key("extend", now),
                     because="The GM has set a new deadline for this turn.")  # fmt: skip
-    return game.deadline_override
+    return to.astimezone(UTC)
 
 
 def announce(session: Session, config: Config, game: m.Game, now: dt.datetime, *, subject: str, text: str) -> int:

@@ -46,7 +46,7 @@ from ..turns.schedule import Decision, anchor_time, decide, time_left
 from ..storage import models as m
 from ..storage.db import make_engine, make_sessionmaker, transaction
 from ..storage.migrate import SchemaOutdated, ensure_schema
-from ..storage.queries import GameView, current_deadline, load_game_view, view_of
+from ..storage.queries import GameView, consume_deadline, current_deadline, load_game_view, move_deadline, view_of
 from ..turns.run import run_turn
 
 log = logging.getLogger(__name__)
@@ -195,7 +195,7 @@ class Service:
             anchor = anchor_time(view, seen, now)
             if anchor is not None:
                 log.info("game %s: deadlines count from %s", game.name, anchor.isoformat(timespec="seconds"))
-                game.last_deadline_at = anchor
+                move_deadline(game, count_from=anchor)
                 session.flush()  # run_turn refreshes the game row
                 view = replace(view, last_deadline_at=anchor)
             decision = decide(view, now)
@@ -205,7 +205,7 @@ class Service:
                 # for a deadline of its own.
                 log.info("game %s: turn %d was run meanwhile by another runner", game.name, first_turn)
                 if decision.action in ("run", "guard", "blocked", "skip"):
-                    self._consume_deadline(game, decision.deadline)
+                    consume_deadline(game, decision.deadline)
                 decision = Decision("idle")
             queued = self._apply(session, game, view, decision, now)
             signature = _signature(game)
@@ -225,12 +225,12 @@ class Service:
             return False
         if decision.action == "skip":
             log.info("game %s: deadline %s passed with no empires; nothing to run", game.name, deadline_text)
-            self._consume_deadline(game, decision.deadline)
+            consume_deadline(game, decision.deadline)
             return False
         # What the schedule says once the deadline acted on is used up.
         next_text = local_text(current_deadline(replace(view, deadline_override=None), now), view.timezone)
         if decision.action == "guard":
-            self._consume_deadline(game, decision.deadline)
+            consume_deadline(game, decision.deadline)
             log.warning(
                 "game %s: turn %d not run at the deadline %s: %d of %d active empires sent no orders (limit %d%%)",
                 game.name, game.turn, deadline_text, len(decision.empires), len(view.active_empires), view.nmr_limit,
@@ -243,7 +243,7 @@ class Service:
             )  # fmt: skip
             return notify_guard(session, config, game, now, decision.deadline, deadline_text) > 0 or told
         if decision.action == "blocked":
-            self._consume_deadline(game, decision.deadline)
+            consume_deadline(game, decision.deadline)
             log.warning("game %s: turn %d not run at the deadline %s: turn %s is staged, waiting for release",
                         game.name, game.turn, deadline_text, view.staged_turn)
             return mails.queue_turn_blocked(
@@ -264,21 +264,11 @@ class Service:
             return True
         raise AssertionError(f"unknown decision {decision!r}")
 
-    def _consume_deadline(self, game: m.Game, deadline: dt.datetime | None) -> None:
-        if deadline is None:
-            return
-        if game.last_deadline_at is None or deadline > game.last_deadline_at:
-            game.last_deadline_at = deadline
-        if game.deadline_override is not None:
-            game.deadline_override = None  # acted on: the schedule takes over again
-
     def _run(self, session: Session, game: m.Game, view: GameView, decision: Decision, now: dt.datetime) -> bool:
         number = game.turn
         result = run_turn(session, game, self.app.config, now)
-        if decision.action == "run":
-            self._consume_deadline(game, decision.deadline)
-        elif game.deadline_override is not None:
-            game.deadline_override = None  # the hand-set deadline was for the turn that just ran
+        # An early run uses up no scheduled deadline, only a hand-set one.
+        consume_deadline(game, decision.deadline if decision.action == "run" else None)
         how = "early (every active empire had orders in)" if decision.action == "early" else "at the deadline"
         log.info(
             "game %s: turn %d ran %s: %d events, %d reports%s",

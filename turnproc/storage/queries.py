@@ -27,6 +27,9 @@ __all__ = [
     "load_game_view",
     "view_of",
     "current_deadline",
+    "deadline_due",
+    "consume_deadline",
+    "move_deadline",
     "current_deadline_text",
     "current_deadline_or_none",
     "get_game",
@@ -241,6 +244,42 @@ def current_deadline(view: GameView, now: dt.datetime) -> dt.datetime | None:
         return deadlines.in_zone(view.deadline_override, view.timezone)
     after = max(now, view.last_deadline_at or now)
     return deadlines.next_deadline(view.schedule, view.timezone, after)
+
+
+def deadline_due(view: GameView, now: dt.datetime) -> dt.datetime | None:
+    """The deadline that has passed and not been acted on, or None: the GM's
+    hand-set deadline once it has passed, else the schedule's latest deadline
+    since the last one acted on (after an outage every deadline missed
+    collapses into this one, so the turn runs once).
+
+    With :func:`current_deadline` (the one coming) and the two writers below,
+    the one home of a game's deadline: nothing else reads or writes its fields.
+    """
+    if view.deadline_override is not None:
+        return view.deadline_override if view.deadline_override <= now else None
+    return deadlines.due_deadline(view.schedule, view.timezone, view.last_deadline_at, now)
+
+
+def consume_deadline(game: m.Game, used: dt.datetime | None = None) -> None:
+    """The current turn's deadline is used up: a turn ran (at ``used``, its
+    deadline, or early, or by hand), the guard or a staged turn kept it
+    (``used``), or the game went back to an earlier turn. The schedule counts
+    on from ``used`` (never back), and a deadline the GM set by hand, which
+    was for this turn only, is gone."""
+    if used is not None and (game.last_deadline_at is None or used > game.last_deadline_at):
+        game.last_deadline_at = used
+    game.deadline_override = None
+
+
+def move_deadline(game: m.Game, *, to: dt.datetime | None = None, count_from: dt.datetime | None = None) -> None:
+    """The deadline moves without a turn: the GM sets this turn's deadline by
+    hand (``to``, until the turn runs), or the schedule counts afresh from
+    ``count_from`` (a new schedule, a resumed game, a worker that first sees a
+    change) so that no deadline before it ever runs."""
+    if to is not None:
+        game.deadline_override = to.astimezone(dt.UTC)
+    if count_from is not None:
+        game.last_deadline_at = count_from
 
 
 def current_deadline_or_none(view: GameView, now: dt.datetime) -> dt.datetime | None:

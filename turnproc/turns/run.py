@@ -53,7 +53,7 @@ from ..runtime.sidework import beside
 from ..storage import models as m
 from ..storage.convert import load_state, orders_for_turn, save_game_fields, save_state
 from ..storage.db import transaction
-from ..storage.queries import get_empire, get_game, staged_record
+from ..storage.queries import consume_deadline, get_empire, get_game, staged_record
 from .reports import empire_rows_of, report_settings, store_reports, write_reports
 from ..storage.mailkinds import MailKind
 
@@ -170,7 +170,7 @@ def run_turn(
     missed, inactive = record_missed_turns(new_state, lines, game.inactive_after, on_leave, quitting)
     # The reports read the game row as the turn leaves it (the next deadline).
     save_game_fields(game, new_state)
-    game.deadline_override = None  # a hand-set deadline is for the turn just run
+    consume_deadline(game)  # a hand-set deadline is for the turn just run
     settings = report_settings(session, config, game, new_state, number, now, corrected=corrected, reason=reason, empire_rows=empire_rows)
     # The reports and the turn record's JSON need only the states and the
     # events: in a big game they are built beside the state's writing, on the
@@ -493,7 +493,7 @@ def _rollback(session: Session, game: m.Game, to: int, reason: str, now: dt.date
     save_state(session, game, target)
     if not target.finished and game.status == "finished":
         game.status = "active"
-    game.deadline_override = None
+    consume_deadline(game)
     session.flush()
     broken = check_invariants(target)
     if broken:  # the state came from a turn record the engine checked; this is a bug

@@ -26,8 +26,7 @@ import datetime as dt
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ..timing.deadlines import due_deadline
-from ..storage.queries import GameView, current_deadline
+from ..storage.queries import GameView, current_deadline, deadline_due
 
 __all__ = [
     "nmr_guard",
@@ -169,11 +168,7 @@ def decide(view: GameView, now: dt.datetime) -> Decision:
     """What to do for one game now; at most one action per pass."""
     if view.status != "active":
         return IDLE
-    due: dt.datetime | None
-    if view.deadline_override is not None:
-        due = view.deadline_override if view.deadline_override <= now else None
-    else:
-        due = due_deadline(view.schedule, view.timezone, view.last_deadline_at, now)
+    due = deadline_due(view, now)
     if due is not None:
         if not view.empires:
             return Decision("skip", due)  # a game still being set up: nothing to run
