@@ -209,7 +209,8 @@ def test_every_mail_to_a_player_is_known_by_its_first_line(kind: str, context: d
     from turnproc.orders.parser import parse_mail
 
     env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(templates_dir())), trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True
+        loader=jinja2.FileSystemLoader([str(templates_dir() / "mail"), str(templates_dir())]),
+        trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
     )
     links = {"site": "https://example.org/g4/", "rules": "https://example.org/g4/rules.html", "orders": "o", "gm": ""}
     example = "GAME g4\nEMPIRE RIG <password>\nTURN 3\n\nNEWCRS 101 1\nMESSAGE ALL Greetings from the Rigel League!"

@@ -57,7 +57,7 @@ _SENT = re.compile(
     r"\*?(sent|gesendet|date|datum|envoyé|enviado|inviato|verzonden)\s*:\*?", re.IGNORECASE
 )
 _UNDERSCORES = re.compile(r"_{5,}")
-# The host's report (templates/report): its first line, and the heading of the
+# The host's report (templates/mail/report): its first line, and the heading of the
 # order form that ends it (in the text report, and as the HTML report reads
 # when a mail program turns it into text).
 _REPORT_START = re.compile(r"star chase - game .* - turn \d+ report.*", re.IGNORECASE)
@@ -83,7 +83,7 @@ _HOST_FIRST = re.compile(
 # Each of those first lines holds one of these (a cheap test before the patterns).
 _HOST_WORDS = re.compile(r"game|host at|could not", re.IGNORECASE)
 # The host's signature, last in each of its mails: "-- " and then this line,
-# and in a report the lines of templates/_links.txt under it.
+# and in a report the lines of templates/mail/_links.txt under it.
 _HOST_SIGNATURE = re.compile(r"turnproc\b.*", re.IGNORECASE)
 _HOST_LINKS = re.compile(r"the rulebook|how to send orders:|the game's site:|the order desk|ask the game master", re.IGNORECASE)
 # The HTML report's first two lines as text: "demo - turn 3", then

@@ -5,7 +5,7 @@ the player holds, with no database, no server and no configuration
 It rebuilds the game the report shows (:mod:`turnproc.reports.rebuild`), runs
 the one parser with its state checks (:mod:`turnproc.orders.parser`) and says
 what the acknowledgement would say about the orders, in the acknowledgement's
-own words (:mod:`turnproc.reports.judge` and ``templates/ack/orders.txt``),
+own words (:mod:`turnproc.reports.judge` and ``templates/mail/ack/orders.txt``),
 cost against the balance included. Only the password, the orders on file and
 the deadline moving are beyond it: the host alone knows them.
 """

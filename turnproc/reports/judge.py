@@ -74,7 +74,7 @@ def _outcome(parsed: ParsedOrders) -> str:
 def judge(view: PlayerView, text: str) -> dict[str, Any]:
     """What the acknowledgement would say of the order mail ``text``, checked
     against the game of ``view`` (a JSON report read by :func:`read_report`):
-    the context of ``templates/ack/offline.txt``, with ``error_lines`` (order
+    the context of ``templates/mail/ack/offline.txt``, with ``error_lines`` (order
     lines with an ERROR). Raises :class:`CheckError` when the mail names
     another game or empire than the report: its orders cannot be checked
     against it."""

@@ -82,7 +82,9 @@ class _DataEnvironment(jinja2.Environment):
 @lru_cache(maxsize=4)
 def environment(path: Path | None = None) -> jinja2.Environment:
     env = _DataEnvironment(
-        loader=jinja2.FileSystemLoader(str(path or templates_dir())),
+        # The mails' folders are under mail/ (a mail is named by its kind alone:
+        # "ack/subject.txt"); the public pages and the order desk beside it.
+        loader=jinja2.FileSystemLoader([str((path or templates_dir()) / "mail"), str(path or templates_dir())]),
         undefined=jinja2.StrictUndefined,
         autoescape=jinja2.select_autoescape(enabled_extensions=("html",), default_for_string=False),
         trim_blocks=True,
