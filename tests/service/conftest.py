@@ -11,6 +11,7 @@ import pytest
 from sqlalchemy import select
 
 from tests.factories import make_game
+from tests.mailrows import with_bodies
 from turnproc.app import App, open_app
 from turnproc.config import Config
 from turnproc.intake import submit_orders
@@ -52,7 +53,8 @@ class Outbox:
             query = select(m.OutboxMail).order_by(m.OutboxMail.id)
             if kind is not None:
                 query = query.where(m.OutboxMail.kind == kind)
-            return list(session.scalars(query))
+            # Every mail is built when sent: build what is queued as the flush would.
+            return with_bodies(session, list(session.scalars(query)), self.app.config.from_address)
 
     def subjects(self, kind: str) -> list[str]:
         return [r.subject for r in self.rows(kind)]

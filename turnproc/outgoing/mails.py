@@ -1,5 +1,5 @@
 """Every mail the host sends: one function per kind, each building the
-template context of ``templates/<kind>/`` and queueing the mail in the
+template context of ``templates/mail/<kind>/`` and queueing the mail in the
 caller's transaction (the outbox delivers it after the commit).
 
 Kinds: the acknowledgement of an order mail (``ack``), a report (``report``),
@@ -9,6 +9,13 @@ waits for release), ``reminder`` and ``worker_error``; the answers to the
 player's account commands and to sign-up by mail (in :mod:`turnproc.outgoing.accountmails`);
 to players on the GM's behalf: ``welcome`` (a new empire's password and first report),
 ``deadline_changed`` and ``announcement``.
+
+When a mail's bytes are built: when it is sent, every one. The row holds what
+the mail says (a stored report or bulletin, or the template and its context,
+a welcome's password sealed), and the flush builds the bytes on every CPU,
+outside the poll's and the turn's transactions. The one mail built when
+queued is a report that is not stored (the start position a welcome
+carries), which has nothing to be built from later.
 """
 
 from __future__ import annotations
@@ -23,11 +30,11 @@ from sqlalchemy.orm import Session
 from ..runtime import jsontext
 from ..config import Config
 from ..reports.links import game_links
-from ..mail.compose import compose, shown_address
+from ..mail.compose import shown_address
 from ..mail.hygiene import clean_header
 from ..mail.outbox import Deferred, queue_deferred, queue_mail
 from .reportmail import BULLETIN_TO, report_mail
-from ..reports.render import render, render_subject, report_subject
+from ..reports.render import render_subject, report_subject
 from ..rules.verdicts import order_check
 from ..storage import models as m
 from ..storage.mailkinds import MailKind
@@ -142,15 +149,9 @@ def queue_ack(
         subject = subject[:199] + "\u2026"
     context = {"subject": subject or "your orders", **context}
     mid = messageids.message_id(config.from_address)
-    data = {
-        "to": recipient,
-        "context": context,
-        "in_reply_to": clean_header(in_reply_to)[:500],
-        "references": " ".join(clean_header(references).split()[-10:])[:900],
-    }
-    queue_mail(
-        session, None, kind=kind, game_id=game_id, now=now,
-        headers=(shown_address(recipient), render_subject("ack", context), mid), data=jsontext.dumps(data),
+    _queue_built_when_sent(
+        session, recipient, "ack", context, mid, kind=kind, game_id=game_id, now=now,
+        in_reply_to=clean_header(in_reply_to)[:500], references=" ".join(clean_header(references).split()[-10:])[:900],
     )  # fmt: skip
     return mid
 
@@ -242,22 +243,44 @@ def queue_notice(
     message_id: str | None = None,
     turn: int | None = None,
 ) -> bool:
-    """Render ``templates/<template>`` and queue it; to the GM unless
-    ``recipient`` is given. False when there is no one to send it to, or when
-    a mail with this stable ``message_id`` was queued before."""
+    """Queue the mail of ``templates/mail/<template>/``, built when it is sent;
+    to the GM unless ``recipient`` is given. False when there is no one to
+    send it to, or when a mail with this stable ``message_id`` was queued
+    before."""
     to = recipient if recipient is not None else config.gm_address
     if not to:
         return False
     if message_id is not None and session.scalar(select(m.OutboxMail.id).where(m.OutboxMail.message_id == message_id)):
         return False
-    rendered = render(template, context)
     mid = message_id or messageids.message_id(config.from_address)
-    msg = compose(
-        sender=config.from_address, recipient=to, subject=rendered.subject, text=rendered.text, when=now, message_id=mid,
-    )  # fmt: skip
-    # The caller's clock: the reply caps count notices to players against it too.
-    queue_mail(session, msg, kind=kind, game_id=game_id, turn=turn, now=now, headers=(shown_address(to), rendered.subject, mid))
+    _queue_built_when_sent(session, to, template, context, mid, kind=kind, game_id=game_id, turn=turn, now=now)
     return True
+
+
+def _queue_built_when_sent(
+    session: Session,
+    to: str,
+    template: str,
+    context: dict[str, Any],
+    mid: str,
+    *,
+    kind: MailKind,
+    game_id: int | None,
+    now: dt.datetime,
+    turn: int | None = None,
+    in_reply_to: str = "",
+    references: str = "",
+) -> None:
+    """The one way a mail is queued: as what it says (its template and
+    context), its bytes built when it is sent
+    (:func:`turnproc.outgoing.reportmail.ack_mail`). Building on the sending
+    side keeps a poll or a turn, which hold the game's lock, from spending
+    time on rendering, and lets the flush build on every CPU; the row shows
+    its recipient and subject meanwhile. The caller's clock is the mail's
+    date: the reply caps count notices to players against it too."""
+    data = {"to": to, "context": context, "in_reply_to": in_reply_to, "references": references, "template": template}
+    headers = (shown_address(to), render_subject(template, context), mid)
+    queue_mail(session, None, kind=kind, game_id=game_id, turn=turn, now=now, headers=headers, data=jsontext.dumps(data))
 
 
 def queue_turn_ran(
@@ -383,11 +406,9 @@ def queue_guessing_digest(
     }  # fmt: skip
     told = len(empires) + more_empires
     context["about"] = empire or f"{told} empire{'s' if told != 1 else ''}"
-    # Built when sent, as an answer is (a flood over a thousand empires is a
-    # thousand digests; the poll only stores what they say).
-    data = {"to": recipient, "context": context, "in_reply_to": "", "references": "", "template": "guessing_digest"}
-    headers = (shown_address(recipient), render_subject("guessing_digest", context), messageids.message_id(config.from_address))
-    queue_mail(session, None, kind=MailKind.GUESSING, game_id=game_id, now=now, headers=headers, data=jsontext.dumps(data))
+    # A flood over a thousand empires is a thousand digests: the poll only stores what they say.
+    mid = messageids.message_id(config.from_address)
+    _queue_built_when_sent(session, recipient, "guessing_digest", context, mid, kind=MailKind.GUESSING, game_id=game_id, now=now)
 
 
 def queue_mail_set_aside(
