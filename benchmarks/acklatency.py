@@ -2,9 +2,10 @@
 to a real Dovecot until the acknowledgement reaches a real SMTP server
 (aiosmtpd), with the real ``turnproc worker --idle`` in its own process, as
 deployed (default ``--poll``, ``--flush`` and ``--tick``), on a game of N
-empires (SQLite).
+empires, on SQLite or on PostgreSQL (the test servers' private cluster, with
+fsync off).
 
-    .venv/bin/python benchmarks/acklatency.py [--n 1000] [--alone 40] [--burst 1000]
+    .venv/bin/python benchmarks/acklatency.py [--n 1000] [--alone 40] [--burst 1000] [--backend sqlite|postgres]
 
 Two phases, one worker:
 * alone: one full turnsheet at a time, each APPENDed once the previous
@@ -21,7 +22,8 @@ and for the burst the time from the last APPEND to the last acknowledgement.
 Targets: alone p50 <= 2 s, p95 <= 5 s; burst: the last acknowledgement within
 60 s of the last APPEND.
 
-Needs dovecot (apt-get install dovecot-imapd).
+Needs dovecot (apt-get install dovecot-imapd) and, for PostgreSQL, the server
+binaries (initdb, pg_ctl).
 """
 
 from __future__ import annotations
@@ -46,7 +48,7 @@ from sqlalchemy import delete  # noqa: E402
 
 from benchmarks.night import _turnsheets  # noqa: E402
 from benchmarks.synthetic import synthetic_state, write_game  # noqa: E402
-from tests.servers import DovecotServer, free_port, wait_for_port  # noqa: E402
+from tests.servers import DovecotServer, PostgresServer, free_port, wait_for_port  # noqa: E402
 from turnproc.storage import models as m  # noqa: E402
 from turnproc.storage.db import make_engine, make_sessionmaker, transaction  # noqa: E402
 
@@ -157,11 +159,14 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=1000, help="empires in the game (default 1000)")
     ap.add_argument("--alone", type=int, default=40, help="mails sent one at a time (default 40)")
     ap.add_argument("--burst", type=int, default=None, help="mails in the burst (default: one per empire)")
+    ap.add_argument("--backend", choices=("sqlite", "postgres"), default="sqlite")
+    ap.add_argument("--worker-log", type=Path, help="keep the worker's log lines in this file")
     args = ap.parse_args()
     from aiosmtpd.controller import Controller
 
     work = Path(tempfile.mkdtemp(prefix="turnproc-acklatency-"))
     dovecot = DovecotServer({USER: MAILBOX_PASSWORD})
+    pg = PostgresServer() if args.backend == "postgres" else None
     receipts = Receipts()
     smtp_port = free_port()
     controller = Controller(receipts, hostname="127.0.0.1", port=smtp_port, data_size_limit=0)
@@ -170,7 +175,9 @@ def main() -> None:
         dovecot.start()
         controller.start()
         wait_for_port(smtp_port)
-        url = f"sqlite:///{work / 'acklatency.db'}"
+        if pg is not None:
+            pg.start()
+        url = pg.url if pg is not None else f"sqlite:///{work / 'acklatency.db'}"
         state = synthetic_state(args.n)
         write_game(url, state)
         engine = make_engine(url)
@@ -188,7 +195,7 @@ def main() -> None:
         alone_waits = alone(client, receipts, first[::step][: args.alone])
         burst_waits, appending, tail = burst(client, receipts, second[: args.burst])
         client.logout()
-        print(f"acknowledgement latency, N={args.n}, {os.cpu_count()} CPUs, load average {load:.1f} at the start, {os.getloadavg()[0]:.1f} at the end")
+        print(f"acknowledgement latency, {args.backend}, N={args.n}, {os.cpu_count()} CPUs, load average {load:.1f} at the start, {os.getloadavg()[0]:.1f} at the end")
         print(f"  alone ({len(alone_waits)} mails, one at a time): {_percentiles(alone_waits)}  (target p50 <= 2 s, p95 <= 5 s)")
         print(f"  burst ({len(burst_waits)} mails, APPENDed in {appending:.1f} s): {_percentiles(burst_waits)}")
         print(f"  burst: last acknowledgement {tail:.1f} s after the last APPEND  (target <= 60 s)")
@@ -200,6 +207,10 @@ def main() -> None:
             worker.wait(timeout=120)
         controller.stop()
         dovecot.stop()
+        if pg is not None:
+            pg.stop()
+        if args.worker_log and (work / "worker.log").exists():
+            shutil.copy(work / "worker.log", args.worker_log)
         shutil.rmtree(work, ignore_errors=True)
 
 
