@@ -73,7 +73,6 @@ class WorkerSettings:
     """Longest pause between retries of a server or a game that keeps failing."""
 
 
-
 # -- one pass ---------------------------------------------------------------------------------
 
 
@@ -342,8 +341,7 @@ class Service:
         if not self.poll_backoff.ready(now):
             return 0
         def committed(results: list[IntakeResult]) -> None:
-            # Each batch's answers go as soon as it is committed: in a burst,
-            # not after the last of a thousand mails is read.
+            # Each batch's answers go once it is committed, not after a whole burst.
             if any(r.replies for r in results):
                 self._mail_queued()
 
