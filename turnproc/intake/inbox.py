@@ -44,6 +44,13 @@ BATCH = 100
 
 K = TypeVar("K")
 
+#: Called with each batch's results once its transaction committed.
+Committed = Callable[[list[IntakeResult]], None]
+
+
+def _nothing(results: list[IntakeResult]) -> None:
+    pass
+
 
 def _handle_batch(
     app: App,
@@ -139,6 +146,7 @@ def _run(
     now: dt.datetime,
     cache: IntakeCache,
     ready: Callable[[], bool] = lambda: True,
+    committed: Committed = _nothing,
 ) -> list[IntakeResult]:
     results: list[IntakeResult] = []
     pending = _Upcoming(batches, ready)
@@ -154,6 +162,9 @@ def _run(
                     by_folder.setdefault(result.folder, []).append(key)
                 log.info("mail %s: %s %s/%s %s", key, result.outcome, result.game, result.empire, result.detail)
                 results.append(result)
+            # Before the filing and the next batch: a burst's first answers go
+            # while its later mails are still being read.
+            committed([result for _, result in done])
             file(by_folder)
     finally:
         cache.close()
@@ -168,7 +179,7 @@ def _cache(app: App) -> IntakeCache:
     return IntakeCache(load_key(config), trusted_authserv_id=config.trusted_authserv_id, limits=limits_of(config))
 
 
-def poll_maildir(app: App, now: dt.datetime) -> list[IntakeResult]:
+def poll_maildir(app: App, now: dt.datetime, committed: Committed = _nothing) -> list[IntakeResult]:
     inbox = MaildirInbox(app.config.maildir_in)
 
     def file(by_folder: dict[str, list[str]]) -> None:
@@ -176,10 +187,10 @@ def poll_maildir(app: App, now: dt.datetime) -> list[IntakeResult]:
             for key in keys:
                 inbox.file(key, folder)
 
-    return _run(app, _chunked(inbox.pending(), BATCH), file, now, _cache(app))
+    return _run(app, _chunked(inbox.pending(), BATCH), file, now, _cache(app), committed=committed)
 
 
-def poll_imap(app: App, now: dt.datetime) -> list[IntakeResult]:
+def poll_imap(app: App, now: dt.datetime, committed: Committed = _nothing) -> list[IntakeResult]:
     """One pass over the IMAP folder: read with BODY.PEEK[] (nothing is marked
     seen before we are done), handle, commit, then flag and move per batch;
     the next batch is fetched while this one is handled."""
@@ -192,16 +203,18 @@ def poll_imap(app: App, now: dt.datetime) -> list[IntakeResult]:
             for folder, uids in by_folder.items():
                 inbox.file(uids, folders.get(folder, app.config.imap.rejected_folder))
 
-        return _run(app, inbox.batches(), file, now, _cache(app), inbox.fetched)
+        return _run(app, inbox.batches(), file, now, _cache(app), inbox.fetched, committed)
 
 
 @gc_paused()
-def poll(app: App, now: dt.datetime) -> list[IntakeResult]:
+def poll(app: App, now: dt.datetime, committed: Committed = _nothing) -> list[IntakeResult]:
     """Fetch and handle every waiting order mail once, from the configured
-    transport (the garbage collector held off: turnproc/runtime/collector.py)."""
+    transport (the garbage collector held off: turnproc/runtime/collector.py);
+    ``committed`` hears of each batch's results as soon as they are committed
+    (the worker sends their answers meanwhile)."""
     if app.config.transport == "maildir":
-        return poll_maildir(app, now)
-    return poll_imap(app, now)
+        return poll_maildir(app, now, committed)
+    return poll_imap(app, now, committed)
 
 
 class _Upcoming(Generic[K]):

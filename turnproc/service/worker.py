@@ -33,7 +33,7 @@ from ..app import App
 from ..config import Config, ImapConfig
 from ..timing.deadlines import local_text
 from ..errors import ServerUnavailable, one_line
-from ..intake import poll
+from ..intake import IntakeResult, poll
 from ..mail import imap
 from ..mail.outbox import OutboxError, Transport, claimant_tag
 from ..mail.smtp import SmtpTransport
@@ -71,7 +71,6 @@ class WorkerSettings:
     """Hold an IMAP IDLE connection and poll as soon as mail arrives."""
     max_backoff: float = 300.0
     """Longest pause between retries of a server or a game that keeps failing."""
-
 
 
 # -- one pass ---------------------------------------------------------------------------------
@@ -331,8 +330,13 @@ class Service:
         now = self.clock()
         if not self.poll_backoff.ready(now):
             return 0
+        def committed(results: list[IntakeResult]) -> None:
+            # Each batch's answers go once it is committed, not after a whole burst.
+            if any(r.replies for r in results):
+                self._mail_queued()
+
         try:
-            results = poll(self.app, now)
+            results = poll(self.app, now, committed)
         except Exception as exc:  # IMAP or database away: nothing was filed, nothing is lost
             delay = self.poll_backoff.failed(now)
             log.warning("inbox: %s; retrying in %.0fs", _brief(exc), delay)
@@ -341,8 +345,6 @@ class Service:
             return 0
         if self.poll_backoff.succeeded():
             log.info("inbox: reachable again")
-        if any(r.replies for r in results):
-            self._mail_queued()
         return len(results)
 
     def flush(self) -> tuple[int, int]:
