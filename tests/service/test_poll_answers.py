@@ -12,7 +12,7 @@ from tests.factories import order_mail
 from tests.service.conftest import ORDERS, FakeClock, Game, Outbox
 from turnproc.app import App
 from turnproc.intake import inbox
-from turnproc.worker import Service
+from turnproc.service.worker import Service
 
 
 def _inbox(app: App) -> mailbox.Maildir:
