@@ -13,12 +13,10 @@ Printed per backend and size, for the first night and the last:
 * the I/O floor measured in the same run: loading the game and saving the
   resolved state of the same turn in one transaction (rolled back), and the
   turn's ratio to it;
-* intake mails/s and send mails/s, the CPU seconds of the process, of the
-  children a big turn forks to build its reports (turnproc.sidework) and of
+* intake mails/s and send mails/s, the CPU seconds of the process and of
   the processes it starts to render report mails, the process's peak RSS
   (the other processes' own is not measured: getrusage's figure for
-  children counts a subprocess's parent pages at the moment it forks; the
-  turn's two children hold some 45 and 60 MB of their own at N=1,000),
+  children counts a subprocess's parent pages at the moment it forks),
   and the database's growth over the night;
 * the CPU growth per doubling of empires, between successive sizes.
 

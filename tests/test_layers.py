@@ -30,7 +30,7 @@ PACKAGE = Path(turnproc.__file__).parent
 LAYERS: list[tuple[str, ...]] = [
     ("turnproc", "turnproc.rules", "turnproc.errors", "turnproc.config", "turnproc.passwords", "turnproc.passwordkey",
      "turnproc.resources", "turnproc.retry", "turnproc.logs", "turnproc.collector",
-     "turnproc.jsontext", "turnproc.sidework", "turnproc.links"),
+     "turnproc.jsontext", "turnproc.links"),
     ("turnproc.deadlines", "turnproc.scenario"),
     ("turnproc.storage",),
     ("turnproc.app", "turnproc.mail", "turnproc.reports"),
