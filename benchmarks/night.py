@@ -13,18 +13,16 @@ Printed per backend and size, for the first night and the last:
 * the I/O floor measured in the same run: loading the game and saving the
   resolved state of the same turn in one transaction (rolled back), and the
   turn's ratio to it;
-* intake mails/s and send mails/s, the CPU seconds of the process, of the
-  children a big turn forks to build its reports (turnproc.runtime.sidework) and of
+* intake mails/s and send mails/s, the CPU seconds of the process and of
   the processes it starts to render report mails, the process's peak RSS
   (the other processes' own is not measured: getrusage's figure for
-  children counts a subprocess's parent pages at the moment it forks; the
-  turn's two children hold some 45 and 60 MB of their own at N=1,000),
+  children counts a subprocess's parent pages at the moment it forks),
   and the database's growth over the night;
 * the CPU growth per doubling of empires, between successive sizes.
 
 Needs dovecot (apt-get install dovecot-imapd) and, for PostgreSQL, the server
-binaries (initdb, pg_ctl); the benchmark's PostgreSQL runs with fsync=off, so
-its commit times are a lower bound.
+binaries (initdb, pg_ctl). Its PostgreSQL runs with fsync on (the tests'
+runs without), so its commits wait for the disk as production's do.
 """
 
 from __future__ import annotations
@@ -72,6 +70,9 @@ START = dt.datetime(2026, 1, 5, 18, 0, tzinfo=dt.timezone.utc)
 PROFILE_TURN = os.environ.get("TURNPROC_NIGHT_PROFILE_TURN", "")
 #: Where the last night's poll is profiled to (--profile-poll FILE): its own thread only.
 PROFILE_POLL = os.environ.get("TURNPROC_NIGHT_PROFILE_POLL", "")
+#: Where the last night's send is profiled to (--profile-send FILE):
+#: its calling thread only, not the delivering threads nor the rendering processes.
+PROFILE_SEND = os.environ.get("TURNPROC_NIGHT_PROFILE_SEND", "")
 
 
 # -- the SMTP server, in its own process so its CPU and memory are not ours ----------------
@@ -124,6 +125,7 @@ class Sink:
 
 
 # -- one size, in its own process ---------------------------------------------------------------
+
 
 
 def _rss_mb() -> float:
@@ -274,7 +276,7 @@ def _step(said: str) -> None:
 def child(backend: str, n: int, history: int) -> dict[str, Any]:
     _step("waiting")  # set up only when told: the sizes set up one at a time
     work = Path(tempfile.mkdtemp(prefix="turnproc-night-"))
-    pg = PostgresServer() if backend == "postgres" else None
+    pg = PostgresServer(fsync=True) if backend == "postgres" else None
     dovecot = DovecotServer({USER: MAILBOX_PASSWORD})
     smtp = Sink()
     try:
@@ -330,7 +332,14 @@ def child(backend: str, n: int, history: int) -> dict[str, Any]:
                 profile.dump_stats(PROFILE_TURN)
             else:
                 _, turn_s, turn_cpu = _timed(lambda: run_current_turn(app.sessions, GAME, config, now))
-            (sent, failed), send_s, send_cpu = _timed(lambda: send_outbox(app.sessions, config, now))
+            if PROFILE_SEND and night == history:
+                import cProfile
+
+                sender = cProfile.Profile()
+                (sent, failed), send_s, send_cpu = _timed(lambda: sender.runcall(send_outbox, app.sessions, config, now))
+                sender.dump_stats(PROFILE_SEND)
+            else:
+                (sent, failed), send_s, send_cpu = _timed(lambda: send_outbox(app.sessions, config, now))
             mails_after, bytes_after = smtp.count()
             outcomes: dict[str, int] = {}
             for r in results:
@@ -470,6 +479,7 @@ def main() -> None:
     ap.add_argument("--history", type=int, default=5, help="turns played before the last measured night (default 5)")
     ap.add_argument("--profile-turn", metavar="FILE", help="profile the last night's turn run into FILE (pstats)")
     ap.add_argument("--profile-poll", metavar="FILE", help="profile the last night's poll into FILE (pstats)")
+    ap.add_argument("--profile-send", metavar="FILE", help="profile the last night's send (its calling thread) into FILE (pstats)")
     ap.add_argument("--sink", type=int, help=argparse.SUPPRESS)
     ap.add_argument("--child", help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -484,6 +494,8 @@ def main() -> None:
         os.environ["TURNPROC_NIGHT_PROFILE_TURN"] = str(Path(args.profile_turn).resolve())
     if args.profile_poll:
         os.environ["TURNPROC_NIGHT_PROFILE_POLL"] = str(Path(args.profile_poll).resolve())
+    if args.profile_send:
+        os.environ["TURNPROC_NIGHT_PROFILE_SEND"] = str(Path(args.profile_send).resolve())
     rows = []
     for backend in args.backends.split(","):
         rows += _drive(backend, [int(x) for x in args.sizes.split(",")], args.history)

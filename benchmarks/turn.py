@@ -25,7 +25,7 @@ floor
     else: no order parsing, no rules, no turn record, no reports, no mail.
 
 Times are wall clock, with the CPU time of the process and of the children
-a big turn forks beside them (CPU time
+a big turn forked (none now; CPU time
 hardly moves when other work shares the machine; the load average is printed
 too). ``turn run`` is also split by step (exclusive times of the pipeline's
 helpers, SQL flushes, the commit, garbage collection), so the share of the
@@ -70,7 +70,6 @@ from benchmarks.night import _cpu  # noqa: E402
 from turnproc.config import Config  # noqa: E402
 from turnproc.storage.queries import get_game# noqa: E402
 from turnproc.storage.convert import orders_for_turn  # noqa: E402
-from turnproc.runtime.sidework import Beside  # noqa: E402
 from turnproc.turns.run import run_turn  # noqa: E402
 from turnproc.rules.turn import resolve, turn_rng  # noqa: E402
 from turnproc.storage.convert import load_state, save_state  # noqa: E402
@@ -81,8 +80,7 @@ CONFIG = Config(from_address="Host <turns@turnproc.example>")
 
 
 class Clock:
-    """Wall and CPU time (this process and the children it waited for: the
-    ones a big turn forks to build its reports, turnproc.runtime.sidework) since it was made;
+    """Wall and CPU time (this process and the children it waited for) since it was made;
     CPU time barely moves when other processes share the machine, wall time
     does."""
 
@@ -156,9 +154,6 @@ def phase_turn(sessions: Any) -> dict[str, Any]:
     for name in STEPS:
         if callable(getattr(pipeline, name, None)):
             setattr(pipeline, name, timer.wrap(name, getattr(pipeline, name)))
-    # A big game builds its reports and record in forked children (their
-    # steps are timed there, and lost): what the turn waits for them is timed.
-    Beside.result = timer.wrap("waiting for the children", Beside.result)  # type: ignore[method-assign]
     Session.flush = timer.wrap("flush (SQL writes)", Session.flush)  # type: ignore[method-assign]
     gc_time = [0.0, 0.0]  # total, start of the collection running
 
@@ -299,7 +294,7 @@ def measure(n: int, work: Path, profile: str | None, repeat: int) -> dict[str, A
 #: Steps of run_turn that make the reports (per empire: its context, stored
 #: as data; the mails are queued without bytes and built when sent) and the
 #: turn record's JSON.
-REPORT_STEPS = ("report_settings", "report_output", "record_output", "waiting for the children", "store_reports")
+REPORT_STEPS = ("report_settings", "report_output", "record_output", "store_reports")
 
 
 def report(rows: list[dict[str, Any]], load: tuple[float, float]) -> None:

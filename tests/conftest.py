@@ -324,28 +324,3 @@ def run_cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.Capt
     return _run
 
 
-@pytest.fixture
-def forks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """The pids of the children turnproc.runtime.sidework forks during the test."""
-    from turnproc.runtime import sidework
-
-    pids: list[int] = []
-    real = os.fork
-
-    def fork() -> int:
-        pid = real()
-        if pid:
-            pids.append(pid)
-        return pid
-
-    monkeypatch.setattr(sidework.os, "fork", fork)
-    return pids
-
-
-def reaped(pid: int) -> bool:
-    """Whether the child ``pid`` has ended and been waited for (no zombie left)."""
-    try:
-        os.waitpid(pid, os.WNOHANG)
-    except ChildProcessError:
-        return True
-    return False

@@ -44,9 +44,11 @@ def _pg_tool(name: str) -> str | None:
 
 
 class PostgresServer:
-    """A private throw-away PostgreSQL cluster in a temporary directory."""
+    """A private throw-away PostgreSQL cluster in a temporary directory;
+    without ``fsync`` (the tests' default) its commits do not wait for the disk."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, fsync: bool = False) -> None:
+        self.fsync = fsync
         self.dir = Path(tempfile.mkdtemp(prefix="turnproc-pg-", dir="/tmp"))
         self.port = free_port()
         self.url = f"postgresql+psycopg://postgres@127.0.0.1:{self.port}/postgres"
@@ -67,7 +69,7 @@ class PostgresServer:
         self._run(initdb, "-D", str(data), "-U", "postgres", "-A", "trust", "-E", "UTF8", "--locale=C.UTF-8", "-N")
         self._run(
             pg_ctl, "-D", str(data), "-l", str(self.dir / "log"), "-w", "-o",
-            f"-p {self.port} -k {self.dir} -c listen_addresses=127.0.0.1 -c fsync=off", "start",
+            f"-p {self.port} -k {self.dir} -c listen_addresses=127.0.0.1 -c fsync={'on' if self.fsync else 'off'}", "start",
         )
         self._pg_ctl = pg_ctl
 

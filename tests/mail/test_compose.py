@@ -8,12 +8,11 @@ from __future__ import annotations
 import datetime as dt
 from email import message_from_bytes, policy
 from email.message import EmailMessage
-from email.utils import parseaddr
 from html.parser import HTMLParser
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from turnproc.mail import compose as compose_module
@@ -272,12 +271,3 @@ def test_a_long_line_is_broken_inside_its_tags_as_few_times_as_it_must(pieces: l
         assert len(first) + 1 + (found.end(1) if found else len(second)) > MAX_LINE
     if compose_module._TAG_OPENING.search(line):
         assert _Rendered(broken).events == _Rendered(line).events
-
-
-@settings(max_examples=500, deadline=None)
-@given(st.one_of(st.from_regex(compose_module._PLAIN, fullmatch=True), st.text(max_size=40)))
-def test_an_address_reads_as_the_email_package_reads_it(value: str) -> None:
-    """The plain addresses read without the email package's parser come out
-    as it gives them, name and address; any other value is read by it."""
-    compose_module.parsed_address.cache_clear()
-    assert compose_module.parsed_address(value) == parseaddr(value)

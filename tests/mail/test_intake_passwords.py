@@ -5,7 +5,6 @@ guesses costs it scrypt only for the guesses that match the empire's password ta
 from __future__ import annotations
 
 import datetime as dt
-import sys
 import threading
 from collections.abc import Iterator
 
@@ -153,22 +152,6 @@ def test_a_look_at_the_next_batch_never_waits_and_raises_nothing() -> None:
             # The failure after the last batch comes out of the loop, not the look.
             assert upcoming.peek() == ([(1, b"")] if batch[0][0] == 0 else None)
     assert seen == [0, 1]
-
-
-def test_the_pool_gets_the_interpreter_lock_quickly_during_a_poll_only(box: Box, monkeypatch: pytest.MonkeyPatch) -> None:
-    seen: list[float] = []
-
-    def verify(password: str, stored: str) -> bool:
-        seen.append(sys.getswitchinterval())
-        return verify_password(password, stored)
-
-    monkeypatch.setattr(prepare, "verify_password", verify)
-    before = sys.getswitchinterval()
-    box.deliver(mail_at(0, GOOD), mail_at(1, "TAX", empire="VEG"))
-    assert [r.outcome for r in box.poll()] == ["accepted", "accepted"]
-    # (the interpreter keeps the interval in whole microseconds)
-    assert seen and all(interval == pytest.approx(min(before, prepare.SWITCH_INTERVAL)) for interval in seen)
-    assert sys.getswitchinterval() == before
 
 
 @pytest.mark.parametrize("cores, threads", [(1, 1), (2, 1), (8, 7)])

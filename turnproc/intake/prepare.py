@@ -17,8 +17,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import sys
-import threading
 from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -110,38 +108,6 @@ def _key(empire_id: int, stored: str, password: str) -> _Key:
     return (empire_id, stored, hashlib.sha256(password.encode()).hexdigest())
 
 
-#: How long a thread may wait for the interpreter lock before it asks for it
-#: while the pool verifies (CPython's default is 5 ms). A verification runs
-#: without the lock for 1.4 ms, then needs it for a few microseconds to hand
-#: its answer over and take the next mail; at 5 ms per hand-over the pool
-#: ran at a fraction of its speed beside the busy poll, which then waited for
-#: it (0.45 s of a 1,000-mail poll, 0.13 s at 0.5 ms). Since the next
-#: batch's passwords are handed over ahead (:meth:`.cache.IntakeCache.read_ahead`)
-#: the pool never waits for work, only for the lock: at 0.5 ms, a thousand
-#: verifications took the pool 2.2-2.5 s, at 0.1 ms 1.83-1.9 s (1.75 s alone).
-SWITCH_INTERVAL = 0.0001
-
-_switching_lock = threading.Lock()
-_switching_users = 0
-_switching_before = 0.0
-
-
-def _quick_switching(on: bool) -> None:
-    """The shorter interval while any pool verifies; the interpreter's own
-    back when the last one is closed (two polls may overlap in tests)."""
-    global _switching_users, _switching_before
-    with _switching_lock:
-        if on:
-            if _switching_users == 0:
-                _switching_before = sys.getswitchinterval()
-                sys.setswitchinterval(min(_switching_before, SWITCH_INTERVAL))
-            _switching_users += 1
-        else:
-            _switching_users -= 1
-            if _switching_users == 0:
-                sys.setswitchinterval(_switching_before)
-
-
 def _pool_size() -> int:
     """A thread for every core but one: the one the poll's own thread needs.
     The poll, not scrypt, is the critical path (3 ms a mail against 1.4 ms of
@@ -172,7 +138,6 @@ class PasswordChecks:
         if key in self._outcomes:
             return False
         if self._pool is None:
-            _quick_switching(True)
             self._pool = ThreadPoolExecutor(max_workers=self._workers, thread_name_prefix="scrypt")
         self._outcomes[key] = self._pool.submit(verify_password, password, stored)
         self.verified += 1
@@ -194,5 +159,4 @@ class PasswordChecks:
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
-            _quick_switching(False)
         self._outcomes.clear()

@@ -6,17 +6,11 @@ import logging
 import smtplib
 import ssl
 import time
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from ..config import SmtpConfig
 from ..errors import ServerUnavailable, one_line
 from .compose import bare_address
 from .lanes import Transport
-
-if TYPE_CHECKING:
-    # typeshed's name for what smtplib's data() takes: for the type checker only.
-    from _typeshed import ReadableBuffer
 
 __all__ = ["SmtpTransport"]
 
@@ -28,48 +22,12 @@ log = logging.getLogger(__name__)
 IDLE_CHECK = 10.0
 
 
-def wire_bytes(raw: bytes) -> bytes:
-    """``raw`` as it goes after SMTP's DATA: every line ending in CRLF (smtplib
-    fixes line ends of str messages but not of bytes, and a strict server
-    reads a bare-LF mail as one long line), and a line that starts with a dot
-    given a second one (RFC 5321 4.5.2; the server takes it off again). Plain
-    byte replaces at C speed: smtplib's own dot regex cost 0.56 ms a report
-    mail on the thread every delivery waits for."""
-    wire = raw.replace(b"\r\n", b"\n").replace(b"\n", b"\r\n").replace(b"\r\n.", b"\r\n..")
-    return b"." + wire if wire.startswith(b".") else wire
-
-
-class _WireClient(smtplib.SMTP):
-    """smtplib's client for mails already in :func:`wire_bytes` form and
-    addresses already bare (:func:`~.compose.bare_address`): ``sendmail`` keeps its replies,
-    errors and reset, but MAIL and RCPT do not parse each address again, and
-    DATA does not look for dots to double a second time."""
-
-    def mail(self, sender: str, options: Sequence[str] = ()) -> tuple[int, bytes]:
-        self.putcmd("mail", f"FROM:<{sender}>{_options(self, options)}")
-        return self.getreply()
-
-    def rcpt(self, recip: str, options: Sequence[str] = ()) -> tuple[int, bytes]:
-        self.putcmd("rcpt", f"TO:<{recip}>{_options(self, options)}")
-        return self.getreply()
-
-    def data(self, msg: ReadableBuffer | str) -> tuple[int, bytes]:
-        assert isinstance(msg, bytes), "a mail in wire form (wire_bytes)"
-        self.putcmd("data")
-        code, reply = self.getreply()
-        if code != 354:
-            raise smtplib.SMTPDataError(code, reply)
-        self.send(msg + b".\r\n" if msg.endswith(b"\r\n") else msg + b"\r\n.\r\n")
-        return self.getreply()
-
-
-class _WireClientTls(_WireClient, smtplib.SMTP_SSL):
-    """:class:`_WireClient` over implicit TLS."""
-
-
-def _options(client: smtplib.SMTP, options: Sequence[str]) -> str:
-    # As smtplib: ESMTP parameters (SIZE=) only to a server that spoke EHLO.
-    return " " + " ".join(options) if options and client.does_esmtp else ""
+def crlf_lines(raw: bytes) -> bytes:
+    """``raw`` with every line ending in CRLF, as SMTP's DATA wants it:
+    smtplib fixes the line ends of a str message but sends bytes as they
+    are, and a strict server reads a bare-LF mail as one long line. (A line
+    that starts with a dot is doubled by smtplib's ``data``.)"""
+    return raw.replace(b"\r\n", b"\n").replace(b"\n", b"\r\n")
 
 
 class SmtpTransport:
@@ -98,9 +56,9 @@ class SmtpTransport:
     def _open(self) -> smtplib.SMTP:
         c = self.config
         if c.security == "tls":
-            client: smtplib.SMTP = _WireClientTls(c.host, c.port, timeout=c.timeout, context=ssl.create_default_context())
+            client: smtplib.SMTP = smtplib.SMTP_SSL(c.host, c.port, timeout=c.timeout, context=ssl.create_default_context())
         else:
-            client = _WireClient(c.host, c.port, timeout=c.timeout)
+            client = smtplib.SMTP(c.host, c.port, timeout=c.timeout)
             if c.security == "starttls":
                 client.starttls(context=ssl.create_default_context())
         if c.user:
@@ -128,7 +86,7 @@ class SmtpTransport:
         to = bare_address(recipient)
         client = self._connection()
         try:
-            client.sendmail(self.sender, [to], wire_bytes(raw))
+            client.sendmail(self.sender, [to], crlf_lines(raw))
         except (smtplib.SMTPServerDisconnected, OSError):
             # The connection broke under this mail: the next one starts a new
             # one; this one is a failed attempt, retried later (never twice
@@ -144,7 +102,7 @@ class SmtpTransport:
         (452, RFC 5321 4.5.3.1.10) gets the rest in further ones; an address
         it refuses for good is logged and skipped, the others still get it."""
         rest = [bare_address(r) for r in recipients]
-        wire = wire_bytes(raw)
+        wire = crlf_lines(raw)
         while rest:
             client = self._connection()
             try:

@@ -162,8 +162,8 @@ def render_subject(kind: str, context: dict[str, Any]) -> str:
 
 def subject_renderer(kind: str) -> Callable[[dict[str, Any]], str]:
     """:func:`render_subject` for ``kind``, its template looked up now, once:
-    what renders with it later takes no lock of Jinja's template cache, as
-    the reports built in a forked child must not (:mod:`turnproc.runtime.sidework`)."""
+    what renders with it later, a thousand reports of a turn, looks nothing
+    up in Jinja's template cache."""
     template = environment().get_template(f"{kind}/subject.txt")
     upgrade = kind == "report"
 

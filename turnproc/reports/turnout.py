@@ -3,9 +3,7 @@ report data and its mail's subject, the bulletin of a big game, and the turn
 record's state before the turn and its events.
 
 It is built from the states and the events alone (:func:`turn_output` reads
-no database, mail or clock), so ``turn run`` can build it beside the
-database work, in a forked child (:mod:`turnproc.runtime.sidework`), and store the
-text as it comes: the same text, byte for byte, as built in the one process.
+no database, mail or clock), and ``turn run`` stores the text as it comes.
 """
 
 from __future__ import annotations

@@ -21,8 +21,8 @@ __all__ = ["Encoded", "dumps", "loads"]
 
 class Encoded(str):
     """JSON text already written: :func:`dumps` gives it back as it is, so a
-    JSON column takes text built elsewhere (a turn's reports, built in a
-    forked child: turnproc.runtime.sidework) without a parse and a second write.
+    JSON column takes text built elsewhere (a turn's reports, built as JSON
+    text by turnproc.reports.turnout) without a parse and a second write.
     Only as the whole value: inside a list or dict it is a string like any."""
 
     __slots__ = ()

@@ -49,7 +49,6 @@ from ..rules.invariants import check_invariants
 from ..rules.serialize import state_from_dict, state_to_record
 from ..rules.state import GameState
 from ..rules.turn import resolve, turn_rng
-from ..runtime.sidework import beside
 from ..storage import models as m
 from ..storage.convert import load_state, orders_for_turn, save_game_fields, save_state
 from ..storage.db import transaction
@@ -81,14 +80,6 @@ GM_VIEW = "GM"
 
 
 # -- the run ---------------------------------------------------------------------------
-
-
-#: Games of this many empires build their reports and the turn record's JSON
-#: in forked children while the turn writes the state (turnproc.runtime.sidework).
-#: Measured on two CPUs, SQLite, turns alternately with and without: at 100
-#: empires the children cost 6 % of the turn (0.325 s against 0.307), at 300
-#: they saved 12 % (0.84 s against 0.95), at 1,000 a tenth (2.64 s, 2.93 s).
-BESIDE_FROM = 200
 
 
 @dataclass
@@ -172,25 +163,17 @@ def run_turn(
     save_game_fields(game, new_state)
     consume_deadline(game)  # a hand-set deadline is for the turn just run
     settings = report_settings(session, config, game, new_state, number, now, corrected=corrected, reason=reason, empire_rows=empire_rows)
-    # The reports and the turn record's JSON need only the states and the
-    # events: in a big game they are built beside the state's writing, on the
-    # machine's other CPU (turnproc.runtime.sidework).
-    fork = len(new_state.empires) >= BESIDE_FROM
-    with (
-        beside(report_output, new_state, events, settings, fork=fork) as built,
-        beside(record_output, state, events, fork=fork) as recorded,
-    ):
-        save_state(session, game, new_state)
-        for code in quitting:
-            empire_rows[code].quit_at = None  # done: the empire is inactive now
-        record = recorded.result()
-        session.execute(
-            insert(m.TurnRecord).values(
-                game_id=game.id, number=number, rng_seed=rng_seed, state_before=Encoded(record.state_before),
-                orders=lines, events=Encoded(record.events), ran_at=now, staged=stage,
-            )
-        )  # fmt: skip
-        output = built.result()
+    output = report_output(new_state, events, settings)
+    record = record_output(state, events)
+    save_state(session, game, new_state)
+    for code in quitting:
+        empire_rows[code].quit_at = None  # done: the empire is inactive now
+    session.execute(
+        insert(m.TurnRecord).values(
+            game_id=game.id, number=number, rng_seed=rng_seed, state_before=Encoded(record.state_before),
+            orders=lines, events=Encoded(record.events), ran_at=now, staged=stage,
+        )
+    )  # fmt: skip
     reports = store_reports(session, config, game, new_state, output, number, now, held=stage, empire_rows=empire_rows)
     session.flush()
     log.info("game %s: turn %d resolved, %d events, %d reports", game.name, number, len(events), len(reports))
