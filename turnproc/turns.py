@@ -208,7 +208,7 @@ def run_current_turn(sessions: sessionmaker[Session], game_name: str, config: Co
         return run_turn(session, get_game(session, game_name), config, now, turn=current)
 
 
-def report_for(session: Session, game: m.Game, empire: m.Empire, turn: int | None) -> tuple[str, dict[str, Any]]:
+def report_for(session: Session, game: m.Game, empire: m.Empire, turn: int | None) -> tuple[str, Mapping[str, Any]]:
     """An empire's report (text, JSON data): of ``turn``, else the latest.
     Before any turn has run, the start-of-game position (turn 0)."""
     query = select(m.Report).where(m.Report.empire_id == empire.id)
