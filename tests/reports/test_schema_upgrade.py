@@ -8,8 +8,29 @@ from typing import Any
 
 import pytest
 
+import turnproc.reports
 from turnproc.reports.render import render_report_text
-from turnproc.reports.schema import SCHEMA_ID, SCHEMA_VERSION, report_extras, schema_version, upgrade_report
+from turnproc.reports.schema import (
+    SCHEMA_ID,
+    SCHEMA_VERSION,
+    Arrow,
+    BulletinPointer,
+    EmpireView,
+    Happening,
+    MapSystem,
+    OrderRow,
+    OwnSystemRow,
+    PressRow,
+    ReportContext,
+    ReportMap,
+    RoundupRow,
+    SystemRow,
+    ProbeSection,
+    report_extras,
+    schema_version,
+    upgrade_report,
+)
+from turnproc.rules.eventdata import ProbeSight, ProbeState
 
 STORED = Path(__file__).parent / "stored" / "report-schema-1.json"
 GOLDEN = Path(__file__).parent / "golden" / "plain" / "RIG.json"
@@ -72,3 +93,49 @@ def test_the_extras_keep_their_order_and_refuse_an_unknown_key() -> None:
     assert list(extras) == ["correction_reason", "announcements"]
     with pytest.raises(ValueError, match="motd"):
         report_extras({"motd": "hello"})
+
+
+def _keys(shape: Any) -> tuple[set[str], set[str]]:
+    return set(shape.__required_keys__), set(shape.__required_keys__ | shape.__optional_keys__)
+
+
+@pytest.mark.parametrize(
+    ("pointer", "shape"),
+    [
+        ("", ReportContext),
+        ("properties/empire", EmpireView),
+        ("properties/orders/items", OrderRow),
+        ("properties/happenings/items", Happening),
+        ("properties/map", ReportMap),
+        ("properties/map/properties/systems/items", MapSystem),
+        ("properties/map/properties/arrows/items", Arrow),
+        ("properties/roundup/items", RoundupRow),
+        ("properties/press/items", PressRow),
+        ("properties/bulletin", BulletinPointer),
+        ("properties/probes", ProbeSection),
+        ("properties/probes/properties/probes/items", ProbeState),
+        ("properties/probes/properties/systems/items", ProbeSight),
+        ("$defs/system", SystemRow),
+    ],
+)
+def test_the_typed_report_has_the_keys_of_report_schema_json(pointer: str, shape: Any) -> None:
+    """Each part of the typed report context names the keys the published
+    schema does, and requires the ones it requires (the rule-set-2 keys, which
+    the schema requires only in a rule-set-2 report, are optional in the type)."""
+    schema = json.loads((Path(turnproc.reports.__file__).parent / "report.schema.json").read_text(encoding="utf-8"))
+    node = schema
+    for part in filter(None, pointer.split("/")):
+        node = node[part]
+    required, every = _keys(shape)
+    assert every == set(node["properties"])
+    # on_leave_until: written in every report since version 2, optional in the schema all the same.
+    assert required - {"on_leave_until"} == set(node.get("required", [])) - {"reserve"}
+
+
+def test_own_systems_have_the_keys_of_the_schema() -> None:
+    schema = json.loads((Path(turnproc.reports.__file__).parent / "report.schema.json").read_text(encoding="utf-8"))
+    system, own = schema["$defs"]["system"], schema["$defs"]["own_system"]
+    required, every = _keys(OwnSystemRow)
+    # supply_paid is described for an own system but never written: the empire has it.
+    assert every == (set(system["properties"]) | set(own["properties"])) - {"supply_paid"}
+    assert required == set(system["required"]) | set(own["required"])

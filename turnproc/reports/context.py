@@ -16,6 +16,7 @@ from typing import Any, Literal, cast
 from ..deadlines import format_deadline
 
 from ..rules.economy import bp_income, income, is_blockaded, system_income
+from ..rules.eventdata import BattleData, OrderData, StandoffData
 from ..rules.events import Event
 from ..rules.galaxy import population_limit
 from ..rules.state import Empire, GameState, System, Tech
@@ -221,26 +222,31 @@ def turn_arrows(events: list[Event], empire: str) -> list[Arrow]:
     map: its own successful moving orders, and attacks on its systems."""
     arrows: list[Arrow] = []
     for e in events:
-        d = e.data
-        if e.kind == "order" and e.empire == empire and d.get("ok") and d.get("action") in _MOVING:
-            kind = _ARROW_KINDS.get(str(d.get("outcome")), "move" if d.get("action") in ("MOVEF", "MOVECOL") else None)
-            src, dst = d.get("from", d.get("where")), d.get("to")
+        if e.kind == "order" and e.empire == empire:
+            order = cast(OrderData, e.data)
+            if not (order["ok"] and order["action"] in _MOVING):
+                continue
+            moving: ArrowKind | None = "move" if order["action"] in ("MOVEF", "MOVECOL") else None
+            kind = _ARROW_KINDS.get(str(order.get("outcome")), moving)
+            src, dst = order.get("from", order.get("where")), order.get("to")
             if kind is not None and src is not None and dst is not None:
                 arrows.append({"from": src, "to": dst, "kind": kind, "by": empire})
-        elif e.kind in ("battle", "standoff") and d.get("defender") == empire and d.get("from") is not None:
-            kind = "capture" if d.get("captured") else "attack"
-            arrows.append({"from": d["from"], "to": d["system"], "kind": kind, "by": d.get("attacker")})
+        elif e.kind in ("battle", "standoff"):
+            fight = cast(BattleData | StandoffData, e.data)
+            if fight["defender"] == empire and fight["from"] is not None:
+                hit: ArrowKind = "capture" if fight.get("captured") else "attack"
+                arrows.append({"from": fight["from"], "to": fight["system"], "kind": hit, "by": fight["attacker"]})
     return arrows
 
 
 def _order_row(e: Event, empire_code: str) -> OrderRow:
-    d = e.data
+    d = cast(OrderData, e.data)
     return {
-        "line": d.get("line"),
-        "text": d.get("text", ""),
-        "ok": bool(d.get("ok")),
-        "reason": d.get("reason"),
-        "cost": int(d.get("cost") or 0) + int(d.get("treasury_cost") or 0),
+        "line": d["line"],
+        "text": d["text"],
+        "ok": d["ok"],
+        "reason": d["reason"],
+        "cost": d["cost"] + d["treasury_cost"],
         "outcome": narrate(e, empire_code),
     }
 

@@ -9,16 +9,20 @@ the version was raised is upgraded by :func:`upgrade_report`, step by step,
 never by guessing from the keys it has.
 """
 
-from __future__ import annotations
-
+# No ``from __future__ import annotations`` here: Python 3.11 tells a
+# NotRequired key (``__required_keys__``, which the tests read) only from
+# annotations it evaluates.
 import logging
 from collections.abc import Callable, Mapping
 from typing import Any, Literal, NotRequired, TypedDict
 
+from ..rules.eventdata import ProbeSight, ProbeState, SystemIncome
+
 __all__ = [
-    "SCHEMA_VERSION", "SCHEMA_ID", "RoundupRow", "PressRow", "ArrowKind", "Arrow", "SystemRow", "OwnSystemRow", "MapSystem",
-    "ReportMap", "IncomeRow", "EmpireView", "OrderRow", "Happening", "BulletinPointer", "ProbeRow", "ProbeSight",
-    "ProbeSection", "Announcement", "ReportExtras", "report_extras", "add_extras", "StoredReport", "TurnHead", "BulletinContext", "ReportBody", "ReportContext", "schema_version", "upgrade_report",
+    "SCHEMA_VERSION", "SCHEMA_ID", "RoundupRow", "PressRow", "ArrowKind", "Arrow", "SystemRow", "OwnSystemRow",
+    "MapSystem", "ReportMap", "EmpireView", "OrderRow", "Happening", "BulletinPointer", "ProbeSection",
+    "Announcement", "ReportExtras", "report_extras", "add_extras", "StoredReport", "TurnHead", "BulletinContext",
+    "ReportBody", "ReportContext", "schema_version", "upgrade_report",
 ]  # fmt: skip
 
 log = logging.getLogger(__name__)
@@ -97,11 +101,6 @@ class ReportMap(TypedDict):
     arrows: list[Arrow]
 
 
-class IncomeRow(TypedDict):
-    system: int
-    income: int
-
-
 class EmpireView(TypedDict):
     code: str
     name: str
@@ -112,7 +111,7 @@ class EmpireView(TypedDict):
     income: int
     next_income: int
     economy_ran: bool
-    income_by_system: list[IncomeRow]
+    income_by_system: list[SystemIncome]
     bp_income: int
     supply_cost: int
     supply_paid: int
@@ -149,24 +148,8 @@ class BulletinPointer(TypedDict):
     top: int
 
 
-class ProbeRow(TypedDict):
-    system: int
-    state: Literal["active", "inactive"]
-
-
-class ProbeSight(TypedDict):
-    system: int
-    type: str
-    owner: str | None
-    pop: int
-    industry: int
-    cruisers: int
-    fighters: int
-    colony_ships: int
-
-
 class ProbeSection(TypedDict):
-    probes: list[ProbeRow]
+    probes: list[ProbeState]
     systems: list[ProbeSight]
     lost: list[int]
 
@@ -182,28 +165,6 @@ class ReportExtras(TypedDict, total=False):
 
     announcements: list[Announcement]
     correction_reason: str
-
-
-def report_extras(extras: Mapping[str, Any]) -> ReportExtras:
-    """``extras`` (what the database gave for the turn) as :class:`ReportExtras`,
-    in its own order: the reports' JSON keeps the order of its keys."""
-    typed = ReportExtras()
-    for key, value in extras.items():
-        if key == "announcements":
-            typed["announcements"] = [Announcement(subject=str(a["subject"]), text=str(a["text"])) for a in value]
-        elif key == "correction_reason":
-            typed["correction_reason"] = str(value)
-        else:
-            raise ValueError(f"not a key a report takes from its turn: {key!r}")
-    return typed
-
-
-def add_extras(target: ReportContext | BulletinContext, extras: ReportExtras) -> None:
-    """Put the turn's extras into a report or the bulletin, after its other keys."""
-    if "announcements" in extras:
-        target["announcements"] = extras["announcements"]
-    if "correction_reason" in extras:
-        target["correction_reason"] = extras["correction_reason"]
 
 
 class TurnHead(TypedDict):
@@ -254,6 +215,28 @@ class ReportContext(ReportBody):
     """One empire's report of one turn (``report.schema.json``)."""
 
     order_form: str
+
+
+def report_extras(extras: Mapping[str, Any]) -> ReportExtras:
+    """``extras`` (what the database gave for the turn) as :class:`ReportExtras`,
+    in its own order: the reports' JSON keeps the order of its keys."""
+    typed = ReportExtras()
+    for key, value in extras.items():
+        if key == "announcements":
+            typed["announcements"] = [Announcement(subject=str(a["subject"]), text=str(a["text"])) for a in value]
+        elif key == "correction_reason":
+            typed["correction_reason"] = str(value)
+        else:
+            raise ValueError(f"not a key a report takes from its turn: {key!r}")
+    return typed
+
+
+def add_extras(target: ReportContext | BulletinContext, extras: ReportExtras) -> None:
+    """Put the turn's extras into a report or the bulletin, after its other keys."""
+    if "announcements" in extras:
+        target["announcements"] = extras["announcements"]
+    if "correction_reason" in extras:
+        target["correction_reason"] = extras["correction_reason"]
 
 
 def schema_version(stored: Mapping[str, Any]) -> int:
