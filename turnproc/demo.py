@@ -20,7 +20,7 @@ from pathlib import Path
 from .app import App, open_app
 from .config import Config
 from .games import add_empire, new_game
-from .intake import poll
+from .intake import Outcome, poll
 from .mail.maildir import MaildirInbox
 from .reportmail import send_outbox
 from .reports.schema import ReportContext, upgrade_report
@@ -193,7 +193,7 @@ def run_demo(directory: Path, *, turns: int = 1, players: int = 4, seed: str = "
         with transaction(app.sessions) as session:
             result = run_turn(session, get_game(session, GAME), app.config, clock + dt.timedelta(hours=2))
         sent, failed = send_outbox(app.sessions, app.config, clock + dt.timedelta(hours=2))
-        accepted = sum(1 for r in results if r.outcome == "accepted")
+        accepted = sum(1 for r in results if r.outcome is Outcome.ACCEPTED)
         lines_out.append(
             f"turn {result.turn}: {accepted}/{len(roster)} order mails accepted, "
             f"{result.events} events, {sent} mails sent"

@@ -49,6 +49,7 @@ from .rules.invariants import check_invariants
 from .rules.serialize import state_from_dict, state_to_record
 from .rules.state import GameState
 from .rules.turn import resolve, turn_rng
+from .rules.vocabulary import EventKind
 from .sidework import beside
 from .storage import models as m
 from .storage.convert import load_state, orders_for_turn, save_game_fields, save_state
@@ -244,7 +245,7 @@ class Preview:
             "game": self.game, "turn": self.turn, "finished": self.finished,
             "events": [
                 {"kind": e.kind, "empire": e.empire, "text": narrate(e, e.empire or GM_VIEW)}
-                for e in self.events if e.kind != "turn"
+                for e in self.events if e.kind != EventKind.TURN
             ],
             "standings": [dict(zip(keys, row, strict=True)) for row in self.standings],
             "report": self.report,
@@ -252,7 +253,7 @@ class Preview:
 
     def summary(self) -> list[str]:
         """What would happen, in words a GM reads at a glance."""
-        kinds = Counter(e.kind for e in self.events if e.kind != "turn")
+        kinds = Counter(e.kind for e in self.events if e.kind != EventKind.TURN)
         lines = [
             f"game {self.game}: turn {self.turn} would produce {len(self.events)} events"
             + (f" ({', '.join(f'{n} {k}' for k, n in sorted(kinds.items()))})" if kinds else ""),
@@ -268,7 +269,7 @@ class Preview:
         told = [
             f"{e.empire}: {narrate(e, e.empire)}" if e.empire else narrate(e, GM_VIEW)
             for e in self.events
-            if e.kind != "turn"
+            if e.kind != EventKind.TURN
         ]
         lines.extend(f"- {t}" for t in told or ["nothing"])
         return lines

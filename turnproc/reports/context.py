@@ -21,6 +21,7 @@ from ..rules.events import Event
 from ..rules.galaxy import population_limit
 from ..rules.state import Empire, GameState, System, Tech
 from ..rules.visibility import audience, visible_from
+from ..rules.vocabulary import EventKind
 from .narrative import narrate
 from .orderform import order_form
 from .schema import (
@@ -48,7 +49,11 @@ __all__ = [
 ]  # fmt: skip
 
 #: Kinds with a section of their own in a rule-set-2 report, not told as happenings.
-_SECTION_KINDS = ("probe_view", "reserve")
+_SECTION_KINDS = (EventKind.PROBE_VIEW, EventKind.RESERVE)
+#: Kinds a report tells elsewhere (orders, press, systems) or not at all.
+_NOT_HAPPENINGS = frozenset(
+    {EventKind.ORDER, EventKind.MESSAGE, EventKind.STANCE, EventKind.NAME, EventKind.STICKY, *_SECTION_KINDS}
+)
 #: In a bulletin game, how many rows from the top of the standings every
 #: report keeps (rules.md §14, ruling V3); the rest is in the bulletin.
 BULLETIN_TOP = 10
@@ -112,7 +117,7 @@ class TurnView:
             if readers is None:
                 for events_of in every_readable:
                     events_of.append(e)
-                if e.kind != "message":
+                if e.kind != EventKind.MESSAGE:
                     for events_of in every_told:
                         events_of.append(e)
                 continue
@@ -128,7 +133,7 @@ class TurnView:
 
 def public_press(events: Iterable[Event]) -> list[PressRow]:
     """The press messages to every empire among ``events`` (rules.md §14: public)."""
-    return [_press_row(e) for e in events if e.kind == "message" and e.data.get("to") is None]
+    return [_press_row(e) for e in events if e.kind == EventKind.MESSAGE and e.data.get("to") is None]
 
 
 def _press_row(e: Event) -> PressRow:
@@ -189,7 +194,7 @@ def attacked_systems(events: list[Event], empire: str) -> dict[int, Mapping[str,
     (the battle event's ``after``, as the engine recorded it)."""
     found: dict[int, Mapping[str, Any]] = {}
     for e in events:
-        if e.kind in ("battle", "standoff") and e.empire == empire and isinstance(e.data.get("after"), dict):
+        if e.kind in (EventKind.BATTLE, EventKind.STANDOFF) and e.empire == empire and isinstance(e.data.get("after"), dict):
             found[int(e.data["system"])] = e.data["after"]
     return found
 
@@ -222,7 +227,7 @@ def turn_arrows(events: list[Event], empire: str) -> list[Arrow]:
     map: its own successful moving orders, and attacks on its systems."""
     arrows: list[Arrow] = []
     for e in events:
-        if e.kind == "order" and e.empire == empire:
+        if e.kind == EventKind.ORDER and e.empire == empire:
             order = cast(OrderData, e.data)
             if not (order["ok"] and order["action"] in _MOVING):
                 continue
@@ -231,7 +236,7 @@ def turn_arrows(events: list[Event], empire: str) -> list[Arrow]:
             src, dst = order.get("from", order.get("where")), order.get("to")
             if kind is not None and src is not None and dst is not None:
                 arrows.append({"from": src, "to": dst, "kind": kind, "by": empire})
-        elif e.kind in ("battle", "standoff"):
+        elif e.kind in (EventKind.BATTLE, EventKind.STANDOFF):
             fight = cast(BattleData | StandoffData, e.data)
             if fight["defender"] == empire and fight["from"] is not None:
                 hit: ArrowKind = "capture" if fight.get("captured") else "attack"
@@ -313,10 +318,10 @@ def report_context(
     # What the report tells, public press aside (only the press section reads it).
     mine = view.told.get(empire_code, [])
 
-    supply = _latest(mine, "supply", empire_code)
+    supply = _latest(mine, EventKind.SUPPLY, empire_code)
     in_supply = {row["system"]: row.get("in_supply", True) for row in supply.get("systems") or []}
     supply_cost = {row["system"]: row.get("cost", 0) for row in supply.get("systems") or []}
-    sticky = {int(c) for c in _latest(mine, "sticky", empire_code).get("systems") or []}
+    sticky = {int(c) for c in _latest(mine, EventKind.STICKY, empire_code).get("systems") or []}
 
     systems: list[OwnSystemRow] = []
     for s in owned:
@@ -336,15 +341,15 @@ def report_context(
 
     # Listed in the order of the player's lines, not the order they ran in
     # (stances and BASE/HOME run before actions; rules.md §4.1).
-    orders = sorted((_order_row(e, empire_code) for e in mine if e.kind == "order" and e.empire == empire_code), key=_line_order)
+    orders = sorted((_order_row(e, empire_code) for e in mine if e.kind == EventKind.ORDER and e.empire == empire_code), key=_line_order)
     happenings: list[Happening] = [
         {"kind": e.kind, "text": narrate(e, empire_code), "data": e.data}
         for e in mine
-        if e.kind not in ("order", "message", "stance", "name", "sticky", *_SECTION_KINDS)
+        if e.kind not in _NOT_HAPPENINGS
     ]
     # In a bulletin game the public press is in the bulletin, not here.
-    press = [_press_row(e) for e in (mine if bulletin is not None else view.events.get(empire_code, [])) if e.kind == "message"]
-    income_now = _latest(mine, "income", empire_code)
+    press = [_press_row(e) for e in (mine if bulletin is not None else view.events.get(empire_code, [])) if e.kind == EventKind.MESSAGE]
+    income_now = _latest(mine, EventKind.INCOME, empire_code)
     # rules.md §13.1 (ruling E8): the balance line shows the figures the economy
     # step used, so it adds up; research after it may change what the systems
     # earn, which shows as next turn's income.
@@ -455,9 +460,9 @@ def _add_v2(context: ReportBody, state: GameState, mine: list[Event], empire_cod
     empire = state.empires[empire_code]
     context["ruleset"] = state.settings.ruleset
     context["empire"]["reserve"] = empire.reserve
-    view = _latest(mine, "probe_view", empire_code)
+    view = _latest(mine, EventKind.PROBE_VIEW, empire_code)
     context["probes"] = {
         "probes": view.get("probes") or [],
         "systems": view.get("systems") or [],
-        "lost": [e.data["system"] for e in mine if e.kind == "probe_lost" and e.empire == empire_code],
+        "lost": [e.data["system"] for e in mine if e.kind == EventKind.PROBE_LOST and e.empire == empire_code],
     }

@@ -42,7 +42,7 @@ from ..rules.eventdata import (
     WithdrawData,
 )
 from ..rules.events import Event
-from ..rules.vocabulary import REASONS
+from ..rules.vocabulary import REASONS, EventKind
 
 __all__ = ["narrate", "REASONS"]
 
@@ -372,34 +372,34 @@ def _fmt(v: Any) -> str:
 
 
 _PHRASES: dict[str, Callable[[Event, str], str]] = {
-    "order": _order,
-    "battle": _battle,
-    "capture": _capture,
-    "exploration": _exploration,
-    "distsq": _distsq,
-    "move": _move,
-    "hyperspace_loss": _hyperspace,
-    "standoff": _standoff,
-    "withdraw": _withdraw,
-    "pursuit": _pursuit,
-    "pin": _pin,
-    "control_stop": _control_stop,
-    "blockade": _blockade,
-    "leftovers": _leftovers,
-    "income": _income,
-    "supply": _supply,
-    "interest": _interest,
-    "research": _research,
-    "vp": _vp,
-    "name": _name,
-    "stance": _stance,
-    "eliminated": _eliminated,
-    "end": _end,
-    "bombard": _bombard,
-    "link": _link,
-    "retreat_reset": _retreat_reset,
-    "trade": _trade,
-    "probe_lost": _probe_lost,
+    EventKind.ORDER: _order,
+    EventKind.BATTLE: _battle,
+    EventKind.CAPTURE: _capture,
+    EventKind.EXPLORATION: _exploration,
+    EventKind.DISTSQ: _distsq,
+    EventKind.MOVE: _move,
+    EventKind.HYPERSPACE_LOSS: _hyperspace,
+    EventKind.STANDOFF: _standoff,
+    EventKind.WITHDRAW: _withdraw,
+    EventKind.PURSUIT: _pursuit,
+    EventKind.PIN: _pin,
+    EventKind.CONTROL_STOP: _control_stop,
+    EventKind.BLOCKADE: _blockade,
+    EventKind.LEFTOVERS: _leftovers,
+    EventKind.INCOME: _income,
+    EventKind.SUPPLY: _supply,
+    EventKind.INTEREST: _interest,
+    EventKind.RESEARCH: _research,
+    EventKind.VP: _vp,
+    EventKind.NAME: _name,
+    EventKind.STANCE: _stance,
+    EventKind.ELIMINATED: _eliminated,
+    EventKind.END: _end,
+    EventKind.BOMBARD: _bombard,
+    EventKind.LINK: _link,
+    EventKind.RETREAT_RESET: _retreat_reset,
+    EventKind.TRADE: _trade,
+    EventKind.PROBE_LOST: _probe_lost,
 }
 
 def narrate(event: Event, viewer: str) -> str:
