@@ -24,7 +24,7 @@ __all__ = [
     "StickyData", "HyperspaceData", "CaptureData", "ExplorationData", "BattleData", "StandoffData", "WithdrawData",
     "PursuitData", "PinData", "ControlStopData", "BlockadeData", "LeftoversData", "IncomeData", "SupplyData",
     "InterestData", "ResearchData", "VpData", "EndData", "BombardData", "LinkData", "RetreatResetData", "TradeData",
-    "ProbeLostData", "ProbeViewData", "ReserveData", "EliminatedData", "SHAPES",
+    "ProbeLostData", "ProbeViewData", "ReserveData", "EliminatedData", "EndRow", "SHAPES",
 ]  # fmt: skip
 
 
