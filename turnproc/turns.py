@@ -42,6 +42,7 @@ from .notices import notify_rollback
 from .reports.context import report_context
 from .reports.narrative import narrate
 from .reports.render import render_report_text
+from .reports.schema import StoredReport
 from .reports.turnout import record_output, report_output
 from .rules.activity import record_missed_turns
 from .rules.events import Event
@@ -96,7 +97,7 @@ class TurnResult:
     game: str
     turn: int
     events: int
-    reports: Mapping[str, dict[str, Any]]
+    reports: Mapping[str, StoredReport]
     """Empire code → its report's data (:meth:`report_text` renders it)."""
     finished: bool
     missed: list[str] = field(default_factory=list)
@@ -457,7 +458,7 @@ def _rollback(session: Session, game: m.Game, to: int, reason: str, now: dt.date
             f"empire(s) {', '.join(joined)} joined game {game.name} after turn {to} began; "
             "rolling back past their arrival would leave them without a home"
         )
-    reports: dict[int, dict[str, Any]] = {}
+    reports: dict[int, dict[str, StoredReport]] = {}
     for turn, code, data in session.execute(
         select(m.Report.turn, m.Empire.code, m.Report.data)
         .join(m.Empire, m.Empire.id == m.Report.empire_id)

@@ -1,5 +1,6 @@
 """The engine writes each event kind's data as turnproc.rules.eventdata says,
-and the report's phrasing reads only keys the shapes have."""
+and a state as rules/serialize.py says; the report's phrasing reads only keys
+the shapes have."""
 
 
 import ast
@@ -15,6 +16,7 @@ from tests.rules.test_golden import CASES, SEED, load_scenario_file, parse_case_
 from turnproc.reports import narrative
 from turnproc.rules import eventdata
 from turnproc.rules.events import Event
+from turnproc.rules.serialize import SYSTEM_FIELDS, StateDict, SystemDict, state_to_dict, state_to_record
 from turnproc.rules.turn import resolve, turn_rng
 from turnproc.rules.vocabulary import EventKind
 
@@ -35,6 +37,8 @@ def _is_typeddict(hint: object) -> bool:
 def _problems(value: object, hint: Any, where: str) -> list[str]:
     """Where ``value`` is not of type ``hint`` (the few kinds of type the shapes use)."""
     origin = get_origin(hint)
+    if hint is Any:
+        return []
     if origin in (typing.Union, types.UnionType):
         fits = [not _problems(value, option, where) for option in get_args(hint)]
         return [] if any(fits) else [f"{where}: {value!r} is not {hint}"]
@@ -139,3 +143,14 @@ def test_the_phrasing_reads_only_keys_its_shape_has() -> None:
         assert keys <= set(get_type_hints(shape)), f"{function.name} reads {sorted(keys - set(get_type_hints(shape)))}"
         checked += 1
     assert checked >= 25
+
+
+def test_a_state_as_json_has_the_serialize_shapes() -> None:
+    """The state's JSON (golden and turn-record forms) is what rules/serialize.py's TypedDicts say."""
+    assert tuple(get_type_hints(SystemDict)) == SYSTEM_FIELDS
+    problems: list[str] = []
+    for case in CASES:
+        state = load_scenario_file(case / "scenario.toml").state
+        for form in (state_to_dict, state_to_record):
+            problems += _shape_problems(form(state), StateDict, f"{case.name}: {form.__name__}")
+    assert not problems, "\n".join(problems[:20])
