@@ -9,5 +9,6 @@ from .inbox import poll, poll_imap, poll_maildir
 from .outcome import Folder, Outcome
 
 __all__ = [
-    "IntakeCache", "IntakeResult", "Outcome", "Folder", "handle_mail", "submit_orders", "poll", "poll_imap", "poll_maildir",
-]
+    "IntakeCache", "IntakeResult", "Outcome", "Folder", "handle_mail", "submit_orders", "poll", "poll_imap",
+    "poll_maildir",
+]  # fmt: skip

@@ -200,9 +200,8 @@ def attacked_systems(events: list[Event], empire: str) -> dict[int, Mapping[str,
 
 
 #: What a battle's ``after`` tells of the system, in the order it replaces the row's keys.
-_SHOWN_AFTER_ATTACK: tuple[Literal["owner", "pop", "industry", "cruisers", "fighters", "colony_ships", "stance"], ...] = (
-    "owner", "pop", "industry", "cruisers", "fighters", "colony_ships", "stance",
-)  # fmt: skip
+_AfterKey = Literal["owner", "pop", "industry", "cruisers", "fighters", "colony_ships", "stance"]
+_SHOWN_AFTER_ATTACK: tuple[_AfterKey, ...] = ("owner", "pop", "industry", "cruisers", "fighters", "colony_ships", "stance")
 
 
 def _after_attack_row(

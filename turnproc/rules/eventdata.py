@@ -19,11 +19,12 @@ from typing import Literal, NotRequired, TypedDict
 from .vocabulary import EventKind
 
 __all__ = [
-    "Forces", "ShipsAfter", "Engage", "Losses", "Sides", "RoundData", "SystemIncome", "SystemSupply", "Scrapped", "ProbeState",
-    "ProbeSight", "TurnData", "OrderData", "MessageData", "NameData", "StanceData", "DistsqData", "MoveData",
-    "StickyData", "HyperspaceData", "CaptureData", "ExplorationData", "BattleData", "StandoffData", "WithdrawData",
-    "PursuitData", "PinData", "ControlStopData", "BlockadeData", "LeftoversData", "IncomeData", "SupplyData",
-    "InterestData", "ResearchData", "VpData", "EndData", "BombardData", "LinkData", "RetreatResetData", "TradeData",
+    "Forces", "ShipsAfter", "Engage", "Losses", "Sides", "RoundData", "SystemIncome", "SystemSupply",
+    "Scrapped", "ProbeState", "ProbeSight", "TurnData", "OrderData", "MessageData", "NameData",
+    "StanceData", "DistsqData", "MoveData", "StickyData", "HyperspaceData", "CaptureData",
+    "ExplorationData", "BattleData", "StandoffData", "WithdrawData", "PursuitData", "PinData",
+    "ControlStopData", "BlockadeData", "LeftoversData", "IncomeData", "SupplyData", "InterestData",
+    "ResearchData", "VpData", "EndData", "BombardData", "LinkData", "RetreatResetData", "TradeData",
     "ProbeLostData", "ProbeViewData", "ReserveData", "EliminatedData", "EndRow", "SHAPES",
 ]  # fmt: skip
 
