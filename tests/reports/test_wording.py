@@ -36,7 +36,8 @@ def test_withdrawals_agree_with_their_number() -> None:
 def test_a_failed_attack_nobody_survived_sends_no_survivors_home() -> None:
     data = {"system": 104, "attacker": "RIG", "defender": "ZAP", "from": 101, "attack": 9, "defence": 14,
             "losses": {"attacker": {"cruisers": 9}, "defender": {"cruisers": 0, "fighters": 2}},
-            "survivors": 0, "captured": False, "defence_level": 2}  # fmt: skip
+            "survivors": 0, "captured": False, "defence_level": 2, "engage": None, "fire_order": "simultaneous",
+            "rounds": [{"attack": 9, "defence": 14}]}  # fmt: skip
     text = narrate(Event("battle", "RIG", data), "RIG")
     assert "you lost 9 cruisers" in text and "survivors went home" not in text and "no attacking cruiser survived" in text
     assert "survivors went home" in narrate(Event("battle", "RIG", {**data, "survivors": 1}), "RIG")

@@ -1,9 +1,14 @@
 """Order mail in: each mail handled in the poll's transaction (``handle``),
 the inbox read in batches and filed after the commit (``inbox``), and what a
-poll reuses between mails (``cache``)."""
+poll reuses between mails (``cache``), and what a mail's handling comes to
+(``outcome``)."""
 
 from .cache import IntakeCache
 from .handle import IntakeResult, handle_mail, submit_orders
 from .inbox import poll, poll_imap, poll_maildir
+from .outcome import Folder, Outcome
 
-__all__ = ["IntakeCache", "IntakeResult", "handle_mail", "submit_orders", "poll", "poll_imap", "poll_maildir"]
+__all__ = [
+    "IntakeCache", "IntakeResult", "Outcome", "Folder", "handle_mail", "submit_orders", "poll", "poll_imap",
+    "poll_maildir",
+]  # fmt: skip

@@ -28,6 +28,7 @@ from ..config import Config
 from ..outgoing.mails import queue_guessing_digest
 from ..storage import models as m
 from ..storage.db import transaction
+from .outcome import Outcome
 
 log = logging.getLogger(__name__)
 
@@ -113,7 +114,7 @@ def _queue(
     by_empire = {e.id: e for e in empires}
     wanted = [e.id for e in empires if e.id in owners or e.game_id in games]
     where: list[ColumnElement[bool]] = [
-        m.InboundMessage.outcome == "wrong_password", m.InboundMessage.empire_id.in_(wanted),
+        m.InboundMessage.outcome == Outcome.WRONG_PASSWORD, m.InboundMessage.empire_id.in_(wanted),
         m.InboundMessage.received_at > since,
     ]  # fmt: skip
     owner_tally: dict[int, _Tally] = {}

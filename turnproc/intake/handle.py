@@ -49,6 +49,7 @@ from ..games.signup import (
 from ..storage.queries import GameView, orders_on_file, withdraw_orders
 from .account import Account, help_mail
 from .cache import EmpireRow, IntakeCache
+from .outcome import Folder, Outcome
 from .prepare import MAX_TEXT, limits_of, parse_raw
 from ..storage.mailkinds import MailKind
 
@@ -69,22 +70,16 @@ REPLY_CAPS_PER_HOUR = {
 }
 
 # Folders an intake result files the mail into.
-PROCESSED = "Processed"
-REJECTED = "Rejected"
-FAILED = "Failed"
+PROCESSED = Folder.PROCESSED
+REJECTED = Folder.REJECTED
+FAILED = Folder.FAILED
 
 
 @dataclass
 class IntakeResult:
-    outcome: str
-    """duplicate, ignored, forged (DMARC failed, by the trusted mail
-    server's word), rejected, wrong_password (not answered: the owner
-    and the GM hear of it in the day's digest, intake/guessing.py), help (a
-    mail that only asks for HELP), signup (a JOIN answered with its code, or
-    its code come back and the request now waiting for the GM), accepted, cleared, commands,
-    unchanged (every order line failed), older (written before the orders on
-    file) or failed (our fault: left for the next poll, or set aside)."""
-    folder: str
+    outcome: Outcome
+    folder: Folder | None
+    """None: left in the inbox for the next poll (a failure not yet set aside)."""
     game: str | None = None
     empire: str | None = None
     detail: str = ""
@@ -106,7 +101,7 @@ def handle_mail(
         return result
     digest = hashlib.sha256(raw).hexdigest()
     if cache.already_handled(session, digest):
-        return IntakeResult("duplicate", PROCESSED, detail="already handled")
+        return IntakeResult(Outcome.DUPLICATE, PROCESSED, detail="already handled")
     result = _Mail(session, raw, digest, config, now, cache).handle()
     cache.batch.handled.add(digest)
     return result
@@ -130,7 +125,7 @@ def submit_orders(
 
 @dataclass
 class Applied:
-    outcome: str
+    outcome: Outcome
     """accepted, cleared, older, unchanged or commands."""
     on_file: list[Order]
     """The orders on file afterwards."""
@@ -163,22 +158,22 @@ def apply_orders(
         withdraw_orders(session, empire_id, turn)
         if current is not None:
             current.active = False
-        return Applied("cleared", [])
+        return Applied(Outcome.CLEARED, [])
     if parsed.orders and current is not None and current.sent_at is not None and sent_at < current.sent_at:
         # Mail can arrive out of order.
-        return Applied("older", _orders_of(current), on_file_since=current.sent_at, current=current)
+        return Applied(Outcome.OLDER, _orders_of(current), on_file_since=current.sent_at, current=current)
     if parsed.orders:
         stored, replaced = store_orders(
             rows, game_id, empire_id, turn, parsed, raw_text, message, now, sent_at, current=current
         )
-        return Applied("accepted", list(parsed.orders), replaced, current=stored)
+        return Applied(Outcome.ACCEPTED, list(parsed.orders), replaced, current=stored)
     if any(p.severity is Severity.ERROR and not is_header_code(p.code) for p in parsed.problems):
-        return Applied("unchanged", _orders_of(current), current=current)  # every order line failed: what is on file stays
+        return Applied(Outcome.UNCHANGED, _orders_of(current), current=current)  # every order line failed: what is on file stays
     if MailCommand.WAIT in parsed.commands and current is not None:
         # WAIT alone keeps the orders on file and only holds off an early
         # run; with nothing on file there is no early run to hold off.
         current.wait = True
-    return Applied("commands", _orders_of(current), current=current)
+    return Applied(Outcome.COMMANDS, _orders_of(current), current=current)
 
 
 def _orders_of(current: m.OrderSet | NewOrderSet | None) -> list[Order]:
@@ -208,7 +203,7 @@ class _Mail:
             sender=self.sender[:254],
             subject=self.subject[:998],
             received_at=now,
-            outcome="pending",
+            outcome=Outcome.PENDING,
         )
 
     def finish(self, result: IntakeResult) -> IntakeResult:
@@ -266,32 +261,32 @@ class _Mail:
     ) -> IntakeResult:
         if recipient is not None:
             context = ack_context(
-                outcome="rejected", game=header.game, empire=header.empire, turn=header.turn, reason=reason
+                outcome=Outcome.REJECTED, game=header.game, empire=header.empire, turn=header.turn, reason=reason
             )
             self.reply(recipient, kind, context, game_id)
-        return self.finish(IntakeResult("rejected", REJECTED, header.game, header.empire, reason))
+        return self.finish(IntakeResult(Outcome.REJECTED, REJECTED, header.game, header.empire, reason))
 
     def handle(self) -> IntakeResult:
         auto = self.parsed.automatic
         if auto:
-            return self.finish(IntakeResult("ignored", REJECTED, detail=auto))
+            return self.finish(IntakeResult(Outcome.IGNORED, REJECTED, detail=auto))
         if self.message_id and self.cache.message_id_seen(self.session, self.message_id):
             # A relay's re-delivery (same Message-ID, one more Received: line):
             # what the first copy did stands.
-            return self.finish(IntakeResult("duplicate", PROCESSED, detail=f"Message-ID {self.message_id[:200]} seen before"))
+            return self.finish(IntakeResult(Outcome.DUPLICATE, PROCESSED, detail=f"Message-ID {self.message_id[:200]} seen before"))
         if self.unreadable:
             reason = f"{self.unreadable}; send the orders as plain text"
             return self.unplaced(Header(), reason, None)
         text, header = self.parsed.text, self.parsed.header
         if auto_reply_subject(self.subject) and not (header.game and header.empire and header.password):
-            return self.finish(IntakeResult("ignored", REJECTED, detail="an automatic reply (by its subject)"))
+            return self.finish(IntakeResult(Outcome.IGNORED, REJECTED, detail="an automatic reply (by its subject)"))
         if not self.sender:
             return self.unsigned(header)
         if self.parsed.forged:
             # The mail server vouches it is not from whom it says: whoever it
             # names hears nothing, and no password is checked (nor counted).
             log.info("forged mail from %s filed unanswered: %s", self.sender, self.parsed.forged)
-            return self.finish(IntakeResult("forged", REJECTED, header.game, header.empire, self.parsed.forged))
+            return self.finish(IntakeResult(Outcome.FORGED, REJECTED, header.game, header.empire, self.parsed.forged))
         if len(text) > MAX_TEXT:
             reason = f"the mail's text is longer than {MAX_TEXT // 1024} KiB; send only the orders"
             if self.cache.registered(self.session, self.sender):
@@ -344,7 +339,7 @@ class _Mail:
         reason recorded here (what was wrong with the EMPIRE line)."""
         reason = self.password_problem(header, text)
         self.cache.count_wrong_password(empire.id)
-        return self.finish(IntakeResult("wrong_password", REJECTED, header.game, header.empire, reason))
+        return self.finish(IntakeResult(Outcome.WRONG_PASSWORD, REJECTED, header.game, header.empire, reason))
 
     def unplaced(self, header: Header, reason: str, game: GameView | None) -> IntakeResult:
         """A mail that is no player's orders for a game we can find. A player
@@ -356,11 +351,11 @@ class _Mail:
             return self.reject(header, reason, self.sender, game.id if game else None, kind=MailKind.UNKNOWN)
         if game is None:
             self.suppress(self.sender, MailKind.STRANGER, None, "a mail from an unregistered address that names no game here")
-            return self.finish(IntakeResult("rejected", REJECTED, header.game, header.empire, reason))
+            return self.finish(IntakeResult(Outcome.REJECTED, REJECTED, header.game, header.empire, reason))
         cap = self.config.stranger_replies_per_hour
         if self.cache.stranger_replies(self.session, self.now) >= cap:
             self.suppress(self.sender, MailKind.STRANGER, game.id, f"{cap} answers to unregistered addresses in the last hour")
-            return self.finish(IntakeResult("rejected", REJECTED, header.game, header.empire, reason))
+            return self.finish(IntakeResult(Outcome.REJECTED, REJECTED, header.game, header.empire, reason))
         self.cache.count_stranger_reply()
         return self.reject(header, reason, self.sender, game.id, kind=MailKind.STRANGER)
 
@@ -373,7 +368,7 @@ class _Mail:
         empire = self.cache.empire(self.session, game, header.empire) if game is not None and header.empire else None
         if game is None or empire is None:
             self.suppress("", MailKind.UNKNOWN, game.id if game is not None else None, reason)
-            return self.finish(IntakeResult("rejected", REJECTED, header.game, header.empire, reason))
+            return self.finish(IntakeResult(Outcome.REJECTED, REJECTED, header.game, header.empire, reason))
         self.record.game_id, self.record.empire_id = game.id, empire.id
         note = "a mail for your empire arrived with no From address, so it could not be checked; nothing was stored"
         return self.reject(header, note, empire.email, game.id)
@@ -400,14 +395,14 @@ class _Mail:
             self.cache.order_set(session, game, empire.id),
         )  # fmt: skip
         self.cache.remember_order_set(empire.id, game.turn, applied.current)
-        if applied.outcome == "older" and applied.on_file_since is not None:
+        if applied.outcome is Outcome.OLDER and applied.on_file_since is not None:
             notice = (notice + " " if notice else "") + (
                 f"These orders were written before the ones on file (sent {applied.on_file_since:%Y-%m-%d %H:%M} UTC), "
                 "so those stay on file."
             )
         outcome, replaced = applied.outcome, applied.replaced
         # Accepted, they were written out for the order set just stored.
-        written = applied.current.lines if outcome == "accepted" and applied.current is not None else None
+        written = applied.current.lines if outcome is Outcome.ACCEPTED and applied.current is not None else None
         context = ack_context(
             outcome=outcome,
             game=game.name,
@@ -418,7 +413,7 @@ class _Mail:
             deadline=self.cache.deadline(game, self.now),
             notice=notice,
             done=done,
-            wait=applied.outcome != "cleared" and applied.current is not None and applied.current.wait,
+            wait=applied.outcome is not Outcome.CLEARED and applied.current is not None and applied.current.wait,
         )
         self.reply(address, MailKind.ACK, context, game.id)
         return self.finish(IntakeResult(outcome, PROCESSED, game.name, empire.code, f"{len(parsed.orders)} orders"))
@@ -433,10 +428,10 @@ class _Mail:
         if join is None and MailCommand.HELP in parsed.commands:
             game = self.cache.game(self.session, header.game) if header.game else None
             if not (self.may_send(self.sender, MailKind.HELP, None) if registered else self.may_answer_stranger(None)):
-                return self.finish(IntakeResult("help", PROCESSED, detail="not answered: too many answers this hour"))
+                return self.finish(IntakeResult(Outcome.HELP, PROCESSED, detail="not answered: too many answers this hour"))
             row = self.session.get(m.Game, game.id) if game is not None else None
             help_mail(self.session, self.config, self.now, self.sender, row, MailKind.HELP if registered else MailKind.STRANGER)
-            return self.finish(IntakeResult("help", PROCESSED, detail="the HELP guide"))
+            return self.finish(IntakeResult(Outcome.HELP, PROCESSED, detail="the HELP guide"))
         if join is None:
             # A JOIN line that did not parse: the line names a game when it has a second word.
             problem = _request_problem(parsed)
@@ -458,13 +453,13 @@ class _Mail:
         # (From proves nothing; only the code coming back from there does).
         if join_code_sent_within_hour(self.session, self.sender, self.now):
             self.suppress(self.sender, MailKind.SIGNUP_CONFIRM, game.id, "a JOIN's code went to this address in the last hour")
-            return self.finish(IntakeResult("signup", REJECTED, game.name, code.upper(), "not answered: a code went there this hour"))
+            return self.finish(IntakeResult(Outcome.SIGNUP, REJECTED, game.name, code.upper(), "not answered: a code went there this hour"))
         if not (self.may_send(self.sender, MailKind.STRANGER, game.id) if registered else self.may_answer_stranger(game.id)):
-            return self.finish(IntakeResult("signup", REJECTED, game.name, code.upper(), "not answered: too many answers this hour"))
+            return self.finish(IntakeResult(Outcome.SIGNUP, REJECTED, game.name, code.upper(), "not answered: too many answers this hour"))
         request, why = request_signup(self.session, self.config, row, self.now, code=code, name=name, email=self.sender)
         if request is None:  # checked just above, in this transaction
             return self.unplaced(Header(game=game.name, empire=join.code), why, game)
-        return self.finish(IntakeResult("signup", PROCESSED, game.name, request.code, f"sign-up from {self.sender} waits for its code"))
+        return self.finish(IntakeResult(Outcome.SIGNUP, PROCESSED, game.name, request.code, f"sign-up from {self.sender} waits for its code"))
 
     def confirm_join(self, secret: str) -> IntakeResult:
         """A header-less CONFIRM: the code a JOIN mailed to this address."""
@@ -484,7 +479,7 @@ class _Mail:
                 # The address proved itself with the code: one answer per code, beside the stranger caps.
                 answer_signup(self.session, self.config, self.now, request, row, MailKind.SIGNUP)
                 detail = f"sign-up request from {self.sender}"
-                return self.finish(IntakeResult("signup", PROCESSED, row.name, request.code, detail))
+                return self.finish(IntakeResult(Outcome.SIGNUP, PROCESSED, row.name, request.code, detail))
         return self.unplaced(Header(), why, self.cache.game(self.session, self.session.get_one(m.Game, games[-1]).name))
 
 

@@ -31,7 +31,8 @@ from ..accounts.passwordkey import load_key
 from .ahead import FetchAhead
 from .guessing import tell_of_guessing
 from .cache import IntakeCache
-from .handle import FAILED, PROCESSED, IntakeResult, handle_mail
+from .handle import IntakeResult, handle_mail
+from .outcome import Folder, Outcome
 from .prepare import limits_of
 
 log = logging.getLogger(__name__)
@@ -133,16 +134,16 @@ def _failed(session: Session, config: Config, key: object, raw: bytes, exc: Exce
     else:
         log.warning("mail %s failed again (%d times): %s", key, row.attempts, row.error)
     if row.attempts < config.set_aside_after:
-        return IntakeResult("failed", "", detail=f"left in the inbox: {row.error}")
+        return IntakeResult(Outcome.FAILED, None, detail=f"left in the inbox: {row.error}")
     row.set_aside_at = now
     queue_mail_set_aside(session, config, now, digest=digest, attempts=row.attempts, error=row.error, raw=raw)
-    return IntakeResult("failed", FAILED, detail=f"set aside after {row.attempts} failures: {row.error}")
+    return IntakeResult(Outcome.FAILED, Folder.FAILED, detail=f"set aside after {row.attempts} failures: {row.error}")
 
 
 def _run(
     app: App,
     batches: Iterable[Sequence[tuple[K, bytes]]],
-    file: Callable[[dict[str, list[K]]], None],
+    file: Callable[[dict[Folder, list[K]]], None],
     now: dt.datetime,
     cache: IntakeCache,
     ready: Callable[[], bool] = lambda: True,
@@ -156,7 +157,7 @@ def _run(
             done = _handle_batch(app, batch, now, cache, pending.peek)
             guessed.update(cache.batch.wrong_passwords)  # the committed attempt's
             # Committed: only now may the mails leave the inbox.
-            by_folder: dict[str, list[K]] = {}
+            by_folder: dict[Folder, list[K]] = {}
             for key, result in done:
                 if result.folder:  # a failed mail with no folder stays for the next poll
                     by_folder.setdefault(result.folder, []).append(key)
@@ -182,7 +183,7 @@ def _cache(app: App) -> IntakeCache:
 def poll_maildir(app: App, now: dt.datetime, committed: Committed = _nothing) -> list[IntakeResult]:
     inbox = MaildirInbox(app.config.maildir_in)
 
-    def file(by_folder: dict[str, list[str]]) -> None:
+    def file(by_folder: dict[Folder, list[str]]) -> None:
         for folder, keys in by_folder.items():
             for key in keys:
                 inbox.file(key, folder)
@@ -194,12 +195,12 @@ def poll_imap(app: App, now: dt.datetime, committed: Committed = _nothing) -> li
     """One pass over the IMAP folder: read with BODY.PEEK[] (nothing is marked
     seen before we are done), handle, commit, then flag and move per batch;
     the next batch is fetched while this one is handled."""
-    folders = {PROCESSED: app.config.imap.processed_folder, FAILED: app.config.imap.failed_folder}
+    folders = {Folder.PROCESSED: app.config.imap.processed_folder, Folder.FAILED: app.config.imap.failed_folder}
     # The IMAP round trips (a FETCH per batch, a STORE and a MOVE per folder
     # filed into) run on a thread of their own, beside the handling.
     with ImapMailbox(app.config.imap) as box, FetchAhead(box, BATCH) as inbox:
 
-        def file(by_folder: dict[str, list[int]]) -> None:
+        def file(by_folder: dict[Folder, list[int]]) -> None:
             for folder, uids in by_folder.items():
                 inbox.file(uids, folders.get(folder, app.config.imap.rejected_folder))
 

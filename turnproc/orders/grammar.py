@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
-from typing import Any
+from typing import TypedDict
 
 from .orders import Action, MailCommand, Quantity
 
@@ -95,9 +95,18 @@ _TECH = FieldSpec("TECH", _K.TECH, "tech")
 _EMPIRE = FieldSpec("EMPIRE", _K.EMPIRE, "empire")
 
 
+class _MoveChecks(TypedDict):
+    """What the orders that move cruisers share (:class:`ActionSpec`'s checks)."""
+
+    owned: bool
+    distinct: bool
+    linked: bool
+    captures: bool
+
+
 def _specs() -> dict[Action, ActionSpec]:
     a = Action
-    move: dict[str, Any] = dict(owned=True, distinct=True, linked=True, captures=True)
+    move = _MoveChecks(owned=True, distinct=True, linked=True, captures=True)
     build = (FieldSpec("WHERE", _K.SYSTEM, "where", optional=True), _NUMBER)
     specs = [
         ActionSpec(a.MOVE, (_FROM, _TO, _NUMBER), **move),

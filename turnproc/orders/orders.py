@@ -8,9 +8,9 @@ can never disagree about what an order means.
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import MISSING, dataclass, field, fields
-from typing import Any
+from typing import Any, Required, TypedDict
 
 from ..rules.state import Tech
 
@@ -31,12 +31,50 @@ __all__ = [
     "SkipReason",
     "Skipped",
     "ParsedOrders",
+    "QuantityDict",
+    "OrderDict",
+    "ProblemDict",
+    "SkippedDict",
     "format_order",
     "slots_used",
 ]
 
 MAX_SLOTS = 16
 MAX_NAMES = 2
+
+
+# What orders, problems and skipped stretches are as JSON (the order sets
+# and acknowledgements stored); read back with each class's ``from_dict``.
+class QuantityDict(TypedDict):
+    count: int | None
+    all_but: int
+
+
+class OrderDict(TypedDict, total=False):
+    """An :class:`Order`'s fields that are set: only ``line`` and ``action`` always are."""
+
+    line: Required[int]
+    action: Required[str]
+    where: int
+    to: int
+    number: QuantityDict
+    empire: str
+    tech: str
+    text: str
+
+
+class ProblemDict(TypedDict):
+    line: int
+    code: str
+    message: str
+    severity: str
+    text: str
+
+
+class SkippedDict(TypedDict):
+    first_line: int
+    last_line: int
+    reason: str
 
 
 class Action(enum.StrEnum):
@@ -127,11 +165,11 @@ class Quantity:
             return str(self.count)
         return f"AB-{self.all_but}" if self.all_but else "ALL"
 
-    def to_dict(self) -> dict[str, int | None]:
+    def to_dict(self) -> QuantityDict:
         return {"count": self.count, "all_but": self.all_but}
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Quantity:
+    def from_dict(cls, data: Mapping[str, Any]) -> Quantity:
         return cls(count=data.get("count"), all_but=int(data.get("all_but", 0)))
 
 
@@ -159,10 +197,10 @@ class Order:
     def uses_slot(self) -> bool:
         return self.action not in SLOT_FREE
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> OrderDict:
         """JSON-safe: enums as their values, the NUMBER as :meth:`Quantity.to_dict`;
         fields left out are left out of the dict."""
-        data: dict[str, Any] = {"line": self.line, "action": self.action.value}
+        data: OrderDict = {"line": self.line, "action": self.action.value}
         if self.where is not None:
             data["where"] = self.where
         if self.to is not None:
@@ -178,7 +216,7 @@ class Order:
         return data
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Order:
+    def from_dict(cls, data: Mapping[str, Any]) -> Order:
         """The order :meth:`to_dict` gave ``data`` for; raises ValueError or
         KeyError on a dict it could not have given."""
         number = data.get("number")
@@ -206,7 +244,7 @@ class Order:
         return order
 
     @classmethod
-    def read(cls, line: int, action: Action, values: dict[str, Any]) -> Order:
+    def read(cls, line: int, action: Action, values: Mapping[str, object]) -> Order:
         """``Order(line=line, action=action, **values)`` for the parser, past
         the frozen constructor as :meth:`from_dict` is (a night's thousand
         turnsheets are some twenty thousand orders); ``values`` names only
@@ -220,7 +258,7 @@ class Order:
 
 
 #: Every field of Order by name, in order, with its default (line and action, which have none: None).
-_ORDER_DEFAULTS: dict[str, Any] = {f.name: None if f.default is MISSING else f.default for f in fields(Order)}
+_ORDER_DEFAULTS: dict[str, object] = {f.name: None if f.default is MISSING else f.default for f in fields(Order)}
 
 
 def format_order(order: Order) -> str:
@@ -273,7 +311,7 @@ class Problem:
     text: str = ""
     """The line as the player wrote it."""
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> ProblemDict:
         """JSON-safe, the severity as its value."""
         return {
             "line": self.line,
@@ -284,7 +322,7 @@ class Problem:
         }
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Problem:
+    def from_dict(cls, data: Mapping[str, Any]) -> Problem:
         return cls(
             line=int(data["line"]),
             code=str(data["code"]),
@@ -375,11 +413,11 @@ class Skipped:
     """Last line not read (inclusive, never a blank line)."""
     reason: SkipReason
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> SkippedDict:
         return {"first_line": self.first_line, "last_line": self.last_line, "reason": self.reason.value}
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Skipped:
+    def from_dict(cls, data: Mapping[str, Any]) -> Skipped:
         return cls(int(data["first_line"]), int(data["last_line"]), SkipReason(data["reason"]))
 
 

@@ -11,11 +11,10 @@ bulletin holds and what a report in such a game says about it.
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any
-
 from ..rules.events import Event
 from ..rules.state import GameState
 from .context import BULLETIN_TOP, TurnView, public_press, roundup, turn_head
+from .schema import BulletinContext, BulletinPointer
 
 __all__ = ["BULLETIN_SCHEMA_VERSION", "BULLETIN_SCHEMA_ID", "bulletin_subject", "bulletin_pointer", "bulletin_context"]
 
@@ -31,7 +30,7 @@ def bulletin_subject(game_name: str, turn: int, *, corrected: bool = False) -> s
     return f"[{game_name}] Turn {turn} bulletin: roundup and press" + (" (corrected)" if corrected else "")
 
 
-def bulletin_pointer(game_name: str, turn: int, empires: int, *, corrected: bool = False) -> dict[str, Any]:
+def bulletin_pointer(game_name: str, turn: int, empires: int, *, corrected: bool = False) -> BulletinPointer:
     """What ``report_context(..., bulletin=...)`` takes, and what the report's
     ``bulletin`` key then holds: the bulletin's subject, its turn, how many
     empires its roundup lists, and how many top rows the report keeps."""
@@ -47,17 +46,19 @@ def bulletin_context(
     deadline: dt.datetime | None,
     view: TurnView | None = None,
     corrected: bool = False,
-) -> dict[str, Any]:
+) -> BulletinContext:
     """The bulletin of ``turn`` (the turn just resolved; ``state`` is the state
     after it, ``events`` its events): the whole roundup and all public press,
     for every player alike. ``view``: the turn's :class:`TurnView`, when the
     reports already built it. The caller adds ``announcements`` and
     ``correction_reason`` as it does to the reports."""
     rows = view.roundup if view is not None else roundup(state)
+    # The ignore: strict mypy wants the optional keys named when a literal
+    # unpacks another TypedDict; the caller adds them (ReportExtras).
     return {
         "schema": BULLETIN_SCHEMA_ID,
         "subject": bulletin_subject(game_name, turn, corrected=corrected),
-        **turn_head(state, game_name=game_name, turn=turn, deadline=deadline, corrected=corrected),
+        **turn_head(state, game_name=game_name, turn=turn, deadline=deadline, corrected=corrected),  # type: ignore[typeddict-item]
         "empires": len(state.empires),
         "roundup": rows,
         "press": public_press(events),

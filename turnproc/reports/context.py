@@ -9,20 +9,39 @@ in one place. The dict is JSON-safe and follows ``report.schema.json``.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, cast
 
 from ..timing.deadlines import format_deadline
 
 from ..rules.economy import bp_income, income, is_blockaded, system_income
+from ..rules.eventdata import BattleData, OrderData, StandoffData
 from ..rules.events import Event
 from ..rules.galaxy import population_limit
 from ..rules.state import Empire, GameState, System, Tech
 from ..rules import visibility
 from ..rules.visibility import audience, press_author, visible_from
+from ..orders.vocabulary import EventKind
 from .narrative import narrate
 from .orderform import order_form
+from .schema import (
+    SCHEMA_ID,
+    SCHEMA_VERSION,
+    Arrow,
+    ArrowKind,
+    BulletinPointer,
+    MapSystem,
+    OrderRow,
+    OwnSystemRow,
+    PressRow,
+    Happening,
+    ReportBody,
+    ReportContext,
+    RoundupRow,
+    SystemRow,
+    TurnHead,
+)
 
 __all__ = [
     "position_context",
@@ -30,27 +49,26 @@ __all__ = [
     "turn_arrows", "BULLETIN_TOP", "public_press", "turn_head",
 ]  # fmt: skip
 
-#: Raised whenever the JSON report changes in a way a client program must know
-#: about; ``report.schema.json`` carries the same ``$id`` (a test checks).
-#: 3: a rule-set-2 game's reports carry ``ruleset``, ``empire.reserve`` and ``probes``.
-SCHEMA_VERSION = 3
-SCHEMA_ID = f"urn:turnproc:schema:report:{SCHEMA_VERSION}"
 #: Kinds with a section of their own in a rule-set-2 report, not told as happenings.
-_SECTION_KINDS = ("probe_view", "reserve")
+_SECTION_KINDS = (EventKind.PROBE_VIEW, EventKind.RESERVE)
+#: Kinds a report tells elsewhere (orders, press, systems) or not at all.
+_NOT_HAPPENINGS = frozenset(
+    {EventKind.ORDER, EventKind.MESSAGE, EventKind.STANCE, EventKind.NAME, EventKind.STICKY, *_SECTION_KINDS}
+)
 #: In a bulletin game, how many rows from the top of the standings every
 #: report keeps (rules.md §14, ruling V3); the rest is in the bulletin.
 BULLETIN_TOP = 10
 
 
-def roundup(state: GameState) -> list[dict[str, Any]]:
+def roundup(state: GameState) -> list[RoundupRow]:
     """Every empire's code, name, VP and rank (public, rules.md §14). Ties share a rank."""
     return standings(state.empires.values())
 
 
-def standings(empires: Iterable[Empire]) -> list[dict[str, Any]]:
+def standings(empires: Iterable[Empire]) -> list[RoundupRow]:
     """The roundup of these empires (:func:`roundup`): best first, ties share a rank."""
     ordered = sorted(empires, key=lambda e: (-e.vp, e.code))
-    rows: list[dict[str, Any]] = []
+    rows: list[RoundupRow] = []
     rank = 0
     last_vp: int | None = None
     for i, e in enumerate(ordered, start=1):
@@ -68,7 +86,7 @@ class TurnView:
     thousand times."""
 
     owned: dict[str, list[System]]
-    roundup: list[dict[str, Any]]
+    roundup: list[RoundupRow]
     events: dict[str, list[Event]]
     #: ``events`` without the public press, which only the press section reads:
     #: in a big game the public press is most of every empire's list.
@@ -100,7 +118,7 @@ class TurnView:
             if readers is None:
                 for events_of in every_readable:
                     events_of.append(e)
-                if e.kind != "message":
+                if e.kind != EventKind.MESSAGE:
                     for events_of in every_told:
                         events_of.append(e)
                 continue
@@ -114,13 +132,13 @@ class TurnView:
         return cls(owned=owned, roundup=rows, events=readable, told=told, named=named, position=position)
 
 
-def public_press(events: Iterable[Event]) -> list[dict[str, Any]]:
+def public_press(events: Iterable[Event]) -> list[PressRow]:
     """The press messages to every empire among ``events``, as the bulletin
     shows them (which press is public: :func:`turnproc.rules.visibility.public_press`)."""
     return [_press_row(e) for e in visibility.public_press(events)]
 
 
-def _press_row(e: Event) -> dict[str, Any]:
+def _press_row(e: Event) -> PressRow:
     return {
         "from": press_author(e),
         "to": e.data.get("to") or "ALL",
@@ -129,7 +147,7 @@ def _press_row(e: Event) -> dict[str, Any]:
     }
 
 
-def turn_head(state: GameState, *, game_name: str, turn: int, deadline: dt.datetime | None, corrected: bool) -> dict[str, Any]:
+def turn_head(state: GameState, *, game_name: str, turn: int, deadline: dt.datetime | None, corrected: bool) -> TurnHead:
     """The keys a report and a bulletin both start with: which game and turn,
     the next deadline, and whether the game is over or the turn was re-run."""
     return {
@@ -143,7 +161,7 @@ def turn_head(state: GameState, *, game_name: str, turn: int, deadline: dt.datet
     }
 
 
-def _system_row(adjacency: dict[int, tuple[int, ...]], s: System, known: set[int], reader: Empire) -> dict[str, Any]:
+def _system_row(adjacency: dict[int, tuple[int, ...]], s: System, known: set[int], reader: Empire) -> SystemRow:
     # A black dwarf's limit is its owner's Life Support, a tech only the owner
     # knows: any owned system is shown with the reader's own tech (the same
     # thing for the reader's systems). Unowned, a black dwarf has no limit.
@@ -172,65 +190,78 @@ def _system_row(adjacency: dict[int, tuple[int, ...]], s: System, known: set[int
     }
 
 
-def attacked_systems(events: list[Event], empire: str) -> dict[int, dict[str, Any]]:
+def attacked_systems(events: list[Event], empire: str) -> dict[int, Mapping[str, Any]]:
     """System code -> how it was right after ``empire``'s last attack on it this
-    turn (rules.md §14, ruling V2), from the battles and standoffs it fought."""
-    found: dict[int, dict[str, Any]] = {}
+    turn (rules.md §14, ruling V2), from the battles and standoffs it fought
+    (the battle event's ``after``, as the engine recorded it)."""
+    found: dict[int, Mapping[str, Any]] = {}
     for e in events:
-        if e.kind in ("battle", "standoff") and e.empire == empire and isinstance(e.data.get("after"), dict):
+        if e.kind in (EventKind.BATTLE, EventKind.STANDOFF) and e.empire == empire and isinstance(e.data.get("after"), dict):
             found[int(e.data["system"])] = e.data["after"]
     return found
 
 
+#: What a battle's ``after`` tells of the system, in the order it replaces the row's keys.
+_AfterKey = Literal["owner", "pop", "industry", "cruisers", "fighters", "colony_ships", "stance"]
+_SHOWN_AFTER_ATTACK: tuple[_AfterKey, ...] = ("owner", "pop", "industry", "cruisers", "fighters", "colony_ships", "stance")
+
+
 def _after_attack_row(
-    adjacency: dict[int, tuple[int, ...]], s: System, known: set[int], reader: Empire, after: dict[str, Any]
-) -> dict[str, Any]:
+    adjacency: dict[int, tuple[int, ...]], s: System, known: set[int], reader: Empire, after: Mapping[str, Any]
+) -> SystemRow:
     row = _system_row(adjacency, s, known, reader)
-    row.update({k: after[k] for k in ("owner", "pop", "industry", "cruisers", "fighters", "colony_ships", "stance") if k in after})
+    for key in _SHOWN_AFTER_ATTACK:
+        if key in after:
+            row[key] = after[key]
     row["limit"] = population_limit(s, reader if row["owner"] is not None else None)
     row["after_attack"] = True
     return row
 
 
 #: How a move order ended, as the map draws it.
-_ARROW_KINDS = {"moved": "move", "captured": "capture", "thrown": "capture", "repelled": "attack", "held_off": "attack", "lost": "lost"}
+_ARROW_KINDS: dict[str, ArrowKind] = {"moved": "move", "captured": "capture", "thrown": "capture", "repelled": "attack", "held_off": "attack", "lost": "lost"}
 _MOVING = frozenset({"MOVE", "ASSAULT", "DEEP", "MOVEF", "MOVECOL", "COLONISE"})
 
 
-def turn_arrows(events: list[Event], empire: str) -> list[dict[str, Any]]:
+def turn_arrows(events: list[Event], empire: str) -> list[Arrow]:
     """This turn's moves, attacks and captures the empire may know of, for the
     map: its own successful moving orders, and attacks on its systems."""
-    arrows: list[dict[str, Any]] = []
+    arrows: list[Arrow] = []
     for e in events:
-        d = e.data
-        if e.kind == "order" and e.empire == empire and d.get("ok") and d.get("action") in _MOVING:
-            kind = _ARROW_KINDS.get(str(d.get("outcome")), "move" if d.get("action") in ("MOVEF", "MOVECOL") else None)
-            src, dst = d.get("from", d.get("where")), d.get("to")
+        if e.kind == EventKind.ORDER and e.empire == empire:
+            order = cast(OrderData, e.data)
+            if not (order["ok"] and order["action"] in _MOVING):
+                continue
+            moving: ArrowKind | None = "move" if order["action"] in ("MOVEF", "MOVECOL") else None
+            kind = _ARROW_KINDS.get(str(order.get("outcome")), moving)
+            src, dst = order.get("from", order.get("where")), order.get("to")
             if kind is not None and src is not None and dst is not None:
                 arrows.append({"from": src, "to": dst, "kind": kind, "by": empire})
-        elif e.kind in ("battle", "standoff") and d.get("defender") == empire and d.get("from") is not None:
-            kind = "capture" if d.get("captured") else "attack"
-            arrows.append({"from": d["from"], "to": d["system"], "kind": kind, "by": d.get("attacker")})
+        elif e.kind in (EventKind.BATTLE, EventKind.STANDOFF):
+            fight = cast(BattleData | StandoffData, e.data)
+            if fight["defender"] == empire and fight["from"] is not None:
+                hit: ArrowKind = "capture" if fight.get("captured") else "attack"
+                arrows.append({"from": fight["from"], "to": fight["system"], "kind": hit, "by": fight["attacker"]})
     return arrows
 
 
-def _order_row(e: Event, empire_code: str) -> dict[str, Any]:
-    d = e.data
+def _order_row(e: Event, empire_code: str) -> OrderRow:
+    d = cast(OrderData, e.data)
     return {
-        "line": d.get("line"),
-        "text": d.get("text", ""),
-        "ok": bool(d.get("ok")),
-        "reason": d.get("reason"),
-        "cost": int(d.get("cost") or 0) + int(d.get("treasury_cost") or 0),
+        "line": d["line"],
+        "text": d["text"],
+        "ok": d["ok"],
+        "reason": d["reason"],
+        "cost": d["cost"] + d["treasury_cost"],
         "outcome": narrate(e, empire_code),
     }
 
 
-def _line_order(order: dict[str, Any]) -> tuple[bool, int]:
+def _line_order(order: OrderRow) -> tuple[bool, int]:
     return order["line"] is None, order["line"] or 0
 
 
-def _latest(events: list[Event], kind: str, empire: str) -> dict[str, Any]:
+def _latest(events: list[Event], kind: str, empire: str) -> Mapping[str, Any]:
     for e in reversed(events):
         if e.kind == kind and e.empire == empire:
             return e.data
@@ -244,7 +275,7 @@ def position_context(
     game_name: str,
     deadline: dt.datetime | None = None,
     view: TurnView | None = None,
-) -> dict[str, Any]:
+) -> ReportContext:
     """The report of an empire's position with no turn run since: the turn-0
     report (REPORT 0, the welcome mail's report) or, for an empire added
     later, the position now. The one place these are made, so the welcome,
@@ -263,8 +294,8 @@ def report_context(
     corrected: bool = False,
     view: TurnView | None = None,
     on_leave_until: int | None = None,
-    bulletin: dict[str, Any] | None = None,
-) -> dict[str, Any]:
+    bulletin: BulletinPointer | None = None,
+) -> ReportContext:
     """Everything one empire's report shows for ``turn`` (the turn just resolved).
     ``on_leave_until``: the last turn of the empire's leave, when it is on
     leave for the next one. ``bulletin``: in a game big enough for a turn
@@ -288,38 +319,38 @@ def report_context(
     # What the report tells, public press aside (only the press section reads it).
     mine = view.told.get(empire_code, [])
 
-    supply = _latest(mine, "supply", empire_code)
+    supply = _latest(mine, EventKind.SUPPLY, empire_code)
     in_supply = {row["system"]: row.get("in_supply", True) for row in supply.get("systems") or []}
     supply_cost = {row["system"]: row.get("cost", 0) for row in supply.get("systems") or []}
-    sticky = {int(c) for c in _latest(mine, "sticky", empire_code).get("systems") or []}
+    sticky = {int(c) for c in _latest(mine, EventKind.STICKY, empire_code).get("systems") or []}
 
-    systems = []
+    systems: list[OwnSystemRow] = []
     for s in owned:
-        row = _system_row(adjacency, s, known, empire)
-        row.update(
-            income=system_income(state, s),
-            supply_cost=supply_cost.get(s.code, 0),
-            in_supply=in_supply.get(s.code, True),
-            blockaded=is_blockaded(state, s),
-            sticky=s.code in sticky,
-            stance_target=s.stance_target,
-            retreat_parts=s.retreat_parts,
-            base=s.code == empire.base,
-            home=s.code == empire.home,
-        )
-        systems.append(row)
+        own: OwnSystemRow = {
+            **_system_row(adjacency, s, known, empire),
+            "income": system_income(state, s),
+            "supply_cost": supply_cost.get(s.code, 0),
+            "in_supply": in_supply.get(s.code, True),
+            "blockaded": is_blockaded(state, s),
+            "sticky": s.code in sticky,
+            "stance_target": s.stance_target,
+            "retreat_parts": s.retreat_parts,
+            "base": s.code == empire.base,
+            "home": s.code == empire.home,
+        }
+        systems.append(own)
 
     # Listed in the order of the player's lines, not the order they ran in
     # (stances and BASE/HOME run before actions; rules.md §4.1).
-    orders = sorted((_order_row(e, empire_code) for e in mine if e.kind == "order" and e.empire == empire_code), key=_line_order)
-    happenings = [
+    orders = sorted((_order_row(e, empire_code) for e in mine if e.kind == EventKind.ORDER and e.empire == empire_code), key=_line_order)
+    happenings: list[Happening] = [
         {"kind": e.kind, "text": narrate(e, empire_code), "data": e.data}
         for e in mine
-        if e.kind not in ("order", "message", "stance", "name", "sticky", *_SECTION_KINDS)
+        if e.kind not in _NOT_HAPPENINGS
     ]
     # In a bulletin game the public press is in the bulletin, not here.
-    press = [_press_row(e) for e in (mine if bulletin is not None else view.events.get(empire_code, [])) if e.kind == "message"]
-    income_now = _latest(mine, "income", empire_code)
+    press = [_press_row(e) for e in (mine if bulletin is not None else view.events.get(empire_code, [])) if e.kind == EventKind.MESSAGE]
+    income_now = _latest(mine, EventKind.INCOME, empire_code)
     # rules.md §13.1 (ruling E8): the balance line shows the figures the economy
     # step used, so it adds up; research after it may change what the systems
     # earn, which shows as next turn's income.
@@ -334,10 +365,12 @@ def report_context(
     rank = ranks[view.position[empire_code]]["rank"]
     if bulletin is not None:
         met = _met(view, empire_code, visible, after_attack, state)
-        ranks = _short_roundup(view, met | {empire_code}, int(bulletin["top"]))
-    context: dict[str, Any] = {
+        ranks = _short_roundup(view, met | {empire_code}, bulletin["top"])
+    # The ignore: strict mypy wants every optional key named when a literal
+    # unpacks another TypedDict; they are set below, where they apply.
+    context: ReportBody = {
         "schema": SCHEMA_ID,
-        **turn_head(state, game_name=game_name, turn=turn, deadline=deadline, corrected=corrected),
+        **turn_head(state, game_name=game_name, turn=turn, deadline=deadline, corrected=corrected),  # type: ignore[typeddict-item]
         "on_leave_until": on_leave_until,
         "empire": {
             "code": empire.code,
@@ -378,15 +411,18 @@ def report_context(
         "press": press,
     }
     if bulletin is not None:
-        context["bulletin"] = dict(bulletin)
+        context["bulletin"] = BulletinPointer(**bulletin)
     if state.v2:
         _add_v2(context, state, mine, empire_code)
     # After the rule-set-2 keys: the form's hints read the reserve (rules.md §19.2).
-    context["order_form"] = order_form(context)
-    return context
+    # The key added in place: a copy would cost a thousand-empire turn a
+    # thousand dicts, and the form must come last in the stored JSON.
+    report = cast(ReportContext, context)
+    report["order_form"] = order_form(context)
+    return report
 
 
-def _map_row(s: System, visible: set[int], after_attack: dict[int, dict[str, Any]]) -> dict[str, Any]:
+def _map_row(s: System, visible: set[int], after_attack: dict[int, Mapping[str, Any]]) -> MapSystem:
     seen_now = s.code in visible
     return {
         "code": s.code,
@@ -401,7 +437,7 @@ def _map_row(s: System, visible: set[int], after_attack: dict[int, dict[str, Any
     }
 
 
-def _met(view: TurnView, empire_code: str, visible: set[int], after_attack: dict[int, dict[str, Any]], state: GameState) -> set[str]:
+def _met(view: TurnView, empire_code: str, visible: set[int], after_attack: dict[int, Mapping[str, Any]], state: GameState) -> set[str]:
     """The empires ``empire_code`` has met this turn (rules.md §14, ruling V3):
     named in a private event it reads, or owning a system it sees."""
     met = set(view.named.get(empire_code, ()))
@@ -412,22 +448,22 @@ def _met(view: TurnView, empire_code: str, visible: set[int], after_attack: dict
     return met
 
 
-def _short_roundup(view: TurnView, keep: set[str], top: int) -> list[dict[str, Any]]:
+def _short_roundup(view: TurnView, keep: set[str], top: int) -> list[RoundupRow]:
     """The roundup of a bulletin game's report: its first ``top`` rows and the
     rows of ``keep``, in the order of the standings."""
     below = sorted(i for i in (view.position.get(c) for c in keep) if i is not None and i >= top)
     return view.roundup[:top] + [view.roundup[i] for i in below]
 
 
-def _add_v2(context: dict[str, Any], state: GameState, mine: list[Event], empire_code: str) -> None:
+def _add_v2(context: ReportBody, state: GameState, mine: list[Event], empire_code: str) -> None:
     """What a rule-set-2 report adds (rules.md §19.2, rules.md §19.5); a version-1 report
     stays as it always was, key for key."""
     empire = state.empires[empire_code]
     context["ruleset"] = state.settings.ruleset
     context["empire"]["reserve"] = empire.reserve
-    view = _latest(mine, "probe_view", empire_code)
+    view = _latest(mine, EventKind.PROBE_VIEW, empire_code)
     context["probes"] = {
         "probes": view.get("probes") or [],
         "systems": view.get("systems") or [],
-        "lost": [e.data["system"] for e in mine if e.kind == "probe_lost" and e.empire == empire_code],
+        "lost": [e.data["system"] for e in mine if e.kind == EventKind.PROBE_LOST and e.empire == empire_code],
     }

@@ -10,16 +10,16 @@ imports stay pure: the standard library and the rules only.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TypedDict
 
 from ..orders.orders import MailCommand, ParsedOrders
 from ..orders.parser import parse_mail
 from ..orders.problems import is_header_code
-from ..rules.verdicts import order_check
+from ..rules.verdicts import OrderCheck, order_check
 from .orderform import system_lines
 from .rebuild import PlayerView, ReportError, state_from_report
 
-__all__ = ["CheckError", "read_report", "judge", "desk_verdicts", "desk_hints"]
+__all__ = ["CheckError", "Verdict", "read_report", "judge", "desk_verdicts", "desk_hints"]
 
 #: Header problems the host answers by refusing the whole mail (docs/orders.md).
 _REFUSING = ("missing_game", "missing_empire", "bad_empire", "missing_password", "placeholder_password", "header_only_quoted")
@@ -47,6 +47,21 @@ def read_report(text: str) -> PlayerView:
         raise CheckError("the report is not a turnproc JSON report: it is nested too deeply to read") from None
 
 
+class Verdict(OrderCheck):
+    """What :func:`judge` says: the offline acknowledgement's context."""
+
+    game: str
+    empire: str
+    turn: int
+    report_turn: int
+    deadline: str | None
+    outcome: str
+    reason: str
+    offline: bool
+    error_lines: int
+    """Order lines with errors."""
+
+
 def _refusal(view: PlayerView, parsed: ParsedOrders) -> str:
     """Why the host would refuse the whole mail, or ""."""
     header = parsed.header
@@ -71,7 +86,7 @@ def _outcome(parsed: ParsedOrders) -> str:
     return "commands"
 
 
-def judge(view: PlayerView, text: str) -> dict[str, Any]:
+def judge(view: PlayerView, text: str) -> Verdict:
     """What the acknowledgement would say of the order mail ``text``, checked
     against the game of ``view`` (a JSON report read by :func:`read_report`):
     the context of ``templates/mail/ack/offline.txt``, with ``error_lines`` (order

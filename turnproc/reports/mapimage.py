@@ -13,12 +13,12 @@ font files is a fixed cost of a small fraction of a millisecond.
 from __future__ import annotations
 
 import struct
-from typing import Any
 
 import resvg_py
 
 from .fonts import FAMILY, font_files
 from .pixelmap import compact_png
+from .schema import ReportContext
 from .svgmap import MAX_PNG_SIDE, svg_map
 
 __all__ = ["png_map", "png_size"]
@@ -31,7 +31,7 @@ def _render(svg: str) -> bytes:
     return bytes(resvg_py.svg_to_bytes(svg_string=svg, skip_system_fonts=True, font_files=list(fonts), sans_serif_family=FAMILY))
 
 
-def png_map(context: dict[str, Any], *, compact: bool = False) -> bytes:
+def png_map(context: ReportContext, *, compact: bool = False) -> bytes:
     """The report context's map as PNG bytes, at most MAX_PNG_SIDE pixels wide
     and high plus the legend; with ``compact`` (games above the bulletin
     threshold, whose pictures are made at send time) at most COMPACT_SIDE,

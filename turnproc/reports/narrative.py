@@ -10,10 +10,39 @@ report. Which events a reader may see at all is the fog-of-war rule
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
+from ..rules.eventdata import (
+    BattleData,
+    BlockadeData,
+    BombardData,
+    CaptureData,
+    ControlStopData,
+    DistsqData,
+    EndData,
+    ExplorationData,
+    HyperspaceData,
+    IncomeData,
+    InterestData,
+    LeftoversData,
+    LinkData,
+    MoveData,
+    NameData,
+    OrderData,
+    PinData,
+    ProbeLostData,
+    PursuitData,
+    ResearchData,
+    RetreatResetData,
+    StanceData,
+    StandoffData,
+    SupplyData,
+    TradeData,
+    VpData,
+    WithdrawData,
+)
 from ..rules.events import Event
-from ..orders.vocabulary import REASONS
+from ..orders.vocabulary import REASONS, EventKind
 
 __all__ = ["narrate", "REASONS"]
 
@@ -64,9 +93,9 @@ def _reason(code: str | None) -> str:
 
 
 def _order(e: Event, viewer: str) -> str:
-    d = e.data
-    if not d.get("ok"):
-        return _reason(d.get("reason"))
+    d = cast(OrderData, e.data)
+    if not d["ok"]:
+        return _reason(d["reason"])
     parts: list[str] = []
     outcome = d.get("outcome")
     if outcome:
@@ -80,12 +109,12 @@ def _order(e: Event, viewer: str) -> str:
         parts.append(f"+{d['gained']} BP")
     if d.get("case"):
         parts.append(f"probe {d['case']}")
-    if d.get("action") == "FIND":
+    if d["action"] == "FIND":
         parts.append(f"{_n(d.get('destroyed', 0), 'probe')} destroyed")
-    if d.get("tech") and d.get("level") is not None and d.get("action") != "TRADE":
+    if d.get("tech") and d.get("level") is not None and d["action"] != "TRADE":
         parts.append(f"{d['tech']} now {d['level']}")
-    cost = d.get("cost") or 0
-    treasury = d.get("treasury_cost") or 0
+    cost = d["cost"] or 0
+    treasury = d["treasury_cost"] or 0
     if cost:
         parts.append(f"cost {cost} BP")
     if treasury:
@@ -94,14 +123,14 @@ def _order(e: Event, viewer: str) -> str:
 
 
 def _battle(e: Event, viewer: str) -> str:
-    d = e.data
-    attacker, defender = d.get("attacker"), d.get("defender")
+    d = cast(BattleData, e.data)
+    attacker, defender = d["attacker"], d["defender"]
     head = (
-        f"Battle at {d.get('system')}: {_who(attacker, viewer)} attacked {_who(defender, viewer)} from {d.get('from')} "
-        f"({d.get('action', 'MOVE')}), attack {d.get('attack')} against defence {d.get('defence')}"
+        f"Battle at {d['system']}: {_who(attacker, viewer)} attacked {_who(defender, viewer)} from {d['from']} "
+        f"({d.get('action', 'MOVE')}), attack {d['attack']} against defence {d['defence']}"
     )
     parts = [head]
-    engage = d.get("engage")
+    engage = d["engage"]
     if isinstance(engage, dict) and engage:
         first = attacker if engage.get("winner") == "attacker" else defender
         if engage.get("attacker_value") is None:
@@ -111,12 +140,12 @@ def _battle(e: Event, viewer: str) -> str:
                 f"engage values {engage.get('attacker_value')} against {engage.get('defender_value')} "
                 f"({engage.get('defender_order')}): {_who(first, viewer)} out-manoeuvred the other side"
             )
-    if d.get("fire_order") == "defender_first":
+    if d["fire_order"] == "defender_first":
         parts.append("the defender fired first")
-    rounds = d.get("rounds")
+    rounds = d["rounds"]
     if isinstance(rounds, list) and len(rounds) > 1:
         parts.append(f"{len(rounds)} rounds")
-    losses = d.get("losses")
+    losses = d["losses"]
     if isinstance(losses, dict):
         for side in ("attacker", "defender"):
             lost = losses.get(side)
@@ -130,151 +159,152 @@ def _battle(e: Event, viewer: str) -> str:
         mine = pool.get("attacker") if attacker == viewer else pool.get("defender") if defender == viewer else None
         if mine:
             parts.append(f"{_n(mine, 'cruiser')} of your losses drifted lost in space")
-    if d.get("captured"):
+    if d["captured"]:
         parts.append(f"{_who(attacker, viewer)} captured the system")
-    elif d.get("survivors"):
-        parts.append(f"the attack failed (defence level {d.get('defence_level')}) and the survivors went home")
+    elif d["survivors"]:
+        parts.append(f"the attack failed (defence level {d['defence_level']}) and the survivors went home")
     else:
-        parts.append(f"the attack failed (defence level {d.get('defence_level')}); no attacking cruiser survived")
+        parts.append(f"the attack failed (defence level {d['defence_level']}); no attacking cruiser survived")
     return "; ".join(parts) + "."
 
 
 def _capture(e: Event, viewer: str) -> str:
-    d = e.data
+    d = cast(CaptureData, e.data)
     taker = _cap(_who(e.empire, viewer))
-    source = f" from {_who(d.get('from_empire'), viewer)}" if d.get("from_empire") else ""
-    lost = " (1 VP lost)" if d.get("from_empire") == viewer and d.get("vp_lost") else ""
-    return f"{taker} took {d.get('system')}{source} by {d.get('how', 'MOVE')}; {_n(d.get('cruisers', 0), 'cruiser')} moved in{lost}."
+    source = f" from {_who(d['from_empire'], viewer)}" if d["from_empire"] else ""
+    lost = " (1 VP lost)" if d["from_empire"] == viewer and d["vp_lost"] else ""
+    return f"{taker} took {d['system']}{source} by {d.get('how', 'MOVE')}; {_n(d.get('cruisers', 0), 'cruiser')} moved in{lost}."
 
 
 def _exploration(e: Event, viewer: str) -> str:
-    d = e.data
-    found = FINDS.get(str(d.get("find")), "{find}").format(
-        amount=d.get("amount"), tech=d.get("tech"), find=d.get("find"), s="" if d.get("amount") == 1 else "s"
+    d = cast(ExplorationData, e.data)
+    found = FINDS.get(str(d["find"]), "{find}").format(
+        amount=d["amount"], tech=d["tech"], find=d["find"], s="" if d["amount"] == 1 else "s"
     )
-    return f"Digging in the ruins of {d.get('system')} (roll {d.get('roll')}) found {found}."
+    return f"Digging in the ruins of {d['system']} (roll {d['roll']}) found {found}."
 
 
 def _distsq(e: Event, viewer: str) -> str:
-    d = e.data
-    return f"The distance squared from {d.get('from')} to {d.get('to')} is {d.get('distsq')}."
+    d = cast(DistsqData, e.data)
+    return f"The distance squared from {d['from']} to {d['to']} is {d['distsq']}."
 
 
 def _move(e: Event, viewer: str) -> str:
-    d = e.data
+    d = cast(MoveData, e.data)
     ships = [_n(d[k], k[:-1].replace("_", " ")) for k in ("cruisers", "fighters", "colony_ships") if d.get(k)]
-    sticky = " They may not leave again this turn." if d.get("sticky") else ""
-    return f"{', '.join(ships) or 'No ships'} moved from {d.get('from')} to {d.get('to')}.{sticky}"
+    sticky = " They may not leave again this turn." if d["sticky"] else ""
+    return f"{', '.join(ships) or 'No ships'} moved from {d['from']} to {d['to']}.{sticky}"
 
 
 def _hyperspace(e: Event, viewer: str) -> str:
-    d = e.data
+    d = cast(HyperspaceData, e.data)
     return (
-        f"Deep jump {d.get('from')} to {d.get('to')} (distance squared {d.get('distsq')}, Jump {d.get('jump')}): "
-        f"{d.get('lost')} of {_n(d.get('ships'), 'ship')} lost in hyperspace."
+        f"Deep jump {d['from']} to {d['to']} (distance squared {d['distsq']}, Jump {d['jump']}): "
+        f"{d['lost']} of {_n(d['ships'], 'ship')} lost in hyperspace."
     )
 
 
 def _standoff(e: Event, viewer: str) -> str:
-    d = e.data
-    return f"At {d.get('system')} {_who(d.get('defender'), viewer)} held off the attack of {_who(d.get('attacker'), viewer)} (standoff)."
+    d = cast(StandoffData, e.data)
+    return f"At {d['system']} {_who(d['defender'], viewer)} held off the attack of {_who(d['attacker'], viewer)} (standoff)."
 
 
 def _withdraw(e: Event, viewer: str) -> str:
-    d = e.data
-    text = f"{d.get('cruisers')} of {_whose(e.empire, viewer)} cruisers withdrew from {d.get('system')} to {d.get('to')}"
-    if d.get("caught"):
+    d = cast(WithdrawData, e.data)
+    text = f"{d['cruisers']} of {_whose(e.empire, viewer)} cruisers withdrew from {d['system']} to {d['to']}"
+    if d["caught"]:
         text += f"; {_were(d['caught'])} caught and fought"
-    if d.get("lost"):
+    if d["lost"]:
         text += f"; {_were(d['lost'])} lost retreating through enemy control"
     return text + "."
 
 
 def _pursuit(e: Event, viewer: str) -> str:
-    d = e.data
-    if d.get("forced"):
-        return f"{_cap(_who(e.empire, viewer))} ran down {_whose(d.get('withdrawer'), viewer)} withdrawing fleet at {d.get('system')}."
-    return f"{_cap(_who(e.empire, viewer))} may pursue {_whose(d.get('withdrawer'), viewer)} fleet into {d.get('system')} this turn."
+    d = cast(PursuitData, e.data)
+    if d["forced"]:
+        return f"{_cap(_who(e.empire, viewer))} ran down {_whose(d['withdrawer'], viewer)} withdrawing fleet at {d['system']}."
+    return f"{_cap(_who(e.empire, viewer))} may pursue {_whose(d['withdrawer'], viewer)} fleet into {d['system']} this turn."
 
 
 def _pin(e: Event, viewer: str) -> str:
-    d = e.data
-    by = ", ".join(_who(x, viewer) for x in d.get("by") or [])
-    if not by or not d.get("strength"):
-        return f"{_cap(_whose(e.empire, viewer))} cruisers entered enemy control at {d.get('system')} but nothing pinned them."
-    return f"At {d.get('system')} {by} pinned {_whose(e.empire, viewer)} cruisers: {d.get('held')} held, {d.get('ran')} ran the pin."
+    d = cast(PinData, e.data)
+    by = ", ".join(_who(x, viewer) for x in d["by"] or [])
+    if not by or not d["strength"]:
+        return f"{_cap(_whose(e.empire, viewer))} cruisers entered enemy control at {d['system']} but nothing pinned them."
+    return f"At {d['system']} {by} pinned {_whose(e.empire, viewer)} cruisers: {d['held']} held, {d['ran']} ran the pin."
 
 
 def _control_stop(e: Event, viewer: str) -> str:
-    d = e.data
-    by = ", ".join(_who(x, viewer) for x in d.get("by") or [])
-    return f"{_cap(_whose(e.empire, viewer))} ships entering {d.get('system')} were stopped by the control of {by}."
+    d = cast(ControlStopData, e.data)
+    by = ", ".join(_who(x, viewer) for x in d["by"] or [])
+    return f"{_cap(_whose(e.empire, viewer))} ships entering {d['system']} were stopped by the control of {by}."
 
 
 def _blockade(e: Event, viewer: str) -> str:
-    d = e.data
-    return f"Planet {d.get('planet')} is blockaded by {_who(d.get('by'), viewer)} from {d.get('star')} and earns nothing."
+    d = cast(BlockadeData, e.data)
+    return f"Planet {d['planet']} is blockaded by {_who(d['by'], viewer)} from {d['star']} and earns nothing."
 
 
 def _leftovers(e: Event, viewer: str) -> str:
-    d = e.data
+    d = cast(LeftoversData, e.data)
     parts = []
-    if d.get("cruisers"):
-        parts.append(f"{_n(d['cruisers'], 'cruiser')} at {d.get('base')}")
-    if d.get("fighters"):
-        parts.append(f"{_n(d['fighters'], 'fighter')} at {d.get('home')}")
+    if d["cruisers"]:
+        parts.append(f"{_n(d['cruisers'], 'cruiser')} at {d['base']}")
+    if d["fighters"]:
+        parts.append(f"{_n(d['fighters'], 'fighter')} at {d['home']}")
     bought = " bought " + " and ".join(parts) if parts else " bought nothing"
     stashed = f"; {d['treasury']} BP went into the treasury" if d.get("treasury") else ""
-    lost = f"; {d['lost']} BP {'was' if d['lost'] == 1 else 'were'} lost" if d.get("lost") else ""
-    return f"Your {d.get('balance')} leftover BP{bought}{stashed}{lost}."
+    lost = f"; {d['lost']} BP {'was' if d['lost'] == 1 else 'were'} lost" if d["lost"] else ""
+    return f"Your {d['balance']} leftover BP{bought}{stashed}{lost}."
 
 
 def _income(e: Event, viewer: str) -> str:
-    d = e.data
-    blockaded = f" ({_n(len(d['blockaded']), 'blockaded planet')} earned nothing)" if d.get("blockaded") else ""
-    extra = f", {d['bp_income']} from BP Income tech" if d.get("bp_income") else ""
-    return f"Income for next turn: {d.get('total')} BP{extra}{blockaded}."
+    d = cast(IncomeData, e.data)
+    blockaded = f" ({_n(len(d['blockaded']), 'blockaded planet')} earned nothing)" if d["blockaded"] else ""
+    extra = f", {d['bp_income']} from BP Income tech" if d["bp_income"] else ""
+    return f"Income for next turn: {d['total']} BP{extra}{blockaded}."
 
 
 def _supply(e: Event, viewer: str) -> str:
-    d = e.data
-    text = f"Supply cost {d.get('total')} BP, paid {d.get('paid')}"
-    if d.get("shortfall"):
-        scrapped = sum(int(s.get("cruisers", 0)) for s in d.get("scrapped") or [])
+    d = cast(SupplyData, e.data)
+    text = f"Supply cost {d['total']} BP, paid {d['paid']}"
+    if d["shortfall"]:
+        scrapped = sum(int(s.get("cruisers", 0)) for s in d["scrapped"] or [])
         text += f"; {d['shortfall']} BP short, {_n(scrapped, 'cruiser')} scrapped"
-    out = [s.get("system") for s in d.get("systems") or [] if not s.get("in_supply", True)]
+    out = [s.get("system") for s in d["systems"] or [] if not s.get("in_supply", True)]
     if out:
         text += f"; out of supply: {', '.join(str(x) for x in out)}"
     return text + "."
 
 
 def _interest(e: Event, viewer: str) -> str:
-    d = e.data
-    return f"The treasury earned {d.get('amount')} BP interest ({d.get('rate')}%)."
+    d = cast(InterestData, e.data)
+    return f"The treasury earned {d['amount']} BP interest ({d['rate']}%)."
 
 
 def _research(e: Event, viewer: str) -> str:
-    d = e.data
-    return f"Research raised {d.get('tech')} to {d.get('level')}."
+    d = cast(ResearchData, e.data)
+    return f"Research raised {d['tech']} to {d['level']}."
 
 
 def _vp(e: Event, viewer: str) -> str:
-    d = e.data
-    return f"You gained {d.get('gained')} VP ({d.get('industry_vp')} for industry, {d.get('cultural_vp')} for culture); you have {d.get('vp')}."
+    d = cast(VpData, e.data)
+    return f"You gained {d['gained']} VP ({d['industry_vp']} for industry, {d['cultural_vp']} for culture); you have {d['vp']}."
 
 
 def _name(e: Event, viewer: str) -> str:
-    return f"System {e.data.get('system')} is now called {e.data.get('name')}."
+    d = cast(NameData, e.data)
+    return f"System {d['system']} is now called {d['name']}."
 
 
 def _stance(e: Event, viewer: str) -> str:
-    d = e.data
+    d = cast(StanceData, e.data)
     if "base" in d:
         return f"BASE is now {d['base']}."
     if "home" in d:
         return f"HOME is now {d['home']}."
     target = f" (to {d['target']})" if d.get("target") else ""
-    return f"{d.get('system')} now stands on {d.get('stance')}{target}."
+    return f"{d['system']} now stands on {d.get('stance')}{target}."
 
 
 def _eliminated(e: Event, viewer: str) -> str:
@@ -282,48 +312,49 @@ def _eliminated(e: Event, viewer: str) -> str:
 
 
 def _end(e: Event, viewer: str) -> str:
-    d = e.data
+    d = cast(EndData, e.data)
     why = {"turn_limit": "the turn limit was reached", "vp_target": "an empire reached the VP target", "last_empire": "one empire is left"}
-    winner = d.get("winner")
+    winner = d["winner"]
     who = f"{_who(winner, viewer)} won" if winner else "it ended in a tie"
-    return f"The game is over: {why.get(str(d.get('reason')), d.get('reason'))}, and {who}."
+    return f"The game is over: {why.get(str(d['reason']), d['reason'])}, and {who}."
 
 
 def _bombard(e: Event, viewer: str) -> str:
-    d = e.data
-    hits = [f"{d.get('pop_lost')} population", f"{d.get('industry_lost')} industry"]
-    if d.get("cruisers_lost"):
+    d = cast(BombardData, e.data)
+    hits = [f"{d['pop_lost']} population", f"{d['industry_lost']} industry"]
+    if d["cruisers_lost"]:
         hits.append(_n(d["cruisers_lost"], "cruiser"))
-    if d.get("fighters_lost"):
+    if d["fighters_lost"]:
         hits.append(_n(d["fighters_lost"], "fighter"))
     return (
-        f"{_cap(_who(d.get('attacker'), viewer))} bombarded planet {d.get('system')} of "
-        f"{_who(d.get('defender'), viewer)} from {d.get('from')}: "
-        f"rolls {d.get('pop_roll')} and {d.get('industry_roll')}, {', '.join(hits)} lost."
+        f"{_cap(_who(d['attacker'], viewer))} bombarded planet {d['system']} of "
+        f"{_who(d['defender'], viewer)} from {d['from']}: "
+        f"rolls {d['pop_roll']} and {d['industry_roll']}, {', '.join(hits)} lost."
     )
 
 
 def _link(e: Event, viewer: str) -> str:
-    d = e.data
-    return f"A new link appeared between {d.get('from')} and {d.get('to')} (distance squared {d.get('distsq')})."
+    d = cast(LinkData, e.data)
+    return f"A new link appeared between {d['from']} and {d['to']} (distance squared {d['distsq']})."
 
 
 def _retreat_reset(e: Event, viewer: str) -> str:
-    d = e.data
-    return f"{d.get('system')} will now retreat to {d.get('to')}, where its cruisers came from."
+    d = cast(RetreatResetData, e.data)
+    return f"{d['system']} will now retreat to {d['to']}, where its cruisers came from."
 
 
 def _trade(e: Event, viewer: str) -> str:
-    d = e.data
+    d = cast(TradeData, e.data)
     return (
-        f"{_cap(_who(d.get('taker'), viewer))} took {d.get('tech')} from {_who(e.empire, viewer)} "
-        f"to level {d.get('level')}, paying {d.get('paid')} treasury BP "
-        f"({d.get('received')} to {_who(e.empire, viewer)})."
+        f"{_cap(_who(d['taker'], viewer))} took {d['tech']} from {_who(e.empire, viewer)} "
+        f"to level {d['level']}, paying {d['paid']} treasury BP "
+        f"({d['received']} to {_who(e.empire, viewer)})."
     )
 
 
 def _probe_lost(e: Event, viewer: str) -> str:
-    return f"Your probe at {e.data.get('system')} was found and destroyed."
+    d = cast(ProbeLostData, e.data)
+    return f"Your probe at {d['system']} was found and destroyed."
 
 
 def _generic(e: Event, viewer: str) -> str:
@@ -341,34 +372,34 @@ def _fmt(v: Any) -> str:
 
 
 _PHRASES: dict[str, Callable[[Event, str], str]] = {
-    "order": _order,
-    "battle": _battle,
-    "capture": _capture,
-    "exploration": _exploration,
-    "distsq": _distsq,
-    "move": _move,
-    "hyperspace_loss": _hyperspace,
-    "standoff": _standoff,
-    "withdraw": _withdraw,
-    "pursuit": _pursuit,
-    "pin": _pin,
-    "control_stop": _control_stop,
-    "blockade": _blockade,
-    "leftovers": _leftovers,
-    "income": _income,
-    "supply": _supply,
-    "interest": _interest,
-    "research": _research,
-    "vp": _vp,
-    "name": _name,
-    "stance": _stance,
-    "eliminated": _eliminated,
-    "end": _end,
-    "bombard": _bombard,
-    "link": _link,
-    "retreat_reset": _retreat_reset,
-    "trade": _trade,
-    "probe_lost": _probe_lost,
+    EventKind.ORDER: _order,
+    EventKind.BATTLE: _battle,
+    EventKind.CAPTURE: _capture,
+    EventKind.EXPLORATION: _exploration,
+    EventKind.DISTSQ: _distsq,
+    EventKind.MOVE: _move,
+    EventKind.HYPERSPACE_LOSS: _hyperspace,
+    EventKind.STANDOFF: _standoff,
+    EventKind.WITHDRAW: _withdraw,
+    EventKind.PURSUIT: _pursuit,
+    EventKind.PIN: _pin,
+    EventKind.CONTROL_STOP: _control_stop,
+    EventKind.BLOCKADE: _blockade,
+    EventKind.LEFTOVERS: _leftovers,
+    EventKind.INCOME: _income,
+    EventKind.SUPPLY: _supply,
+    EventKind.INTEREST: _interest,
+    EventKind.RESEARCH: _research,
+    EventKind.VP: _vp,
+    EventKind.NAME: _name,
+    EventKind.STANCE: _stance,
+    EventKind.ELIMINATED: _eliminated,
+    EventKind.END: _end,
+    EventKind.BOMBARD: _bombard,
+    EventKind.LINK: _link,
+    EventKind.RETREAT_RESET: _retreat_reset,
+    EventKind.TRADE: _trade,
+    EventKind.PROBE_LOST: _probe_lost,
 }
 
 def narrate(event: Event, viewer: str) -> str:

@@ -20,8 +20,8 @@ the SVG cost some 45 ms of CPU a picture, a thousand times a night.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
+from .schema import ArrowKind, MapSystem, ReportContext
 from .svgmap import (
     ARROW_COLOUR, BACKGROUND, INK, LINK, Label, Symbol, _arrow, _Frame, _mark, _ships, escape, forces, quoteattr, symbol,
 )  # fmt: skip
@@ -64,7 +64,7 @@ def _span(values: list[int], known: list[int], most: int) -> tuple[int, int]:
     return low, min(most, high - low + 1)
 
 
-def near_window(context: dict[str, Any]) -> Window | None:
+def near_window(context: ReportContext) -> Window | None:
     """The squares the neighbourhood map shows, or None when the reader knows no system."""
     viewer = context["empire"]["code"]
     systems = context["map"]["systems"]
@@ -97,7 +97,7 @@ def near_window(context: dict[str, Any]) -> Window | None:
     return best[1]
 
 
-def _positions(systems: list[dict[str, Any]], window: Window) -> dict[int, tuple[float, float]]:
+def _positions(systems: list[MapSystem], window: Window) -> dict[int, tuple[float, float]]:
     """Every known system's place in the picture (outside it too: links and arrows run there)."""
     width, height = NEAR_CELL
     pos: dict[int, tuple[float, float]] = {}
@@ -124,10 +124,10 @@ class NearLayout:
     height: int
     links: list[tuple[float, float, float, float]]
     systems: list[tuple[Symbol, list[Label]]]
-    arrows: list[tuple[str, float, float, float, float]]
+    arrows: list[tuple[ArrowKind, float, float, float, float]]
 
 
-def near_layout(context: dict[str, Any]) -> NearLayout | None:
+def near_layout(context: ReportContext) -> NearLayout | None:
     """The neighbourhood map of a report context, or None when the reader knows no system."""
     viewer = context["empire"]["code"]
     systems = context["map"]["systems"]

@@ -13,7 +13,9 @@ order line.
 from __future__ import annotations
 
 import textwrap
-from typing import Any
+from dataclasses import dataclass
+
+from .schema import OwnSystemRow, ReportBody
 
 __all__ = ["order_form", "system_lines", "fold"]
 
@@ -27,17 +29,26 @@ COSTS_V2 = ("# Rule set 2: LAYUP 1 BP, RESERVE 1, RECOVER 3 a cruiser, BOMBARD 2
 WIDTH = 72
 
 
-def _ships(row: dict[str, Any]) -> str:
+@dataclass(frozen=True)
+class _RuleSet2:
+    """What rule set 2's hints need of a report context (:func:`_v2_view`)."""
+
+    enemy_planets: set[int]
+    """Planets another empire holds, as the report sees them."""
+    hyperspace: int
+    """The empire's Hyperspace level."""
+
+
+def _ships(row: OwnSystemRow) -> str:
     parts = []
-    for key, one, many in (("cruisers", "cruiser", "cruisers"), ("fighters", "fighter", "fighters"),
-                           ("colony_ships", "colony ship", "colony ships")):  # fmt: skip
-        n = row[key]
+    for n, one, many in ((row["cruisers"], "cruiser", "cruisers"), (row["fighters"], "fighter", "fighters"),
+                         (row["colony_ships"], "colony ship", "colony ships")):  # fmt: skip
         if n:
             parts.append(f"{n} {one if n == 1 else many}")
     return ", ".join(parts) or "no ships"
 
 
-def system_lines(row: dict[str, Any], v2: dict[str, Any] | None = None) -> list[str]:
+def system_lines(row: OwnSystemRow, v2: _RuleSet2 | None = None) -> list[str]:
     """One own system in the form: what is there, its links, and the orders
     it can give this turn with their limits (rules.md §6.1–6.10); with ``v2``
     (:func:`_v2_view`), rule set 2's orders there too (rules.md §19)."""
@@ -74,7 +85,7 @@ def system_lines(row: dict[str, Any], v2: dict[str, Any] | None = None) -> list[
     return lines
 
 
-def _v2_can(row: dict[str, Any], v2: dict[str, Any]) -> list[str]:
+def _v2_can(row: OwnSystemRow, v2: _RuleSet2) -> list[str]:
     """Rule set 2's orders at one own system (rules.md §19.2–19.4): LAYUP where
     cruisers are, BOMBARD of a linked planet another empire holds (as the
     report sees it), LINK from a star once Hyperspace allows one."""
@@ -83,22 +94,22 @@ def _v2_can(row: dict[str, Any], v2: dict[str, Any]) -> list[str]:
     if row["cruisers"]:
         can.append(f"LAYUP {code} N")
         if star:
-            can += [f"BOMBARD {code} {n}" for n in row["links"] if n in v2["enemy_planets"]]
-    if star and v2["hyperspace"] > 0:
+            can += [f"BOMBARD {code} {n}" for n in row["links"] if n in v2.enemy_planets]
+    if star and v2.hyperspace > 0:
         can.append(f"LINK {code} TO")
     return can
 
 
-def _v2_view(context: dict[str, Any]) -> dict[str, Any] | None:
+def _v2_view(context: ReportBody) -> _RuleSet2 | None:
     """What rule set 2's hints need of a report context, or None for rule set 1."""
     if context.get("ruleset", 1) < 2:
         return None
     me = context["empire"]["code"]
     planets = {s["code"] for s in context["map"]["systems"] if s["type"] == "PL" and s.get("owner") not in (None, me)}
-    return {"enemy_planets": planets, "hyperspace": context["empire"]["techs"].get("HYPERSPACE", 0)}
+    return _RuleSet2(planets, context["empire"]["techs"].get("HYPERSPACE", 0))
 
 
-def _v2_lines(context: dict[str, Any]) -> list[str]:
+def _v2_lines(context: ReportBody) -> list[str]:
     """The empire-wide rule-set-2 hints (rules.md §19.2, 19.5, 19.6), each where it applies."""
     empire = context["empire"]
     techs = empire["techs"]
@@ -140,7 +151,7 @@ def fold(text: str, first: str, rest: str, *, hyphens: bool = True) -> list[str]
     return lines
 
 
-def order_form(context: dict[str, Any]) -> str:
+def order_form(context: ReportBody) -> str:
     """The form for ``context``'s empire and next turn (a report context)."""
     empire = context["empire"]
     lines = [

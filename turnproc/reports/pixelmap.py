@@ -26,12 +26,12 @@ import io
 import math
 from collections.abc import Sequence
 from functools import lru_cache
-from typing import Any
 
 from PIL import Image, ImageDraw, ImageFont
 
 from .fonts import font_files
 from .nearmap import NearLayout
+from .schema import ArrowKind, MapSystem, ReportContext
 from .svgmap import (
     ARROW_COLOUR, ARROW_WIDTH, BACKGROUND, CAPTURE_RING, LINK, OWN, Label, Symbol, arrow_shape, attack_cross, compact_layout,
     forces, labels, symbol,
@@ -149,12 +149,12 @@ def _lettering(text: str, size: int, bold: bool, anchor: str) -> tuple[Image.Ima
     return mask, left, top
 
 
-def compact_png(context: dict[str, Any]) -> bytes:
+def compact_png(context: ReportContext) -> bytes:
     """The report context's compact map picture as PNG bytes."""
     layout = compact_layout(context)
     scale, k = layout.scale, layout.boost
     viewer = context["empire"]["code"]
-    systems: Sequence[dict[str, Any]] = context["map"]["systems"]
+    systems: Sequence[MapSystem] = context["map"]["systems"]
     pos = layout.frame.pos
     ink = _Palette()
     image = Image.new("P", (max(1, layout.width), max(1, layout.height)), ink(BACKGROUND))
@@ -182,7 +182,7 @@ def compact_png(context: dict[str, Any]) -> bytes:
     return _png(image, ink)
 
 
-def _arrows(draw: ImageDraw.ImageDraw, arrows: list[tuple[str, float, float, float, float]], scale: float, k: float, ink: _Palette) -> None:
+def _arrows(draw: ImageDraw.ImageDraw, arrows: list[tuple[ArrowKind, float, float, float, float]], scale: float, k: float, ink: _Palette) -> None:
     """This turn's arrows (kind, from x, y, to x, y), with a battle's cross and a capture's ring."""
     width = _px(ARROW_WIDTH * k * scale)
     for kind, x1, y1, x2, y2 in arrows:

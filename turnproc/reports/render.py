@@ -11,7 +11,7 @@ import base64
 import json
 import re
 import textwrap
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -25,6 +25,7 @@ from ..runtime.resources import templates_dir
 from .mapimage import png_map, png_size
 from .nearmap import NearLayout, near_layout, near_svg
 from .pixelmap import near_png
+from .schema import OwnSystemRow, PressRow, ReportContext, RoundupRow, upgrade_report
 from .svgmap import ascii_map, compact_legend, svg_map
 
 __all__ = [
@@ -128,7 +129,7 @@ def wrap(value: object, width: int = 96, indent: str = "  ") -> str:
     return textwrap.fill(text, width=width, subsequent_indent=indent, break_long_words=True, break_on_hyphens=False)
 
 
-def marks(system: dict[str, Any]) -> str:
+def marks(system: OwnSystemRow) -> str:
     """Short flags for a system row: BASE, HOME, blockaded, sticky, no-supply."""
     out = []
     if system.get("base"):
@@ -144,7 +145,7 @@ def marks(system: dict[str, Any]) -> str:
     return " ".join(out)
 
 
-def press_heading(message: dict[str, Any], viewer: str) -> str:
+def press_heading(message: PressRow, viewer: str) -> str:
     """Who wrote a press message and to whom, from the reader's side:
     ``From RIG to you (private)``, ``From you to ORI (private)``, ``From RIG to all``."""
     sender = "you" if message["from"] == viewer else message["from"]
@@ -154,20 +155,20 @@ def press_heading(message: dict[str, Any], viewer: str) -> str:
     return f"From {sender} to {to} (private)"
 
 
-def render_subject(kind: str, context: dict[str, Any]) -> str:
+def render_subject(kind: str, context: Mapping[str, Any]) -> str:
     """Only the subject line of a mail of ``kind`` (what the outbox row shows
     before the mail is built); the same line the whole rendering gives."""
     return _subject_renderer(kind)(context)
 
 
-def subject_renderer(kind: str) -> Callable[[dict[str, Any]], str]:
+def subject_renderer(kind: str) -> Callable[[Mapping[str, Any]], str]:
     """:func:`render_subject` for ``kind``, its template looked up now, once:
     what renders with it later, a thousand reports of a turn, looks nothing
     up in Jinja's template cache."""
     template = environment().get_template(f"{kind}/subject.txt")
     upgrade = kind == "report"
 
-    def subject(context: dict[str, Any]) -> str:
+    def subject(context: Mapping[str, Any]) -> str:
         line = template.render(stored_context(context) if upgrade else context).strip()
         return " ".join(line.split())
 
@@ -178,7 +179,7 @@ def subject_renderer(kind: str) -> Callable[[dict[str, Any]], str]:
 _subject_renderer = lru_cache(maxsize=64)(subject_renderer)
 
 
-def report_subject(context: dict[str, Any]) -> str:
+def report_subject(context: Mapping[str, Any]) -> str:
     return render_subject("report", context)
 
 
@@ -193,7 +194,7 @@ def _html_template(env: jinja2.Environment, kind: str) -> jinja2.Template | None
         return None
 
 
-def render(kind: str, context: dict[str, Any]) -> Rendered:
+def render(kind: str, context: Mapping[str, Any]) -> Rendered:
     env = environment()
     subject = env.get_template(f"{kind}/subject.txt").render(context).strip()
     text = env.get_template(f"{kind}/body.txt").render(context)
@@ -234,9 +235,9 @@ class SharedParts:
 
     def __init__(self) -> None:
         self._roundups: dict[str, tuple[str, Markup]] = {}
-        self._last: tuple[list[dict[str, Any]], tuple[str, Markup]] | None = None
+        self._last: tuple[list[RoundupRow], tuple[str, Markup]] | None = None
 
-    def roundup(self, rows: list[dict[str, Any]]) -> tuple[str, Markup]:
+    def roundup(self, rows: list[RoundupRow]) -> tuple[str, Markup]:
         # The contexts of one turn share one roundup list object (TurnView):
         # recognise it without serialising a thousand rows again.
         if self._last is not None and self._last[0] is rows:
@@ -248,57 +249,50 @@ class SharedParts:
         return self._roundups[key]
 
 
-def _roundup(rows: list[dict[str, Any]]) -> tuple[str, Markup]:
+def _roundup(rows: list[RoundupRow]) -> tuple[str, Markup]:
     env = environment()
     return env.get_template("report/roundup.txt").render(roundup=rows), Markup(env.get_template("report/roundup.html").render(roundup=rows))
 
 
-def stored_context(context: dict[str, Any]) -> dict[str, Any]:
-    """A report context as the templates need it. Reports stored before schema
-    version 2 (a player may ask for one again) lack a few fields: they are
-    filled in from what the old report has; the JSON stays as it was stored."""
-    if "deadline_text" in context and "economy_ran" in context["empire"] and "on_leave_until" in context:
-        return context
-    empire = dict(context["empire"])
-    empire.setdefault("economy_ran", bool(empire.get("income_by_system")) or bool(empire.get("supply_cost")))
-    empire.setdefault("supply_paid", empire.get("supply_cost", 0) - empire.get("supply_shortfall", 0))
-    empire.setdefault("next_income", empire.get("income", 0))
-    upgraded = {"on_leave_until": None, **context, "empire": empire}
-    # Before version 2, "deadline" was the text players read.
-    upgraded.setdefault("deadline_text", context.get("deadline"))
-    return upgraded
+def stored_context(stored: Mapping[str, Any]) -> ReportContext:
+    """A report context as the templates need it: one stored in an older
+    schema version (a player may ask for an old report again) is upgraded
+    (:func:`turnproc.reports.schema.upgrade_report`); the JSON stays as it was stored."""
+    return upgrade_report(stored)
 
 
-def _report_extras(context: dict[str, Any], shared: SharedParts | None) -> dict[str, Any]:
+def _report_extras(context: ReportContext, shared: SharedParts | None) -> dict[str, object]:
     # Without parts shared between reports (one report built alone, as the
     # outbox's builders do), nothing is looked up or kept.
     roundup_text, roundup_html = shared.roundup(context["roundup"]) if shared else _roundup(context["roundup"])
     return {"ascii_map": ascii_map(context), "roundup_text": roundup_text, "roundup_html": roundup_html}
 
 
-def report_json(context: dict[str, Any]) -> str:
+def report_json(context: Mapping[str, Any]) -> str:
     """The JSON report. Compact: it is for programs, and in a big game every
     byte is mailed a thousand times."""
     return jsontext.dumps(context, sort_keys=True)
 
 
-def render_report_text(context: dict[str, Any], shared: SharedParts | None = None) -> str:
+def render_report_text(stored: Mapping[str, Any], shared: SharedParts | None = None) -> str:
     """Only the plain text of a report (no map picture): what the GM previews
-    and a welcome mail quotes. The same text the report mail carries."""
-    context = stored_context(context)
+    and a welcome mail quotes. The same text the report mail carries.
+    ``stored``: a report context, or one read back from storage (any schema version)."""
+    context = stored_context(stored)
     extra = {**_report_extras(context, shared), "map_src": "", "map_width": 0, "map_height": 0, "near_src": "", "near_width": 0}
     return environment().get_template("report/body.txt").render({**context, **extra})
 
 
 def render_report_documents(
-    context: dict[str, Any], shared: SharedParts | None = None, links: dict[str, str] | None = None
+    stored: Mapping[str, Any], shared: SharedParts | None = None, links: dict[str, str] | None = None
 ) -> ReportDocuments:
     """Every format of one report; ``links`` (:func:`turnproc.reports.links.game_links`)
     puts the footer with the rulebook's and the site's addresses under the
     order form, as the report mail has it (not part of the stored report: the
-    GM may set ``site_url`` after the turn ran)."""
-    data = report_json(context)
-    context = stored_context(context)
+    GM may set ``site_url`` after the turn ran). ``stored``: a report context,
+    or one read back from storage (any schema version)."""
+    data = report_json(stored)
+    context = stored_context(stored)
     svg = svg_map(context)
     # A game big enough for a bulletin mails a thousand pictures a night: the
     # compact one, its legend printed beside it (rules.md §5.1); the SVG

@@ -15,11 +15,11 @@ from __future__ import annotations
 import html
 import re
 from dataclasses import dataclass, field
-from typing import Any
 
 from markupsafe import Markup
 
 from .render import environment
+from .schema import RoundupRow
 
 __all__ = ["Standing", "Press", "Announcement", "PublicGame", "PLOTTED", "PLOT_FONT", "site_files", "vp_plot", "doc_page"]
 
@@ -37,7 +37,7 @@ class Standing:
     """The roundup after one turn (turn 0: the start of the game)."""
 
     turn: int
-    rows: list[dict[str, Any]]
+    rows: list[RoundupRow]
     """Each empire's ``code``, ``name``, ``vp``, ``rank``, ``active``, best first."""
 
 

@@ -23,9 +23,11 @@ import math
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import TypedDict
 from xml.sax.saxutils import escape as _xml_escape
 from xml.sax.saxutils import quoteattr as _xml_quoteattr
+
+from .schema import MapSystem, ReportContext, SystemRow
 
 __all__ = [
     "svg_map", "ascii_map", "owner_colour", "MAX_PNG_SIDE", "MIN_LABEL_SCALE", "CELL", "MARGIN", "label_limit",
@@ -103,18 +105,19 @@ def label_limit() -> int:
     return int(MAX_PNG_SIDE / (CELL * MIN_LABEL_SCALE))
 
 
-def forces(context: dict[str, Any]) -> dict[int, dict[str, Any]]:
-    rows = {r["code"]: r for r in context["scouting"]}
+def forces(context: ReportContext) -> dict[int, SystemRow]:
+    """System code -> what the report says of its forces: the scouting rows, then the empire's own."""
+    rows: dict[int, SystemRow] = {r["code"]: r for r in context["scouting"]}
     rows.update({r["code"]: r for r in context["systems"]})
     return rows
 
 
-def _name(row: dict[str, Any] | None) -> str:
-    name = " ".join(str(row.get("name") or "").split()) if row else ""
+def _name(row: SystemRow | None) -> str:
+    name = " ".join(row["name"].split()) if row else ""
     return name if len(name) <= NAME_CHARS else name[: NAME_CHARS - 1] + "\u2026"
 
 
-def _ships(row: dict[str, Any] | None) -> str:
+def _ships(row: SystemRow | None) -> str:
     if not row or not (row["cruisers"] or row["fighters"] or row["colony_ships"]):
         return ""
     return f'{row["cruisers"]}c {row["fighters"]}f' + (f' {row["colony_ships"]}k' if row["colony_ships"] else "")
@@ -127,7 +130,7 @@ class _Frame:
     height: float
 
 
-def _frame(systems: list[dict[str, Any]], boost: float = 1.0) -> _Frame:
+def _frame(systems: list[MapSystem], boost: float = 1.0) -> _Frame:
     stars = [s for s in systems if s["star"] is None] or systems
     min_r = min((s["row"] for s in stars), default=0)
     min_c = min((s["col"] for s in stars), default=0)
@@ -221,7 +224,7 @@ class Symbol:
     faded: bool
 
 
-def symbol(s: dict[str, Any], frame: _Frame, row: dict[str, Any] | None, viewer: str, k: float = 1.0) -> Symbol:
+def symbol(s: MapSystem, frame: _Frame, row: SystemRow | None, viewer: str, k: float = 1.0) -> Symbol:
     x, y = frame.pos[s["code"]]
     star = s["star"] is None
     fill = STAR_FILL.get(s["type"], "#cccccc") if star else (BELT_FILL if s["type"] == "AB" else PLANET_FILL)
@@ -245,7 +248,7 @@ class Label:
     fill: str = INK
 
 
-def labels(s: dict[str, Any], sym: Symbol, row: dict[str, Any] | None, context: dict[str, Any]) -> list[Label]:
+def labels(s: MapSystem, sym: Symbol, row: SystemRow | None, context: ReportContext) -> list[Label]:
     """A system's labels: its code, HOME/BASE marks, name and ships."""
     x, y = sym.x, sym.y
     ships = _ships(row)
@@ -267,7 +270,7 @@ def labels(s: dict[str, Any], sym: Symbol, row: dict[str, Any] | None, context: 
     return out
 
 
-def _system(s: dict[str, Any], frame: _Frame, row: dict[str, Any] | None, context: dict[str, Any], with_labels: bool) -> list[str]:
+def _system(s: MapSystem, frame: _Frame, row: SystemRow | None, context: ReportContext, with_labels: bool) -> list[str]:
     """One system's symbol, its tooltip and, with ``with_labels``, its labels."""
     sym = symbol(s, frame, row, context["empire"]["code"])
     x, y = sym.x, sym.y
@@ -344,7 +347,7 @@ def static_legend() -> tuple[str, float]:
     return "\n".join(out + rows), y + 8
 
 
-def _shown(context: dict[str, Any], rows: dict[int, dict[str, Any]], with_labels: bool) -> set[str]:
+def _shown(context: ReportContext, rows: dict[int, SystemRow], with_labels: bool) -> set[str]:
     """The keys of the legend entries that explain something this map shows."""
     systems = context["map"]["systems"]
     # Star types only where labels are drawn (rules.md §5.1): without them the
@@ -389,7 +392,7 @@ class CompactLayout:
     height: int
 
 
-def compact_layout(context: dict[str, Any]) -> CompactLayout:
+def compact_layout(context: ReportContext) -> CompactLayout:
     systems = context["map"]["systems"]
     frame = _frame(systems)
     scale = min(1.0, COMPACT_SIDE / max(frame.width, frame.height))
@@ -403,7 +406,7 @@ def compact_layout(context: dict[str, Any]) -> CompactLayout:
     return CompactLayout(frame, scale, with_labels, boost, link, round(frame.width * scale), round(frame.height * scale))
 
 
-def svg_map(context: dict[str, Any], max_side: int | None = None) -> str:
+def svg_map(context: ReportContext, max_side: int | None = None) -> str:
     """The map as SVG: full size when ``max_side`` is None, else scaled to fit
     ``max_side`` pixels (labels left out below :data:`MIN_LABEL_SCALE`)."""
     viewer = context["empire"]["code"]
@@ -462,7 +465,13 @@ def _legend_colour(key: str) -> str | None:
     return ARROW_COLOUR.get(kind)
 
 
-def compact_legend(context: dict[str, Any]) -> list[dict[str, Any]]:
+class LegendEntry(TypedDict):
+    colour: str | None
+    """A CSS colour, or None for words alone."""
+    words: str
+
+
+def compact_legend(context: ReportContext) -> list[LegendEntry]:
     """The compact picture's legend, as the report prints it beside the
     picture: ``{"colour": CSS colour or None, "words": ...}`` for your
     colour, at most :data:`COMPACT_OWNERS` other empires' and what this map
@@ -472,7 +481,7 @@ def compact_legend(context: dict[str, Any]) -> list[dict[str, Any]]:
     rows = forces(context)
     with_labels = compact_layout(context).labels
     owners = sorted({s["owner"] for s in systems if s["owner"] and s["owner"] != viewer})
-    out: list[dict[str, Any]] = [{"colour": OWN, "words": f"yours ({viewer})"}]
+    out: list[LegendEntry] = [{"colour": OWN, "words": f"yours ({viewer})"}]
     out += [{"colour": owner_colour(code, viewer), "words": code} for code in owners[:COMPACT_OWNERS]]
     if len(owners) > COMPACT_OWNERS:
         out.append({"colour": None, "words": f"and {len(owners) - COMPACT_OWNERS} more empires"})
@@ -485,7 +494,7 @@ def compact_legend(context: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
-def ascii_map(context: dict[str, Any], max_width: int = 100) -> str:
+def ascii_map(context: ReportContext, max_width: int = 100) -> str:
     """Known stars on their grid squares: ``143*`` yours, ``161+`` another
     empire's, ``175`` unowned or not seen now. Planets share their star's square."""
     viewer = context["empire"]["code"]

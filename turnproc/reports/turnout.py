@@ -19,6 +19,7 @@ from ..rules.serialize import state_to_record
 from ..rules.state import GameState
 from .bulletin import bulletin_context, bulletin_pointer
 from .context import TurnView, report_context
+from .schema import BulletinPointer, ReportContext, ReportExtras, StoredReport, report_extras, add_extras
 
 __all__ = ["ReportSettings", "ReportOutput", "RecordOutput", "ReportData", "report_output", "record_output"]
 
@@ -35,12 +36,12 @@ class ReportSettings:
     corrected: bool
     bulletin: bool
     """Whether the game is big enough for a bulletin (``Config.bulletin_threshold``)."""
-    report_subject: Callable[[dict[str, Any]], str]
+    report_subject: Callable[[ReportContext], str]
     """The report mail's subject (``reports.render.subject_renderer``), its
     template looked up before the reports are built."""
     on_leave: dict[str, int] = field(default_factory=dict)
     """Empire → the turn it is on leave until, for those still on leave after this one."""
-    extras: dict[str, Any] = field(default_factory=dict)
+    extras: Mapping[str, Any] = field(default_factory=dict)
     """Keys added to every report, or to the bulletin when there is one:
     the GM's announcements, a correction's reason."""
 
@@ -74,15 +75,15 @@ def report_output(state: GameState, events: list[Event], settings: ReportSetting
     the bulletin of a big game."""
     s = settings
     view = TurnView.build(state, events)
-    extras = s.extras
+    extras = report_extras(s.extras)
     bulletin: str | None = None
-    pointer: dict[str, Any] | None = None
+    pointer: BulletinPointer | None = None
     if s.bulletin:
         data = bulletin_context(
             state, events, game_name=s.game_name, turn=s.turn, deadline=s.deadline, view=view, corrected=s.corrected
         )
-        data.update(extras)
-        extras = {}
+        add_extras(data, extras)
+        extras = ReportExtras()
         bulletin = jsontext.dumps(data)
         pointer = bulletin_pointer(s.game_name, s.turn, len(state.empires), corrected=s.corrected)
     reports: dict[str, str] = {}
@@ -92,22 +93,22 @@ def report_output(state: GameState, events: list[Event], settings: ReportSetting
             state, events, code, game_name=s.game_name, turn=s.turn, deadline=s.deadline, corrected=s.corrected,
             view=view, on_leave_until=s.on_leave.get(code), bulletin=pointer,
         )  # fmt: skip
-        context.update(extras)
+        add_extras(context, extras)
         reports[code] = jsontext.dumps(context)
         subjects[code] = s.report_subject(context)
     return ReportOutput(reports, subjects, bulletin)
 
 
-class ReportData(Mapping[str, dict[str, Any]]):
+class ReportData(Mapping[str, StoredReport]):
     """Empire code → its report's data, read from the JSON text when asked
     for: a turn's caller mostly counts the reports, and a thousand of them
     parsed for nothing would cost a tenth of a second and tens of MB."""
 
     def __init__(self, texts: dict[str, str]) -> None:
         self._texts = texts
-        self._read: dict[str, dict[str, Any]] = {}
+        self._read: dict[str, StoredReport] = {}
 
-    def __getitem__(self, code: str) -> dict[str, Any]:
+    def __getitem__(self, code: str) -> StoredReport:
         data = self._read.get(code)
         if data is None:
             data = self._read[code] = jsontext.loads(self._texts[code])

@@ -23,8 +23,9 @@ against a MOVE from its FROM; never for statics or a pursued withdrawer.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Literal
 
+from .eventdata import Engage, RoundData, ShipsAfter, Sides
 from .resolution import Resolution
 from .galaxy import population_limit
 from ..orders.orders import Action
@@ -222,8 +223,8 @@ def _engage_data(
     att: tuple[int, list[int]] | None,
     dfn: tuple[int, list[int]] | None,
     def_order: str,
-    winner: str,
-) -> dict[str, Any]:
+    winner: Literal["attacker", "defender"],
+) -> Engage:
     return {
         "attacker_order": "EE",
         "attacker_value": att[0] if att else None,
@@ -237,7 +238,7 @@ def _engage_data(
 
 def _roll_both(
     ctx: Resolution, attacker: Empire, defender: Empire, sys: System, bonus: int, def_order: str
-) -> tuple[bool, dict[str, Any]]:
+) -> tuple[bool, Engage]:
     """Roll for both sides; True when the defender out-manoeuvres the attacker.
 
     Statics do not roll and never win; ties favour the attacker.
@@ -281,7 +282,7 @@ def encounter(
     stance = dst.stance
     if forced and stance in (Stance.RETREAT, Stance.STANDOFF):
         stance = Stance.DEFEND
-    engage_info: dict[str, Any] | None = None
+    engage_info: Engage | None = None
     weapons_bonus = True
     ambush = False
 
@@ -326,7 +327,7 @@ def encounter(
     first_attack = attack
     first_defence = defence_strength(dst, def_emp, weapons_bonus)
     survivors = n
-    rounds: list[dict[str, Any]] = []
+    rounds: list[RoundData] = []
     lost_f = lost_c = 0
     while True:
         a = attack_strength(survivors, weapons)
@@ -370,7 +371,7 @@ def encounter(
     marines = att_emp.tech(Tech.MARINES)
     level = defence_level(dst, marines)
     won = attacker_wins(dst.fleet, survivors, dst, marines)
-    pool: dict[str, Any] = {}
+    pool: dict[str, Sides] = {}
     if ctx.v2:
         pool["lost_in_space"] = {
             "attacker": battle_losses_lost(ctx, attacker, n - survivors),
@@ -409,7 +410,7 @@ def encounter(
     return EncounterResult("captured" if won else "repelled", survivors)
 
 
-def sighting(sys: System) -> dict[str, Any]:
+def sighting(sys: System) -> ShipsAfter:
     """What an attacker sees of ``sys`` right after its attack: its report
     shows the system so even out of scanner range (rules.md §14, ruling V2)."""
     return {

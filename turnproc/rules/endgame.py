@@ -9,8 +9,8 @@ Most VP wins; ties go to more industry; a tie on both is shared (rules.md §15, 
 
 from __future__ import annotations
 
-from typing import Any
 
+from .eventdata import EndRow
 from .resolution import Resolution, holdings
 from .state import GameState
 from ..orders.vocabulary import EventKind
@@ -18,7 +18,7 @@ from ..orders.vocabulary import EventKind
 __all__ = ["ranking", "check_end"]
 
 
-def ranking(state: GameState) -> list[dict[str, Any]]:
+def ranking(state: GameState) -> list[EndRow]:
     """Empires by VP, then industry, then code."""
     held = holdings(state)
     keyed = sorted(

@@ -16,8 +16,6 @@ the check leaves to the turn, and the line is OK.
 
 from __future__ import annotations
 
-from typing import Any
-
 from .bombard import bombard_reason
 from .galaxy import distance_sq
 from .links import link_reason
@@ -37,7 +35,7 @@ FORESEEN_ACTIONS = frozenset(
 )
 
 
-def foreseen(sight: ReportSight, order: Order) -> tuple[str, dict[str, Any]] | None:
+def foreseen(sight: ReportSight, order: Order) -> tuple[str, dict[str, int | None]] | None:
     """The problem code (one of :data:`~turnproc.orders.problems.FORESEEN`)
     and its values, when ``sight`` shows that ``order`` must fail; else None.
     ``order`` has passed the checks of every order: WHERE is the empire's
@@ -66,7 +64,7 @@ def foreseen(sight: ReportSight, order: Order) -> tuple[str, dict[str, Any]] | N
         reason = link_reason(sight, src, dst)
     else:
         reason = cruiser_move_reason(sight, order.action, src, dst)
-    values: dict[str, Any] = {"distsq": distance_sq(state, src.code, dst.code)}
+    values: dict[str, int | None] = {"distsq": distance_sq(state, src.code, dst.code)}
     if reason == "too_far":
         values["level"] = sight.tech(Tech.JUMP)
     elif reason == "beyond_hyperspace":
@@ -82,7 +80,7 @@ def _partner_ok(sight: ReportSight, order: Order) -> bool:
     return order.empire in sight.state.empires and order.empire != sight.empire
 
 
-def _told(reason: str | None, **values: Any) -> tuple[str, dict[str, Any]] | None:
+def _told(reason: str | None, **values: int | None) -> tuple[str, dict[str, int | None]] | None:
     """``reason`` as a problem, when it is one the checks foresee; the
     others (not owned, not linked, not a star) have problems of their own."""
     if reason is None or reason not in FORESEEN:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import deque
 from math import gcd
+from typing import cast
 
 from .state import Empire, GameState, System, SystemType, Tech
 
@@ -84,7 +85,7 @@ def unreachable_systems(state: GameState) -> list[int]:
         return []
     memo = state.links_memo()
     if "unreachable" in memo:
-        return list(memo["unreachable"])
+        return list(cast(tuple[int, ...], memo["unreachable"]))
     start = min(state.systems)
     adjacency = state.adjacency()
     seen = {start}

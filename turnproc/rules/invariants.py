@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import cast
 
 from .galaxy import FIXED_LIMITS, MAX_LINKS, code_width, link_allowed, population_limit, unreachable_systems
 from .state import GameState, SystemType, Tech
@@ -203,7 +204,7 @@ def _links_part(state: GameState, out: list[Violation]) -> None:
     read, and reused only when all of that is the same again."""
     memo = state.links_memo()
     shape = tuple([(key, s.code, s.type, s.star) for key, s in state.systems.items()])
-    kept = memo.get("links_part")
+    kept = cast(tuple[object, tuple[Violation, ...]] | None, memo.get("links_part"))
     if kept is not None and kept[0] == shape:
         out.extend(kept[1])
         return

@@ -22,8 +22,8 @@ stand in and its neighbours (:func:`probe_view`).
 
 from __future__ import annotations
 
-from typing import Any
 
+from .eventdata import ProbeState
 from .galaxy import distance_sq
 from ..orders.orders import Order
 from .resolution import Outcome, Resolution, fail, ok
@@ -147,7 +147,7 @@ def probe_view(ctx: Resolution) -> dict[str, set[int]]:
             continue
         sights = probe_sights(state, emp)
         result[code] = sights
-        probes: list[dict[str, Any]] = [{"system": p, "state": "inactive"} for p in emp.inactive_probes]
+        probes: list[ProbeState] = [{"system": p, "state": "inactive"} for p in emp.inactive_probes]
         if emp.active_probe is not None:
             probes.append({"system": emp.active_probe, "state": "active"})
         systems = []

@@ -9,11 +9,15 @@ list of field names; :func:`state_from_dict` reads both forms.
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, TypedDict, cast
 
 from .state import Empire, GameSettings, GameState, Stance, System, SystemType, Tech
 
-__all__ = ["state_to_dict", "state_to_record", "state_from_dict", "state_to_json", "SYSTEM_FIELDS"]
+__all__ = [
+    "state_to_dict", "state_to_record", "state_from_dict", "state_to_json", "SYSTEM_FIELDS", "SettingsDict",
+    "SystemDict", "SystemRows", "EmpireDict", "StateDict",
+]  # fmt: skip
 
 #: A system's keys in :func:`state_to_dict`, and the order of the values in
 #: each row of :func:`state_to_record`.
@@ -23,12 +27,75 @@ SYSTEM_FIELDS = (
 )  # fmt: skip
 
 
-def state_to_dict(state: GameState) -> dict[str, Any]:
+class SettingsDict(TypedDict):
+    modules: list[str]
+    turn_limit: int
+    vp_target: int
+    ruleset: int
+
+
+class SystemDict(TypedDict):
+    """A system, its keys :data:`SYSTEM_FIELDS`."""
+
+    code: int
+    type: str
+    row: int
+    col: int
+    star: int | None
+    name: str
+    owner: str | None
+    pop: int
+    industry: int
+    cruisers: int
+    fighters: int
+    colony_ships: int
+    stance: str
+    stance_target: int | None
+    retreat_parts: int
+    ever_owned: bool
+    home_slot: bool
+
+
+class SystemRows(TypedDict):
+    """A turn record's systems: :data:`SYSTEM_FIELDS`, and a row of values per system."""
+
+    fields: list[str]
+    rows: list[list[Any]]
+
+
+class EmpireDict(TypedDict):
+    code: str
+    name: str
+    balance: int
+    treasury: int
+    vp: int
+    techs: dict[str, int]
+    base: int | None
+    home: int | None
+    lost_in_space: int
+    active: bool
+    missed_turns: int
+    reserve: int
+    active_probe: int | None
+    inactive_probes: list[int]
+
+
+class StateDict(TypedDict):
+    turn: int
+    finished: bool
+    settings: SettingsDict
+    systems: list[SystemDict] | SystemRows
+    links: list[list[int]]
+    empires: list[EmpireDict]
+    seen: dict[str, list[int]]
+
+
+def state_to_dict(state: GameState) -> StateDict:
     systems = state.systems
     return _with_systems(state, [_system(systems[code]) for code in sorted(systems)])
 
 
-def state_to_record(state: GameState) -> dict[str, Any]:
+def state_to_record(state: GameState) -> StateDict:
     """What :func:`state_to_dict` says, as a turn record keeps it: ``systems``
     is ``{"fields": SYSTEM_FIELDS, "rows": [[values in that order], ...]}``.
     Every turn stores the whole state before it; in a 30,000-system game the
@@ -39,7 +106,7 @@ def state_to_record(state: GameState) -> dict[str, Any]:
     return _with_systems(state, {"fields": list(SYSTEM_FIELDS), "rows": rows})
 
 
-def _with_systems(state: GameState, systems: Any) -> dict[str, Any]:
+def _with_systems(state: GameState, systems: list[SystemDict] | SystemRows) -> StateDict:
     return {
         "turn": state.turn,
         "finished": state.finished,
@@ -56,8 +123,9 @@ def _with_systems(state: GameState, systems: Any) -> dict[str, Any]:
     }
 
 
-def _system(s: System) -> dict[str, Any]:
-    return dict(zip(SYSTEM_FIELDS, _system_values(s), strict=True))
+def _system(s: System) -> SystemDict:
+    # SYSTEM_FIELDS are SystemDict's keys (tests/rules/test_event_data.py holds them so).
+    return cast(SystemDict, dict(zip(SYSTEM_FIELDS, _system_values(s), strict=True)))
 
 
 def _system_values(s: System) -> list[Any]:
@@ -69,7 +137,7 @@ def _system_values(s: System) -> list[Any]:
     ]  # fmt: skip
 
 
-def _empire(e: Empire, techs: tuple[Tech, ...]) -> dict[str, Any]:
+def _empire(e: Empire, techs: tuple[Tech, ...]) -> EmpireDict:
     return {
         "code": e.code,
         "name": e.name,
@@ -88,7 +156,8 @@ def _empire(e: Empire, techs: tuple[Tech, ...]) -> dict[str, Any]:
     }
 
 
-def state_from_dict(d: dict[str, Any]) -> GameState:
+def state_from_dict(d: Mapping[str, Any]) -> GameState:
+    """The state :func:`state_to_dict` or :func:`state_to_record` gave ``d`` for (JSON read back)."""
     settings = d["settings"]
     systems = {}
     stored = d["systems"]

@@ -11,7 +11,7 @@ import enum
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import TypeVar
 
 __all__ = [
     "SystemType",
@@ -301,7 +301,7 @@ class GameState:
     seen: dict[str, set[int]] = field(default_factory=dict)
     """Per empire, every system whose position it has ever seen (rules.md §14)."""
     finished: bool = False
-    _adj_cache: tuple[frozenset[tuple[int, int]], dict[int, tuple[int, ...]], dict[str, Any]] | None = field(
+    _adj_cache: tuple[frozenset[tuple[int, int]], dict[int, tuple[int, ...]], dict[str, object]] | None = field(
         default=None, init=False, repr=False, compare=False
     )
 
@@ -348,11 +348,12 @@ class GameState:
             self._adj_cache = (self.links, {k: tuple(sorted(v)) for k, v in adj.items()}, {})
         return self._adj_cache[1]
 
-    def links_memo(self) -> dict[str, Any]:
+    def links_memo(self) -> dict[str, object]:
         """Room for what follows from the links alone (and the systems, which
         no turn adds): kept with the adjacency map, and dropped with it when
         the links change, so the checks before and after a turn without a
-        new link walk the galaxy once."""
+        new link walk the galaxy once. Each key has one writer, which reads
+        its own value back."""
         self._adjacency()
         assert self._adj_cache is not None
         return self._adj_cache[2]

@@ -8,13 +8,24 @@ differently.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TypedDict
 
 from .costs import spending
-from ..orders.orders import Order, ParsedOrders, Severity, SkipReason, Skipped, format_order, slots_used
+from ..orders.orders import Order, ParsedOrders, ProblemDict, Severity, SkipReason, Skipped, format_order, slots_used
 from .state import GameState
 
-__all__ = ["order_check"]
+__all__ = ["OrderCheck", "order_check"]
+
+
+class OrderCheck(TypedDict):
+    """What :func:`order_check` says, as the acknowledgement takes it."""
+
+    lines: list[dict[str, object]]
+    errors: list[ProblemDict]
+    skipped: list[str]
+    on_file: list[str] | None
+    slots: int
+    cost: dict[str, int] | None
 
 
 def order_check(
@@ -23,7 +34,7 @@ def order_check(
     state: GameState | None,
     empire: str,
     written: list[str] | None = None,
-) -> dict[str, Any]:
+) -> OrderCheck:
     """What an acknowledgement says about the orders of one parse: a row per
     order line and per problem, what was not read, the errors, the orders on
     file and their cost against the purses (rules.md §4.2, ruling O7). The

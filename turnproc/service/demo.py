@@ -16,14 +16,14 @@ from dataclasses import dataclass
 from email.message import EmailMessage
 from email.utils import format_datetime, make_msgid
 from pathlib import Path
-from typing import Any
 
 from ..app import App, open_app
 from ..config import Config
 from ..games.game import add_empire, new_game
-from ..intake import poll
+from ..intake import Outcome, poll
 from ..mail.maildir import MaildirInbox
 from ..outgoing.reportmail import send_outbox
+from ..reports.schema import ReportContext, upgrade_report
 from ..storage.db import transaction
 from ..storage.queries import get_empire, get_game
 from ..turns.run import report_for, run_turn
@@ -107,7 +107,7 @@ def order_mail(player: Player, text: str, when: dt.datetime, turn: int) -> bytes
 # -- the scripted players ------------------------------------------------------------------
 
 
-def scripted_orders(report: dict[str, Any]) -> list[str]:
+def scripted_orders(report: ReportContext) -> list[str]:
     """A simple, plausible player that reads only its own JSON report: expand into
     unowned neighbours, attack a weaker visible neighbour, build cruisers at
     BASE with spare BP, grow the home planet, ask a distance, chat now and then."""
@@ -150,11 +150,11 @@ def scripted_orders(report: dict[str, Any]) -> list[str]:
 # -- the run ----------------------------------------------------------------------------------
 
 
-def _player_report(app: App, player: Player) -> dict[str, Any]:
+def _player_report(app: App, player: Player) -> ReportContext:
     with app.sessions() as session:
         game = get_game(session, GAME)
         _, data = report_for(session, game, get_empire(session, game, player.code), None)
-        return dict(data)
+        return upgrade_report(data)
 
 
 def run_demo(directory: Path, *, turns: int = 1, players: int = 4, seed: str = "demo") -> str:
@@ -193,7 +193,7 @@ def run_demo(directory: Path, *, turns: int = 1, players: int = 4, seed: str = "
         with transaction(app.sessions) as session:
             result = run_turn(session, get_game(session, GAME), app.config, clock + dt.timedelta(hours=2))
         sent, failed = send_outbox(app.sessions, app.config, clock + dt.timedelta(hours=2))
-        accepted = sum(1 for r in results if r.outcome == "accepted")
+        accepted = sum(1 for r in results if r.outcome is Outcome.ACCEPTED)
         lines_out.append(
             f"turn {result.turn}: {accepted}/{len(roster)} order mails accepted, "
             f"{result.events} events, {sent} mails sent"

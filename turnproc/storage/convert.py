@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
-from typing import Any
+from typing import Any, TypedDict
 
 from sqlalchemy import delete, insert, select, update, bindparam
 from sqlalchemy.orm import Session
 
-from ..orders.orders import MailCommand, Order, ParsedOrders
+from ..orders.orders import MailCommand, Order, OrderDict, ParsedOrders
 from ..orders.orders import format_order
 from ..rules.state import Empire, GameSettings, GameState, Stance, System, SystemType, Tech
 from . import models as m
@@ -190,9 +190,9 @@ def save_state(session: Session, game: m.Game, state: GameState) -> None:
 
 
 def _save_empires(session: Session, state: GameState, empire_ids: dict[str, int]) -> None:
-    changes: list[dict[str, Any]] = []
+    changes: list[dict[str, object]] = []
     for code, e in state.empires.items():
-        values: dict[str, Any] = {f: getattr(e, f) for f in _EMPIRE_FIELDS}
+        values: dict[str, object] = {f: getattr(e, f) for f in _EMPIRE_FIELDS}
         values["inactive_probes"] = list(e.inactive_probes)
         for t, col in m.TECH_COLUMNS.items():
             values[col] = e.tech(Tech(t))
@@ -388,7 +388,23 @@ def store_orders(
     return row, replaced
 
 
-def order_set_values(parsed: ParsedOrders) -> dict[str, Any]:
+class OrderSetValues(TypedDict):
+    """The columns of an order set that come from the parse (:func:`order_set_values`)."""
+
+    lines: list[str]
+    orders: list[OrderDict]
+    problems: list[StoredProblem]
+    wait: bool
+
+
+class StoredProblem(TypedDict):
+    line: int
+    code: str
+    message: str
+    severity: str
+
+
+def order_set_values(parsed: ParsedOrders) -> OrderSetValues:
     """The columns of an order set that come from the parse."""
     return {
         "lines": [format_order(o) for o in parsed.orders],

@@ -149,7 +149,7 @@ def transaction(factory: sessionmaker[Session]) -> Iterator[Session]:
         yield session
 
 
-def _read_only_options(engine: Engine) -> dict[str, Any]:
+def _read_only_options(engine: Engine) -> dict[str, bool]:
     return {"postgresql_readonly": True} if engine.dialect.name == "postgresql" else {READ_ONLY: True}
 
 

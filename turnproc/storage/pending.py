@@ -130,7 +130,7 @@ def write_added(session: Session, model: type[m.Base]) -> None:
         return
     columns = [(prop.key, prop.columns[0].key) for prop in inspect(model).column_attrs]
     connection = session.connection()
-    run: list[dict[str, Any]] = []
+    run: list[dict[str, object]] = []
     for obj in added:
         state = inspect(obj).dict
         values = {column: state[key] for key, column in columns if key in state}

@@ -42,6 +42,7 @@ from ..games.notices import notify_rollback
 from ..reports.context import report_context
 from ..reports.narrative import narrate
 from ..reports.render import render_report_text
+from ..reports.schema import StoredReport
 from ..reports.turnout import record_output, report_output
 from ..rules.activity import record_missed_turns
 from ..rules.events import Event
@@ -49,6 +50,7 @@ from ..rules.invariants import check_invariants
 from ..rules.serialize import state_from_dict, state_to_record
 from ..rules.state import GameState
 from ..rules.turn import resolve, turn_rng
+from ..orders.vocabulary import EventKind
 from ..storage import models as m
 from ..storage.convert import load_state, orders_for_turn, save_game_fields, save_state
 from ..storage.db import transaction
@@ -87,7 +89,7 @@ class TurnResult:
     game: str
     turn: int
     events: int
-    reports: Mapping[str, dict[str, Any]]
+    reports: Mapping[str, StoredReport]
     """Empire code → its report's data (:meth:`report_text` renders it)."""
     finished: bool
     missed: list[str] = field(default_factory=list)
@@ -192,7 +194,7 @@ def run_current_turn(sessions: sessionmaker[Session], game_name: str, config: Co
         return run_turn(session, get_game(session, game_name), config, now, turn=current)
 
 
-def report_for(session: Session, game: m.Game, empire: m.Empire, turn: int | None) -> tuple[str, dict[str, Any]]:
+def report_for(session: Session, game: m.Game, empire: m.Empire, turn: int | None) -> tuple[str, Mapping[str, Any]]:
     """An empire's report (text, JSON data): of ``turn``, else the latest.
     Before any turn has run, the start-of-game position (turn 0)."""
     query = select(m.Report).where(m.Report.empire_id == empire.id)
@@ -228,7 +230,7 @@ class Preview:
             "game": self.game, "turn": self.turn, "finished": self.finished,
             "events": [
                 {"kind": e.kind, "empire": e.empire, "text": narrate(e, e.empire or GM_VIEW)}
-                for e in self.events if e.kind != "turn"
+                for e in self.events if e.kind != EventKind.TURN
             ],
             "standings": [dict(zip(keys, row, strict=True)) for row in self.standings],
             "report": self.report,
@@ -236,7 +238,7 @@ class Preview:
 
     def summary(self) -> list[str]:
         """What would happen, in words a GM reads at a glance."""
-        kinds = Counter(e.kind for e in self.events if e.kind != "turn")
+        kinds = Counter(e.kind for e in self.events if e.kind != EventKind.TURN)
         lines = [
             f"game {self.game}: turn {self.turn} would produce {len(self.events)} events"
             + (f" ({', '.join(f'{n} {k}' for k, n in sorted(kinds.items()))})" if kinds else ""),
@@ -252,7 +254,7 @@ class Preview:
         told = [
             f"{e.empire}: {narrate(e, e.empire)}" if e.empire else narrate(e, GM_VIEW)
             for e in self.events
-            if e.kind != "turn"
+            if e.kind != EventKind.TURN
         ]
         lines.extend(f"- {t}" for t in told or ["nothing"])
         return lines
@@ -440,7 +442,7 @@ def _rollback(session: Session, game: m.Game, to: int, reason: str, now: dt.date
             f"empire(s) {', '.join(joined)} joined game {game.name} after turn {to} began; "
             "rolling back past their arrival would leave them without a home"
         )
-    reports: dict[int, dict[str, Any]] = {}
+    reports: dict[int, dict[str, StoredReport]] = {}
     for turn, code, data in session.execute(
         select(m.Report.turn, m.Empire.code, m.Report.data)
         .join(m.Empire, m.Empire.id == m.Report.empire_id)
