@@ -6,7 +6,7 @@ turn 1 and again after ``--history`` turns (a database with history); the
 sizes take their nights in turns, one process working at a time, so that a
 shared machine's drifting speed moves them all alike (see :func:`_drive`).
 
-    .venv/bin/python benchmarks/night.py [--sizes 12,100,300,1000] [--backends sqlite,postgres] [--history 5]
+    .venv/bin/python -m benchmarks.night [--sizes 12,100,300,1000] [--backends sqlite,postgres] [--history 5]
 
 Printed per backend and size, for the first night and the last:
 * each phase's wall time (poll, turn, send) and the night's total;
@@ -47,23 +47,22 @@ from email.utils import format_datetime, make_msgid
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from imapclient import IMAPClient  # noqa: E402
-from sqlalchemy import delete, text  # noqa: E402
+from imapclient import IMAPClient
+from sqlalchemy import delete, text
 
-from benchmarks.synthetic import GAME, synthetic_orders, synthetic_state, write_game  # noqa: E402
-from tests.servers import DovecotServer, PostgresServer, free_port, wait_for_port  # noqa: E402
-from turnproc.app import open_app  # noqa: E402
-from turnproc.config import Config, ImapConfig, SmtpConfig  # noqa: E402
-from turnproc.intake import poll  # noqa: E402
-from turnproc.reportmail import send_outbox  # noqa: E402
-from turnproc.rules.turn import resolve, turn_rng  # noqa: E402
-from turnproc.storage import models as m  # noqa: E402
-from turnproc.storage.convert import load_state, orders_for_turn, save_state  # noqa: E402
-from turnproc.storage.queries import get_game  # noqa: E402
-from turnproc.collector import gc_paused  # noqa: E402
-from turnproc.turns import run_current_turn  # noqa: E402
+from benchmarks.synthetic import GAME, synthetic_orders, synthetic_state, write_game
+from benchmarks.servers import DovecotServer, PostgresServer, free_port, wait_for_port
+from turnproc.app import open_app
+from turnproc.config import Config, ImapConfig, SmtpConfig
+from turnproc.intake import poll
+from turnproc.reportmail import send_outbox
+from turnproc.rules.turn import resolve, turn_rng
+from turnproc.storage import models as m
+from turnproc.storage.convert import load_state, orders_for_turn, save_state
+from turnproc.storage.queries import get_game
+from turnproc.collector import gc_paused
+from turnproc.turns import run_current_turn
 
 USER, MAILBOX_PASSWORD = "turns", "bench"
 PASSWORD = "bench-password"  # write_game gives every empire this one
@@ -106,7 +105,7 @@ class Sink:
     def __init__(self) -> None:
         self.port = free_port()
         self.proc = subprocess.Popen(
-            [sys.executable, __file__, "--sink", str(self.port)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+            [sys.executable, "-m", "benchmarks.night", "--sink", str(self.port)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
         )
         wait_for_port(self.port)
 
@@ -460,7 +459,7 @@ def _expect(proc: subprocess.Popen[str], *starts: str) -> str:
     raise SystemExit(f"a size's process ended early ({proc.wait()})")
 
 
-CHILD = f"import sys; sys.path.insert(0, {str(Path(__file__).resolve().parent.parent)!r}); from benchmarks.night import main; main()"
+CHILD = "from benchmarks.night import main; main()"
 
 
 def main() -> None:

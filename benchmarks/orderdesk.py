@@ -3,7 +3,7 @@ line, cold (a fresh browser profile: nothing cached) and warm (the same
 profile opening the page again: the browser's cache and the desk's offline
 copy), and the bytes the page downloads each time.
 
-    .venv/bin/python benchmarks/orderdesk.py [--runs 2]
+    .venv/bin/python -m benchmarks.orderdesk [--runs 2]
 
 It builds the tests' six-empire game and its site with the desk
 (tests/desk.py; Pyodide from ``$TURNPROC_PYODIDE_DIR`` or the folder
@@ -19,15 +19,13 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tests.desk import DeskGame, Served, chromium_browser, new_page, pyodide_dir, serve  # noqa: E402
+from tests.desk import DeskGame, Served, chromium_browser, new_page, pyodide_dir, serve
 
 
 def first_verdict(page: Any, url: str, report: Path) -> float:

@@ -3,7 +3,7 @@
 code ``turn run`` and the outbox use, and the map picture of the largest map
 there is, the whole galaxy.
 
-    .venv/bin/python benchmarks/reports.py [--empires 1000] [--skip-galaxy]
+    .venv/bin/python -m benchmarks.reports [--empires 1000] [--skip-galaxy]
 
 Part 1, the reports: the game (Game and Empire rows, state, orders) is written
 to a fresh SQLite database and the turn resolved off the clock. Then, with
@@ -29,29 +29,27 @@ import argparse
 import datetime as dt
 import json
 import os
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from sqlalchemy import select  # noqa: E402
+from sqlalchemy import select
 
-from benchmarks.night import _cpu  # noqa: E402
-from benchmarks.synthetic import GAME, synthetic_state, write_game  # noqa: E402
-from turnproc.config import Config  # noqa: E402
-from turnproc.mail.outbox import BATCH, Claimed  # noqa: E402
-from turnproc.reportmail import builder  # noqa: E402
-from turnproc.reports.context import report_context  # noqa: E402
-from turnproc.reports.mapimage import png_map, png_size  # noqa: E402
-from turnproc.reports.svgmap import MAX_PNG_SIDE, svg_map  # noqa: E402
-from turnproc.rules.state import Tech  # noqa: E402
-from turnproc.rules.turn import resolve, turn_rng  # noqa: E402
-from turnproc.storage import models as m  # noqa: E402
-from turnproc.storage.convert import load_state, orders_for_turn  # noqa: E402
-from turnproc.storage.db import make_engine, make_sessionmaker, transaction  # noqa: E402
-from turnproc.turnreports import write_reports  # noqa: E402
+from benchmarks.night import _cpu
+from benchmarks.synthetic import GAME, synthetic_state, write_game
+from turnproc.config import Config
+from turnproc.mail.outbox import BATCH, Claimed
+from turnproc.reportmail import builder
+from turnproc.reports.context import report_context
+from turnproc.reports.mapimage import png_map, png_size
+from turnproc.reports.svgmap import MAX_PNG_SIDE, svg_map
+from turnproc.rules.state import Tech
+from turnproc.rules.turn import resolve, turn_rng
+from turnproc.storage import models as m
+from turnproc.storage.convert import load_state, orders_for_turn
+from turnproc.storage.db import make_engine, make_sessionmaker, transaction
+from turnproc.turnreports import write_reports
 
 def reports(n: int, work: Path) -> None:
     t0 = time.perf_counter()
