@@ -47,10 +47,10 @@ from email.utils import format_datetime, make_msgid
 from pathlib import Path
 from typing import Any
 
-
 from imapclient import IMAPClient
 from sqlalchemy import delete, text
 
+from benchmarks import baseline
 from benchmarks.synthetic import GAME, synthetic_orders, synthetic_state, write_game
 from benchmarks.servers import DovecotServer, PostgresServer, free_port, wait_for_port
 from turnproc.app import open_app
@@ -471,7 +471,17 @@ def main() -> None:
     ap.add_argument("--profile-poll", metavar="FILE", help="profile the last night's poll into FILE (pstats)")
     ap.add_argument("--sink", type=int, help=argparse.SUPPRESS)
     ap.add_argument("--child", help=argparse.SUPPRESS)
+    ap.add_argument("--check", action="store_true",
+                    help="run as the baseline was made and fail when a phase's ratio to the calibration is worse "
+                         "than the baseline's by more than --tolerance (benchmarks/baseline.py)")
+    ap.add_argument("--save-baseline", action="store_true", help="write this run's ratios to the baseline file")
+    ap.add_argument("--baseline", type=Path, default=baseline.BASELINE, help="the baseline file (default %(default)s)")
+    ap.add_argument("--tolerance", type=float, default=baseline.TOLERANCE,
+                    help="how much worse a ratio may be, as a fraction (default %(default)s)")
     args = ap.parse_args()
+    if args.check:  # the baseline's sizes, backends and history, unless the command line says otherwise
+        ap.set_defaults(**baseline.load(args.baseline)["run"])
+        args = ap.parse_args()
     if args.sink:
         sink(args.sink)
         return
@@ -483,11 +493,16 @@ def main() -> None:
         os.environ["TURNPROC_NIGHT_PROFILE_TURN"] = str(Path(args.profile_turn).resolve())
     if args.profile_poll:
         os.environ["TURNPROC_NIGHT_PROFILE_POLL"] = str(Path(args.profile_poll).resolve())
+    gauge = baseline.Gauge() if args.check or args.save_baseline else None
     rows = []
     for backend in args.backends.split(","):
         rows += _drive(backend, [int(x) for x in args.sizes.split(",")], args.history)
     print(f"\nnight benchmark, {os.cpu_count()} CPUs, history {args.history} turns")
     report(rows)
+    if gauge is not None:
+        run = {"sizes": args.sizes, "backends": args.backends, "history": args.history}
+        sys.exit(gauge.finish(rows, run, args.baseline, save_to=args.save_baseline, check=args.check,
+                              tolerance=args.tolerance))  # fmt: skip
 
 
 if __name__ == "__main__":

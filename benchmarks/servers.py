@@ -6,6 +6,7 @@ be had)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import socket
@@ -37,6 +38,7 @@ class PostgresServer:
         self.dir = Path(tempfile.mkdtemp(prefix="turnproc-pg-", dir="/tmp"))
         self.port = free_port()
         self.url = f"postgresql+psycopg://postgres@127.0.0.1:{self.port}/postgres"
+        self._pg_ctl: str | None = None
 
     def _run(self, *cmd: str) -> None:
         if os.geteuid() == 0:
@@ -51,18 +53,27 @@ class PostgresServer:
         if os.geteuid() == 0:
             shutil.chown(self.dir, "postgres", "postgres")
         data = self.dir / "data"
-        self._run(initdb, "-D", str(data), "-U", "postgres", "-A", "trust", "-E", "UTF8", "--locale=C.UTF-8", "-N")
         self._run(
-            pg_ctl, "-D", str(data), "-l", str(self.dir / "log"), "-w", "-o",
-            f"-p {self.port} -k {self.dir} -c listen_addresses=127.0.0.1 -c fsync=off", "start",
+            initdb, "-D", str(data), "-U", "postgres", "-A", "trust", "-E", "UTF8", "--locale=C.UTF-8", "-N"
+        )
+        self._run(
+            pg_ctl,
+            "-D",
+            str(data),
+            "-l",
+            str(self.dir / "log"),
+            "-w",
+            "-o",
+            f"-p {self.port} -k {self.dir} -c listen_addresses=127.0.0.1 -c fsync=off",
+            "start",
         )
         self._pg_ctl = pg_ctl
 
     def stop(self) -> None:
-        try:
-            self._run(self._pg_ctl, "-D", str(self.dir / "data"), "-m", "fast", "stop")
-        except Exception:
-            pass
+        # A cluster that never started, or is already gone, has nothing to stop.
+        if self._pg_ctl is not None:
+            with contextlib.suppress(subprocess.SubprocessError, OSError):
+                self._run(self._pg_ctl, "-D", str(self.dir / "data"), "-m", "fast", "stop")
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
@@ -126,7 +137,9 @@ class DovecotServer:
         self.proc: subprocess.Popen[bytes] | None = None
 
     def start(self) -> None:
-        binary = shutil.which("dovecot") or ("/usr/sbin/dovecot" if Path("/usr/sbin/dovecot").exists() else None)
+        binary = shutil.which("dovecot") or (
+            "/usr/sbin/dovecot" if Path("/usr/sbin/dovecot").exists() else None
+        )
         if binary is None:
             raise RuntimeError("dovecot is not installed (apt-get install dovecot-imapd)")
         uid = gid = 65534 if os.geteuid() == 0 else os.getuid()
@@ -139,7 +152,9 @@ class DovecotServer:
             os.chown(self.dir / "mail", uid, gid)
         conf = self.dir / "dovecot.conf"
         conf.write_text(DOVECOT_CONF.format(dir=self.dir, port=self.port, uid=uid, gid=gid))
-        self.proc = subprocess.Popen([binary, "-F", "-c", str(conf)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        self.proc = subprocess.Popen(
+            [binary, "-F", "-c", str(conf)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+        )
         try:
             wait_for_port(self.port)
         except TimeoutError:
