@@ -77,7 +77,8 @@ class PostgresServer:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
-def wait_for_port(port: int, timeout: float = 10.0) -> None:
+def wait_for_port(port: int, timeout: float = 60.0) -> None:
+    # A minute: a server's start on a busy shared machine takes far more than an idle one's second.
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         with socket.socket() as s:

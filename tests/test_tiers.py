@@ -6,8 +6,12 @@ from __future__ import annotations
 
 import ast
 import functools
+import subprocess
+import sys
 import tomllib
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 TESTS = ROOT / "tests"
@@ -84,3 +88,24 @@ def test_a_mail_server_starts_only_for_a_test_that_asks_for_it() -> None:
     for name in ("dovecot_server", "imap", "smtp_server", "postgres_url"):
         decorators = " ".join(ast.unparse(d) for d in fixtures[name].decorator_list)
         assert "fixture" in decorators and "autouse" not in decorators, name
+
+
+@pytest.mark.slow
+def test_the_fast_tier_runs_postgresql_for_the_storage_layer_only() -> None:
+    """Of the tests' PostgreSQL variants, the fast tier keeps the storage layer's."""
+    files = [
+        "tests/storage/test_schema_head.py",
+        "tests/admin/test_gm_role.py",
+        "tests/admin/test_admin_scripts.py",
+    ]
+    command = [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider"]
+    listed = subprocess.run(
+        [*command, "-m", "not slow and postgres", *files],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    chosen = [line for line in listed.stdout.splitlines() if "::" in line]
+    assert chosen, listed.stdout + listed.stderr
+    assert all(line.startswith("tests/storage/") and "postgres" in line for line in chosen), chosen

@@ -40,6 +40,7 @@ def _feed_parsed(raw: bytes) -> dict[str, Any]:
     return _tree(email.message_from_bytes(raw, policy=email.policy.compat32))
 
 
+@pytest.mark.slow
 @settings(max_examples=600, deadline=None)
 @given(entity(), st.booleans(), headers())
 def test_a_split_mail_is_the_tree_the_feed_parser_builds(tree: str, crlf: bool, first: str) -> None:
