@@ -274,6 +274,7 @@ def test_a_long_line_is_broken_inside_its_tags_as_few_times_as_it_must(pieces: l
         assert _Rendered(broken).events == _Rendered(line).events
 
 
+@pytest.mark.slow
 @settings(max_examples=500, deadline=None)
 @given(st.one_of(st.from_regex(compose_module._PLAIN, fullmatch=True), st.text(max_size=40)))
 def test_an_address_reads_as_the_email_package_reads_it(value: str) -> None:
