@@ -105,7 +105,8 @@ class Sink:
     def __init__(self) -> None:
         self.port = free_port()
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "benchmarks.night", "--sink", str(self.port)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+            [sys.executable, "-m", "benchmarks.night", "--sink", str(self.port)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
         )
         wait_for_port(self.port)
 
