@@ -5,7 +5,7 @@ deployed (default ``--poll``, ``--flush`` and ``--tick``), on a game of N
 empires, on SQLite or on PostgreSQL (the test servers' private cluster, with
 fsync off).
 
-    .venv/bin/python benchmarks/acklatency.py [--n 1000] [--alone 40] [--burst 1000] [--backend sqlite|postgres]
+    .venv/bin/python -m benchmarks.acklatency [--n 1000] [--alone 40] [--burst 1000] [--backend sqlite|postgres]
 
 Two phases, one worker:
 * alone: one full turnsheet at a time, each APPENDed once the previous
@@ -41,16 +41,15 @@ import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from imapclient import IMAPClient  # noqa: E402
-from sqlalchemy import delete  # noqa: E402
+from imapclient import IMAPClient
+from sqlalchemy import delete
 
-from benchmarks.night import _turnsheets  # noqa: E402
-from benchmarks.synthetic import synthetic_state, write_game  # noqa: E402
-from tests.servers import DovecotServer, PostgresServer, free_port, wait_for_port  # noqa: E402
-from turnproc.storage import models as m  # noqa: E402
-from turnproc.storage.db import make_engine, make_sessionmaker, transaction  # noqa: E402
+from benchmarks.night import turnsheets
+from benchmarks.synthetic import synthetic_state, write_game
+from benchmarks.servers import DovecotServer, PostgresServer, free_port, wait_for_port
+from turnproc.storage import models as m
+from turnproc.storage.db import make_engine, make_sessionmaker, transaction
 
 USER, MAILBOX_PASSWORD = "turns", "bench"
 #: Longest wait for one acknowledgement (alone) or for the whole burst's.
@@ -185,7 +184,7 @@ def main() -> None:
             session.execute(delete(m.OrderSet))  # the orders come by mail
         engine.dispose()
         # Two turnsheets per empire, each its own Message-ID: one for each phase.
-        first, second = _turnsheets(state, 0), _turnsheets(state, 1)
+        first, second = turnsheets(state, 0), turnsheets(state, 1)
         worker = _start_worker(_config(work, url, dovecot.port, smtp_port), work / "worker.log")
         client = IMAPClient("127.0.0.1", port=dovecot.port, ssl=False)
         client.login(USER, MAILBOX_PASSWORD)

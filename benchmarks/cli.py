@@ -2,7 +2,7 @@
 it, on the synthetic N-empire game (benchmarks/synthetic.py: 30 systems an
 empire, every empire's orders on file).
 
-    .venv/bin/python benchmarks/cli.py [--empires 1000] [--runs 5]
+    .venv/bin/python -m benchmarks.cli [--empires 1000] [--runs 5]
 
 Set up off the clock: the game written to a SQLite file at turn 1 (its
 reports not yet made: ``report`` builds the start-of-game one when asked),
@@ -38,10 +38,9 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from benchmarks.synthetic import GAME, empire_code, synthetic_state, write_game
 
-from benchmarks.synthetic import GAME, empire_code, synthetic_state, write_game  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 #: (label, argv after --config, target in seconds of wall time, which database)
 COMMANDS = [

@@ -9,7 +9,7 @@ run: a game of E empires (SQLite, Maildir in), then three polls of E mails each:
 3. forged, untagged: the same after the tags are cleared (empires made before
    tags, until their next correct mail): scrypt for every guess.
 
-    .venv/bin/python benchmarks/guessing.py [--empires 1000]
+    .venv/bin/python -m benchmarks.guessing [--empires 1000]
 
 Prints each poll's CPU time (the whole process: the poll and its scrypt
 threads) and wall time. CPU is the figure to compare: on a shared machine wall
@@ -24,25 +24,23 @@ import argparse
 import datetime as dt
 import mailbox
 import random
-import sys
 import tempfile
 import time
 from email.message import EmailMessage
 from email.utils import format_datetime
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from sqlalchemy import update  # noqa: E402
+from sqlalchemy import update
 
-from benchmarks.night import START, _turnsheets  # noqa: E402
-from benchmarks.synthetic import GAME, synthetic_orders, synthetic_state, write_game  # noqa: E402
-from turnproc.rules.state import GameState  # noqa: E402
-from turnproc.app import open_app  # noqa: E402
-from turnproc.config import Config  # noqa: E402
-from turnproc.intake import poll_maildir  # noqa: E402
-from turnproc.storage import models as m  # noqa: E402
-from turnproc.storage.db import transaction  # noqa: E402
+from benchmarks.night import START, turnsheets
+from benchmarks.synthetic import GAME, synthetic_orders, synthetic_state, write_game
+from turnproc.rules.state import GameState
+from turnproc.app import open_app
+from turnproc.config import Config
+from turnproc.intake import poll_maildir
+from turnproc.storage import models as m
+from turnproc.storage.db import transaction
 
 
 def _forged(state: GameState) -> list[bytes]:
@@ -76,7 +74,7 @@ def main() -> None:
         inbox = mailbox.Maildir(config.maildir_in, create=True)
         now = START + dt.timedelta(hours=1)
         runs = [
-            ("honest (right password)", _turnsheets(state, 0)), ("forged (wrong password)", _forged(state)),
+            ("honest (right password)", turnsheets(state, 0)), ("forged (wrong password)", _forged(state)),
             ("forged, empires untagged", _forged(state)),
         ]  # fmt: skip
         print(f"{args.empires} empires, {args.empires} mails a poll, SQLite, Maildir")

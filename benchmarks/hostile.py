@@ -1,9 +1,9 @@
 """Hostile mail shapes: the CPU time intake spends to answer one mail of
 50,000 MIME parts (2.2 MB, refused before it is parsed: turnproc/mail/mime.py
 ``check_shape``), beside a normal Gmail mail (a text and an HTML alternative)
-in the same run, on SQLite.
+in the same run, on SQLite, in the two-empire game benchmarks/synthetic.py builds.
 
-    .venv/bin/python benchmarks/hostile.py [--parts 50000] [--repeat 9]
+    .venv/bin/python -m benchmarks.hostile [--parts 50000] [--repeat 9]
 
 Each mail is handled as a poll handles it (``handle_mail``: parse, check,
 queue the answer, write the inbound log) from a player's registered address,
@@ -19,27 +19,27 @@ import argparse
 import datetime as dt
 import os
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tests.factories import EMAILS, HOST_ADDRESS, make_game, migrate_database  # noqa: E402
-from turnproc.app import open_app  # noqa: E402
-from turnproc.config import Config  # noqa: E402
-from turnproc.intake.handle import IntakeResult, handle_mail  # noqa: E402
-from turnproc.storage.db import transaction  # noqa: E402
+from benchmarks.night import turnsheets
+from benchmarks.synthetic import synthetic_state, write_game
+from turnproc.app import open_app
+from turnproc.config import Config
+from turnproc.intake.handle import IntakeResult, handle_mail
 
-CORPUS = Path(__file__).resolve().parent.parent / "tests" / "mail" / "corpus"
+HOST_ADDRESS = "turns@turnproc.example"
+#: The first empire's address as benchmarks/synthetic.py registers it.
+PLAYER = "aaa@bench.example"
 NOW = dt.datetime(2026, 1, 5, 18, 5, tzinfo=dt.timezone.utc)
 
 
 def many_parts(parts: int) -> bytes:
-    """A mail from RIG's player of ``parts`` one-line text parts (44 bytes each)."""
+    """A mail from the first empire's player of ``parts`` one-line text parts (44 bytes each)."""
     head = (
-        f"From: {EMAILS['RIG']}\r\nTo: {HOST_ADDRESS}\r\nSubject: orders\r\nMessage-ID: <many@players.example>\r\n"
+        f"From: {PLAYER}\r\nTo: {HOST_ADDRESS}\r\nSubject: orders\r\nMessage-ID: <many@players.example>\r\n"
         'MIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary="b0undary"\r\n\r\n'
     ).encode()
     part = b"--b0undary\r\nContent-Type: text/plain\r\n\r\nx\r\n"
@@ -70,16 +70,13 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         url = f"sqlite:///{tmp}/bench.db"
-        migrate_database(url)
+        state = synthetic_state(2)
+        write_game(url, state)
         config = Config(database_url=url, from_address=f"Host <{HOST_ADDRESS}>", maildir_out=Path(tmp) / "out")
-        app = open_app(config)
-        with transaction(app.sessions) as session:
-            make_game(session)
-        app.close()
         print(f"load average {os.getloadavg()[0]:.2f}; CPU ms to answer one mail (median, max of {args.repeat})")
         mails = [
             (f"{args.parts:,} MIME parts", many_parts(args.parts)),
-            ("Gmail (text + HTML)", (CORPUS / "gmail_alternative.eml").read_bytes()),
+            ("Gmail (text + HTML)", turnsheets(state, 0)[0]),  # the first empire writes with Gmail
         ]
         for label, raw in mails:
             times, result = cpu_ms(config, raw, args.repeat)

@@ -1,8 +1,8 @@
 """Import benchmark: ``turnproc empire import`` of N players (default 500) into
 a fresh generated galaxy with N homes, on SQLite (or ``--database-url``).
 
-    .venv/bin/python benchmarks/import_players.py            # N = 500
-    .venv/bin/python benchmarks/import_players.py --players 100 --database-url postgresql+psycopg://...
+    .venv/bin/python -m benchmarks.import_players            # N = 500
+    .venv/bin/python -m benchmarks.import_players --players 100 --database-url postgresql+psycopg://...
 
 What is timed: the command as a GM runs it, in this process — read the CSV,
 check every row, place every empire, hash every password, write the rows and

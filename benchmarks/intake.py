@@ -10,7 +10,7 @@ The database has history: ``--history`` earlier turns' mail in the outbox
 in the inbound log, so the reply caps and the duplicate checks read tables of
 the size they have in a running game.
 
-    .venv/bin/python benchmarks/intake.py [--empires 1000] [--per-empire 1] [--history 5]
+    .venv/bin/python -m benchmarks.intake [--empires 1000] [--per-empire 1] [--history 5]
         [--backend sqlite|postgres] [--profile]
 
 Needs dovecot (apt-get install dovecot-imapd), and for ``--backend postgres``
@@ -25,31 +25,29 @@ import cProfile
 import datetime as dt
 import os
 import pstats
-import sys
 import tempfile
 import threading
 import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from imapclient import IMAPClient  # noqa: E402
-from sqlalchemy import delete, insert, select, update  # noqa: E402
+from imapclient import IMAPClient
+from sqlalchemy import delete, insert, select, update
 
-from benchmarks.night import MAILBOX_PASSWORD, PASSWORD, START, USER, _turnsheets  # noqa: E402
-from benchmarks.synthetic import GAME, synthetic_state, write_game  # noqa: E402
-from tests.servers import DovecotServer, PostgresServer  # noqa: E402
-from turnproc.app import open_app  # noqa: E402
-from turnproc.config import Config, ImapConfig  # noqa: E402
-from turnproc.intake import cache as cache_module  # noqa: E402
-from turnproc.intake import handle as handle_module  # noqa: E402
-from turnproc.intake import inbox as inbox_module  # noqa: E402
-from turnproc.intake import poll  # noqa: E402
-from turnproc.intake import prepare as prepare_module  # noqa: E402
-from turnproc.intake.cache import IntakeCache  # noqa: E402
-from turnproc.accounts.passwords import hash_password  # noqa: E402
-from turnproc.storage import models as m  # noqa: E402
+from benchmarks.night import MAILBOX_PASSWORD, PASSWORD, START, USER, turnsheets
+from benchmarks.synthetic import GAME, synthetic_state, write_game
+from benchmarks.servers import DovecotServer, PostgresServer
+from turnproc.app import open_app
+from turnproc.config import Config, ImapConfig
+from turnproc.intake import cache as cache_module
+from turnproc.intake import handle as handle_module
+from turnproc.intake import inbox as inbox_module
+from turnproc.intake import poll
+from turnproc.intake import prepare as prepare_module
+from turnproc.intake.cache import IntakeCache
+from turnproc.accounts.passwords import hash_password
+from turnproc.storage import models as m
 
 class Split:
     """Wall and CPU time spent in a few named functions of the intake, by
@@ -185,7 +183,7 @@ def main() -> None:
                 session.execute(update(m.Empire).values(password_hash=hash_password(PASSWORD, n=args.hash_n)))
         print(f"{args.backend} set-up: {args.empires} empires, {len(state.systems)} systems, {history} rows of history, in {time.perf_counter() - t0:.1f} s")
 
-        raws = [raw for night in range(args.per_empire) for raw in _turnsheets(state, night)]
+        raws = [raw for night in range(args.per_empire) for raw in turnsheets(state, night)]
         client = IMAPClient("127.0.0.1", port=server.port, ssl=False)
         client.login(USER, MAILBOX_PASSWORD)
         for i in range(0, len(raws), 200):

@@ -2,7 +2,7 @@
 turnproc/reports/pixelmap.py) and full (rendered by resvg), for the empires of the synthetic N-empire game (default 1,000 empires,
 30 systems each) after 5 resolved turns, as in a big game's send run.
 
-    .venv/bin/python benchmarks/mapimage.py [--empires 1000] [--turns 5] [--stride 1] [--cache state.pkl]
+    .venv/bin/python -m benchmarks.mapimage [--empires 1000] [--turns 5] [--stride 1] [--cache state.pkl]
 
 The state is built as benchmarks/synthetic.py builds it and played for
 ``--turns`` turns with synthetic orders (a minute or more for 1,000 empires;
@@ -23,23 +23,21 @@ import os
 import pickle
 import random
 import statistics
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import resvg_py  # noqa: E402
+import resvg_py
 
-from benchmarks.synthetic import synthetic_orders, synthetic_state  # noqa: E402
-from turnproc.reports.context import TurnView, report_context  # noqa: E402
-from turnproc.reports.fonts import font_files  # noqa: E402
-from turnproc.reports.mapimage import png_map, png_size  # noqa: E402
-from turnproc.reports.svgmap import COMPACT_SIDE, MAX_PNG_SIDE  # noqa: E402
-from turnproc.orders.parser import parse_orders  # noqa: E402
-from turnproc.rules.turn import resolve, turn_rng  # noqa: E402
+from benchmarks.synthetic import synthetic_orders, synthetic_state
+from turnproc.reports.context import TurnView, report_context
+from turnproc.reports.fonts import font_files
+from turnproc.reports.mapimage import png_map, png_size
+from turnproc.reports.svgmap import COMPACT_SIDE, MAX_PNG_SIDE
+from turnproc.orders.parser import parse_orders
+from turnproc.rules.turn import resolve, turn_rng
 
 
 def played_state(empires: int, turns: int) -> tuple[Any, Any]:

@@ -6,7 +6,7 @@ turn 1 and again after ``--history`` turns (a database with history); the
 sizes take their nights in turns, one process working at a time, so that a
 shared machine's drifting speed moves them all alike (see :func:`_drive`).
 
-    .venv/bin/python benchmarks/night.py [--sizes 12,100,300,1000] [--backends sqlite,postgres] [--history 5]
+    .venv/bin/python -m benchmarks.night [--sizes 12,100,300,1000] [--backends sqlite,postgres] [--history 5]
 
 Printed per backend and size, for the first night and the last:
 * each phase's wall time (poll, turn, send) and the night's total;
@@ -45,23 +45,22 @@ from email.utils import format_datetime, make_msgid
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from imapclient import IMAPClient
+from sqlalchemy import delete, text
 
-from imapclient import IMAPClient  # noqa: E402
-from sqlalchemy import delete, text  # noqa: E402
-
-from benchmarks.synthetic import GAME, synthetic_orders, synthetic_state, write_game  # noqa: E402
-from tests.servers import DovecotServer, PostgresServer, free_port, wait_for_port  # noqa: E402
-from turnproc.app import open_app  # noqa: E402
-from turnproc.config import Config, ImapConfig, SmtpConfig  # noqa: E402
-from turnproc.intake import poll  # noqa: E402
-from turnproc.outgoing.reportmail import send_outbox  # noqa: E402
-from turnproc.rules.turn import resolve, turn_rng  # noqa: E402
-from turnproc.storage import models as m  # noqa: E402
-from turnproc.storage.convert import load_state, orders_for_turn, save_state  # noqa: E402
-from turnproc.storage.queries import get_game  # noqa: E402
-from turnproc.runtime.collector import gc_paused  # noqa: E402
-from turnproc.turns.run import run_current_turn  # noqa: E402
+from benchmarks import baseline
+from benchmarks.synthetic import GAME, synthetic_orders, synthetic_state, write_game
+from benchmarks.servers import DovecotServer, PostgresServer, free_port, wait_for_port
+from turnproc.app import open_app
+from turnproc.config import Config, ImapConfig, SmtpConfig
+from turnproc.intake import poll
+from turnproc.outgoing.reportmail import send_outbox
+from turnproc.rules.turn import resolve, turn_rng
+from turnproc.storage import models as m
+from turnproc.storage.convert import load_state, orders_for_turn, save_state
+from turnproc.storage.queries import get_game
+from turnproc.runtime.collector import gc_paused
+from turnproc.turns.run import run_current_turn
 
 USER, MAILBOX_PASSWORD = "turns", "bench"
 PASSWORD = "bench-password"  # write_game gives every empire this one
@@ -107,7 +106,8 @@ class Sink:
     def __init__(self) -> None:
         self.port = free_port()
         self.proc = subprocess.Popen(
-            [sys.executable, __file__, "--sink", str(self.port)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+            [sys.executable, "-m", "benchmarks.night", "--sink", str(self.port)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
         )
         wait_for_port(self.port)
 
@@ -187,7 +187,7 @@ def _turnsheet_mail(client: str, sender: str, subject: str, date: str, text: str
     return bytes(msg)
 
 
-def _turnsheets(state: Any, night: int) -> list[bytes]:
+def turnsheets(state: Any, night: int) -> list[bytes]:
     """One full turnsheet per active empire, as the player would mail it
     (from the mail program :data:`CLIENTS` gives the empire)."""
     rng = random.Random(f"night-{night}")
@@ -252,7 +252,7 @@ def _forkserver_cpu() -> float:
     return sum(int(x) for x in fields[11:15]) / os.sysconf("SC_CLK_TCK")
 
 
-def _cpu() -> float:
+def cpu_seconds() -> float:
     """CPU seconds of this process, of its children that ended, and of the
     report-rendering processes (see :func:`_forkserver_cpu`)."""
     me, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -260,9 +260,9 @@ def _cpu() -> float:
 
 
 def _timed(fn: Any) -> tuple[Any, float, float]:
-    w, c = time.perf_counter(), _cpu()
+    w, c = time.perf_counter(), cpu_seconds()
     out = fn()
-    return out, time.perf_counter() - w, _cpu() - c
+    return out, time.perf_counter() - w, cpu_seconds() - c
 
 
 def _step(said: str) -> None:
@@ -305,7 +305,7 @@ def child(backend: str, n: int, history: int) -> dict[str, Any]:
             _step("ready")
             with app.sessions() as session:
                 state = load_state(session, get_game(session, GAME))
-            raws = _turnsheets(state, night)
+            raws = turnsheets(state, night)
             client = IMAPClient("127.0.0.1", port=dovecot.port, ssl=False)
             client.login(USER, MAILBOX_PASSWORD)
             for i in range(0, len(raws), 200):
@@ -469,7 +469,7 @@ def _expect(proc: subprocess.Popen[str], *starts: str) -> str:
     raise SystemExit(f"a size's process ended early ({proc.wait()})")
 
 
-CHILD = f"import sys; sys.path.insert(0, {str(Path(__file__).resolve().parent.parent)!r}); from benchmarks.night import main; main()"
+CHILD = "from benchmarks.night import main; main()"
 
 
 def main() -> None:
@@ -482,7 +482,17 @@ def main() -> None:
     ap.add_argument("--profile-send", metavar="FILE", help="profile the last night's send (its calling thread) into FILE (pstats)")
     ap.add_argument("--sink", type=int, help=argparse.SUPPRESS)
     ap.add_argument("--child", help=argparse.SUPPRESS)
+    ap.add_argument("--check", action="store_true",
+                    help="run as the baseline was made and fail when a phase's ratio to the calibration is worse "
+                         "than the baseline's by more than --tolerance (benchmarks/baseline.py)")
+    ap.add_argument("--save-baseline", action="store_true", help="write this run's ratios to the baseline file")
+    ap.add_argument("--baseline", type=Path, default=baseline.BASELINE, help="the baseline file (default %(default)s)")
+    ap.add_argument("--tolerance", type=float, default=baseline.TOLERANCE,
+                    help="how much worse a ratio may be, as a fraction (default %(default)s)")
     args = ap.parse_args()
+    if args.check:  # the baseline's sizes, backends and history, unless the command line says otherwise
+        ap.set_defaults(**baseline.load(args.baseline)["run"])
+        args = ap.parse_args()
     if args.sink:
         sink(args.sink)
         return
@@ -496,11 +506,16 @@ def main() -> None:
         os.environ["TURNPROC_NIGHT_PROFILE_POLL"] = str(Path(args.profile_poll).resolve())
     if args.profile_send:
         os.environ["TURNPROC_NIGHT_PROFILE_SEND"] = str(Path(args.profile_send).resolve())
+    gauge = baseline.Gauge() if args.check or args.save_baseline else None
     rows = []
     for backend in args.backends.split(","):
         rows += _drive(backend, [int(x) for x in args.sizes.split(",")], args.history)
     print(f"\nnight benchmark, {os.cpu_count()} CPUs, history {args.history} turns")
     report(rows)
+    if gauge is not None:
+        run = {"sizes": args.sizes, "backends": args.backends, "history": args.history}
+        sys.exit(gauge.finish(rows, run, args.baseline, save_to=args.save_baseline, check=args.check,
+                              tolerance=args.tolerance))  # fmt: skip
 
 
 if __name__ == "__main__":

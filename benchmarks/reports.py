@@ -3,7 +3,7 @@
 code ``turn run`` and the outbox use, and the map picture of the largest map
 there is, the whole galaxy.
 
-    .venv/bin/python benchmarks/reports.py [--empires 1000] [--skip-galaxy]
+    .venv/bin/python -m benchmarks.reports [--empires 1000] [--skip-galaxy]
 
 Part 1, the reports: the game (Game and Empire rows, state, orders) is written
 to a fresh SQLite database and the turn resolved off the clock. Then, with
@@ -29,29 +29,27 @@ import argparse
 import datetime as dt
 import json
 import os
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from sqlalchemy import select  # noqa: E402
+from sqlalchemy import select
 
-from benchmarks.night import _cpu  # noqa: E402
-from benchmarks.synthetic import GAME, synthetic_state, write_game  # noqa: E402
-from turnproc.config import Config  # noqa: E402
-from turnproc.mail.outbox import BATCH, Claimed  # noqa: E402
-from turnproc.outgoing.reportmail import builder  # noqa: E402
-from turnproc.reports.context import report_context  # noqa: E402
-from turnproc.reports.mapimage import png_map, png_size  # noqa: E402
-from turnproc.reports.svgmap import MAX_PNG_SIDE, svg_map  # noqa: E402
-from turnproc.rules.state import Tech  # noqa: E402
-from turnproc.rules.turn import resolve, turn_rng  # noqa: E402
-from turnproc.storage import models as m  # noqa: E402
-from turnproc.storage.convert import load_state, orders_for_turn  # noqa: E402
-from turnproc.storage.db import make_engine, make_sessionmaker, transaction  # noqa: E402
-from turnproc.turns.reports import write_reports  # noqa: E402
+from benchmarks.night import cpu_seconds
+from benchmarks.synthetic import GAME, synthetic_state, write_game
+from turnproc.config import Config
+from turnproc.mail.outbox import BATCH, Claimed
+from turnproc.outgoing.reportmail import builder
+from turnproc.reports.context import report_context
+from turnproc.reports.mapimage import png_map, png_size
+from turnproc.reports.svgmap import MAX_PNG_SIDE, svg_map
+from turnproc.rules.state import Tech
+from turnproc.rules.turn import resolve, turn_rng
+from turnproc.storage import models as m
+from turnproc.storage.convert import load_state, orders_for_turn
+from turnproc.storage.db import make_engine, make_sessionmaker, transaction
+from turnproc.turns.reports import write_reports
 
 def reports(n: int, work: Path) -> None:
     t0 = time.perf_counter()
@@ -71,7 +69,7 @@ def reports(n: int, work: Path) -> None:
         game.schedule, game.timezone = "0 20 * * 5", "Europe/London"
     print(f"set-up: {n} empires, {len(new.systems)} systems, {len(events)} events in {time.perf_counter() - t0:.1f} s")
 
-    start, cpu = time.perf_counter(), _cpu()
+    start, cpu = time.perf_counter(), cpu_seconds()
     with transaction(sessions) as session:
         game = session.scalar(select(m.Game).where(m.Game.name == GAME))
         assert game is not None
@@ -79,18 +77,18 @@ def reports(n: int, work: Path) -> None:
         session.flush()
         t = time.perf_counter()  # the commit happens as the block closes
     commit = time.perf_counter() - t
-    stored, stored_cpu = time.perf_counter() - start, _cpu() - cpu
+    stored, stored_cpu = time.perf_counter() - start, cpu_seconds() - cpu
     with sessions() as session:
         rows = list(session.scalars(select(m.OutboxMail).order_by(m.OutboxMail.id)))
         claimed = [Claimed.of(r) for r in rows]
         data_bytes = sum(len(json.dumps(d, separators=(",", ":"))) for d in session.scalars(select(m.Report.data)))
     assert len(contexts) == n and all(c.body is None for c in claimed)
-    start, cpu = time.perf_counter(), _cpu()
+    start, cpu = time.perf_counter(), cpu_seconds()
     built: dict[int, bytes | Exception] = {}
     with builder(sessions, config.from_address) as build:
         for i in range(0, len(claimed), BATCH):
             built.update(build(claimed[i : i + BATCH]))
-    rendered, rendered_cpu = time.perf_counter() - start, _cpu() - cpu
+    rendered, rendered_cpu = time.perf_counter() - start, cpu_seconds() - cpu
     engine.dispose()
     failed = [b for b in built.values() if isinstance(b, Exception)]
     assert not failed, failed[:1]

@@ -8,7 +8,7 @@ parser and stored as ``OrderSet`` rows the way intake stores them. Only the
 per-empire cost of ``gm.add_empire`` is skipped (it loads the whole game and
 runs scrypt once per empire, which is setup, not the turn).
 
-    python benchmarks/synthetic.py 100 /tmp/game.db    # writes a ready game
+    .venv/bin/python -m benchmarks.synthetic 100 /tmp/game.db    # writes a ready game
 """
 
 from __future__ import annotations
@@ -18,20 +18,19 @@ import random
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from sqlalchemy import insert  # noqa: E402
-from sqlalchemy.orm import Session  # noqa: E402
+from sqlalchemy import insert
+from sqlalchemy.orm import Session
 
-from turnproc.accounts.passwords import hash_password  # noqa: E402
-from turnproc.rules.generate import generate_galaxy, home_planet, place_empire  # noqa: E402
-from turnproc.orders.orders import Severity  # noqa: E402
-from turnproc.orders.parser import parse_orders  # noqa: E402
-from turnproc.rules.state import MODULES, GameSettings, GameState, SystemType  # noqa: E402
-from turnproc.storage import models as m  # noqa: E402
-from turnproc.storage.convert import new_game_row, order_set_values, save_state  # noqa: E402
-from turnproc.storage.db import make_engine, make_sessionmaker, transaction  # noqa: E402
-from turnproc.storage.migrate import ensure_schema  # noqa: E402
+from turnproc.accounts.passwords import hash_password
+from turnproc.rules.generate import generate_galaxy, home_planet, place_empire
+from turnproc.orders.orders import Severity
+from turnproc.orders.parser import parse_orders
+from turnproc.rules.state import MODULES, GameSettings, GameState, SystemType
+from turnproc.storage import models as m
+from turnproc.storage.convert import new_game_row, order_set_values, save_state
+from turnproc.storage.db import make_engine, make_sessionmaker, transaction
+from turnproc.storage.migrate import ensure_schema
 
 __all__ = ["GAME", "empire_code", "synthetic_state", "synthetic_orders", "write_game"]
 

@@ -1,9 +1,9 @@
 """Turn benchmark: resolve alone, the full ``turn run``, and the I/O floor, for
 synthetic games of N empires (30 systems and 16 actions each) on SQLite.
 
-    /tmp/venv/bin/python benchmarks/turn.py                  # N = 12, 100, 1000
-    /tmp/venv/bin/python benchmarks/turn.py --repeat 2       # keep each phase's best run
-    /tmp/venv/bin/python benchmarks/turn.py --sizes 100 --profile turn
+    .venv/bin/python -m benchmarks.turn                  # N = 12, 100, 1000
+    .venv/bin/python -m benchmarks.turn --repeat 2       # keep each phase's best run
+    .venv/bin/python -m benchmarks.turn --sizes 100 --profile turn
 
 What is timed (each phase in a fresh Python process, so one phase's garbage
 and caches do not help or hurt another, and peak RSS is per phase):
@@ -35,7 +35,7 @@ before the phase starts.
 Targets (N = 1,000 on SQLite, 2 cores): turn <= 30 s, turn <= 5 x floor, and
 turn(1000) / turn(100) <= 11.
 
-    /tmp/venv/bin/python benchmarks/turn.py --sizes 1000 --compare-rulesets --repeat 3
+    .venv/bin/python -m benchmarks.turn --sizes 1000 --compare-rulesets --repeat 3
 
 times ``resolve`` for the same galaxy played in rule set 1 (the usual order mix)
 and in rule set 2 (the reserve, recovery, a trade offer, a TAKE and a probe in
@@ -62,18 +62,17 @@ import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.synthetic import GAME, synthetic_state, write_game  # noqa: E402
+from benchmarks.synthetic import GAME, synthetic_state, write_game
 
-from benchmarks.night import _cpu  # noqa: E402
-from turnproc.config import Config  # noqa: E402
-from turnproc.storage.queries import get_game# noqa: E402
-from turnproc.storage.convert import orders_for_turn  # noqa: E402
-from turnproc.turns.run import run_turn  # noqa: E402
-from turnproc.rules.turn import resolve, turn_rng  # noqa: E402
-from turnproc.storage.convert import load_state, save_state  # noqa: E402
-from turnproc.storage.db import make_engine, make_sessionmaker, transaction  # noqa: E402
+from benchmarks.night import cpu_seconds
+from turnproc.config import Config
+from turnproc.storage.queries import get_game
+from turnproc.storage.convert import orders_for_turn
+from turnproc.turns.run import run_turn
+from turnproc.rules.turn import resolve, turn_rng
+from turnproc.storage.convert import load_state, save_state
+from turnproc.storage.db import make_engine, make_sessionmaker, transaction
 
 NOW = dt.datetime(2026, 1, 5, 20, 0, tzinfo=dt.timezone.utc)
 CONFIG = Config(from_address="Host <turns@turnproc.example>")
@@ -85,10 +84,10 @@ class Clock:
     does."""
 
     def __init__(self) -> None:
-        self.wall, self.cpu = time.perf_counter(), _cpu()
+        self.wall, self.cpu = time.perf_counter(), cpu_seconds()
 
     def read(self) -> dict[str, float]:
-        return {"seconds": time.perf_counter() - self.wall, "cpu": _cpu() - self.cpu}
+        return {"seconds": time.perf_counter() - self.wall, "cpu": cpu_seconds() - self.cpu}
 
 
 def _rss_mb() -> float:
@@ -228,7 +227,7 @@ def _copy(src: Path, dst: Path) -> None:
 
 
 def _run_child(phase: str, db: Path, profile: bool) -> dict[str, Any]:
-    cmd = [sys.executable, __file__, "--child", phase, "--db", str(db)]
+    cmd = [sys.executable, "-m", "benchmarks.turn", "--child", phase, "--db", str(db)]
     if profile:
         cmd += ["--profile", phase]
     done = subprocess.run(cmd, capture_output=True, text=True, check=False)

@@ -12,17 +12,18 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from benchmarks import desk
 from tests.servers import unavailable
 
 __all__ = ["chromium", "chromium_run", "render_page", "console_lines", "PHONE_MEASURE", "phone_layout"]
 
 
 def chromium() -> str:
-    path = shutil.which("chromium") or shutil.which("chromium-browser")
-    if path is None:
-        unavailable("Chromium is not installed (apt-get install chromium)")
-    assert path is not None
-    return path
+    try:
+        return desk.chromium()
+    except desk.Missing as exc:
+        unavailable(str(exc))
+        raise
 
 
 def chromium_run(html_file: Path, width: int, *mode: str, height: int = 1800) -> subprocess.CompletedProcess[str]:

@@ -275,6 +275,19 @@ def smtp_server() -> Iterator[SmtpSink]:
     sink.controller.stop()
 
 
+# -- the fast tier ------------------------------------------------------------------
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Every test's PostgreSQL variant is marked slow but the storage layer's:
+    the fast tier (``-m "not slow"``) keeps those as its PostgreSQL smoke, and
+    a database copied from a template on the server costs each test a second
+    or so, most of the fast tier's time. The full suite (CI) runs them all."""
+    for item in items:
+        if item.get_closest_marker("postgres") and item.path.parent.name != "storage":
+            item.add_marker(pytest.mark.slow)
+
+
 # -- golden files -------------------------------------------------------------------
 
 

@@ -9,18 +9,15 @@ Pyodide's release files come from ``$TURNPROC_PYODIDE_DIR``, else from
 
 from __future__ import annotations
 
-import functools
-import http.server
-import json
-import os
 import re
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from benchmarks import desk
+from benchmarks.desk import new_page, serve
 from tests.browser import chromium
 from tests.factories import PASSWORD
 from tests.servers import unavailable
@@ -31,25 +28,17 @@ from turnproc.games.publish import write_site
 from turnproc.reports.desk import PYODIDE_VERSION
 from turnproc.storage.db import transaction
 
-ROOT = Path(__file__).resolve().parent.parent
 CODES = ("RIG", "VEG", "ZAP", "ORI", "LYR", "CYG")
 HOST = "Star Chase host <turns@turnproc.example>"
-#: Chromium's flags that work on the test machines.
-FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync"]  # fmt: skip
 
 
 def pyodide_dir() -> Path:
     """The unpacked ``pyodide`` package of the pinned version (skip locally, fail in CI)."""
-    folder = Path(os.environ.get("TURNPROC_PYODIDE_DIR") or ROOT / ".cache" / "pyodide-npm" / "node_modules" / "pyodide")
     try:
-        version = json.loads((folder / "package.json").read_text(encoding="utf-8"))["version"]
-    except (OSError, ValueError, KeyError):
-        unavailable(f"no pyodide package in {folder} (tests/run.sh installs it: npm install pyodide@{PYODIDE_VERSION})")
+        return desk.pyodide_dir()
+    except desk.Missing as exc:
+        unavailable(str(exc))
         raise
-    if version != PYODIDE_VERSION:
-        unavailable(f"{folder} holds pyodide {version}, not {PYODIDE_VERSION}")
-    return folder
 
 
 class DeskGame:
@@ -74,52 +63,6 @@ class DeskGame:
 
     def close(self) -> None:
         self.app.close()
-
-
-@dataclass
-class Served:
-    """A static site on loopback, and every request it was asked."""
-
-    origin: str
-    requests: list[tuple[str, str, int]] = field(default_factory=list)
-    """(method, path, bytes of body) of each request."""
-    sent: int = 0
-    """Bytes of the files served (bodies only)."""
-
-
-@contextmanager
-def serve(folder: Path) -> Iterator[Served]:
-    served = Served("")
-
-    class Handler(http.server.SimpleHTTPRequestHandler):
-        def log_message(self, format: str, *args: Any) -> None:
-            pass
-
-        def _note(self) -> None:
-            served.requests.append((self.command, self.path, int(self.headers.get("Content-Length") or 0)))
-
-        def do_GET(self) -> None:
-            self._note()
-            super().do_GET()
-
-        def copyfile(self, source: Any, outputfile: Any) -> None:
-            data = source.read()
-            served.sent += len(data)
-            outputfile.write(data)
-
-        def do_POST(self) -> None:
-            self._note()
-            self.send_error(405)
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Handler, directory=str(folder)))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    served.origin = f"http://127.0.0.1:{server.server_address[1]}"
-    try:
-        yield served
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 @dataclass(frozen=True)
@@ -165,22 +108,9 @@ class DeskPage:
 
 @contextmanager
 def chromium_browser() -> Iterator[Any]:
-    """A fresh headless Chromium (a Playwright browser): one per test module,
-    as Playwright's synchronous driver runs once per thread."""
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=chromium(), args=FLAGS)
-        try:
-            yield browser
-        finally:
-            browser.close()
-
-
-def new_page(browser: Any, width: int, height: int, **context: Any) -> tuple[Any, Any]:
-    """(browser context, page) of a fresh profile in ``browser``."""
-    ctx = browser.new_context(viewport={"width": width, "height": height}, **context)
-    return ctx, ctx.new_page()
+    """A fresh headless Chromium (a Playwright browser): one per test module."""
+    with desk.chromium_browser(chromium()) as browser:
+        yield browser
 
 
 _COST = re.compile(

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sets up and runs the whole test suite on a fresh Debian machine:
 #   bash tests/run.sh [pytest args...]
+#   bash tests/run.sh -m "not slow"    # the fast tier, for developers
 # As root it installs what the tests talk to (Dovecot, PostgreSQL, Chromium, npm);
 # it makes a venv in .venv, installs turnproc with its test extras and the
 # pinned Pyodide release (npm, for the order desk), starts a
@@ -55,6 +56,13 @@ fi
 
 # Type checking is part of the suite: strict, over the whole package.
 .venv/bin/python -m mypy turnproc
+
+# The formatter's check and the linter ([tool.ruff] in pyproject.toml) over the
+# whole tree. Off until the tree has been formatted once: RUFF_CHECK=1 runs them.
+if [ "${RUFF_CHECK:-0}" != 0 ]; then
+  .venv/bin/ruff format --check .
+  .venv/bin/ruff check .
+fi
 
 set +e
 .venv/bin/python -m pytest -p no:cacheprovider -n "${TURNPROC_TEST_WORKERS:-auto}" --dist loadgroup "$@"

@@ -153,6 +153,7 @@ def order_lines(data: dict[str, Any]) -> st.SearchStrategy[str]:
     return st.one_of(anything, moves, builds, money, v2)
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(data=st.data())
 def test_the_checker_says_what_the_acknowledgement_says(game: Game, data: st.DataObject) -> None:

@@ -117,6 +117,7 @@ def _inbox(tmp_path: Path, password: str, n: int, note: str) -> None:
         box.add(_order_mail("ann@example.org", password, "early", f"{note} {i}"))
 
 
+@pytest.mark.slow
 def test_reports_before_and_after_turn_1_run_while_a_writer_holds_the_lock(two_games: tuple[Path, Path, str]) -> None:
     config, db, _ = two_games
     with _write_lock(db):
@@ -142,6 +143,7 @@ def test_a_poll_writes_while_a_read_is_open(two_games: tuple[Path, Path, str], t
         engine.dispose()
 
 
+@pytest.mark.slow
 def test_two_reports_and_a_poll_side_by_side(two_games: tuple[Path, Path, str], tmp_path: Path) -> None:
     config, _, password = two_games
     _inbox(tmp_path, password, 20, "side by side")

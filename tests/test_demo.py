@@ -40,6 +40,7 @@ def test_every_demo_order_mail_is_accepted_without_errors(tmp_path: Path) -> Non
             assert "ERROR" not in body, body
 
 
+@pytest.mark.slow
 def test_demo_several_turns_and_rerun_in_the_same_folder(tmp_path: Path) -> None:
     summary = run_demo(tmp_path / "demo", turns=3)
     assert "turn 3:" in summary

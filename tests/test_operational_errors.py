@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from sqlalchemy import create_engine, select
 
 from tests.conftest import IMAP_USER, SmtpSink
@@ -84,6 +85,7 @@ def test_a_huge_number_in_a_scenario(run_cli, migrated_default_db: Path, tmp_pat
     assert "huge.toml:12: systems[0].pop: 99999999999999999999 is too large" in line
 
 
+@pytest.mark.slow
 def test_worker_logs_one_line_per_retry_while_imap_and_smtp_are_down(sqlite_url: str, tmp_path: Path) -> None:
     engine = create_engine(sqlite_url)
     queue(engine, 3)

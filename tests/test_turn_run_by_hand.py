@@ -72,6 +72,7 @@ def _turn_and_records(db_url: str) -> tuple[int, int]:
         engine.dispose()
 
 
+@pytest.mark.slow
 def test_a_second_turn_run_after_the_first_is_refused_in_one_line(config_file: Path, db_url: str) -> None:
     first = _turn_run(config_file, "--yes")
     out, err = first.communicate(timeout=120)
@@ -86,6 +87,7 @@ def test_a_second_turn_run_after_the_first_is_refused_in_one_line(config_file: P
     assert _turn_and_records(db_url) == (2, 1)
 
 
+@pytest.mark.slow
 def test_two_turn_runs_started_together_run_one_turn(config_file: Path, db_url: str) -> None:
     runs = [_turn_run(config_file, "--yes") for _ in range(2)]
     results = [(p.wait(timeout=120), *p.communicate()) for p in runs]

@@ -108,6 +108,7 @@ def _run(argv: list[str]) -> tuple[int, str, str]:
     return status, out.getvalue(), err.getvalue()
 
 
+@pytest.mark.slow
 def test_the_handbook_console_sessions_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     for name in ("TURNPROC_CONFIG", "TURNPROC_DATABASE_URL", "TURNPROC_IMAP_PASSWORD", "TURNPROC_SMTP_PASSWORD"):
         monkeypatch.delenv(name, raising=False)

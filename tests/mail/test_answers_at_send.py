@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 from email import message_from_bytes, policy
 
+import pytest
 from sqlalchemy import select
 
 from tests.conftest import IMAP_PASSWORD, IMAP_USER, SmtpSink
@@ -65,6 +66,7 @@ def test_an_answer_is_built_when_sent_threaded_and_the_same_every_time(db_url: s
         app.close()
 
 
+@pytest.mark.slow
 def test_a_big_batch_of_answers_is_built_on_the_process_pool_the_same_as_in_process(sqlite_url: str) -> None:
     app = imap_app(sqlite_url, free_port(), free_port(), IMAP_USER, IMAP_PASSWORD)
     try:

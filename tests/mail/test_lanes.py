@@ -186,6 +186,7 @@ def _built(mails: list[outbox.Claimed]) -> dict[int, bytes | Exception]:
     return {c.id: f"Subject: built {c.id}\r\n\r\nbuilt when sent\r\n".encode() for c in mails}
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     mails=st.integers(1, 200),

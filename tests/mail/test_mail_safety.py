@@ -457,6 +457,7 @@ INVALID = ["ORDER", "BOGUS 1", "MOVE 999 1000 1", "HELP"]
 COMMANDS = ["WAIT", "ORDERS", "CLEAR"]
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(mails=st.lists(st.lists(st.sampled_from(VALID + INVALID + COMMANDS), min_size=1, max_size=5, unique=True), min_size=1, max_size=6))
 def test_orders_on_file_are_those_of_the_newest_mail_with_an_accepted_line(sqlite_url: str, mails: list[list[str]]) -> None:

@@ -52,6 +52,7 @@ def _reference(raw: bytes) -> str | None:
     return mime._decode(msg) if not msg.is_multipart() else ""
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(entity(), st.booleans())
 def test_every_mime_tree_reads_as_the_full_api_reads_it(tree: str, crlf: bool) -> None:
@@ -79,6 +80,7 @@ def test_an_encoded_attachment_name_is_read_decoded() -> None:
     assert message_text(parse_message(mail(tree))) == ORDERS.rstrip("\n")
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(entity())
 def test_the_header_kept_from_choosing_the_text_is_the_chosen_texts(tree: str) -> None:

@@ -74,6 +74,7 @@ def disk_fills(smtp_server: SmtpSink) -> tuple[dict[str, bool], Any]:
     return disk, full_disk
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "backend, mails",
     [pytest.param("postgres", 1000, marks=pytest.mark.postgres), ("sqlite", 300)],

@@ -88,6 +88,7 @@ def test_a_mail_whose_report_is_gone_fails_and_is_not_sent(sqlite_url: str, smtp
 
 
 
+@pytest.mark.slow
 def test_a_big_batch_is_built_on_the_process_pool_the_same_as_in_process(sqlite_url: str, monkeypatch) -> None:
     """A batch of PARALLEL_FROM or more reports is rendered by the rendering
     processes; each mail is the same bytes as built here, one by one."""

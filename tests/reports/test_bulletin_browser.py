@@ -22,6 +22,7 @@ def pages() -> dict[str, str]:
     return {"bulletin": bulletin.html, "report": render_report_documents(bulletin_report(state, events, "EPP")).page()}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("width", [390, 1200])
 @pytest.mark.parametrize("name", ["bulletin", "report"])
 def test_bulletin_pages_fit_the_screen_without_console_errors(name: str, tmp_path: Path, width: int) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import random
 from dataclasses import replace
 
+import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
@@ -130,6 +131,7 @@ def scramble(event: Event, rng: random.Random) -> Event:
 ALL_MODULES = frozenset({"zoc", "pinning", "engage"})
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 10**6), turns=st.integers(1, 4), modules=st.sampled_from([frozenset(), ALL_MODULES]))
 # A foreign black dwarf's limit once showed its owner's Life Support tech.

@@ -145,6 +145,7 @@ def test_the_full_picture_is_unchanged_by_the_compact_one(galaxy: dict) -> None:
     assert png_size(png_map(galaxy))[0] > COMPACT_SIDE
 
 
+@pytest.mark.slow
 def test_the_compact_picture_costs_a_small_part_of_the_full_one(galaxy: dict) -> None:
     # A ratio, not milliseconds: CI machines differ; benchmarks/mapimage.py has the numbers.
     def cpu(compact: bool) -> float:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import textwrap
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -17,6 +18,7 @@ WORDS = st.sampled_from(["a", "MOVE", "38818", "NEWCRS/NEWFTR/NEWCOL\x00123\x00N
 INDENTS = st.sampled_from([("", "#   "), ("#   ", "#     "), ("#   can: ", "#     ")])
 
 
+@pytest.mark.slow
 @settings(max_examples=2000, deadline=None)
 @given(words=st.lists(WORDS, max_size=30), sep=st.sampled_from([" ", " ", "  ", "\n"]), indents=INDENTS, hyphens=st.booleans())
 def test_fold_is_textwrap(words: list[str], sep: str, indents: tuple[str, str], hyphens: bool) -> None:
@@ -26,6 +28,7 @@ def test_fold_is_textwrap(words: list[str], sep: str, indents: tuple[str, str], 
     assert fold(text, first, rest, hyphens=hyphens) == expected
 
 
+@pytest.mark.slow
 @settings(max_examples=2000, deadline=None)
 @given(text=st.one_of(st.text(max_size=120), st.lists(WORDS, max_size=30).map(" ".join)), width=st.sampled_from([20, 96]))
 def test_the_reports_wrap_is_textwrap_of_the_clipped_text(text: str, width: int) -> None:

@@ -50,6 +50,7 @@ def _smallest_font(svg: str) -> float:
     return min(float(size) for size in re.findall(r'font-size="([\d.]+)"', svg))
 
 
+@pytest.mark.slow
 def test_the_neighbourhood_map_is_drawn_for_a_phone(demo: tuple[dict[str, ReportDocuments], Path]) -> None:
     docs, _ = demo
     assert len(docs) == 4
@@ -66,6 +67,7 @@ def test_the_neighbourhood_map_is_drawn_for_a_phone(demo: tuple[dict[str, Report
         assert f'width="{doc.near.width}"' in doc.html and 'src="cid:near@report.turnproc"' in doc.html
 
 
+@pytest.mark.slow
 def test_reports_and_site_pages_on_a_phone(demo: tuple[dict[str, ReportDocuments], Path]) -> None:
     docs, site = demo
     pages: dict[str, Path] = {}

@@ -13,6 +13,8 @@ from email import message_from_bytes, policy
 from email.message import EmailMessage
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import IMAP_PASSWORD, IMAP_USER, SmtpSink
 from tests.factories import imap_app
 from tests.reports.test_formats import inline_picture
@@ -86,6 +88,7 @@ def test_the_picture_holds_every_seen_system_with_its_label_and_the_legend() -> 
     assert png_size(png)[0] <= MAX_PNG_SIDE + 1
 
 
+@pytest.mark.slow
 def test_a_map_of_the_whole_galaxy_is_bounded_in_size_and_time() -> None:
     # 200 empires x 30 systems: a map far wider than labels can be read at.
     context = whole_galaxy_context(200)

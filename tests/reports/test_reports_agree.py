@@ -10,6 +10,7 @@ from importlib import resources
 from typing import Any
 
 import jsonschema
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -29,6 +30,7 @@ def _last(events: list[Event], kind: str, empire: str) -> dict[str, Any] | None:
     return found[-1] if found else None
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data(), ruleset=st.sampled_from([1, 2]))
 def test_r19_2_reports_agree_with_the_events(data: st.DataObject, ruleset: int) -> None:

@@ -105,6 +105,7 @@ def test_every_local_link_resolves(site: Path) -> None:
     assert checked > 200  # the rules' cross-references are among them
 
 
+@pytest.mark.slow
 def test_every_page_renders_in_chromium_without_console_messages(site: Path, tmp_path: Path) -> None:
     for page in sorted(site.glob("*.html")):
         png = tmp_path / f"{page.stem}.png"

@@ -280,12 +280,14 @@ _SENSIBLE_V2 = [
 ]  # fmt: skip
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_random_games_never_crash_and_keep_invariants(data: st.DataObject) -> None:
     play_random_game(data, data.draw(galaxies()))
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_r19_random_rule_set_2_games_never_crash_and_keep_invariants(data: st.DataObject) -> None:

@@ -40,6 +40,7 @@ def _round_trips_through_json(order: Order) -> None:
     assert Order.from_dict(data) == order
 
 
+@pytest.mark.slow
 @settings(max_examples=300)
 @given(any_order)
 def test_parsed_orders_round_trip_through_dicts(order: Order) -> None:

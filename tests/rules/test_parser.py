@@ -949,6 +949,7 @@ def orders_for(action: Action) -> st.SearchStrategy[Order]:
 any_order = st.sampled_from(list(Action)).flatmap(orders_for)
 
 
+@pytest.mark.slow
 @settings(max_examples=600)
 @given(any_order)
 def test_format_parse_round_trip(order: Order) -> None:
@@ -960,6 +961,7 @@ def test_format_parse_round_trip(order: Order) -> None:
     assert replace(result.orders[0], line=order.line) == order
 
 
+@pytest.mark.slow
 @settings(max_examples=200)
 @given(st.lists(any_order, min_size=1, max_size=12))
 def test_round_trip_many_lines(orders: list[Order]) -> None:
@@ -1007,6 +1009,7 @@ _line = st.lists(st.tuples(_words | st.text(max_size=6), _seps), max_size=6).map
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])
 @given(
     st.lists(_line, max_size=25),

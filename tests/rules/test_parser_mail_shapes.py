@@ -330,6 +330,7 @@ _mail = st.lists(
 
 # No deadline: a mail of up to 30 pasted reports (each with its order form)
 # takes a few milliseconds, but hundreds on a machine busy with other work.
+@pytest.mark.slow
 @settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow], deadline=None)
 @given(_mail)
 def test_mail_shapes_parse_header_agrees_and_skipped_is_well_formed(text: str) -> None:

@@ -22,6 +22,7 @@ from turnproc.accounts.passwordkey import load_key
 from turnproc.storage import models as m
 
 
+@pytest.mark.slow
 def test_a_thousand_forged_guesses_neither_stop_nor_delay_the_owner(app: App, scrypt: Counted) -> None:
     """1,000 wrong passwords "from" the owner (case and display-name variants)
     and the owner's correct mail in one poll: the owner's orders are accepted

@@ -94,6 +94,7 @@ def test_pause_and_resume(run, tmp_path: Path) -> None:
     assert code == 1 and "no game named 'nope'" in err
 
 
+@pytest.mark.slow
 def test_worker_once_runs_a_due_deadline_and_sends_the_mail(run, tmp_path: Path) -> None:
     run("game", "schedule", "alpha", "--cron", "0 3 * * *", "--nmr-limit", "100")
     engine = create_engine(f"sqlite:///{tmp_path / 'turnproc.db'}")

@@ -296,6 +296,7 @@ def test_two_services_at_one_deadline_run_one_turn(app: App, clock: FakeClock, g
     assert game.turns() == [1] and len(outbox.rows("report")) == 2 and len(outbox.rows("notice")) == 1
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("zone, schedule, start, deadlines", [
     ("Europe/London", "30 1 * * *", dt.datetime(2026, 10, 24, 0, 0, tzinfo=UTC),
      [dt.datetime(2026, 10, 24, 0, 30, tzinfo=UTC), dt.datetime(2026, 10, 25, 0, 30, tzinfo=UTC), dt.datetime(2026, 10, 26, 1, 30, tzinfo=UTC)]),

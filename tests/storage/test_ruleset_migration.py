@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from alembic import command
 from sqlalchemy import Connection, inspect, text
 
@@ -27,6 +28,7 @@ def _old_game(conn: Connection) -> None:
                       " 0, 0, 0, 0, true, 0, 0, 0, 0, 1, 1, 2, 0, 5, 0, 0, 0, 1, 1)"))
 
 
+@pytest.mark.slow
 def test_r19_migration_0009_marks_existing_games_rule_set_1(empty_db_url: str) -> None:
     engine = make_engine(empty_db_url)
     try:
