@@ -69,7 +69,7 @@ def set_up(folder: Path, n: int) -> dict[str, Path]:
     write_game(f"sqlite:///{before}", synthetic_state(n))
     shutil.copyfile(before, after)
     configs = {"before": _config(folder, before), "after": _config(folder, after)}
-    done = _run(configs["after"], ["turn", "run", GAME])
+    done = _run(configs["after"], ["turn", "run", GAME, "--yes"])
     if done.returncode != 0:
         raise SystemExit(f"turn run failed:\n{done.stderr}")
     return configs

@@ -23,12 +23,10 @@ from sqlalchemy.orm import Session
 from . import deadlines
 from .config import Config
 from .errors import GMError
-from .notices import change_key, notify_deadline
 from .passwords import generate_password, hash_password
 from .rules.generate import GalaxyError, generate_galaxy, place_empire
 from .rules.state import LATEST_RULESET, MODULES, RULESETS, GameSettings
 from .scenario import Scenario, ScenarioError, load_scenario_file
-from .mail.identity import valid_address
 from .storage import models as m
 from .storage.convert import load_state, new_game_row, save_state
 from .storage.queries import GameView, current_deadline, galaxy_counts, load_game_view, suppressed_replies
@@ -147,6 +145,10 @@ def _scenario_empires(session: Session, game: m.Game, scenario: Scenario) -> dic
 def check_email(email: str) -> str:
     """An address as stored (email-validator's normal form, the syntax only),
     or :class:`GMError` when it is not one address mail could go to."""
+    # Here, not at the top: the mail layer is for the commands that change
+    # an address, not for the readers of this module (`game show`).
+    from .mail.identity import valid_address
+
     valid = valid_address(email.strip())
     if valid is None:
         raise GMError(f"e-mail address {email.strip()!r} does not look like name@domain")
@@ -297,8 +299,7 @@ def set_schedule(
         game.last_deadline_at = now
         log.info("game %s: schedule %r in %s from %s", game.name, new_cron, new_zone, now.isoformat(timespec="seconds"))
         if config is not None and game.status == "active":
-            notify_deadline(session, config, game, now, change=change_key("schedule", now),
-                            because="The GM has changed the game's schedule.")  # fmt: skip
+            _tell_players(session, config, game, now, "schedule", "The GM has changed the game's schedule.")
     if early_run is not None:
         game.early_run = early_run
     if early_run_delay is not None:
@@ -313,6 +314,15 @@ def set_schedule(
     return game_summary(session, game, now)
 
 
+def _tell_players(session: Session, config: Config, game: m.Game, now: dt.datetime, change: str, because: str) -> None:
+    """Mail every active player the deadline now in force, and why it changed."""
+    # Here, not at the top: the notices load the mail layer and the report
+    # renderer, which `game show` and `empire list` (readers of this module) never use.
+    from .notices import change_key, notify_deadline
+
+    notify_deadline(session, config, game, now, change=change_key(change, now), because=because)
+
+
 def pause_game(session: Session, game: m.Game, now: dt.datetime | None = None, config: Config | None = None) -> None:
     """No deadlines, early runs or reminders until resumed; mail is still read
     and answered. With ``config`` (and ``now``), every active player is told."""
@@ -323,8 +333,7 @@ def pause_game(session: Session, game: m.Game, now: dt.datetime | None = None, c
     game.status = "paused"
     session.flush()
     if config is not None and now is not None:
-        notify_deadline(session, config, game, now, change=change_key("pause", now),
-                        because="The GM has paused the game: no turn runs until it is resumed.")  # fmt: skip
+        _tell_players(session, config, game, now, "pause", "The GM has paused the game: no turn runs until it is resumed.")
 
 
 def resume_game(session: Session, game: m.Game, now: dt.datetime, config: Config | None = None) -> GameSummary:
@@ -337,8 +346,7 @@ def resume_game(session: Session, game: m.Game, now: dt.datetime, config: Config
     game.last_deadline_at = now
     session.flush()
     if config is not None:
-        notify_deadline(session, config, game, now, change=change_key("resume", now),
-                        because="The GM has resumed the game.")  # fmt: skip
+        _tell_players(session, config, game, now, "resume", "The GM has resumed the game.")
     return game_summary(session, game, now)
 
 

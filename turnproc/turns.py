@@ -19,6 +19,11 @@
 
 Every function works in the caller's transaction and audits itself there, so
 an action and its audit entry commit together (preview writes nothing).
+
+The mails (the reports' and the notices') are imported inside the functions
+that queue them: ``turnproc report`` reads a report through this module, and
+would otherwise load the mail layer and the map pictures it never uses
+(tests/test_cli_imports.py).
 """
 
 from __future__ import annotations
@@ -38,7 +43,6 @@ from .collector import gc_paused
 from .config import Config
 from .errors import GMError, TurnAlreadyRun
 from .jsontext import Encoded
-from .notices import notify_rollback
 from .reports.context import report_context
 from .reports.narrative import narrate
 from .reports.render import render_report_text
@@ -54,7 +58,6 @@ from .storage import models as m
 from .storage.convert import load_state, orders_for_turn, save_game_fields, save_state
 from .storage.db import transaction
 from .storage.queries import get_empire, get_game, staged_record
-from .turnreports import empire_rows_of, report_settings, store_reports, write_reports
 
 log = logging.getLogger(__name__)
 
@@ -62,7 +65,6 @@ __all__ = [
     "TurnResult",
     "run_turn",
     "run_current_turn",
-    "write_reports",
     "report_for",
     "Preview",
     "Rollback",
@@ -135,6 +137,9 @@ def run_turn(
     ones (a GM's rerun), and ``reason`` is the GM's word on why, printed in
     each. The GM's announcements of the turn are printed in every report.
     """
+    # Here, not at the top (see the module's docstring).
+    from .turnreports import empire_rows_of, report_settings, store_reports
+
     _lock(session, game)  # intake batches and a second runner wait for this turn
     if turn is not None and game.turn != turn:
         raise TurnAlreadyRun(f"turn {turn} of game {game.name} has already run (the game is at turn {game.turn} now)")
@@ -424,6 +429,9 @@ def rollback(
 ) -> Rollback:
     """Put the game back to collecting orders for turn ``to``, and tell every
     active player (the reports they had of those turns no longer hold)."""
+    # Here, not at the top (see the module's docstring).
+    from .notices import notify_rollback
+
     _lock(session, game)
     result = _rollback(session, game, to, reason or f"rollback to {to}", now)
     notify_rollback(session, config, game, now, turn=to, archived=result.archived, reason=reason)

@@ -22,9 +22,7 @@ from markupsafe import Markup
 
 from .. import jsontext
 from ..resources import templates_dir
-from .mapimage import png_map, png_size
 from .nearmap import NearLayout, near_layout, near_svg
-from .pixelmap import near_png
 from .svgmap import ascii_map, compact_legend, svg_map
 
 __all__ = [
@@ -295,6 +293,11 @@ def render_report_documents(
     puts the footer with the rulebook's and the site's addresses under the
     order form, as the report mail has it (not part of the stored report: the
     GM may set ``site_url`` after the turn ran)."""
+    # Here, not at the top: Pillow and resvg draw the mail's pictures, and
+    # `turnproc report` renders the text alone.
+    from .mapimage import png_map, png_size
+    from .pixelmap import near_png  # (as above)
+
     data = report_json(context)
     context = stored_context(context)
     svg = svg_map(context)
