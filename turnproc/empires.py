@@ -7,7 +7,8 @@ Each function is one unit of work in the caller's session; a GM's mistake is a
 here, mailed in the welcome mail and returned to the caller once; only their
 hashes are stored.
 
-The mails and the intake are imported inside the functions that use them:
+The mails, the intake, the galaxy generator and the converter are imported
+inside the functions that use them:
 ``empire list`` and ``empire show`` read through this module, and would
 otherwise load the mail clients and the report renderer (tests/test_cli_imports.py).
 """
@@ -30,11 +31,9 @@ from .config import Config
 from .errors import GMError
 from .games import check_email, check_new_empire, taken_addresses
 from .passwords import generate_password, hash_password, hash_passwords
-from .rules.generate import GalaxyError, free_home_slots, place_empire
 from .rules.orders import Order, ParsedOrders, format_order
 from .rules.state import GameState
 from .storage import models as m
-from .storage.convert import load_state, save_state
 from .storage.queries import get_empire, load_game_view, orders_on_file, withdraw_orders
 
 log = logging.getLogger(__name__)
@@ -298,7 +297,9 @@ def import_players(
     players take seconds, not 500 ``empire add`` runs. Returns (code, address,
     password) of each. ``progress(step, done, total)`` is told as it goes."""
     # Here, not at the top (see the module's docstring).
-    from .welcome import Welcome, send_welcomes
+    from .rules.generate import GalaxyError, free_home_slots, place_empire
+    from .storage.convert import load_state, save_state  # (as above)
+    from .welcome import Welcome, send_welcomes  # (as above)
 
     players = parse_players_csv(text, game, taken_addresses(session, game))
     tell = progress or (lambda step, done, total: None)

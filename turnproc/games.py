@@ -4,6 +4,11 @@ set its schedule, pause and resume it.
 Each function is one unit of work inside a session the caller opened; errors a
 GM can make are :class:`GMError` with a one-line message, raised before
 anything is written.
+
+The galaxy generator, the scenario reader, the converter and the notices are
+imported by the functions that create, add or mail: ``game show`` reads the
+summary here, and would otherwise load the whole rules engine and the mail
+layer it never uses (tests/test_cli_imports.py).
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ import re
 import secrets
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from sqlalchemy import select
@@ -24,12 +29,13 @@ from . import deadlines
 from .config import Config
 from .errors import GMError
 from .passwords import generate_password, hash_password
-from .rules.generate import GalaxyError, generate_galaxy, place_empire
 from .rules.state import LATEST_RULESET, MODULES, RULESETS, GameSettings
-from .scenario import Scenario, ScenarioError, load_scenario_file
 from .storage import models as m
-from .storage.convert import load_state, new_game_row, save_state
 from .storage.queries import GameView, current_deadline, galaxy_counts, load_game_view, suppressed_replies
+
+if TYPE_CHECKING:
+    # For the annotations only (see the module's docstring).
+    from .scenario import Scenario
 
 log = logging.getLogger(__name__)
 
@@ -84,6 +90,11 @@ def new_game(
     Returns the game and, for a scenario that declares empires with e-mail
     addresses, the generated password of each (shown to the GM once).
     """
+    # Here, not at the top (see the module's docstring).
+    from .rules.generate import GalaxyError, generate_galaxy
+    from .scenario import ScenarioError, load_scenario_file  # (as above)
+    from .storage.convert import new_game_row, save_state  # (as above)
+
     if not _GAME_NAME.match(name):
         raise GMError(f"game name {name!r}: use letters, digits, '-', '_' or '.', up to 64 characters")
     if session.scalar(select(m.Game.id).where(m.Game.name == name)) is not None:
@@ -145,8 +156,7 @@ def _scenario_empires(session: Session, game: m.Game, scenario: Scenario) -> dic
 def check_email(email: str) -> str:
     """An address as stored (email-validator's normal form, the syntax only),
     or :class:`GMError` when it is not one address mail could go to."""
-    # Here, not at the top: the mail layer is for the commands that change
-    # an address, not for the readers of this module (`game show`).
+    # Here, not at the top (see the module's docstring): the mail layer's address parser.
     from .mail.identity import valid_address
 
     valid = valid_address(email.strip())
@@ -186,6 +196,10 @@ def add_empire(session: Session, game: m.Game, code: str, name: str, email: str)
     """Add a player: claim a free home, apply the start holdings, and return the
     new empire with its generated password (stored only as a hash). The
     welcome mail is :func:`turnproc.welcome.send_welcomes`."""
+    # Here, not at the top (see the module's docstring).
+    from .rules.generate import GalaxyError, place_empire
+    from .storage.convert import load_state, save_state  # (as above)
+
     code, name, email = check_new_empire(code, name, email, taken_addresses(session, game), game.name)
     state = load_state(session, game)
     if state.turn != 1 or game.status != "active":
@@ -316,8 +330,7 @@ def set_schedule(
 
 def _tell_players(session: Session, config: Config, game: m.Game, now: dt.datetime, change: str, because: str) -> None:
     """Mail every active player the deadline now in force, and why it changed."""
-    # Here, not at the top: the notices load the mail layer and the report
-    # renderer, which `game show` and `empire list` (readers of this module) never use.
+    # Here, not at the top (see the module's docstring).
     from .notices import change_key, notify_deadline
 
     notify_deadline(session, config, game, now, change=change_key(change, now), because=because)
