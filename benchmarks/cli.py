@@ -12,8 +12,11 @@ turnproc``, as the console script does); printed per command: the median
 wall time, the median CPU time of the process (its rusage as a child:
 user + system), the target beside them, and the load average before and
 after, since on a shared machine the wall time is the figure that moves.
-Last, ``python -X importtime -m turnproc --version``: the 15 imports with the
-largest cumulative time.
+Then every empire's turn-0 report at once, in one process (this one, its
+imports paid already), as :func:`turnproc.turns.position_reports` builds them
+in one read-only transaction: the wall and CPU time, per report, and whether
+the database file is byte for byte what it was. Last, ``python -X importtime
+-m turnproc --version``: the 15 imports with the largest cumulative time.
 
 The commands run against the tree this script is in (the child's
 PYTHONPATH), so a copy of it in an older checkout measures that checkout.
@@ -27,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import hashlib
 import os
 import re
 import resource
@@ -39,6 +43,12 @@ import time
 from pathlib import Path
 
 from benchmarks.synthetic import GAME, empire_code, synthetic_state, write_game
+
+from turnproc.app import open_app
+from turnproc.config import load_config
+from turnproc.storage.db import read_only
+from turnproc.storage.queries import get_game
+from turnproc.turns.run import position_reports
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -68,7 +78,7 @@ def set_up(folder: Path, n: int) -> dict[str, Path]:
     write_game(f"sqlite:///{before}", synthetic_state(n))
     shutil.copyfile(before, after)
     configs = {"before": _config(folder, before), "after": _config(folder, after)}
-    done = _run(configs["after"], ["turn", "run", GAME])
+    done = _run(configs["after"], ["turn", "run", GAME, "--yes"])
     if done.returncode != 0:
         raise SystemExit(f"turn run failed:\n{done.stderr}")
     return configs
@@ -127,6 +137,23 @@ def importtime(top: int = 15) -> list[tuple[int, int, str]]:
     return sorted(rows, key=lambda r: -r[1])[:top]
 
 
+def turn_0_reports(config: Path) -> tuple[int, float, float, bool]:
+    """(reports, wall s, CPU s, database unchanged) of every empire's turn-0
+    report built in this process, in one read-only transaction."""
+    app = open_app(load_config(str(config)), migrate=False)
+    db = Path(app.engine.url.database or "")
+    digest = hashlib.sha256(db.read_bytes()).digest()
+    wall, cpu = time.perf_counter(), time.process_time()
+    try:
+        with read_only(app.sessions) as session:
+            game = get_game(session, GAME)
+            count = sum(1 for _ in position_reports(session, game, sorted(e.code for e in game.empires)))
+        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    finally:
+        app.close()
+    return count, wall, cpu, hashlib.sha256(db.read_bytes()).digest() == digest
+
+
 def _load() -> str:
     return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
@@ -150,6 +177,9 @@ def main() -> None:
             wall, cpu = measure(configs[which] if which else None, argv, args.runs)
             verdict = "ok" if wall <= target else "over"
             print(f"{label:<18} {wall:>8.3f} {cpu:>8.3f} {'<= ' + format(target, '.2f'):>8}   {verdict}")
+        count, wall, cpu, unchanged = turn_0_reports(configs["before"])
+        print(f"turn-0 reports, all {count} in one process: {wall:.2f} s wall, {cpu:.2f} s CPU "
+              f"({1000 * wall / max(count, 1):.1f} ms each); database unchanged: {'yes' if unchanged else 'NO'}")
         print(f"load average after: {_load()}")
     print("python -X importtime -m turnproc --version, the 15 largest cumulative (ms):")
     print(f"{'cumulative':>10} {'self':>8}  module")

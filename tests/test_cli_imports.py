@@ -3,7 +3,11 @@
 command-line modules only, never SQLAlchemy, Alembic, Jinja, Pillow, resvg,
 the mail clients, the scheduler or the ORM models. Each case runs in a fresh
 interpreter and reads ``sys.modules`` after the call: a list, not a time,
-so a slow machine cannot fail it and a fast one cannot hide an import."""
+so a slow machine cannot fail it and a fast one cannot hide an import.
+
+The commands that read a game (``game show``, ``empire list``, ``report``)
+load SQLAlchemy, the models and the read-model, but not the mail machinery,
+the map pictures or the scheduler the writing commands use."""
 
 from __future__ import annotations
 
@@ -14,6 +18,8 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from tests.test_cli_reads import two_games  # noqa: F401 - the fixture: a game before turn 1 and one after
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -72,3 +78,58 @@ def test_the_check_fails_on_what_it_is_for(tmp_path: Path) -> None:
     once a command looks for its database, so the test above could fail."""
     modules = _modules_after("game", "list", cwd=tmp_path)  # "no database at turnproc.db"
     assert "sqlalchemy" in _not_allowed(modules)
+
+
+# -- the read commands: each loads its own layer and nothing of the others ----------------
+
+#: What no read command may load, by name or name prefix: the mail clients and
+#: servers, the mails the host sends and the intake, the map pictures, the
+#: scheduler, the password-strength and address checkers, Alembic. Jinja too,
+#: except for ``report``, which renders the report's text with it.
+NOT_FOR_READS = (
+    "PIL", "resvg_py", "apscheduler", "imapclient", "aiosmtpd", "zxcvbn", "email_validator", "alembic", "markdown",
+    "turnproc.mail", "turnproc.outgoing", "turnproc.turns.reports", "turnproc.games.notices", "turnproc.intake",
+    "turnproc.service", "turnproc.reports.mapimage", "turnproc.reports.pixelmap", "turnproc.games.publish",
+)  # fmt: skip
+
+
+#: Nor, for ``game show`` and ``empire list``, which read rows and no state:
+#: the rules engine, the galaxy generator, the scenario reader, the converter.
+NOT_FOR_LISTS = ("jinja2", "turnproc.rules.resolution", "turnproc.rules.generate", "turnproc.scenario", "turnproc.storage.convert")
+
+
+def test_every_banned_module_exists() -> None:
+    """A module moved or renamed would leave its ban checking nothing."""
+    import importlib.util
+
+    for name in (*NOT_FOR_READS, *NOT_FOR_LISTS):
+        assert importlib.util.find_spec(name) is not None, f"{name} is not a module (moved?)"
+
+
+def _forbidden(modules: list[str], *, report: bool = False) -> list[str]:
+    banned = NOT_FOR_READS if report else (*NOT_FOR_READS, *NOT_FOR_LISTS)
+    return [name for name in modules if any(name == b or name.startswith(b + ".") for b in banned)]
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [("game", "show", "early"), ("game", "show", "late"), ("empire", "list", "early"), ("empire", "list", "late"),
+     ("report", "early", "RIG"), ("report", "late", "RIG")],
+    ids=" ".join,
+)  # fmt: skip
+def test_a_read_command_loads_only_its_layer(two_games: tuple[Path, Path, str], argv: tuple[str, ...]) -> None:
+    """``game show``, ``empire list`` and ``report`` (before turn 1, when the
+    report is built on the fly, and after, when it is stored) on a game with
+    no schedule."""
+    config, _, _ = two_games
+    modules = _modules_after("--config", str(config), *argv)
+    assert "turnproc.storage.queries" in modules  # the command read the game
+    assert _forbidden(modules, report=argv[0] == "report") == [], f"turnproc {' '.join(argv)} loaded more than it reads with"
+
+
+def test_the_read_check_fails_on_what_it_is_for(two_games: tuple[Path, Path, str]) -> None:
+    """A command that mails loads what the reads may not: pausing a game mails
+    every player the news, so the list above names what it loads."""
+    config, _, _ = two_games
+    modules = _modules_after("--config", str(config), "game", "pause", "early")
+    assert {"turnproc.outgoing.mails", "turnproc.games.notices", "jinja2"} <= set(_forbidden(modules))

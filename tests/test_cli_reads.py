@@ -31,6 +31,8 @@ from sqlalchemy.exc import DBAPIError
 
 from turnproc.cli import main
 from turnproc.storage.db import READ_ONLY, make_engine, make_sessionmaker, read_only
+from turnproc.storage.queries import get_game
+from turnproc.turns.run import position_reports
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -227,3 +229,21 @@ def test_on_postgresql_the_read_commands_run_read_only(postgres_url: str, tmp_pa
             event.remove(Engine, "after_cursor_execute", after)
     finally:
         _drop_pg_database(postgres_url, name)
+
+
+def test_every_turn_0_report_at_once_reads_only_and_matches_report(two_games: tuple[Path, Path, str]) -> None:
+    """All of a game's turn-0 reports in one read-only transaction (the state
+    and the shared parts built once) are what ``turnproc report`` prints for
+    each, and the database file is left as it was."""
+    config, db, _ = two_games
+    printed = {code: _gm(config, "report", "early", code) for code in ("RIG", "VEG")}
+    before = db.read_bytes()
+    engine = make_engine(f"sqlite:///{db}")
+    try:
+        with read_only(make_sessionmaker(engine)) as session:
+            game = get_game(session, "early")
+            built = {code: text for code, text, _ in position_reports(session, game, sorted(printed))}
+    finally:
+        engine.dispose()
+    assert built == printed  # the report ends with a newline, so `report` adds none
+    assert db.read_bytes() == before

@@ -11,7 +11,6 @@ import secrets
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 
-import zxcvbn
 
 __all__ = [
     "generate_password", "hash_password", "hash_code", "hash_chosen_password", "hash_passwords", "verify_password",
@@ -138,6 +137,10 @@ def chosen_password_weakness(password: str, *context: str) -> str | None:
     """Why a password a player chose may not be used, in zxcvbn's words (its
     warning, else its estimate); None when it may. ``context``: words an
     attacker would try first (the game, the empire's code and name)."""
+    # Here, not at the top: its word lists cost every command that hashes or
+    # checks a password a twentieth of a second, and only a chosen password needs them.
+    import zxcvbn
+
     # zxcvbn's time grows with the length; 128 symbols (the parser's most) is milliseconds.
     found = zxcvbn.zxcvbn(password[:128], user_inputs=[c for c in context if c])
     if found["guesses_log10"] >= MIN_GUESSES_LOG10:

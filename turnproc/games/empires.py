@@ -6,6 +6,11 @@ Each function is one unit of work in the caller's session; a GM's mistake is a
 :class:`GMError` raised before anything is written. Passwords are generated
 here, mailed in the welcome mail and returned to the caller once; only their
 hashes are stored.
+
+The mails, the intake, the galaxy generator and the converter are imported
+inside the functions that use them:
+``empire list`` and ``empire show`` read through this module, and would
+otherwise load the mail clients and the report renderer (tests/test_cli_imports.py).
 """
 
 from __future__ import annotations
@@ -24,17 +29,12 @@ from sqlalchemy.orm import Session
 from ..admin import audit
 from ..config import Config
 from ..errors import GMError
-from ..outgoing.empiremails import queue_address_set, queue_handed_over, queue_orders_entered
 from .game import check_email, check_new_empire, taken_addresses
-from ..intake.handle import submit_orders
 from ..accounts.passwords import generate_password, hash_password, hash_passwords
-from ..rules.generate import GalaxyError, free_home_slots, place_empire
 from ..orders.orders import Order, ParsedOrders, format_order
 from ..rules.state import GameState
 from ..storage import models as m
-from ..storage.convert import load_state, save_state
 from ..storage.queries import get_empire, load_game_view, orders_on_file, withdraw_orders
-from ..outgoing.welcome import Welcome, send_welcomes
 
 log = logging.getLogger(__name__)
 
@@ -119,6 +119,9 @@ def _audit(session: Session, game: m.Game, action: str, command: str, detail: st
 def set_email(session: Session, config: Config, game: m.Game, code: str, email: str, now: dt.datetime) -> tuple[str, str]:
     """Move an empire to a new address (every reply and report goes there from
     now on), and tell both addresses; (old, new)."""
+    # Here, not at the top (see the module's docstring).
+    from ..outgoing.empiremails import queue_address_set
+
     empire = get_empire(session, game, code)
     email = check_email(email)
     taken = taken_addresses(session, game)
@@ -136,6 +139,9 @@ def set_email(session: Session, config: Config, game: m.Game, code: str, email: 
 def reset_password(session: Session, config: Config, game: m.Game, code: str, now: dt.datetime) -> str:
     """A new password for the empire, mailed to its registered address; the
     old one stops working at the commit."""
+    # Here, not at the top (see the module's docstring).
+    from ..outgoing.welcome import Welcome, send_welcomes
+
     empire = get_empire(session, game, code)
     password = generate_password()
     empire.password_hash = hash_password(password)
@@ -177,6 +183,10 @@ def replace_player(
     withdrawn, reports and history kept; the welcome mail goes to the new
     address. An active empire still has its player: refused unless ``force``.
     The old address is told. Returns the new password."""
+    # Here, not at the top (see the module's docstring).
+    from ..outgoing.empiremails import queue_handed_over
+    from ..outgoing.welcome import Welcome, send_welcomes  # (as above)
+
     empire = get_empire(session, game, code)
     if empire.active and not force:
         raise GMError(
@@ -212,6 +222,10 @@ def enter_orders(
     """Orders the GM received another way (``turnproc orders submit``), stored
     as if mailed; when they change the orders on file, the player is told
     what is on file now. (parsed, whether earlier orders were replaced)."""
+    # Here, not at the top (see the module's docstring).
+    from ..outgoing.empiremails import queue_orders_entered
+    from ..intake.handle import submit_orders  # (as above)
+
     before = orders_on_file(session, empire.id, game.turn)
     parsed, replaced = submit_orders(session, game, empire, text, now)
     on_file = orders_on_file(session, empire.id, game.turn)
@@ -282,6 +296,11 @@ def import_players(
     loaded and saved once and the passwords hashed on every CPU, so 500
     players take seconds, not 500 ``empire add`` runs. Returns (code, address,
     password) of each. ``progress(step, done, total)`` is told as it goes."""
+    # Here, not at the top (see the module's docstring).
+    from ..rules.generate import GalaxyError, free_home_slots, place_empire
+    from ..storage.convert import load_state, save_state  # (as above)
+    from ..outgoing.welcome import Welcome, send_welcomes  # (as above)
+
     players = parse_players_csv(text, game, taken_addresses(session, game))
     tell = progress or (lambda step, done, total: None)
     state: GameState = load_state(session, game)

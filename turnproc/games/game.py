@@ -4,6 +4,11 @@ set its schedule, pause and resume it.
 Each function is one unit of work inside a session the caller opened; errors a
 GM can make are :class:`GMError` with a one-line message, raised before
 anything is written.
+
+The galaxy generator, the scenario reader, the converter and the notices are
+imported by the functions that create, add or mail: ``game show`` reads the
+summary here, and would otherwise load the whole rules engine and the mail
+layer it never uses (tests/test_cli_imports.py).
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ import re
 import secrets
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from sqlalchemy import select
@@ -23,15 +28,14 @@ from sqlalchemy.orm import Session
 from ..timing import deadlines
 from ..config import Config
 from ..errors import GMError
-from .notices import change_key, notify_deadline
 from ..accounts.passwords import generate_password, hash_password
-from ..rules.generate import GalaxyError, generate_galaxy, place_empire
 from ..rules.state import LATEST_RULESET, MODULES, RULESETS, GameSettings
-from ..scenario import Scenario, ScenarioError, load_scenario_file
-from ..mail.identity import valid_address
 from ..storage import models as m
-from ..storage.convert import load_state, new_game_row, save_state
 from ..storage.queries import GameView, current_deadline, galaxy_counts, load_game_view, move_deadline, suppressed_replies
+
+if TYPE_CHECKING:
+    # For the annotations only (see the module's docstring).
+    from ..scenario import Scenario
 
 log = logging.getLogger(__name__)
 
@@ -86,6 +90,11 @@ def new_game(
     Returns the game and, for a scenario that declares empires with e-mail
     addresses, the generated password of each (shown to the GM once).
     """
+    # Here, not at the top (see the module's docstring).
+    from ..rules.generate import GalaxyError, generate_galaxy
+    from ..scenario import ScenarioError, load_scenario_file  # (as above)
+    from ..storage.convert import new_game_row, save_state  # (as above)
+
     if not _GAME_NAME.match(name):
         raise GMError(f"game name {name!r}: use letters, digits, '-', '_' or '.', up to 64 characters")
     if session.scalar(select(m.Game.id).where(m.Game.name == name)) is not None:
@@ -147,6 +156,9 @@ def _scenario_empires(session: Session, game: m.Game, scenario: Scenario) -> dic
 def check_email(email: str) -> str:
     """An address as stored (email-validator's normal form, the syntax only),
     or :class:`GMError` when it is not one address mail could go to."""
+    # Here, not at the top (see the module's docstring): the mail layer's address parser.
+    from ..mail.identity import valid_address
+
     valid = valid_address(email.strip())
     if valid is None:
         raise GMError(f"e-mail address {email.strip()!r} does not look like name@domain")
@@ -184,6 +196,10 @@ def add_empire(session: Session, game: m.Game, code: str, name: str, email: str)
     """Add a player: claim a free home, apply the start holdings, and return the
     new empire with its generated password (stored only as a hash). The
     welcome mail is :func:`turnproc.outgoing.welcome.send_welcomes`."""
+    # Here, not at the top (see the module's docstring).
+    from ..rules.generate import GalaxyError, place_empire
+    from ..storage.convert import load_state, save_state  # (as above)
+
     code, name, email = check_new_empire(code, name, email, taken_addresses(session, game), game.name)
     state = load_state(session, game)
     if state.turn != 1 or game.status != "active":
@@ -297,8 +313,7 @@ def set_schedule(
         move_deadline(game, count_from=now)
         log.info("game %s: schedule %r in %s from %s", game.name, new_cron, new_zone, now.isoformat(timespec="seconds"))
         if config is not None and game.status == "active":
-            notify_deadline(session, config, game, now, change=change_key("schedule", now),
-                            because="The GM has changed the game's schedule.")  # fmt: skip
+            _tell_players(session, config, game, now, "schedule", "The GM has changed the game's schedule.")
     if early_run is not None:
         game.early_run = early_run
     if early_run_delay is not None:
@@ -313,6 +328,14 @@ def set_schedule(
     return game_summary(session, game, now)
 
 
+def _tell_players(session: Session, config: Config, game: m.Game, now: dt.datetime, change: str, because: str) -> None:
+    """Mail every active player the deadline now in force, and why it changed."""
+    # Here, not at the top (see the module's docstring).
+    from .notices import change_key, notify_deadline
+
+    notify_deadline(session, config, game, now, change=change_key(change, now), because=because)
+
+
 def pause_game(session: Session, game: m.Game, now: dt.datetime | None = None, config: Config | None = None) -> None:
     """No deadlines, early runs or reminders until resumed; mail is still read
     and answered. With ``config`` (and ``now``), every active player is told."""
@@ -323,8 +346,7 @@ def pause_game(session: Session, game: m.Game, now: dt.datetime | None = None, c
     game.status = "paused"
     session.flush()
     if config is not None and now is not None:
-        notify_deadline(session, config, game, now, change=change_key("pause", now),
-                        because="The GM has paused the game: no turn runs until it is resumed.")  # fmt: skip
+        _tell_players(session, config, game, now, "pause", "The GM has paused the game: no turn runs until it is resumed.")
 
 
 def resume_game(session: Session, game: m.Game, now: dt.datetime, config: Config | None = None) -> GameSummary:
@@ -337,8 +359,7 @@ def resume_game(session: Session, game: m.Game, now: dt.datetime, config: Config
     move_deadline(game, count_from=now)
     session.flush()
     if config is not None:
-        notify_deadline(session, config, game, now, change=change_key("resume", now),
-                        because="The GM has resumed the game.")  # fmt: skip
+        _tell_players(session, config, game, now, "resume", "The GM has resumed the game.")
     return game_summary(session, game, now)
 
 

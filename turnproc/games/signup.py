@@ -12,6 +12,10 @@ game may have filled up, or the code gone, in between). Approval creates the
 empire through :func:`turnproc.games.game.add_empire`, exactly as ``empire add``
 does, and mails the applicant the password. The rules are in
 docs/gm-handbook.md ("Sign-up by mail") and, for players, docs/orders.md.
+
+The mail layer is imported inside the functions that mail: ``game show``
+reads the sign-up summary here, and would otherwise load the mail clients
+and the report renderer it never uses (tests/test_cli_imports.py).
 """
 
 from __future__ import annotations
@@ -23,20 +27,12 @@ from dataclasses import dataclass
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from ..outgoing.accountmails import (
-    queue_signup_confirm,
-    queue_signup_received,
-    queue_signup_refused,
-    queue_signup_request,
-)
 from ..config import Config
 from ..errors import GMError
 from .game import add_empire
-from ..mail.identity import cap_key
 from ..accounts.passwords import generate_password, hash_code, verify_password
 from ..storage import models as m
 from ..storage.queries import galaxy_counts
-from ..outgoing.welcome import Welcome, send_welcomes
 from ..storage.mailkinds import MailKind
 
 log = logging.getLogger(__name__)
@@ -174,6 +170,9 @@ def join_refusal(session: Session, game: m.Game, now: dt.datetime, *, code: str,
 def join_code_sent_within_hour(session: Session, email: str, now: dt.datetime) -> bool:
     """Whether a JOIN's code went to ``email``, however spelled (case, a
     +tag), in the last hour: one an hour per address, in every game."""
+    # Here, not at the top (see the module's docstring).
+    from ..mail.identity import cap_key
+
     key = cap_key(email)
     sent = session.scalars(
         select(m.OutboxMail.recipient).where(
@@ -190,6 +189,9 @@ def request_signup(
     mailed to ``email`` (the caller asked the reply caps) and the request
     waits for it, replacing one of the address's waiting for its code.
     Nobody else is told."""
+    # Here, not at the top (see the module's docstring).
+    from ..outgoing.accountmails import queue_signup_confirm
+
     code = code.upper()
     why = join_refusal(session, game, now, code=code, name=name, email=email)
     if why is not None:
@@ -218,6 +220,9 @@ def confirm_signup(
 ) -> tuple[m.SignupRequest | None, str]:
     """The code of a JOIN came back from ``email``: the request now waits for
     the GM (who is told), or None and why not."""
+    # Here, not at the top (see the module's docstring).
+    from ..outgoing.accountmails import queue_signup_request
+
     waiting = [r for r in _unconfirmed(session, game.id, now) if r.email.lower() == email.lower()]
     if not waiting:
         return None, f"no sign-up from {email} waits for a code in game {game.name} (codes work for {JOIN_CODE_HOURS} hours)"
@@ -256,6 +261,9 @@ def answer_signup(
     session: Session, config: Config, now: dt.datetime, request: m.SignupRequest, game: m.Game, kind: MailKind
 ) -> bool:
     """Tell the applicant their request waits for the GM (``kind``: as the reply caps count it)."""
+    # Here, not at the top (see the module's docstring).
+    from ..outgoing.accountmails import queue_signup_received
+
     return queue_signup_received(
         session, config, now, game=game.name, game_id=game.id, recipient=request.email, code=request.code,
         name=request.name, kind=kind,
@@ -291,6 +299,9 @@ def approve_signup(
 ) -> tuple[m.Empire, str]:
     """Create the requested empire and send the applicant the welcome mail (its
     password, how to send orders, the position and the deadline)."""
+    # Here, not at the top (see the module's docstring).
+    from ..outgoing.welcome import Welcome, send_welcomes
+
     request = _request(session, game, code)
     why = _refusal(session, game, request.code, request.email, request_id=request.id, name=request.name)
     if why is not None:
@@ -306,6 +317,9 @@ def refuse_signup(session: Session, config: Config, game: m.Game, code: str, now
     """Refuse a request and tell the applicant (with ``reason`` when given);
     one whose code never came back is refused without a mail: its address
     never asked, as far as anyone knows."""
+    # Here, not at the top (see the module's docstring).
+    from ..outgoing.accountmails import queue_signup_refused
+
     request = _request(session, game, code, unconfirmed=True)
     request.status, request.decided_at, request.reason = "refused", now, reason.strip()
     request.code_hash = None

@@ -22,9 +22,7 @@ from markupsafe import Markup
 
 from ..runtime import jsontext
 from ..runtime.resources import templates_dir
-from .mapimage import png_map, png_size
 from .nearmap import NearLayout, near_layout, near_svg
-from .pixelmap import near_png
 from .schema import OwnSystemRow, PressRow, ReportContext, RoundupRow, upgrade_report
 from .svgmap import ascii_map, compact_legend, svg_map
 
@@ -291,6 +289,11 @@ def render_report_documents(
     order form, as the report mail has it (not part of the stored report: the
     GM may set ``site_url`` after the turn ran). ``stored``: a report context,
     or one read back from storage (any schema version)."""
+    # Here, not at the top: Pillow and resvg draw the mail's pictures, and
+    # `turnproc report` renders the text alone.
+    from .mapimage import png_map, png_size
+    from .pixelmap import near_png  # (as above)
+
     data = report_json(stored)
     context = stored_context(stored)
     svg = svg_map(context)

@@ -7,9 +7,12 @@ rows (ships only in owned systems, every system reachable) are checked by
 ``turnproc.rules.invariants`` on top.
 
 Only ``turnproc.storage.convert`` maps these rows to the rules' dataclasses.
-"""
 
-from __future__ import annotations
+The annotations are evaluated as the classes are made (no ``from __future__
+import annotations``): SQLAlchemy reads each ``Mapped[...]`` to map its
+column, and given strings it evaluates two hundred of them again in every
+process; only the references to a class defined further down are quoted.
+"""
 
 import datetime as dt
 from typing import Annotated, Any
@@ -130,7 +133,7 @@ class Game(Base):
     signup_limit: Mapped[int | None]
     """At most this many empires, pending requests included, while sign-up is open."""
 
-    empires: Mapped[list[Empire]] = relationship(
+    empires: Mapped[list["Empire"]] = relationship(
         back_populates="game", cascade="all, delete-orphan", order_by="Empire.code"
     )
 
@@ -284,7 +287,7 @@ class System(Base):
     ever_owned: Mapped[bool] = mapped_column(Boolean, default=False)
     home_slot: Mapped[bool] = mapped_column(Boolean, default=False)
 
-    owner: Mapped[Empire | None] = relationship()
+    owner: Mapped["Empire | None"] = relationship()
 
 
 class Link(Base):
@@ -364,7 +367,7 @@ class OrderSet(Base):
     """False once replaced by a later submission or withdrawn with CLEAR."""
     wait: Mapped[bool] = mapped_column(Boolean, default=False)
 
-    message: Mapped[InboundMessage | None] = relationship()
+    message: Mapped["InboundMessage | None"] = relationship()
 
 
 class TurnRecord(Base):

@@ -4,6 +4,9 @@ Deadlines follow the zone's wall clock. On a daylight-saving fall-back a
 schedule naming its hours fires once, at the first of the two repeated times
 (a wildcard hour fires by elapsed time, so in both); in a spring-forward gap
 the deadline comes at the same offset past the gap. None is skipped or doubled.
+
+APScheduler is imported where a schedule is read, not with this module: a
+game without one (and the commands that only show dates) never needs it.
 """
 
 from __future__ import annotations
@@ -12,10 +15,12 @@ import datetime as dt
 import re
 from collections.abc import Iterator
 from functools import lru_cache
+from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from apscheduler.triggers.cron import CronTrigger
-from apscheduler.util import datetime_utc_add
+if TYPE_CHECKING:
+    # For the annotations only (see the module's docstring).
+    from apscheduler.triggers.cron import CronTrigger
 
 __all__ = [
     "DeadlineError",
@@ -45,6 +50,9 @@ def _standard_day_of_week(field: str) -> str:
 
 
 def cron_trigger(schedule: str, timezone: str) -> CronTrigger:
+    # Here, not at the top (see the module's docstring).
+    from apscheduler.triggers.cron import CronTrigger
+
     try:
         zone = ZoneInfo(timezone)
     except (ZoneInfoNotFoundError, ValueError):
@@ -85,6 +93,9 @@ def deadlines_after(schedule: str, timezone: str, after: dt.datetime) -> Iterato
         # Compare in UTC: two datetimes of one zone compare by wall clock,
         # blind to the fold, so 01:00 (second time) would look before 01:30.
         if fire.astimezone(_UTC) <= cursor.astimezone(_UTC):  # a defence against an endless loop
+            # Here, not at the top (see the module's docstring); loaded with the trigger.
+            from apscheduler.util import datetime_utc_add
+
             cursor = datetime_utc_add(cursor, dt.timedelta(seconds=1))
             continue
         cursor = fire

@@ -19,6 +19,11 @@
 
 Every function works in the caller's transaction and audits itself there, so
 an action and its audit entry commit together (preview writes nothing).
+
+The mails (the reports' and the notices') are imported inside the functions
+that queue them: ``turnproc report`` reads a report through this module, and
+would otherwise load the mail layer and the map pictures it never uses
+(tests/test_cli_imports.py).
 """
 
 from __future__ import annotations
@@ -26,7 +31,7 @@ from __future__ import annotations
 import datetime as dt
 import logging
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -38,11 +43,10 @@ from ..runtime.collector import gc_paused
 from ..config import Config
 from ..errors import GMError, TurnAlreadyRun
 from ..runtime.jsontext import Encoded
-from ..games.notices import notify_rollback
-from ..reports.context import report_context
+from ..reports.context import TurnView, position_context, report_context
 from ..reports.narrative import narrate
-from ..reports.render import render_report_text
-from ..reports.schema import StoredReport
+from ..reports.render import SharedParts, render_report_text
+from ..reports.schema import ReportContext, StoredReport
 from ..reports.turnout import record_output, report_output
 from ..rules.activity import record_missed_turns
 from ..rules.events import Event
@@ -55,7 +59,6 @@ from ..storage import models as m
 from ..storage.convert import load_state, orders_for_turn, save_game_fields, save_state
 from ..storage.db import transaction
 from ..storage.queries import consume_deadline, get_empire, get_game, staged_record
-from .reports import empire_rows_of, report_settings, store_reports, write_reports
 from ..storage.mailkinds import MailKind
 
 log = logging.getLogger(__name__)
@@ -64,8 +67,8 @@ __all__ = [
     "TurnResult",
     "run_turn",
     "run_current_turn",
-    "write_reports",
     "report_for",
+    "position_reports",
     "Preview",
     "Rollback",
     "discard_turn",
@@ -129,6 +132,9 @@ def run_turn(
     ones (a GM's rerun), and ``reason`` is the GM's word on why, printed in
     each. The GM's announcements of the turn are printed in every report.
     """
+    # Here, not at the top (see the module's docstring).
+    from .reports import empire_rows_of, report_settings, store_reports
+
     _lock(session, game)  # intake batches and a second runner wait for this turn
     if turn is not None and game.turn != turn:
         raise TurnAlreadyRun(f"turn {turn} of game {game.name} has already run (the game is at turn {game.turn} now)")
@@ -205,8 +211,22 @@ def report_for(session: Session, game: m.Game, empire: m.Empire, turn: int | Non
         return render_report_text(report.data), report.data
     if turn not in (None, 0):
         raise GMError(f"{empire.code} has no report for turn {turn} of {game.name}")
-    context = report_context(load_state(session, game), [], empire.code, game_name=game.name, turn=game.turn - 1, deadline=None)
-    return render_report_text(context), context
+    _, text, context = next(position_reports(session, game, [empire.code]))
+    return text, context
+
+
+def position_reports(session: Session, game: m.Game, codes: Iterable[str]) -> Iterator[tuple[str, str, ReportContext]]:
+    """(code, text, JSON data) of each empire's turn-0 report, as ``report``
+    prints it before turn 1: built from the state, not stored, and nothing
+    written. The state, the parts every report shares and the roundup's text
+    are made once for all ``codes``: a thousand reports of a thousand-empire
+    game take seconds where one at a time took a second each
+    (``benchmarks/cli.py`` prints the figure)."""
+    state = load_state(session, game)
+    view, shared = TurnView.build(state, []), SharedParts()
+    for code in codes:
+        context = position_context(state, code, game_name=game.name, view=view)
+        yield code, render_report_text(context, shared), context
 
 
 # -- preview ---------------------------------------------------------------------------
@@ -410,6 +430,9 @@ def rollback(
 ) -> Rollback:
     """Put the game back to collecting orders for turn ``to``, and tell every
     active player (the reports they had of those turns no longer hold)."""
+    # Here, not at the top (see the module's docstring).
+    from ..games.notices import notify_rollback
+
     _lock(session, game)
     result = _rollback(session, game, to, reason or f"rollback to {to}", now)
     notify_rollback(session, config, game, now, turn=to, archived=result.archived, reason=reason)
