@@ -13,7 +13,9 @@ until it is released. The pages themselves are drawn by
 from __future__ import annotations
 
 import datetime as dt
+import json
 import logging
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -59,28 +61,84 @@ def announcements(session: Session, game: m.Game) -> list[Announcement]:
     return shown
 
 
-def public_game(session: Session, game: m.Game, now: dt.datetime) -> PublicGame:
-    """What of ``game`` is public now."""
-    # Only the empires of each saved state: the galaxy in it is most of its bytes.
+@dataclass
+class _Turns:
+    """The released turns' public part, and which turn pages must be written."""
+
+    standings: list[Standing] = field(default_factory=list)
+    press: list[Press] = field(default_factory=list)
+    staged: bool = False
+    changed: set[int] = field(default_factory=set)
+    """Turns whose page's data changed since it was written (or never was)."""
+
+
+def _saved(path: Path) -> dict[str, Any] | None:
+    try:
+        data = json.loads(path.read_bytes())
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _released_turns(session: Session, game: m.Game, directory: Path | None) -> _Turns:
+    """Each released turn's standings before it and its press, oldest first.
+
+    With ``directory``, each turn's part is kept in ``turns/N.json`` there
+    when first read, and read back from it after: the database is read only
+    for a turn never published, or published before a rollback or rerun
+    replaced it (its record is another, or the archive took a turn at or
+    before it since). A state before is most of a turn's bytes (the whole
+    galaxy): reading every one at every refresh made a 100-turn game's
+    refresh seven times turn 5's."""
     records = session.execute(
-        select(m.TurnRecord.number, m.TurnRecord.staged, m.TurnRecord.state_before["empires"], m.TurnRecord.events)
+        select(m.TurnRecord.id, m.TurnRecord.number, m.TurnRecord.staged, m.TurnRecord.ran_at)
         .where(m.TurnRecord.game_id == game.id)
         .order_by(m.TurnRecord.number)
     ).all()
-    table: list[Standing] = []
-    press: list[Press] = []
-    staged = False
-    for number, is_staged, before, events in records:
-        # The state before turn n holds the standings after turn n - 1.
-        table.append(_standing(number - 1, _empires_of(before)))
+    archived = session.execute(select(m.ArchivedTurn.id, m.ArchivedTurn.number).where(m.ArchivedTurn.game_id == game.id)).all()
+    newest_archived = max((a.id for a in archived), default=0)
+    turns = _Turns()
+    for record_id, number, is_staged, ran_at in records:
+        key = f"{record_id} {ran_at.isoformat()}"
+        path = directory / "turns" / f"{number}.json" if directory is not None and not is_staged else None
+        data = _saved(path) if path is not None else None
+        if data is None or data.get("record") != key or any(a.id > data.get("archive", 0) and a.number <= number for a in archived):
+            # The state before turn n holds the standings after turn n - 1.
+            before, events = session.execute(
+                select(m.TurnRecord.state_before["empires"], m.TurnRecord.events).where(m.TurnRecord.id == record_id)
+            ).one()
+            data = {"record": key, "archive": newest_archived, "before": standings(_empires_of(before)), "press": _press(events)}
+            if path is not None:
+                public_folders(path.parent)
+                write_public(path, json.dumps(data).encode("utf-8"))
+            turns.changed |= {number - 1, number}
+        turns.standings.append(Standing(number - 1, data["before"]))
         if is_staged:
-            staged = True  # this turn and any after it wait for the GM's release
+            turns.staged = True  # this turn and any after it wait for the GM's release
             break
-        for event in events:
-            data = event.get("data") or {}
-            if event.get("kind") == "message" and data.get("to") is None and event.get("empire"):
-                press.append(Press(number, str(event["empire"]), str(data.get("text", ""))))
-    if not staged:
+        turns.press += [Press(number, sender, text) for sender, text in data["press"]]
+    return turns
+
+
+def _press(events: list[dict[str, Any]]) -> list[tuple[str, str]]:
+    """The MESSAGEs to ALL among a turn's events: sender and text."""
+    press = []
+    for event in events:
+        data = event.get("data") or {}
+        if event.get("kind") == "message" and data.get("to") is None and event.get("empire"):
+            press.append((str(event["empire"]), str(data.get("text", ""))))
+    return press
+
+
+def public_game(session: Session, game: m.Game, now: dt.datetime, directory: Path | None = None) -> PublicGame:
+    """What of ``game`` is public now (``directory``: the game's pages,
+    whose kept turns are read instead of the database's, see :func:`_released_turns`)."""
+    return _public_game(session, game, now, _released_turns(session, game, directory))
+
+
+def _public_game(session: Session, game: m.Game, now: dt.datetime, turns: _Turns) -> PublicGame:
+    table = list(turns.standings)
+    if not turns.staged:
         rows = session.scalars(select(m.Empire).where(m.Empire.game_id == game.id).order_by(m.Empire.code)).all()
         now_empires = [Empire(code=e.code, name=e.name, vp=e.vp, active=e.active) for e in rows]
         table.append(_standing(game.turn - 1, now_empires))
@@ -92,7 +150,7 @@ def public_game(session: Session, game: m.Game, now: dt.datetime) -> PublicGame:
         finished=game.status == "finished",
         deadline=deadline,
         standings=table,
-        press=press,
+        press=turns.press,
         announcements=announcements(session, game),
     )
 
@@ -104,12 +162,31 @@ def write_site(
     missing), the order desk in ``orders/`` with them (mailing to
     ``host_address``, checking with the ``pyodide`` release when given); the
     files written. Each file is replaced whole (written aside, then renamed),
-    so a web server never serves half a page."""
+    so a web server never serves half a page.
+
+    A turn's page (``turns/N.html``) is written when it is missing or what it
+    shows changed: after a turn, the new turn's and the one before it (whose
+    standings came from the game's live rows until then); older turns' pages
+    are left as they are, so a refresh costs the same on turn 100 as on turn 5."""
     game = get_game(session, game_name)
-    files = site_files(public_game(session, game, now), public_docs())
-    public_folders(directory)
+    public_folders(directory / "turns")
+    turns = _released_turns(session, game, directory)
+    shown = _public_game(session, game, now, turns)
+    numbers = [s.turn for s in shown.standings]
+    pages = turns.changed | set(numbers[-1:]) | {t for t in numbers if not (directory / "turns" / f"{t}.html").exists()}
+    files = site_files(shown, public_docs(), turns=pages)
+    _forget_later(directory / "turns", last_page=numbers[-1] if numbers else -1, last_data=len(turns.standings) - turns.staged)
     written = [write_public(directory / name, text.encode("utf-8")) for name, text in sorted(files.items())]
     return written + write_desk(directory / "orders", game.name, host_address, pyodide)
+
+
+def _forget_later(folder: Path, last_page: int, last_data: int) -> None:
+    """Remove the pages of turns after ``last_page`` and the kept data of turns
+    after ``last_data``: a rollback took them back, or the GM holds them."""
+    for path in folder.iterdir():
+        number = path.name.split(".", 1)[0]
+        if number.isdigit() and int(number) > (last_page if path.suffix == ".html" else last_data):
+            path.unlink(missing_ok=True)
 
 
 def refresh_site(

@@ -340,6 +340,9 @@ class OrderSet(Base):
     __tablename__ = "orders"
     __table_args__ = (
         Index("ix_orders_empire_turn", "empire_id", "turn"),
+        # The turn's orders, read by every turn run: by game alone, every
+        # turn's orders of the game were read (100,000 rows on turn 100).
+        Index("ix_orders_game_turn", "game_id", "turn"),
         CheckConstraint("turn >= 1", "turn_positive"),
     )
 
@@ -392,7 +395,12 @@ class Report(Base):
     mail are rendered from it when the mail goes and when a player asks again."""
 
     __tablename__ = "reports"
-    __table_args__ = (UniqueConstraint("empire_id", "turn"),)
+    __table_args__ = (
+        UniqueConstraint("empire_id", "turn"),
+        # A rollback's and a rerun's reports of the turns taken back: by game
+        # alone, every report of the game was read.
+        Index("ix_reports_game_turn", "game_id", "turn"),
+    )
 
     id: Mapped[intpk]
     game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), index=True)
