@@ -403,6 +403,9 @@ def child(backend: str, n: int, history: int, age: int = 0) -> dict[str, Any]:
                 aged = age - played
                 t_age = time.perf_counter()
                 rows = age_archive(app, marks, aged, lambda shift: START + dt.timedelta(days=night - 1 + shift, hours=6))
+                # The copied turns' pages, as the worker's refresh after each would have written them.
+                assert config.site_dir is not None
+                refresh_site(app.sessions, config.site_dir, GAME, START + dt.timedelta(days=night - 1 + aged, hours=6))
                 print(f"  [{backend} N={n}] archive filled to turn {age - 1}: {rows} rows in {time.perf_counter() - t_age:.0f} s", file=sys.stderr)
                 night += aged
             marks = _marks(app)
@@ -427,7 +430,8 @@ def child(backend: str, n: int, history: int, age: int = 0) -> dict[str, Any]:
             _, run_s, run_cpu = _profiled(run, PROFILE_TURN + suffix if PROFILE_TURN and profiled else "")
             # The worker refreshes the public pages after each turn it runs.
             assert config.site_dir is not None
-            _, site_s, site_cpu = _timed(lambda: refresh_site(app.sessions, config.site_dir, GAME, now, host_address=config.from_address))
+            refresh = lambda: refresh_site(app.sessions, config.site_dir, GAME, now, host_address=config.from_address)  # noqa: E731
+            _, site_s, site_cpu = _profiled(refresh, PROFILE_TURN + ".site" + suffix if PROFILE_TURN and profiled else "")
             turn_s, turn_cpu = run_s + site_s, run_cpu + site_cpu
             (sent, failed), send_s, send_cpu = _timed(lambda: send_outbox(app.sessions, config, now))
             mails_after, bytes_after = smtp.count()
@@ -578,7 +582,7 @@ def main() -> None:
     ap.add_argument("--backends", default="sqlite,postgres")
     ap.add_argument("--history", type=int, default=5, help="turns played before the last measured night (default 5)")
     ap.add_argument("--age", type=int, default=0, help="then fill the archive and play turn AGE too (e.g. 100; default: no)")
-    ap.add_argument("--profile-turn", metavar="FILE", help="profile the last night's turn run into FILE (pstats)")
+    ap.add_argument("--profile-turn", metavar="FILE", help="profile the last night's turn run into FILE, its site refresh into FILE.site (pstats)")
     ap.add_argument("--profile-poll", metavar="FILE", help="profile the last night's poll into FILE (pstats)")
     ap.add_argument("--sink", type=int, help=argparse.SUPPRESS)
     ap.add_argument("--child", help=argparse.SUPPRESS)

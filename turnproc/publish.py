@@ -27,7 +27,7 @@ from .mails import announcement_mails
 from .reports.context import standings
 from .reports.desk import write_desk
 from .reports.public import public_folders, write_public
-from .reports.site import Announcement, Press, PublicGame, Standing, site_files
+from .reports.site import PRESS_TURNS, Announcement, Press, PublicGame, Standing, site_files
 from .resources import public_docs
 from .rules.state import Empire
 from .storage import models as m
@@ -37,10 +37,6 @@ from .storage.queries import current_deadline_text, get_game, load_game_view
 log = logging.getLogger(__name__)
 
 __all__ = ["public_game", "announcements", "write_site", "refresh_site"]
-
-
-def _standing(turn: int, empires: list[Empire]) -> Standing:
-    return Standing(turn, standings(empires))
 
 
 def _empires_of(saved: list[dict[str, Any]] | None) -> list[Empire]:
@@ -63,13 +59,17 @@ def announcements(session: Session, game: m.Game) -> list[Announcement]:
 
 @dataclass
 class _Turns:
-    """The released turns' public part, and which turn pages must be written."""
+    """The released turns' public part as a refresh needs it."""
 
-    standings: list[Standing] = field(default_factory=list)
-    press: list[Press] = field(default_factory=list)
+    records: dict[int, int] = field(default_factory=dict)
+    """Turn number → its record's id, for every turn run (the staged one too)."""
+    vp: dict[int, dict[str, int]] = field(default_factory=dict)
+    """Turn → each empire's VP after it, for every turn the players have their reports of."""
+    rows: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
+    """Turn → the standings after it, where this refresh read them."""
     staged: bool = False
     changed: set[int] = field(default_factory=set)
-    """Turns whose page's data changed since it was written (or never was)."""
+    """Turns whose page shows what changed since it was written (or never was)."""
 
 
 def _saved(path: Path) -> dict[str, Any] | None:
@@ -81,15 +81,16 @@ def _saved(path: Path) -> dict[str, Any] | None:
 
 
 def _released_turns(session: Session, game: m.Game, directory: Path | None) -> _Turns:
-    """Each released turn's standings before it and its press, oldest first.
+    """Each released turn's VP, oldest first.
 
-    With ``directory``, each turn's part is kept in ``turns/N.json`` there
-    when first read, and read back from it after: the database is read only
-    for a turn never published, or published before a rollback or rerun
-    replaced it (its record is another, or the archive took a turn at or
-    before it since). A state before is most of a turn's bytes (the whole
-    galaxy): reading every one at every refresh made a 100-turn game's
-    refresh seven times turn 5's."""
+    With ``directory``, what the plot needs of each turn (every empire's VP
+    after the turn before it) is kept in ``turns/N.json`` there when first
+    read, and read back from it after: the database is read only for a turn
+    never published, or published before a rollback or rerun replaced it
+    (its record is another, or the archive took a turn at or before it
+    since). A state before is most of a turn's bytes (the whole galaxy):
+    reading every one at every refresh made a 100-turn game's refresh seven
+    times turn 5's."""
     records = session.execute(
         select(m.TurnRecord.id, m.TurnRecord.number, m.TurnRecord.staged, m.TurnRecord.ran_at)
         .where(m.TurnRecord.game_id == game.id)
@@ -99,49 +100,70 @@ def _released_turns(session: Session, game: m.Game, directory: Path | None) -> _
     newest_archived = max((a.id for a in archived), default=0)
     turns = _Turns()
     for record_id, number, is_staged, ran_at in records:
+        turns.records[number] = record_id
         key = f"{record_id} {ran_at.isoformat()}"
         path = directory / "turns" / f"{number}.json" if directory is not None and not is_staged else None
         data = _saved(path) if path is not None else None
         if data is None or data.get("record") != key or any(a.id > data.get("archive", 0) and a.number <= number for a in archived):
             # The state before turn n holds the standings after turn n - 1.
-            before, events = session.execute(
-                select(m.TurnRecord.state_before["empires"], m.TurnRecord.events).where(m.TurnRecord.id == record_id)
-            ).one()
-            data = {"record": key, "archive": newest_archived, "before": standings(_empires_of(before)), "press": _press(events)}
+            rows = _standings_before(session, record_id)
+            turns.rows[number - 1] = rows
+            data = {"record": key, "archive": newest_archived, "vp": {r["code"]: r["vp"] for r in rows}}
             if path is not None:
                 public_folders(path.parent)
                 write_public(path, json.dumps(data).encode("utf-8"))
             turns.changed |= {number - 1, number}
-        turns.standings.append(Standing(number - 1, data["before"]))
+        turns.vp[number - 1] = data["vp"]
         if is_staged:
             turns.staged = True  # this turn and any after it wait for the GM's release
             break
-        turns.press += [Press(number, sender, text) for sender, text in data["press"]]
     return turns
 
 
-def _press(events: list[dict[str, Any]]) -> list[tuple[str, str]]:
-    """The MESSAGEs to ALL among a turn's events: sender and text."""
+def _standings_before(session: Session, record_id: int) -> list[dict[str, Any]]:
+    # Only the empires of the saved state: the galaxy in it is most of its bytes.
+    before = session.scalar(select(m.TurnRecord.state_before["empires"]).where(m.TurnRecord.id == record_id))
+    return standings(_empires_of(before))
+
+
+def _press(session: Session, game: m.Game, numbers: set[int]) -> list[Press]:
+    """The MESSAGEs to ALL of turns ``numbers``, oldest first."""
     press = []
-    for event in events:
-        data = event.get("data") or {}
-        if event.get("kind") == "message" and data.get("to") is None and event.get("empire"):
-            press.append((str(event["empire"]), str(data.get("text", ""))))
+    records = session.execute(
+        select(m.TurnRecord.number, m.TurnRecord.events)
+        .where(m.TurnRecord.game_id == game.id, m.TurnRecord.number.in_(sorted(numbers)))
+        .order_by(m.TurnRecord.number)
+    )
+    for number, events in records:
+        for event in events:
+            data = event.get("data") or {}
+            if event.get("kind") == "message" and data.get("to") is None and event.get("empire"):
+                press.append(Press(number, str(event["empire"]), str(data.get("text", ""))))
     return press
 
 
 def public_game(session: Session, game: m.Game, now: dt.datetime, directory: Path | None = None) -> PublicGame:
-    """What of ``game`` is public now (``directory``: the game's pages,
-    whose kept turns are read instead of the database's, see :func:`_released_turns`)."""
-    return _public_game(session, game, now, _released_turns(session, game, directory))
+    """What of ``game`` is public now: every turn's standings and press
+    (``directory``: the game's pages; then only what :func:`write_site`
+    writes, see :func:`_released_turns`)."""
+    turns = _released_turns(session, game, directory)
+    shown = set(turns.vp) if directory is None else turns.changed | {t for t in turns.vp if not (directory / "turns" / f"{t}.html").exists()}
+    return _public_game(session, game, now, turns, shown)
 
 
-def _public_game(session: Session, game: m.Game, now: dt.datetime, turns: _Turns) -> PublicGame:
-    table = list(turns.standings)
+def _public_game(session: Session, game: m.Game, now: dt.datetime, turns: _Turns, pages: set[int]) -> PublicGame:
+    """The game's public part, with the standings and press of the turns in
+    ``pages``, the latest turn, and the press of the newest PRESS_TURNS."""
+    vp = dict(turns.vp)
+    rows = dict(turns.rows)
     if not turns.staged:
-        rows = session.scalars(select(m.Empire).where(m.Empire.game_id == game.id).order_by(m.Empire.code)).all()
-        now_empires = [Empire(code=e.code, name=e.name, vp=e.vp, active=e.active) for e in rows]
-        table.append(_standing(game.turn - 1, now_empires))
+        empires = session.scalars(select(m.Empire).where(m.Empire.game_id == game.id).order_by(m.Empire.code)).all()
+        rows[game.turn - 1] = standings(Empire(code=e.code, name=e.name, vp=e.vp, active=e.active) for e in empires)
+        vp[game.turn - 1] = {r["code"]: r["vp"] for r in rows[game.turn - 1]}
+    released = sorted(vp)
+    pages = (pages & set(released)) | set(released[-1:])
+    for turn in sorted(pages - set(rows)):
+        rows[turn] = _standings_before(session, turns.records[turn + 1])
     loaded = load_game_view(session, game_id=game.id)
     deadline = current_deadline_text(loaded[1], now) if loaded is not None and game.status == "active" else None
     return PublicGame(
@@ -149,9 +171,10 @@ def _public_game(session: Session, game: m.Game, now: dt.datetime, turns: _Turns
         turn=game.turn,
         finished=game.status == "finished",
         deadline=deadline,
-        standings=table,
-        press=turns.press,
+        standings=[Standing(t, rows[t]) for t in sorted(pages)],
+        press=_press(session, game, (pages | set(released[-PRESS_TURNS:])) - {0}),
         announcements=announcements(session, game),
+        vp=vp,
     )
 
 
@@ -170,22 +193,20 @@ def write_site(
     are left as they are, so a refresh costs the same on turn 100 as on turn 5."""
     game = get_game(session, game_name)
     public_folders(directory / "turns")
-    turns = _released_turns(session, game, directory)
-    shown = _public_game(session, game, now, turns)
-    numbers = [s.turn for s in shown.standings]
-    pages = turns.changed | set(numbers[-1:]) | {t for t in numbers if not (directory / "turns" / f"{t}.html").exists()}
-    files = site_files(shown, public_docs(), turns=pages)
-    _forget_later(directory / "turns", last_page=numbers[-1] if numbers else -1, last_data=len(turns.standings) - turns.staged)
+    shown = public_game(session, game, now, directory)
+    files = site_files(shown, public_docs(), turns=[s.turn for s in shown.standings])
+    _forget_later(directory / "turns", max(shown.vp, default=-1))
     written = [write_public(directory / name, text.encode("utf-8")) for name, text in sorted(files.items())]
     return written + write_desk(directory / "orders", game.name, host_address, pyodide)
 
 
-def _forget_later(folder: Path, last_page: int, last_data: int) -> None:
-    """Remove the pages of turns after ``last_page`` and the kept data of turns
-    after ``last_data``: a rollback took them back, or the GM holds them."""
+def _forget_later(folder: Path, last: int) -> None:
+    """Remove the pages and kept data of turns after ``last``: a rollback took
+    them back, or the GM holds them. (Turn N's data file holds what turn N - 1's
+    page shows: the last page's is the live game's, kept nowhere.)"""
     for path in folder.iterdir():
         number = path.name.split(".", 1)[0]
-        if number.isdigit() and int(number) > (last_page if path.suffix == ".html" else last_data):
+        if number.isdigit() and int(number) > last:
             path.unlink(missing_ok=True)
 
 

@@ -1,5 +1,6 @@
-"""what is read by turn, found by turn: a game's orders of one turn and its
-reports from a turn on, where the game's index alone read every turn's rows
+"""what is read by turn, found by turn: a game's orders of one turn, its
+reports from a turn on and its staged turn, where the game's index alone read
+every turn's rows
 
 Revision ID: 0016
 Revises: 0015
@@ -19,8 +20,10 @@ depends_on = None
 def upgrade() -> None:
     op.create_index('ix_orders_game_turn', 'orders', ['game_id', 'turn'])
     op.create_index('ix_reports_game_turn', 'reports', ['game_id', 'turn'])
+    op.create_index('ix_turns_game_staged', 'turns', ['game_id', 'staged'])
 
 
 def downgrade() -> None:
+    op.drop_index('ix_turns_game_staged', table_name='turns')
     op.drop_index('ix_reports_game_turn', table_name='reports')
     op.drop_index('ix_orders_game_turn', table_name='orders')

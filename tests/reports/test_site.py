@@ -157,7 +157,7 @@ def _standings(turns: int, empires: int) -> list[Standing]:
 
 def test_the_plot_draws_the_best_empires_and_says_so() -> None:
     table = _standings(turns=5, empires=PLOTTED + 3)
-    svg = vp_plot(table)
+    svg = vp_plot(PublicGame("big", 6, False, None, table))
     assert svg.count("<polyline") == PLOTTED
     files = site_files(PublicGame("big", 6, False, None, table), {})
     assert f"The plot shows the {PLOTTED} best empires after turn 5" in files["index.html"]

@@ -11,6 +11,7 @@ import os
 from pathlib import Path
 
 import pytest
+from sqlalchemy import event
 
 from tests.factories import make_game
 from turnproc.config import Config
@@ -67,7 +68,18 @@ def test_a_refresh_writes_only_the_new_turns_pages(sessions, config: Config, tmp
     site = tmp_path / "site"
     for path in (site / "turns").iterdir():
         os.utime(path, (OLD, OLD))
-    _play(sessions, config, site, range(TURNS, TURNS + 1))
+    with transaction(sessions) as session:
+        game = get_game(session, "corpus")
+        _press(session, game, f"news of turn {TURNS}")
+        run_turn(session, game, config, NOW + dt.timedelta(days=7 * TURNS))
+    reads: list[str] = []
+    listen = lambda conn, cursor, sql, params, context, many: reads.append(sql)  # noqa: E731
+    event.listen(sessions.kw["bind"], "before_cursor_execute", listen)
+    with transaction(sessions) as session:
+        write_site(session, "corpus", site, NOW + dt.timedelta(days=7 * TURNS, hours=1))
+    event.remove(sessions.kw["bind"], "before_cursor_execute", listen)
+    # One turn's saved state read: turn 12's, for the standings after turn 11.
+    assert len([sql for sql in reads if "state_before" in sql]) == 1
     written = sorted(p.name for p in (site / "turns").iterdir() if p.stat().st_mtime != OLD)
     # Turn 12's data and page; turn 11's page, whose standings came from the
     # game's live rows until turn 12 ran and now come from turn 12's record.

@@ -74,14 +74,22 @@ class PublicGame:
     finished: bool
     deadline: str | None
     standings: list[Standing]
-    """Oldest first; only turns the players have their reports of."""
+    """Oldest first, the latest last; only turns the players have their
+    reports of. Every such turn's, or only those whose pages are written."""
     press: list[Press] = field(default_factory=list)
     """Oldest first: at least that of the turns whose pages are written, and
     of the newest :data:`PRESS_TURNS` turns."""
     announcements: list[Announcement] = field(default_factory=list)
+    vp: dict[int, dict[str, int]] = field(default_factory=dict)
+    """Turn → each empire's VP after it, for every turn the players have their
+    reports of: the plot and the list of turns. Empty: the standings' own."""
+
+    def vp_by_turn(self) -> dict[int, dict[str, int]]:
+        """:attr:`vp`, or the standings' VP when it is empty."""
+        return self.vp or {s.turn: {r["code"]: int(r["vp"]) for r in s.rows} for s in self.standings}
 
 
-def vp_plot(standings: list[Standing], width: int = 480, height: int = 280) -> str:
+def vp_plot(game: PublicGame, width: int = 480, height: int = 280) -> str:
     """VP over time as an inline SVG: a line per empire (the :data:`PLOTTED` best
     at the latest turn), turns along, VP up; then its legend as an HTML list.
 
@@ -89,12 +97,13 @@ def vp_plot(standings: list[Standing], width: int = 480, height: int = 280) -> s
     size on a phone; the drawing is narrow and its numbers big enough
     (:data:`PLOT_FONT`) to be 11 pixels at least when it is shrunk to a
     390-pixel screen."""
-    if not standings:
+    if not game.standings:
         return ""
-    last = standings[-1].rows[:PLOTTED]
+    vp = game.vp_by_turn()
+    last = game.standings[-1].rows[:PLOTTED]
     codes = [r["code"] for r in last]
-    turns = [s.turn for s in standings]
-    top = max([1] + [int(r["vp"]) for s in standings for r in s.rows if r["code"] in codes])
+    turns = sorted(vp)
+    top = max([1] + [v for by_code in vp.values() for code, v in by_code.items() if code in codes])
     left, right, upper, lower = 56, 16, 14, 44
     plot_w, plot_h = width - left - right, height - upper - lower
     span = max(1, turns[-1] - turns[0])
@@ -121,7 +130,7 @@ def vp_plot(standings: list[Standing], width: int = 480, height: int = 280) -> s
     legend = []
     for i, code in enumerate(codes):
         colour = _COLOURS[i % len(_COLOURS)]
-        points = [(s.turn, r["vp"]) for s in standings for r in s.rows if r["code"] == code]
+        points = [(t, vp[t][code]) for t in turns if code in vp[t]]
         line = " ".join(f"{x(t):.1f},{y(v):.1f}" for t, v in points)
         parts.append(f'<polyline fill="none" stroke="{colour}" stroke-width="2.5" points="{line}"/>')
         legend.append(f'<li><span class="swatch" style="background:{colour}"></span><code>{html.escape(code)}</code> {html.escape(str(last[i]["name"]))}</li>')
@@ -195,10 +204,10 @@ def site_files(game: PublicGame, docs: dict[str, str], turns: Iterable[int] | No
            ("announcements.html", "Announcements"), ("orders/index.html", "Order desk")] + [(pages[n], _title(docs[n])) for n in docs]  # fmt: skip
     latest = game.standings[-1] if game.standings else None
     common = {"game": game, "nav": nav, "latest": latest, "root": ""}
-    recent = {s.turn for s in game.standings[-PRESS_TURNS:]}
+    recent = set(sorted(game.vp_by_turn())[-PRESS_TURNS:])
     files = {
-        "index.html": env.get_template("site/index.html").render(common, page="index.html", plot=Markup(vp_plot(game.standings)), plotted=PLOTTED),
-        "turns.html": env.get_template("site/turns.html").render(common, page="turns.html"),
+        "index.html": env.get_template("site/index.html").render(common, page="index.html", plot=Markup(vp_plot(game)), plotted=PLOTTED),
+        "turns.html": env.get_template("site/turns.html").render(common, page="turns.html", turns=sorted(game.vp_by_turn())),
         "press.html": env.get_template("site/press.html").render(
             common, page="press.html", press=[p for p in game.press if p.turn in recent], oldest=min(recent, default=0)
         ),

@@ -375,7 +375,12 @@ class TurnRecord(Base):
     to report it (events). At most one per (game, turn)."""
 
     __tablename__ = "turns"
-    __table_args__ = (UniqueConstraint("game_id", "number"),)
+    __table_args__ = (
+        UniqueConstraint("game_id", "number"),
+        # Every turn run looks for a staged turn: by game alone SQLite read each
+        # of the game's records, through its saved state, to reach ``staged``.
+        Index("ix_turns_game_staged", "game_id", "staged"),
+    )
 
     id: Mapped[intpk]
     game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"))
