@@ -32,7 +32,7 @@ Printed per backend and size, for the first night and the last:
 
 Needs dovecot (apt-get install dovecot-imapd) and, for PostgreSQL, the server
 binaries (initdb, pg_ctl); the benchmark's PostgreSQL runs with fsync=off, so
-its commit times are a lower bound.
+its commit times are a lower bound, unless ``--pg-fsync`` turns it on.
 """
 
 from __future__ import annotations
@@ -81,6 +81,8 @@ PASSWORD = "bench-password"  # write_game gives every empire this one
 START = dt.datetime(2026, 1, 5, 18, 0, tzinfo=dt.timezone.utc)
 #: Where the last night's turn is profiled to (--profile-turn FILE), for pstats.
 PROFILE_TURN = os.environ.get("TURNPROC_NIGHT_PROFILE_TURN", "")
+#: PostgreSQL commits to disk (--pg-fsync): as a production server does.
+PG_FSYNC = os.environ.get("TURNPROC_NIGHT_PG_FSYNC") == "1"
 #: Where the last night's poll is profiled to (--profile-poll FILE): its own thread only.
 PROFILE_POLL = os.environ.get("TURNPROC_NIGHT_PROFILE_POLL", "")
 
@@ -366,7 +368,7 @@ def _step(said: str) -> None:
 def child(backend: str, n: int, history: int, age: int = 0) -> dict[str, Any]:
     _step("waiting")  # set up only when told: the sizes set up one at a time
     work = Path(tempfile.mkdtemp(prefix="turnproc-night-"))
-    pg = PostgresServer() if backend == "postgres" else None
+    pg = PostgresServer(fsync=PG_FSYNC) if backend == "postgres" else None
     dovecot = DovecotServer({USER: MAILBOX_PASSWORD})
     smtp = Sink()
     try:
@@ -584,6 +586,7 @@ def main() -> None:
     ap.add_argument("--age", type=int, default=0, help="then fill the archive and play turn AGE too (e.g. 100; default: no)")
     ap.add_argument("--profile-turn", metavar="FILE", help="profile the last night's turn run into FILE, its site refresh into FILE.site (pstats)")
     ap.add_argument("--profile-poll", metavar="FILE", help="profile the last night's poll into FILE (pstats)")
+    ap.add_argument("--pg-fsync", action="store_true", help="PostgreSQL with fsync on, as in production (default: off)")
     ap.add_argument("--sink", type=int, help=argparse.SUPPRESS)
     ap.add_argument("--child", help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -596,13 +599,16 @@ def main() -> None:
         return
     if args.profile_turn:
         os.environ["TURNPROC_NIGHT_PROFILE_TURN"] = str(Path(args.profile_turn).resolve())
+    if args.pg_fsync:
+        os.environ["TURNPROC_NIGHT_PG_FSYNC"] = "1"
     if args.profile_poll:
         os.environ["TURNPROC_NIGHT_PROFILE_POLL"] = str(Path(args.profile_poll).resolve())
     rows = []
     for backend in args.backends.split(","):
         rows += _drive(backend, [int(x) for x in args.sizes.split(",")], args.history, args.age)
     aged = f", then the archive filled to turn {args.age - 1} and turn {args.age} played" if args.age else ""
-    print(f"\nnight benchmark, {os.cpu_count()} CPUs, history {args.history} turns{aged}")
+    fsync = ", PostgreSQL fsync on" if args.pg_fsync else ""
+    print(f"\nnight benchmark, {os.cpu_count()} CPUs, history {args.history} turns{aged}{fsync}")
     report(rows)
 
 

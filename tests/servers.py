@@ -46,10 +46,12 @@ def _pg_tool(name: str) -> str | None:
 class PostgresServer:
     """A private throw-away PostgreSQL cluster in a temporary directory."""
 
-    def __init__(self) -> None:
+    def __init__(self, fsync: bool = False) -> None:
         self.dir = Path(tempfile.mkdtemp(prefix="turnproc-pg-", dir="/tmp"))
         self.port = free_port()
         self.url = f"postgresql+psycopg://postgres@127.0.0.1:{self.port}/postgres"
+        #: Off for the tests (their commits need not survive a crash); a benchmark may want it on.
+        self.fsync = fsync
 
     def _run(self, *cmd: str) -> None:
         if os.geteuid() == 0:
@@ -67,7 +69,7 @@ class PostgresServer:
         self._run(initdb, "-D", str(data), "-U", "postgres", "-A", "trust", "-E", "UTF8", "--locale=C.UTF-8", "-N")
         self._run(
             pg_ctl, "-D", str(data), "-l", str(self.dir / "log"), "-w", "-o",
-            f"-p {self.port} -k {self.dir} -c listen_addresses=127.0.0.1 -c fsync=off", "start",
+            f"-p {self.port} -k {self.dir} -c listen_addresses=127.0.0.1 -c fsync={'on' if self.fsync else 'off'}", "start",
         )
         self._pg_ctl = pg_ctl
 
