@@ -6,13 +6,21 @@ turn 1 and again after ``--history`` turns (a database with history); the
 sizes take their nights in turns, one process working at a time, so that a
 shared machine's drifting speed moves them all alike (see :func:`_drive`).
 
-    .venv/bin/python -m benchmarks.night [--sizes 12,100,300,1000] [--backends sqlite,postgres] [--history 5]
+    .venv/bin/python -m benchmarks.night [--sizes 12,100,300,1000] [--backends sqlite,postgres] [--history 5] [--age 100]
+
+``--age A`` measures a night of an old game too: after the nights played, the
+archive is filled up to turn A - 1 with copies of the last night's rows (see
+:func:`age_archive`), and turn A is played and printed beside the last night
+played, with their ratios. Playing 100 real nights at N=1,000 takes half an
+hour; copies have a real night's sizes.
 
 Printed per backend and size, for the first night and the last:
 * each phase's wall time (poll, turn, send) and the night's total;
 * the I/O floor measured in the same run: loading the game and saving the
   resolved state of the same turn in one transaction (rolled back), and the
   turn's ratio to it;
+* the public pages' refresh after the turn (``site``, as the worker does it),
+  counted in the turn's time;
 * intake mails/s and send mails/s, the CPU seconds of the process and of
   the processes it starts to render report mails, the process's peak RSS
   (the other processes' own is not measured: getrusage's figure for
@@ -46,7 +54,7 @@ from pathlib import Path
 from typing import Any
 
 from imapclient import IMAPClient
-from sqlalchemy import delete, text
+from sqlalchemy import Column, Table, case, delete, func, insert, literal, select, text
 
 from benchmarks import baseline
 from benchmarks.synthetic import GAME, synthetic_orders, synthetic_state, write_game
@@ -54,9 +62,12 @@ from benchmarks.servers import DovecotServer, PostgresServer, free_port, wait_fo
 from turnproc.app import open_app
 from turnproc.config import Config, ImapConfig, SmtpConfig
 from turnproc.intake import poll
+from turnproc.mail.outbox import purge_sent_bodies
+from turnproc.games.publish import refresh_site
 from turnproc.outgoing.reportmail import send_outbox
 from turnproc.rules.turn import resolve, turn_rng
 from turnproc.storage import models as m
+from turnproc.storage.base import UTCDateTime
 from turnproc.storage.convert import load_state, orders_for_turn, save_state
 from turnproc.storage.queries import get_game
 from turnproc.runtime.collector import gc_paused
@@ -67,6 +78,7 @@ PASSWORD = "bench-password"  # write_game gives every empire this one
 START = dt.datetime(2026, 1, 5, 18, 0, tzinfo=dt.timezone.utc)
 #: Where the last night's turn is profiled to (--profile-turn FILE), for pstats.
 PROFILE_TURN = os.environ.get("TURNPROC_NIGHT_PROFILE_TURN", "")
+#: PostgreSQL commits to disk (--pg-fsync): as a production server does.
 #: Where the last night's poll is profiled to (--profile-poll FILE): its own thread only.
 PROFILE_POLL = os.environ.get("TURNPROC_NIGHT_PROFILE_POLL", "")
 #: Where the last night's send is profiled to (--profile-send FILE):
@@ -265,6 +277,87 @@ def _timed(fn: Any) -> tuple[Any, float, float]:
     return out, time.perf_counter() - w, cpu_seconds() - c
 
 
+#: The tables a night adds rows to, with the column naming the turn a row
+#: belongs to (None: the row has none; it is copied all the same).
+GROWING: dict[str, str | None] = {
+    "inbound_messages": None,
+    "orders": "turn",
+    "turns": "number",
+    "reports": "turn",
+    "bulletins": "turn",
+    "outbox": "turn",
+    "suppressed_replies": None,
+}
+
+
+def _marks(app: Any) -> dict[str, int]:
+    """The highest id of each growing table: what a night adds comes after it."""
+    with app.engine.connect() as conn:
+        return {name: conn.scalar(select(func.coalesce(func.max(m.Base.metadata.tables[name].c.id), 0))) or 0 for name in GROWING}
+
+
+def _copied(table: Table, column: Column[Any], shift: int, when: dt.datetime) -> Any:
+    """``column`` of a copy ``shift`` turns later: turn numbers moved on,
+    unique texts made unique again, every timestamp at that night's time."""
+    if column.name == GROWING[table.name]:
+        return column + shift
+    if column.name == "sha256":
+        return func.substr(column, 1, 56).concat(f"{shift:08d}")
+    if table.name == "outbox" and column.name == "message_id":
+        return column.concat(f".{shift}")
+    if isinstance(column.type, UTCDateTime):
+        return case((column.is_(None), None), else_=literal(when, UTCDateTime))
+    return column
+
+
+def age_archive(app: Any, marks: dict[str, int], turns: int, night_time: Any) -> int:
+    """Copy the rows the last night added (ids after ``marks``) ``turns``
+    times, each copy one turn later than the one before, dated a day later;
+    then move the game on to the turn after the last copy, and empty the
+    mails' bodies a real game's sends would have emptied. The galaxy itself is
+    the last night's: its size does not grow with the game's age. Returns the
+    rows written."""
+    written = 0
+    with app.sessions() as session, session.begin():
+        game = get_game(session, GAME)
+        tables = m.Base.metadata.tables
+        for name in GROWING:
+            table = tables[name]
+            top = session.scalar(select(func.max(table.c.id))) or 0
+            if top <= marks[name]:
+                continue
+            columns = [c for c in table.c if c.name != "id"]
+            for shift in range(1, turns + 1):
+                rows = select(*(_copied(table, c, shift, night_time(shift)) for c in columns)).where(
+                    table.c.id > marks[name], table.c.id <= top
+                )
+                written += session.execute(insert(table).from_select([c.name for c in columns], rows)).rowcount or 0
+        # An old game has not reached its turn limit yet.
+        game.turn_limit = max(game.turn_limit, game.turn + turns + 1)
+        game.turn += turns
+    # What the sends of the copied nights would have emptied (outbox_keep_days).
+    purge_sent_bodies(app.sessions, night_time(turns), Config(database_url="").outbox_keep_days)
+    return written
+
+
+def _profiled(fn: Any, path: str) -> tuple[Any, float, float]:
+    """:func:`_timed`, profiled into ``path`` when one is given (pstats)."""
+    if not path:
+        return _timed(fn)
+    import cProfile
+
+    profile = cProfile.Profile()
+    out = _timed(lambda: profile.runcall(fn))
+    profile.dump_stats(path)
+    return out
+
+
+def _nights(history: int, age: int) -> list[int]:
+    """The nights a size plays: ``history`` + 1 of them, and the old game's
+    night when ``age`` is given."""
+    return list(range(history + 1)) + ([history + 1] if age else [])
+
+
 def _step(said: str) -> None:
     """Tell the driving process ``said`` and wait for its word to go on (see
     :func:`_drive`)."""
@@ -273,7 +366,7 @@ def _step(said: str) -> None:
         raise SystemExit("the benchmark's driving process is gone")
 
 
-def child(backend: str, n: int, history: int) -> dict[str, Any]:
+def child(backend: str, n: int, history: int, age: int = 0) -> dict[str, Any]:
     _step("waiting")  # set up only when told: the sizes set up one at a time
     work = Path(tempfile.mkdtemp(prefix="turnproc-night-"))
     pg = PostgresServer(fsync=True) if backend == "postgres" else None
@@ -295,14 +388,30 @@ def child(backend: str, n: int, history: int) -> dict[str, Any]:
             from_address="Host <turns@turnproc.example>",
             imap=ImapConfig(host="127.0.0.1", port=dovecot.port, security="plain", user=USER, password=MAILBOX_PASSWORD),
             smtp=SmtpConfig(host="127.0.0.1", port=smtp.port, security="plain"),
+            site_dir=work / "site",
         )
         app = open_app(config)
         with app.sessions() as session, session.begin():
             session.execute(delete(m.OrderSet))  # the orders come by mail
         setup = time.perf_counter() - t0
         nights = []
-        for night in range(history + 1):
+        aged = 0  # turns copied into the archive before the night
+        for night in _nights(history, age):
             _step("ready")
+            if night == history + 1:  # the old game's night: fill the archive up to it
+                if age <= history + 2:
+                    raise SystemExit(f"--age {age}: the game is at turn {history + 2} already")
+                with app.sessions() as session:
+                    played = get_game(session, GAME).turn
+                aged = age - played
+                t_age = time.perf_counter()
+                rows = age_archive(app, marks, aged, lambda shift: START + dt.timedelta(days=night - 1 + shift, hours=6))
+                # The copied turns' pages, as the worker's refresh after each would have written them.
+                assert config.site_dir is not None
+                refresh_site(app.sessions, config.site_dir, GAME, START + dt.timedelta(days=night - 1 + aged, hours=6))
+                print(f"  [{backend} N={n}] archive filled to turn {age - 1}: {rows} rows in {time.perf_counter() - t_age:.0f} s", file=sys.stderr)
+                night += aged
+            marks = _marks(app)
             with app.sessions() as session:
                 state = load_state(session, get_game(session, GAME))
             raws = turnsheets(state, night)
@@ -315,31 +424,20 @@ def child(backend: str, n: int, history: int) -> dict[str, Any]:
             size_before = _db_bytes(url, app.engine)
             mails_before, bytes_before = smtp.count()
             now = START + dt.timedelta(days=night, hours=6)
-            if PROFILE_POLL and night == history:
-                import cProfile
-
-                profiler = cProfile.Profile()
-                results, poll_s, poll_cpu = _timed(lambda: profiler.runcall(poll, app, now))
-                profiler.dump_stats(PROFILE_POLL)
-            else:
-                results, poll_s, poll_cpu = _timed(lambda: poll(app, now))
+            # Profiled: the last night, and with --age the night played before it too.
+            suffix = f".turn{night + 1}" if age and night == history else ""
+            profiled = night >= history
+            results, poll_s, poll_cpu = _profiled(lambda: poll(app, now), PROFILE_POLL + suffix if PROFILE_POLL and profiled else "")
             floor_s = _floor(app)
-            if PROFILE_TURN and night == history:
-                import cProfile
-
-                profile = cProfile.Profile()
-                _, turn_s, turn_cpu = _timed(lambda: profile.runcall(run_current_turn, app.sessions, GAME, config, now))
-                profile.dump_stats(PROFILE_TURN)
-            else:
-                _, turn_s, turn_cpu = _timed(lambda: run_current_turn(app.sessions, GAME, config, now))
-            if PROFILE_SEND and night == history:
-                import cProfile
-
-                sender = cProfile.Profile()
-                (sent, failed), send_s, send_cpu = _timed(lambda: sender.runcall(send_outbox, app.sessions, config, now))
-                sender.dump_stats(PROFILE_SEND)
-            else:
-                (sent, failed), send_s, send_cpu = _timed(lambda: send_outbox(app.sessions, config, now))
+            run = lambda: run_current_turn(app.sessions, GAME, config, now)  # noqa: E731
+            _, run_s, run_cpu = _profiled(run, PROFILE_TURN + suffix if PROFILE_TURN and profiled else "")
+            # The worker refreshes the public pages after each turn it runs.
+            assert config.site_dir is not None
+            refresh = lambda: refresh_site(app.sessions, config.site_dir, GAME, now, host_address=config.from_address)  # noqa: E731
+            _, site_s, site_cpu = _profiled(refresh, PROFILE_TURN + ".site" + suffix if PROFILE_TURN and profiled else "")
+            turn_s, turn_cpu = run_s + site_s, run_cpu + site_cpu
+            send = lambda: send_outbox(app.sessions, config, now)  # noqa: E731
+            (sent, failed), send_s, send_cpu = _profiled(send, PROFILE_SEND + suffix if PROFILE_SEND and profiled else "")
             mails_after, bytes_after = smtp.count()
             outcomes: dict[str, int] = {}
             for r in results:
@@ -351,6 +449,8 @@ def child(backend: str, n: int, history: int) -> dict[str, Any]:
                     "outcomes": outcomes,
                     "poll": poll_s,
                     "turn": turn_s,
+                    "site": site_s,
+                    "archived": aged,
                     "send": send_s,
                     "cpu": poll_cpu + turn_cpu + send_cpu,
                     "floor": floor_s,
@@ -363,7 +463,7 @@ def child(backend: str, n: int, history: int) -> dict[str, Any]:
             )
             print(
                 f"  [{backend} N={n}] night {night}: poll {poll_s:.1f} s ({poll_cpu:.1f} s CPU), "
-                f"turn {turn_s:.1f} s ({turn_cpu:.1f}), send {send_s:.1f} s ({send_cpu:.1f})",
+                f"turn {turn_s:.1f} s ({turn_cpu:.1f}; site {site_s:.1f}), send {send_s:.1f} s ({send_cpu:.1f})",
                 file=sys.stderr,
             )
         app.close()
@@ -382,7 +482,7 @@ def child(backend: str, n: int, history: int) -> dict[str, Any]:
 def _row(label: str, n: int, night: dict[str, Any], rss: float) -> str:
     total = night["poll"] + night["turn"] + night["send"]
     return (
-        f"{n:>5} {label:<9} {night['poll']:>6.1f} {night['turn']:>6.1f} {night['send']:>6.1f} {total:>6.1f} "
+        f"{n:>5} {label:<9} {night['poll']:>6.1f} {night['turn']:>6.1f} {night['site']:>6.2f} {night['send']:>6.1f} {total:>6.1f} "
         f"{night['floor']:>6.2f} {night['turn'] / night['floor']:>6.1f}x "
         f"{night['mails_in'] / night['poll']:>7.0f} {night['sent'] / night['send'] if night['send'] else 0:>7.0f} "
         f"{night['cpu']:>6.1f} {rss:>6.0f} {night['db_growth_mb']:>8.1f} {night['smtp_mb']:>7.1f}"
@@ -392,13 +492,21 @@ def _row(label: str, n: int, night: dict[str, Any], rss: float) -> str:
 def report(rows: list[dict[str, Any]]) -> None:
     for backend in sorted({r["backend"] for r in rows}):
         mine = sorted((r for r in rows if r["backend"] == backend), key=lambda r: r["n"])
-        print(f"\n{backend}: seconds wall (poll, turn, send, night), floor s, turn/floor, mails/s in and out, CPU s, peak RSS MB,")
-        print("  database growth MB over the night, MB sent")
-        print("    N night       poll   turn   send  night  floor  ratio  in/s   out/s    CPU    RSS  db+MB   sentMB")
+        print(f"\n{backend}: seconds wall (poll, turn with the site's refresh, the site's refresh alone, send, night), floor s,")
+        print("  turn/floor, mails/s in and out, CPU s, peak RSS MB, database growth MB over the night, MB sent")
+        print("    N night       poll   turn   site   send  night  floor  ratio  in/s   out/s    CPU    RSS  db+MB   sentMB")
         for r in mine:
             first, last = r["nights"][0], r["nights"][-1]
             print(_row("turn 1", r["n"], first, r["rss_mb"]))
-            if len(r["nights"]) > 1:
+            if last["archived"]:
+                # The old game's night beside the last one played before its archive was filled.
+                young = r["nights"][-2]
+                if len(r["nights"]) > 2:
+                    print(_row(f"turn {young['night'] + 1}", r["n"], young, r["rss_mb"]))
+                print(_row(f"turn {last['night'] + 1}", r["n"], last, r["rss_mb"]))
+                ratios = ", ".join(f"{k} {last[k] / young[k]:.2f}x" for k in ("poll", "turn", "site", "send") if young[k])
+                print(f"      turn {last['night'] + 1} / turn {young['night'] + 1} ({last['archived']} turns copied): {ratios}")
+            elif len(r["nights"]) > 1:
                 print(_row(f"turn {last['night'] + 1}", r["n"], last, r["rss_mb"]))
             # A shared machine's other work moves every figure: say how busy it was.
             print(f"      load average {r.get('load', float('nan')):.1f} at the end of N={r['n']}")
@@ -412,7 +520,7 @@ def report(rows: list[dict[str, Any]]) -> None:
             print(f"  CPU growth N={a['n']} -> {b['n']} (last night): {cb / ca:.1f}x, {per:.2f}x per doubling of empires")
 
 
-def _drive(backend: str, sizes: list[int], history: int) -> list[dict[str, Any]]:
+def _drive(backend: str, sizes: list[int], history: int, age: int) -> list[dict[str, Any]]:
     """Each size in a process of its own, set up one after the other, then
     their nights taken in turns: every size's first night, then every size's
     second, and so on, one process working at a time. A shared machine's
@@ -428,7 +536,7 @@ def _drive(backend: str, sizes: list[int], history: int) -> list[dict[str, Any]]
             # would cost its test-server imports.
             procs.append(
                 subprocess.Popen(
-                    [sys.executable, "-c", CHILD, "--child", f"{backend}:{n}", "--history", str(history)],
+                    [sys.executable, "-c", CHILD, "--child", f"{backend}:{n}", "--history", str(history), "--age", str(age)],
                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env={**os.environ, "PYTHONHASHSEED": "0"},
                 )  # fmt: skip
             )
@@ -437,7 +545,7 @@ def _drive(backend: str, sizes: list[int], history: int) -> list[dict[str, Any]]
             _go(proc)
             _expect(proc, "ready")
         last = {}
-        for _ in range(history + 1):
+        for _ in _nights(history, age):
             for proc in procs:
                 _go(proc)
                 last[proc.pid] = _expect(proc, "ready", "{")
@@ -477,7 +585,8 @@ def main() -> None:
     ap.add_argument("--sizes", default="12,100,300,1000")
     ap.add_argument("--backends", default="sqlite,postgres")
     ap.add_argument("--history", type=int, default=5, help="turns played before the last measured night (default 5)")
-    ap.add_argument("--profile-turn", metavar="FILE", help="profile the last night's turn run into FILE (pstats)")
+    ap.add_argument("--age", type=int, default=0, help="then fill the archive and play turn AGE too (e.g. 100; default: no)")
+    ap.add_argument("--profile-turn", metavar="FILE", help="profile the last night's turn run into FILE, its site refresh into FILE.site (pstats)")
     ap.add_argument("--profile-poll", metavar="FILE", help="profile the last night's poll into FILE (pstats)")
     ap.add_argument("--profile-send", metavar="FILE", help="profile the last night's send (its calling thread) into FILE (pstats)")
     ap.add_argument("--sink", type=int, help=argparse.SUPPRESS)
@@ -498,7 +607,7 @@ def main() -> None:
         return
     if args.child:
         backend, n = args.child.split(":")
-        print(json.dumps(child(backend, int(n), args.history)))
+        print(json.dumps(child(backend, int(n), args.history, args.age)))
         return
     if args.profile_turn:
         os.environ["TURNPROC_NIGHT_PROFILE_TURN"] = str(Path(args.profile_turn).resolve())
@@ -509,8 +618,10 @@ def main() -> None:
     gauge = baseline.Gauge() if args.check or args.save_baseline else None
     rows = []
     for backend in args.backends.split(","):
-        rows += _drive(backend, [int(x) for x in args.sizes.split(",")], args.history)
-    print(f"\nnight benchmark, {os.cpu_count()} CPUs, history {args.history} turns")
+        rows += _drive(backend, [int(x) for x in args.sizes.split(",")], args.history, args.age)
+    aged = f", then the archive filled to turn {args.age - 1} and turn {args.age} played" if args.age else ""
+    fsync = ", PostgreSQL with fsync on" if "postgres" in args.backends else ""
+    print(f"\nnight benchmark, {os.cpu_count()} CPUs, history {args.history} turns{aged}{fsync}")
     report(rows)
     if gauge is not None:
         run = {"sizes": args.sizes, "backends": args.backends, "history": args.history}

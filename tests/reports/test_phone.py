@@ -78,6 +78,10 @@ def test_reports_and_site_pages_on_a_phone(demo: tuple[dict[str, ReportDocuments
     site_pages = sorted(site.glob("*.html"))
     assert {p.name for p in site_pages} >= {"index.html", "turns.html", "press.html", "announcements.html", "rules.html", "orders.html"}
     pages.update({p.name: p for p in site_pages})
+    # Each turn's own page carries that turn's standings table.
+    turn_pages = sorted(site.glob("turns/*.html"))
+    assert turn_pages
+    pages.update({f"turns/{p.name}": p for p in turn_pages})
     found = phone_layout(pages, *PHONE)
     for name, page in found.items():
         assert page["innerWidth"] == PHONE[0], (name, page)

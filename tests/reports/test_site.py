@@ -86,8 +86,8 @@ def _parsed(path: Path) -> _Links:
 
 
 def test_every_local_link_resolves(site: Path) -> None:
-    pages = {p.name: _parsed(p) for p in site.glob("*.html")}
-    assert set(pages) == {*GAME_PAGES, "rules.html", "orders.html"}
+    pages = {p.relative_to(site).as_posix(): _parsed(p) for p in [*site.glob("*.html"), *site.glob("turns/*.html")]}
+    assert set(pages) == {*GAME_PAGES, "rules.html", "orders.html", "turns/0.html", "turns/1.html"}
     broken = []
     checked = 0
     for name, page in pages.items():
@@ -95,10 +95,10 @@ def test_every_local_link_resolves(site: Path) -> None:
             if re.match(r"^[a-z]+:", link):
                 continue  # another site's page: not ours to check
             path, _, anchor = link.partition("#")
-            target = site / path if path else site / name
+            target = (site / name).parent / path if path else site / name
             if not target.is_file():
                 broken.append(f"{name}: {link} (no file {path})")
-            elif anchor and target.suffix == ".html" and anchor not in pages[target.name].ids:
+            elif anchor and target.suffix == ".html" and anchor not in pages[target.resolve().relative_to(site.resolve()).as_posix()].ids:
                 broken.append(f"{name}: {link} (no id {anchor} in {target.name})")
             checked += 1
     assert not broken, "\n".join(broken)
@@ -107,8 +107,8 @@ def test_every_local_link_resolves(site: Path) -> None:
 
 @pytest.mark.slow
 def test_every_page_renders_in_chromium_without_console_messages(site: Path, tmp_path: Path) -> None:
-    for page in sorted(site.glob("*.html")):
-        png = tmp_path / f"{page.stem}.png"
+    for page in sorted([*site.glob("*.html"), *site.glob("turns/*.html")]):
+        png = tmp_path / f"{page.parent.name}-{page.stem}.png"
         log = render_page(page, png, width=390, height=1200)
         assert console_lines(log) == [], f"{page.name}: {console_lines(log)}"
         assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -116,7 +116,7 @@ def test_every_page_renders_in_chromium_without_console_messages(site: Path, tmp
 
 def test_fog_of_war_holds_on_every_page(site: Path) -> None:
     """rules.md §14: the pages show what every report shows everyone, nothing more."""
-    texts = {p.name: p.read_text(encoding="utf-8") for p in site.iterdir() if p.is_file()}
+    texts = {p.relative_to(site).as_posix(): p.read_text(encoding="utf-8") for p in [*site.iterdir(), *site.glob("turns/*")] if p.is_file()}
     for name, text in texts.items():
         for secret in SECRETS:
             assert secret not in text, f"{name} shows {secret!r}"
@@ -126,13 +126,14 @@ def test_fog_of_war_holds_on_every_page(site: Path) -> None:
         assert not [n for n in re.findall(r"\b\d{3,5}\b", text) if int(n) >= 100 and n != "2026"], f"{name} shows a system code"
         for word in ("cruiser", "fighter", "balance", "treasury", "industry", "population"):
             assert word not in text.lower(), f"{name} speaks of {word}"
-    press = texts["press.html"]
-    assert "Rigel greets the galaxy" in press and "Vega answers" in press
+    for name in ("press.html", "turns/1.html"):
+        assert "Rigel greets the galaxy" in texts[name] and "Vega answers" in texts[name], name
 
 
 def test_the_staged_turn_is_not_public_until_released(site: Path) -> None:
     turns = (site / "turns.html").read_text(encoding="utf-8")
     assert 'id="turn-1"' in turns and 'id="turn-0"' in turns and 'id="turn-2"' not in turns
+    assert sorted(p.name for p in (site / "turns").iterdir()) == ["0.html", "1.html", "1.json"]
     assert "After turn 1." in (site / "index.html").read_text(encoding="utf-8")
 
 
@@ -157,7 +158,7 @@ def _standings(turns: int, empires: int) -> list[Standing]:
 
 def test_the_plot_draws_the_best_empires_and_says_so() -> None:
     table = _standings(turns=5, empires=PLOTTED + 3)
-    svg = vp_plot(table)
+    svg = vp_plot(PublicGame("big", 6, False, None, table))
     assert svg.count("<polyline") == PLOTTED
     files = site_files(PublicGame("big", 6, False, None, table), {})
     assert f"The plot shows the {PLOTTED} best empires after turn 5" in files["index.html"]

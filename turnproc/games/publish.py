@@ -14,7 +14,9 @@ until it is released. The pages themselves are drawn by
 from __future__ import annotations
 
 import datetime as dt
+import json
 import logging
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +28,8 @@ from ..outgoing.mails import announcement_mails
 from ..reports.context import standings
 from ..reports.desk import write_desk
 from ..reports.public import public_folders, write_public
-from ..reports.site import Announcement, Press, PublicGame, Standing, site_files
+from ..reports.schema import RoundupRow
+from ..reports.site import PRESS_TURNS, Announcement, Press, PublicGame, Standing, site_files
 from ..runtime.resources import public_docs
 from ..rules.events import Event
 from ..rules.state import Empire
@@ -38,10 +41,6 @@ from ..storage.queries import current_deadline_text, get_game, load_game_view
 log = logging.getLogger(__name__)
 
 __all__ = ["public_game", "announcements", "write_site", "refresh_site"]
-
-
-def _standing(turn: int, empires: list[Empire]) -> Standing:
-    return Standing(turn, standings(empires))
 
 
 def _empires_of(saved: list[dict[str, Any]] | None) -> list[Empire]:
@@ -62,29 +61,111 @@ def announcements(session: Session, game: m.Game) -> list[Announcement]:
     return shown
 
 
-def public_game(session: Session, game: m.Game, now: dt.datetime) -> PublicGame:
-    """What of ``game`` is public now."""
-    # Only the empires of each saved state: the galaxy in it is most of its bytes.
+@dataclass
+class _Turns:
+    """The released turns' public part as a refresh needs it."""
+
+    records: dict[int, int] = field(default_factory=dict)
+    """Turn number → its record's id, for every turn run (the staged one too)."""
+    vp: dict[int, dict[str, int]] = field(default_factory=dict)
+    """Turn → each empire's VP after it, for every turn the players have their reports of."""
+    rows: dict[int, list[RoundupRow]] = field(default_factory=dict)
+    """Turn → the standings after it, where this refresh read them."""
+    staged: bool = False
+    changed: set[int] = field(default_factory=set)
+    """Turns whose page shows what changed since it was written (or never was)."""
+
+
+def _saved(path: Path) -> dict[str, Any] | None:
+    try:
+        data = json.loads(path.read_bytes())
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _released_turns(session: Session, game: m.Game, directory: Path | None) -> _Turns:
+    """Each released turn's VP, oldest first.
+
+    With ``directory``, what the plot needs of each turn (every empire's VP
+    after the turn before it) is kept in ``turns/N.json`` there when first
+    read, and read back from it after: the database is read only for a turn
+    never published, or published before a rollback or rerun replaced it
+    (its record is another, or the archive took a turn at or before it
+    since). A state before is most of a turn's bytes (the whole galaxy):
+    reading every one at every refresh made a 100-turn game's refresh seven
+    times turn 5's."""
     records = session.execute(
-        select(m.TurnRecord.number, m.TurnRecord.staged, m.TurnRecord.state_before["empires"], m.TurnRecord.events)
+        select(m.TurnRecord.id, m.TurnRecord.number, m.TurnRecord.staged, m.TurnRecord.ran_at)
         .where(m.TurnRecord.game_id == game.id)
         .order_by(m.TurnRecord.number)
     ).all()
-    table: list[Standing] = []
-    press: list[Press] = []
-    staged = False
-    for number, is_staged, before, events in records:
-        # The state before turn n holds the standings after turn n - 1.
-        table.append(_standing(number - 1, _empires_of(before)))
+    archived = session.execute(select(m.ArchivedTurn.id, m.ArchivedTurn.number).where(m.ArchivedTurn.game_id == game.id)).all()
+    newest_archived = max((a.id for a in archived), default=0)
+    turns = _Turns()
+    for record_id, number, is_staged, ran_at in records:
+        turns.records[number] = record_id
+        key = f"{record_id} {ran_at.isoformat()}"
+        path = directory / "turns" / f"{number}.json" if directory is not None and not is_staged else None
+        data = _saved(path) if path is not None else None
+        if data is None or data.get("record") != key or any(a.id > data.get("archive", 0) and a.number <= number for a in archived):
+            # The state before turn n holds the standings after turn n - 1.
+            rows = _standings_before(session, record_id)
+            turns.rows[number - 1] = rows
+            data = {"record": key, "archive": newest_archived, "vp": {r["code"]: r["vp"] for r in rows}}
+            if path is not None:
+                public_folders(path.parent)
+                write_public(path, json.dumps(data).encode("utf-8"))
+            turns.changed |= {number - 1, number}
+        turns.vp[number - 1] = data["vp"]
         if is_staged:
-            staged = True  # this turn and any after it wait for the GM's release
+            turns.staged = True  # this turn and any after it wait for the GM's release
             break
+    return turns
+
+
+def _standings_before(session: Session, record_id: int) -> list[RoundupRow]:
+    # Only the empires of the saved state: the galaxy in it is most of its bytes.
+    before = session.scalar(select(m.TurnRecord.state_before["empires"]).where(m.TurnRecord.id == record_id))
+    return standings(_empires_of(before))
+
+
+def _press(session: Session, game: m.Game, numbers: set[int]) -> list[Press]:
+    """The MESSAGEs to ALL of turns ``numbers``, oldest first."""
+    press = []
+    records = session.execute(
+        select(m.TurnRecord.number, m.TurnRecord.events)
+        .where(m.TurnRecord.game_id == game.id, m.TurnRecord.number.in_(sorted(numbers)))
+        .order_by(m.TurnRecord.number)
+    )
+    for number, events in records:
         for e in public_press(Event.from_dict(event) for event in events):
             press.append(Press(number, press_author(e), str(e.data.get("text", ""))))
-    if not staged:
-        rows = session.scalars(select(m.Empire).where(m.Empire.game_id == game.id).order_by(m.Empire.code)).all()
-        now_empires = [Empire(code=e.code, name=e.name, vp=e.vp, active=e.active) for e in rows]
-        table.append(_standing(game.turn - 1, now_empires))
+    return press
+
+
+def public_game(session: Session, game: m.Game, now: dt.datetime, directory: Path | None = None) -> PublicGame:
+    """What of ``game`` is public now: every turn's standings and press
+    (``directory``: the game's pages; then only what :func:`write_site`
+    writes, see :func:`_released_turns`)."""
+    turns = _released_turns(session, game, directory)
+    shown = set(turns.vp) if directory is None else turns.changed | {t for t in turns.vp if not (directory / "turns" / f"{t}.html").exists()}
+    return _public_game(session, game, now, turns, shown)
+
+
+def _public_game(session: Session, game: m.Game, now: dt.datetime, turns: _Turns, pages: set[int]) -> PublicGame:
+    """The game's public part, with the standings and press of the turns in
+    ``pages``, the latest turn, and the press of the newest PRESS_TURNS."""
+    vp = dict(turns.vp)
+    rows = dict(turns.rows)
+    if not turns.staged:
+        empires = session.scalars(select(m.Empire).where(m.Empire.game_id == game.id).order_by(m.Empire.code)).all()
+        rows[game.turn - 1] = standings(Empire(code=e.code, name=e.name, vp=e.vp, active=e.active) for e in empires)
+        vp[game.turn - 1] = {r["code"]: r["vp"] for r in rows[game.turn - 1]}
+    released = sorted(vp)
+    pages = (pages & set(released)) | set(released[-1:])
+    for turn in sorted(pages - set(rows)):
+        rows[turn] = _standings_before(session, turns.records[turn + 1])
     loaded = load_game_view(session, game_id=game.id)
     deadline = current_deadline_text(loaded[1], now) if loaded is not None and game.status == "active" else None
     return PublicGame(
@@ -92,9 +173,10 @@ def public_game(session: Session, game: m.Game, now: dt.datetime) -> PublicGame:
         turn=game.turn,
         finished=game.status == "finished",
         deadline=deadline,
-        standings=table,
-        press=press,
+        standings=[Standing(t, rows[t]) for t in sorted(pages)],
+        press=_press(session, game, (pages | set(released[-PRESS_TURNS:])) - {0}),
         announcements=announcements(session, game),
+        vp=vp,
     )
 
 
@@ -105,12 +187,29 @@ def write_site(
     missing), the order desk in ``orders/`` with them (mailing to
     ``host_address``, checking with the ``pyodide`` release when given); the
     files written. Each file is replaced whole (written aside, then renamed),
-    so a web server never serves half a page."""
+    so a web server never serves half a page.
+
+    A turn's page (``turns/N.html``) is written when it is missing or what it
+    shows changed: after a turn, the new turn's and the one before it (whose
+    standings came from the game's live rows until then); older turns' pages
+    are left as they are, so a refresh costs the same on turn 100 as on turn 5."""
     game = get_game(session, game_name)
-    files = site_files(public_game(session, game, now), public_docs())
-    public_folders(directory)
+    public_folders(directory / "turns")
+    shown = public_game(session, game, now, directory)
+    files = site_files(shown, public_docs(), turns=[s.turn for s in shown.standings])
+    _forget_later(directory / "turns", max(shown.vp, default=-1))
     written = [write_public(directory / name, text.encode("utf-8")) for name, text in sorted(files.items())]
     return written + write_desk(directory / "orders", game.name, host_address, pyodide)
+
+
+def _forget_later(folder: Path, last: int) -> None:
+    """Remove the pages and kept data of turns after ``last``: a rollback took
+    them back, or the GM holds them. (Turn N's data file holds what turn N - 1's
+    page shows: the last page's is the live game's, kept nowhere.)"""
+    for path in folder.iterdir():
+        number = path.name.split(".", 1)[0]
+        if number.isdigit() and int(number) > last:
+            path.unlink(missing_ok=True)
 
 
 def refresh_site(

@@ -15,16 +15,24 @@ from __future__ import annotations
 import html
 import re
 from dataclasses import dataclass, field
+from collections.abc import Iterable
+from typing import Any
 
 from markupsafe import Markup
 
 from .render import environment
 from .schema import RoundupRow
 
-__all__ = ["Standing", "Press", "Announcement", "PublicGame", "PLOTTED", "PLOT_FONT", "site_files", "vp_plot", "doc_page"]
+__all__ = [
+    "Standing", "Press", "Announcement", "PublicGame", "PLOTTED", "PLOT_FONT", "PRESS_TURNS", "site_files", "turn_page", "vp_plot", "doc_page",
+]
 
 #: Empires drawn in the VP plot: the best at the latest turn (the tables list all).
 PLOTTED = 10
+#: Turns whose press ``press.html`` shows, the newest; every turn's own page
+#: (``turns/N.html``) shows that turn's. A page of every turn's press would
+#: grow with the game: at 1,000 empires a turn can carry 1,000 messages.
+PRESS_TURNS = 3
 #: The plot's numbers, in units of its 480-unit-wide drawing: 11.9 pixels on a
 #: 390-pixel screen (358 pixels for the drawing), 16 on a wide one.
 PLOT_FONT = 16
@@ -67,12 +75,22 @@ class PublicGame:
     finished: bool
     deadline: str | None
     standings: list[Standing]
-    """Oldest first; only turns the players have their reports of."""
+    """Oldest first, the latest last; only turns the players have their
+    reports of. Every such turn's, or only those whose pages are written."""
     press: list[Press] = field(default_factory=list)
+    """Oldest first: at least that of the turns whose pages are written, and
+    of the newest :data:`PRESS_TURNS` turns."""
     announcements: list[Announcement] = field(default_factory=list)
+    vp: dict[int, dict[str, int]] = field(default_factory=dict)
+    """Turn → each empire's VP after it, for every turn the players have their
+    reports of: the plot and the list of turns. Empty: the standings' own."""
+
+    def vp_by_turn(self) -> dict[int, dict[str, int]]:
+        """:attr:`vp`, or the standings' VP when it is empty."""
+        return self.vp or {s.turn: {r["code"]: int(r["vp"]) for r in s.rows} for s in self.standings}
 
 
-def vp_plot(standings: list[Standing], width: int = 480, height: int = 280) -> str:
+def vp_plot(game: PublicGame, width: int = 480, height: int = 280) -> str:
     """VP over time as an inline SVG: a line per empire (the :data:`PLOTTED` best
     at the latest turn), turns along, VP up; then its legend as an HTML list.
 
@@ -80,12 +98,13 @@ def vp_plot(standings: list[Standing], width: int = 480, height: int = 280) -> s
     size on a phone; the drawing is narrow and its numbers big enough
     (:data:`PLOT_FONT`) to be 11 pixels at least when it is shrunk to a
     390-pixel screen."""
-    if not standings:
+    if not game.standings:
         return ""
-    last = standings[-1].rows[:PLOTTED]
+    vp = game.vp_by_turn()
+    last = game.standings[-1].rows[:PLOTTED]
     codes = [r["code"] for r in last]
-    turns = [s.turn for s in standings]
-    top = max([1] + [int(r["vp"]) for s in standings for r in s.rows if r["code"] in codes])
+    turns = sorted(vp)
+    top = max([1] + [v for by_code in vp.values() for code, v in by_code.items() if code in codes])
     left, right, upper, lower = 56, 16, 14, 44
     plot_w, plot_h = width - left - right, height - upper - lower
     span = max(1, turns[-1] - turns[0])
@@ -112,7 +131,7 @@ def vp_plot(standings: list[Standing], width: int = 480, height: int = 280) -> s
     legend = []
     for i, code in enumerate(codes):
         colour = _COLOURS[i % len(_COLOURS)]
-        points = [(s.turn, r["vp"]) for s in standings for r in s.rows if r["code"] == code]
+        points = [(t, vp[t][code]) for t in turns if code in vp[t]]
         line = " ".join(f"{x(t):.1f},{y(v):.1f}" for t, v in points)
         parts.append(f'<polyline fill="none" stroke="{colour}" stroke-width="2.5" points="{line}"/>')
         legend.append(f'<li><span class="swatch" style="background:{colour}"></span><code>{html.escape(code)}</code> {html.escape(str(last[i]["name"]))}</li>')
@@ -174,28 +193,46 @@ def doc_page(text: str, pages: dict[str, str]) -> str:
     ))
 
 
-def site_files(game: PublicGame, docs: dict[str, str]) -> dict[str, str]:
-    """Every file of the game's site, by name: the standings with the VP plot
-    (``index.html``), every turn's standings, the public press, the GM's
-    announcements, a page per doc in ``docs`` (name ``rules.md`` → its
-    Markdown text) and the style sheet."""
+def site_files(game: PublicGame, docs: dict[str, str], turns: Iterable[int] | None = None) -> dict[str, str]:
+    """Files of the game's site, by name: the standings with the VP plot
+    (``index.html``), the list of turns (``turns.html``), a page per turn in
+    ``turns`` (``turns/N.html``: its standings and its press; None: every
+    turn's), the newest press, the GM's announcements, a page per doc in
+    ``docs`` (name ``rules.md`` → its Markdown text) and the style sheet."""
     env = environment()
     pages = {name: name.removesuffix(".md") + ".html" for name in docs}
     nav = [("index.html", "Standings"), ("turns.html", "Turn by turn"), ("press.html", "Press"),
            ("announcements.html", "Announcements"), ("orders/index.html", "Order desk")] + [(pages[n], _title(docs[n])) for n in docs]  # fmt: skip
-    common = {"game": game, "nav": nav, "latest": game.standings[-1] if game.standings else None}
+    latest = game.standings[-1] if game.standings else None
+    common = {"game": game, "nav": nav, "latest": latest, "root": ""}
+    recent = set(sorted(game.vp_by_turn())[-PRESS_TURNS:])
     files = {
-        "index.html": env.get_template("site/index.html").render(common, page="index.html", plot=Markup(vp_plot(game.standings)), plotted=PLOTTED),
-        "turns.html": env.get_template("site/turns.html").render(common, page="turns.html"),
-        "press.html": env.get_template("site/press.html").render(common, page="press.html"),
+        "index.html": env.get_template("site/index.html").render(common, page="index.html", plot=Markup(vp_plot(game)), plotted=PLOTTED),
+        "turns.html": env.get_template("site/turns.html").render(common, page="turns.html", turns=sorted(game.vp_by_turn())),
+        "press.html": env.get_template("site/press.html").render(
+            common, page="press.html", press=[p for p in game.press if p.turn in recent], oldest=min(recent, default=0)
+        ),
         "announcements.html": env.get_template("site/announcements.html").render(common, page="announcements.html"),
         "site.css": env.get_template("site/site.css").render(),
     }
+    wanted = {s.turn for s in game.standings} if turns is None else set(turns)
+    for standing in game.standings:
+        if standing.turn in wanted:
+            files[f"turns/{standing.turn}.html"] = turn_page(game, standing, nav)
     for name, text in docs.items():
         files[pages[name]] = env.get_template("site/doc.html").render(
             common, page=pages[name], title=_title(text), body=Markup(doc_page(text, pages))
         )
     return files
+
+
+def turn_page(game: PublicGame, standing: Standing, nav: list[tuple[str, str]]) -> str:
+    """``turns/N.html``: the standings after turn N and the press of turn N.
+    It depends on nothing of a later turn, so it is written once."""
+    press = [p for p in game.press if p.turn == standing.turn]
+    return str(environment().get_template("site/turn.html").render(
+        game=game, nav=nav, latest=standing, root="../", page="", standing=standing, press=press
+    ))
 
 
 def _title(text: str) -> str:

@@ -343,6 +343,9 @@ class OrderSet(Base):
     __tablename__ = "orders"
     __table_args__ = (
         Index("ix_orders_empire_turn", "empire_id", "turn"),
+        # The turn's orders, read by every turn run: by game alone, every
+        # turn's orders of the game were read (100,000 rows on turn 100).
+        Index("ix_orders_game_turn", "game_id", "turn"),
         CheckConstraint("turn >= 1", "turn_positive"),
     )
 
@@ -375,7 +378,12 @@ class TurnRecord(Base):
     to report it (events). At most one per (game, turn)."""
 
     __tablename__ = "turns"
-    __table_args__ = (UniqueConstraint("game_id", "number"),)
+    __table_args__ = (
+        UniqueConstraint("game_id", "number"),
+        # Every turn run looks for a staged turn: by game alone SQLite read each
+        # of the game's records, through its saved state, to reach ``staged``.
+        Index("ix_turns_game_staged", "game_id", "staged"),
+    )
 
     id: Mapped[intpk]
     game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"))
@@ -395,7 +403,11 @@ class Report(Base):
     mail are rendered from it when the mail goes and when a player asks again."""
 
     __tablename__ = "reports"
-    __table_args__ = (UniqueConstraint("empire_id", "turn"),)
+    __table_args__ = (
+        UniqueConstraint("empire_id", "turn"),
+        # A rollback's and a rerun's reports of the turns taken back (not every report of the game).
+        Index("ix_reports_game_turn", "game_id", "turn"),
+    )
 
     id: Mapped[intpk]
     game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), index=True)

@@ -1,0 +1,132 @@
+"""The public pages' refresh over a long game (docs/gm-handbook.md "Public
+pages"): after each turn only the new turn's page, the one before it and the
+game's own pages are written; older turns' pages keep their files and their
+words; after a rollback or a rerun every page shows the turns that hold now.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from pathlib import Path
+
+import pytest
+from sqlalchemy import event
+
+from tests.factories import make_game
+from turnproc.config import Config
+from turnproc.intake import submit_orders
+from turnproc.games.publish import write_site
+from turnproc.storage import models as m
+from turnproc.storage.db import make_engine, make_sessionmaker, transaction
+from turnproc.storage.queries import get_game
+from turnproc.turns.run import rerun_turn, rollback, run_turn
+
+NOW = dt.datetime(2026, 1, 5, 12, 0, tzinfo=dt.timezone.utc)
+TURNS = 12
+OLD = 1_000_000_000  # a file time long past: a file rewritten gets the clock's
+
+
+def _press(session: object, game: m.Game, text: str) -> None:
+    empire = next(e for e in game.empires if e.code == "RIG")
+    parsed, _ = submit_orders(session, game, empire, f"MESSAGE ALL {text}", NOW)  # type: ignore[arg-type]
+    assert not parsed.errors, parsed.errors
+
+
+def _page(site: Path, turn: int) -> str:
+    return (site / "turns" / f"{turn}.html").read_text(encoding="utf-8")
+
+
+@pytest.fixture
+def sessions(sqlite_url: str):  # type: ignore[no-untyped-def]
+    engine = make_engine(sqlite_url)
+    yield make_sessionmaker(engine)
+    engine.dispose()
+
+
+def _play(sessions, config: Config, site: Path, turns: range, word: str = "news") -> None:  # type: ignore[no-untyped-def]
+    for turn in turns:
+        with transaction(sessions) as session:
+            game = get_game(session, "corpus")
+            _press(session, game, f"{word} of turn {turn}")
+            run_turn(session, game, config, NOW + dt.timedelta(days=7 * turn))
+        with transaction(sessions) as session:
+            write_site(session, "corpus", site, NOW + dt.timedelta(days=7 * turn, hours=1))
+
+
+@pytest.fixture
+def config(sessions, tmp_path: Path) -> Config:  # type: ignore[no-untyped-def]
+    """The game played to turn TURNS - 1, its pages refreshed after each turn, in ``tmp_path/site``."""
+    config = Config(database_url="sqlite://", maildir_out=tmp_path / "out")
+    with transaction(sessions) as session:
+        make_game(session)
+    _play(sessions, config, tmp_path / "site", range(1, TURNS))
+    return config
+
+
+def test_a_refresh_writes_only_the_new_turns_pages(sessions, config: Config, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    site = tmp_path / "site"
+    for path in (site / "turns").iterdir():
+        os.utime(path, (OLD, OLD))
+    with transaction(sessions) as session:
+        game = get_game(session, "corpus")
+        _press(session, game, f"news of turn {TURNS}")
+        run_turn(session, game, config, NOW + dt.timedelta(days=7 * TURNS))
+    reads: list[str] = []
+    listen = lambda conn, cursor, sql, params, context, many: reads.append(sql)  # noqa: E731
+    event.listen(sessions.kw["bind"], "before_cursor_execute", listen)
+    with transaction(sessions) as session:
+        write_site(session, "corpus", site, NOW + dt.timedelta(days=7 * TURNS, hours=1))
+    event.remove(sessions.kw["bind"], "before_cursor_execute", listen)
+    # One turn's saved state read: turn 12's, for the standings after turn 11.
+    assert len([sql for sql in reads if "state_before" in sql]) == 1
+    written = sorted(p.name for p in (site / "turns").iterdir() if p.stat().st_mtime != OLD)
+    # Turn 12's data and page; turn 11's page, whose standings came from the
+    # game's live rows until turn 12 ran and now come from turn 12's record.
+    assert written == [f"{TURNS - 1}.html", f"{TURNS}.html", f"{TURNS}.json"]
+    for turn in range(1, TURNS + 1):
+        page = _page(site, turn)
+        assert f"Standings after turn {turn}" in page and f"news of turn {turn}" in page
+        assert "taking orders" not in page  # it would go stale: the page is written once
+    listed = (site / "turns.html").read_text(encoding="utf-8")
+    assert all(f'href="turns/{t}.html"' in listed for t in range(TURNS + 1))
+    press = (site / "press.html").read_text(encoding="utf-8")
+    assert [t for t in range(1, TURNS + 1) if f"news of turn {t}<" in press] == [TURNS - 2, TURNS - 1, TURNS]
+
+
+def test_rollback_and_rerun_over_a_long_game_show_the_turns_that_hold(sessions, config: Config, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    site = tmp_path / "site"
+    later = NOW + dt.timedelta(days=7 * TURNS)
+    with transaction(sessions) as session:
+        game = get_game(session, "corpus")
+        rollback(session, game, 6, later, config)
+    with transaction(sessions) as session:
+        write_site(session, "corpus", site, later)
+    assert sorted(int(p.stem) for p in (site / "turns").glob("*.html")) == list(range(6))
+    assert sorted(int(p.stem) for p in (site / "turns").glob("*.json")) == list(range(1, 6))
+    # Turns 6 and on again, with other press; then, the pages not refreshed
+    # in between, turn 8 taken back and run with other orders (a turn record
+    # the same number, maybe the same id: SQLite gives the freed one again),
+    # and run again with its seed.
+    _play(sessions, config, site, range(6, 10), word="second news")
+    with transaction(sessions) as session:
+        game = get_game(session, "corpus")
+        rollback(session, game, 8, later, config)
+        _press(session, game, "third news of turn 8")
+        run_turn(session, game, config, later)
+        rerun_turn(session, game, 8, config, later + dt.timedelta(days=1))
+    with transaction(sessions) as session:
+        write_site(session, "corpus", site, later + dt.timedelta(days=1))
+    for turn in range(1, 6):
+        assert f"news of turn {turn}<" in _page(site, turn) and "second news" not in _page(site, turn)
+    assert "second news of turn 6" in _page(site, 6) and "second news of turn 7" in _page(site, 7)
+    assert "third news of turn 8" in _page(site, 8) and "second news of turn 8" not in _page(site, 8)
+    assert sorted(int(p.stem) for p in (site / "turns").glob("*.html")) == list(range(9))
+    # The pages agree with pages written from nothing.
+    fresh = tmp_path / "fresh"
+    with transaction(sessions) as session:
+        write_site(session, "corpus", fresh, later + dt.timedelta(days=1))
+    for path in sorted((fresh / "turns").glob("*.html")):
+        assert (site / "turns" / path.name).read_bytes() == path.read_bytes(), path.name
+    for name in ("index.html", "turns.html", "press.html"):
+        assert (site / name).read_bytes() == (fresh / name).read_bytes(), name
