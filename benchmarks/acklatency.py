@@ -41,13 +41,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-
 from imapclient import IMAPClient
 from sqlalchemy import delete
 
 from benchmarks.night import turnsheets
-from benchmarks.synthetic import synthetic_state, write_game
 from benchmarks.servers import DovecotServer, PostgresServer, free_port, wait_for_port
+from benchmarks.synthetic import synthetic_state, write_game
 from turnproc.storage import models as m
 from turnproc.storage.db import make_engine, make_sessionmaker, transaction
 
@@ -115,13 +114,27 @@ def _start_worker(config: Path, log_path: Path) -> subprocess.Popen[bytes]:
     env = {**os.environ, "TURNPROC_IMAP_PASSWORD": MAILBOX_PASSWORD}
     with log_path.open("wb") as log:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "turnproc", "--config", str(config), "worker", "--idle", "--log-format", "text"],
-            stdout=log, stderr=subprocess.STDOUT, env=env,
-        )  # fmt: skip
+            [
+                sys.executable,
+                "-m",
+                "turnproc",
+                "--config",
+                str(config),
+                "worker",
+                "--idle",
+                "--log-format",
+                "text",
+            ],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            env=env,
+        )
     end = time.monotonic() + 60
     while "IMAP IDLE: watching" not in log_path.read_text(errors="replace"):
         if proc.poll() is not None or time.monotonic() > end:
-            raise SystemExit(f"the worker did not start watching:\n{log_path.read_text(errors='replace')[-3000:]}")
+            raise SystemExit(
+                f"the worker did not start watching:\n{log_path.read_text(errors='replace')[-3000:]}"
+            )
         time.sleep(0.1)
     return proc
 
@@ -148,7 +161,9 @@ def burst(client: IMAPClient, receipts: Receipts, raws: list[bytes]) -> tuple[li
     last_append = time.time()
     if not receipts.wait_for(set(appended), TIMEOUT):
         missing = len(set(appended) - receipts.at.keys())
-        raise SystemExit(f"{missing} of {len(raws)} acknowledgements missing {TIMEOUT:.0f} s after the last APPEND")
+        raise SystemExit(
+            f"{missing} of {len(raws)} acknowledgements missing {TIMEOUT:.0f} s after the last APPEND"
+        )
     waits = [receipts.at[mid] - at for mid, at in appended.items()]
     return waits, last_append - start, max(receipts.at[mid] for mid in appended) - last_append
 
@@ -194,9 +209,15 @@ def main() -> None:
         alone_waits = alone(client, receipts, first[::step][: args.alone])
         burst_waits, appending, tail = burst(client, receipts, second[: args.burst])
         client.logout()
-        print(f"acknowledgement latency, {args.backend}, N={args.n}, {os.cpu_count()} CPUs, load average {load:.1f} at the start, {os.getloadavg()[0]:.1f} at the end")
-        print(f"  alone ({len(alone_waits)} mails, one at a time): {_percentiles(alone_waits)}  (target p50 <= 2 s, p95 <= 5 s)")
-        print(f"  burst ({len(burst_waits)} mails, APPENDed in {appending:.1f} s): {_percentiles(burst_waits)}")
+        print(
+            f"acknowledgement latency, {args.backend}, N={args.n}, {os.cpu_count()} CPUs, load average {load:.1f} at the start, {os.getloadavg()[0]:.1f} at the end"
+        )
+        print(
+            f"  alone ({len(alone_waits)} mails, one at a time): {_percentiles(alone_waits)}  (target p50 <= 2 s, p95 <= 5 s)"
+        )
+        print(
+            f"  burst ({len(burst_waits)} mails, APPENDed in {appending:.1f} s): {_percentiles(burst_waits)}"
+        )
         print(f"  burst: last acknowledgement {tail:.1f} s after the last APPEND  (target <= 60 s)")
         if receipts.other:
             print(f"  {receipts.other} other mails (no In-Reply-To) reached the SMTP server")

@@ -43,7 +43,6 @@ import time
 from pathlib import Path
 
 from benchmarks.synthetic import GAME, empire_code, synthetic_state, write_game
-
 from turnproc.app import open_app
 from turnproc.config import load_config
 from turnproc.storage.db import read_only
@@ -127,8 +126,12 @@ def importtime(top: int = 15) -> list[tuple[int, int, str]]:
     """(self µs, cumulative µs, module) of ``--version``'s imports, by cumulative time."""
     done = subprocess.run(
         [sys.executable, "-X", "importtime", "-m", "turnproc", "--version"],
-        cwd=ROOT, env=_env(), capture_output=True, text=True, check=False,
-    )  # fmt: skip
+        cwd=ROOT,
+        env=_env(),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     rows = []
     for line in done.stderr.splitlines():
         match = re.match(r"import time:\s+(\d+) \|\s+(\d+) \|(\s*)(\S+)", line)
@@ -161,25 +164,37 @@ def _load() -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--empires", type=int, default=1000)
-    parser.add_argument("--runs", type=int, default=5, help="cold processes per command (the median is printed)")
-    parser.add_argument("--no-bytecode", action="store_true", help="children compile turnproc's modules in every process")
+    parser.add_argument(
+        "--runs", type=int, default=5, help="cold processes per command (the median is printed)"
+    )
+    parser.add_argument(
+        "--no-bytecode", action="store_true", help="children compile turnproc's modules in every process"
+    )
     args = parser.parse_args()
     BYTECODE["cached"] = not args.no_bytecode
     with tempfile.TemporaryDirectory(prefix="turnproc-cli-") as temp:
         folder = Path(temp)
         started = time.perf_counter()
         configs = set_up(folder, args.empires)
-        print(f"turnproc at {ROOT}, {args.empires} empires; set up in {time.perf_counter() - started:.1f} s (not measured)")
-        print(f"{dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M}Z, {os.cpu_count()} CPUs, load average {_load()}, "
-              f"bytecode {'cached' if BYTECODE['cached'] else 'compiled in every process'}")
-        print(f"{'command':<18} {'wall s':>8} {'CPU s':>8} {'target':>8}   (median of {args.runs} cold processes)")
+        print(
+            f"turnproc at {ROOT}, {args.empires} empires; set up in {time.perf_counter() - started:.1f} s (not measured)"
+        )
+        print(
+            f"{dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M}Z, {os.cpu_count()} CPUs, load average {_load()}, "
+            f"bytecode {'cached' if BYTECODE['cached'] else 'compiled in every process'}"
+        )
+        print(
+            f"{'command':<18} {'wall s':>8} {'CPU s':>8} {'target':>8}   (median of {args.runs} cold processes)"
+        )
         for label, argv, target, which in COMMANDS:
             wall, cpu = measure(configs[which] if which else None, argv, args.runs)
             verdict = "ok" if wall <= target else "over"
             print(f"{label:<18} {wall:>8.3f} {cpu:>8.3f} {'<= ' + format(target, '.2f'):>8}   {verdict}")
         count, wall, cpu, unchanged = turn_0_reports(configs["before"])
-        print(f"turn-0 reports, all {count} in one process: {wall:.2f} s wall, {cpu:.2f} s CPU "
-              f"({1000 * wall / max(count, 1):.1f} ms each); database unchanged: {'yes' if unchanged else 'NO'}")
+        print(
+            f"turn-0 reports, all {count} in one process: {wall:.2f} s wall, {cpu:.2f} s CPU "
+            f"({1000 * wall / max(count, 1):.1f} ms each); database unchanged: {'yes' if unchanged else 'NO'}"
+        )
         print(f"load average after: {_load()}")
     print("python -X importtime -m turnproc --version, the 15 largest cumulative (ms):")
     print(f"{'cumulative':>10} {'self':>8}  module")

@@ -30,15 +30,14 @@ from email.message import EmailMessage
 from email.utils import format_datetime
 from pathlib import Path
 
-
 from sqlalchemy import update
 
 from benchmarks.night import START, turnsheets
 from benchmarks.synthetic import GAME, synthetic_orders, synthetic_state, write_game
-from turnproc.rules.state import GameState
 from turnproc.app import open_app
 from turnproc.config import Config
 from turnproc.intake import poll_maildir
+from turnproc.rules.state import GameState
 from turnproc.storage import models as m
 from turnproc.storage.db import transaction
 
@@ -55,7 +54,9 @@ def _forged(state: GameState) -> list[bytes]:
         msg["Subject"] = f"{GAME} orders"
         msg["Date"] = format_datetime(START + dt.timedelta(seconds=i))
         msg["Message-ID"] = f"<guess-{i}-{time.time_ns()}@evil.example>"
-        msg.set_content(f"GAME {GAME}\nEMPIRE {code} guess-{i:06}\n{synthetic_orders(state, code, rng)}\nEND\n")
+        msg.set_content(
+            f"GAME {GAME}\nEMPIRE {code} guess-{i:06}\n{synthetic_orders(state, code, rng)}\nEND\n"
+        )
         raws.append(msg.as_bytes())
     return raws
 
@@ -69,14 +70,20 @@ def main() -> None:
         url = f"sqlite:///{folder / 'bench.db'}"
         state = synthetic_state(args.empires)
         write_game(url, state)
-        config = Config(database_url=url, maildir_in=folder / "in", maildir_out=folder / "out", gm_address="gm@bench.example")
+        config = Config(
+            database_url=url,
+            maildir_in=folder / "in",
+            maildir_out=folder / "out",
+            gm_address="gm@bench.example",
+        )
         app = open_app(config)
         inbox = mailbox.Maildir(config.maildir_in, create=True)
         now = START + dt.timedelta(hours=1)
         runs = [
-            ("honest (right password)", turnsheets(state, 0)), ("forged (wrong password)", _forged(state)),
+            ("honest (right password)", turnsheets(state, 0)),
+            ("forged (wrong password)", _forged(state)),
             ("forged, empires untagged", _forged(state)),
-        ]  # fmt: skip
+        ]
         print(f"{args.empires} empires, {args.empires} mails a poll, SQLite, Maildir")
         rates = {}
         for i, (label, raws) in enumerate(runs):
@@ -88,7 +95,9 @@ def main() -> None:
             cpu, wall = time.process_time(), time.perf_counter()
             results = poll_maildir(app, now + dt.timedelta(minutes=i))
             cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
-            outcomes = {o: sum(1 for r in results if r.outcome == o) for o in sorted({r.outcome for r in results})}
+            outcomes = {
+                o: sum(1 for r in results if r.outcome == o) for o in sorted({r.outcome for r in results})
+            }
             rates[label] = len(raws) / cpu
             print(
                 f"{label:26} CPU {cpu:6.2f} s ({1000 * cpu / len(raws):5.2f} ms a mail, {len(raws) / cpu:5.0f} mails a CPU-second)"
@@ -96,8 +105,10 @@ def main() -> None:
             )
         app.close()
         forged, honest = rates[runs[1][0]], rates[runs[0][0]]
-        print(f"a forged mail costs {honest / forged:.2f} times an honest one's CPU; on 2 CPUs intake reads at most "
-              f"about {2 * forged:.0f} guesses a second (a generous bound: the poll itself runs on one)")
+        print(
+            f"a forged mail costs {honest / forged:.2f} times an honest one's CPU; on 2 CPUs intake reads at most "
+            f"about {2 * forged:.0f} guesses a second (a generous bound: the poll itself runs on one)"
+        )
 
 
 if __name__ == "__main__":

@@ -23,7 +23,6 @@ import tempfile
 import time
 from pathlib import Path
 
-
 from benchmarks.night import turnsheets
 from benchmarks.synthetic import synthetic_state, write_game
 from turnproc.app import open_app
@@ -64,7 +63,9 @@ def cpu_ms(config: Config, raw: bytes, repeat: int) -> tuple[list[float], Intake
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--parts", type=int, default=50_000)
     parser.add_argument("--repeat", type=int, default=9)
     args = parser.parse_args()
@@ -72,8 +73,12 @@ def main() -> None:
         url = f"sqlite:///{tmp}/bench.db"
         state = synthetic_state(2)
         write_game(url, state)
-        config = Config(database_url=url, from_address=f"Host <{HOST_ADDRESS}>", maildir_out=Path(tmp) / "out")
-        print(f"load average {os.getloadavg()[0]:.2f}; CPU ms to answer one mail (median, max of {args.repeat})")
+        config = Config(
+            database_url=url, from_address=f"Host <{HOST_ADDRESS}>", maildir_out=Path(tmp) / "out"
+        )
+        print(
+            f"load average {os.getloadavg()[0]:.2f}; CPU ms to answer one mail (median, max of {args.repeat})"
+        )
         mails = [
             (f"{args.parts:,} MIME parts", many_parts(args.parts)),
             ("Gmail (text + HTML)", turnsheets(state, 0)[0]),  # the first empire writes with Gmail

@@ -32,7 +32,9 @@ def run(players: int, database_url: str | None, workdir: Path) -> float:
     config.write_text(f'database_url = "{url}"\nmaildir_in = "in"\nmaildir_out = "out"\n', encoding="utf-8")
     quiet = io.StringIO()
     with contextlib.redirect_stdout(quiet), contextlib.redirect_stderr(quiet):
-        status = main(["--config", str(config), "game", "new", "bench", "--players", str(players), "--seed", "bench"])
+        status = main(
+            ["--config", str(config), "game", "new", "bench", "--players", str(players), "--seed", "bench"]
+        )
     if status != 0:
         raise SystemExit(f"game new failed:\n{quiet.getvalue()}")
     rows = ["code,name,email"]
@@ -52,15 +54,21 @@ def run(players: int, database_url: str | None, workdir: Path) -> float:
 
 
 def main_() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--players", type=int, default=500, help="players to import (default 500)")
-    parser.add_argument("--database-url", help="a database to use instead of a fresh SQLite file (it must be empty)")
+    parser.add_argument(
+        "--database-url", help="a database to use instead of a fresh SQLite file (it must be empty)"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         elapsed = run(args.players, args.database_url, Path(tmp))
     load = os.getloadavg()[0]
     verdict = "OK" if elapsed < 30 or args.players != 500 else "TOO SLOW"
-    print(f"empire import of {args.players} players: {elapsed:.1f} s (target for 500: < 30 s) {verdict}; load average {load:.1f}")
+    print(
+        f"empire import of {args.players} players: {elapsed:.1f} s (target for 500: < 30 s) {verdict}; load average {load:.1f}"
+    )
     return 0 if verdict == "OK" else 1
 
 

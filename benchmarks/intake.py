@@ -31,13 +31,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-
 from imapclient import IMAPClient
 from sqlalchemy import delete, insert, select, update
 
 from benchmarks.night import MAILBOX_PASSWORD, PASSWORD, START, USER, turnsheets
-from benchmarks.synthetic import GAME, synthetic_state, write_game
 from benchmarks.servers import DovecotServer, PostgresServer
+from benchmarks.synthetic import GAME, synthetic_state, write_game
+from turnproc.accounts.passwords import hash_password
 from turnproc.app import open_app
 from turnproc.config import Config, ImapConfig
 from turnproc.intake import cache as cache_module
@@ -46,8 +46,8 @@ from turnproc.intake import inbox as inbox_module
 from turnproc.intake import poll
 from turnproc.intake import prepare as prepare_module
 from turnproc.intake.cache import IntakeCache
-from turnproc.accounts.passwords import hash_password
 from turnproc.storage import models as m
+
 
 class Split:
     """Wall and CPU time spent in a few named functions of the intake, by
@@ -102,11 +102,15 @@ def print_split(split: Split, full: float, main_cpu: float) -> None:
     handling, handling_cpu = split.wall.get(HANDLING, 0.0), split.cpu.get(HANDLING, 0.0)
     print(f"where the intake's time went (main thread)              {'wall':>7s} {'CPU':>7s}")
     # The fetching and filing run on their own thread: this is what the poll waited for them.
-    print(f"  {'IMAP fetch and filing (waited for)':52s} {full - handling:6.2f}s {main_cpu - handling_cpu:6.2f}s")
+    print(
+        f"  {'IMAP fetch and filing (waited for)':52s} {full - handling:6.2f}s {main_cpu - handling_cpu:6.2f}s"
+    )
     print(f"  {HANDLING:52s} {handling:6.2f}s {handling_cpu:6.2f}s  ({split.calls.get(HANDLING, 0)} calls)")
     for label in split.wall:
         if label.startswith("  "):
-            print(f"  {label:52s} {split.wall[label]:6.2f}s {split.cpu[label]:6.2f}s  ({split.calls[label]} calls)")
+            print(
+                f"  {label:52s} {split.wall[label]:6.2f}s {split.cpu[label]:6.2f}s  ({split.calls[label]} calls)"
+            )
     parts = [label for label in split.wall if label.startswith("  ")]
     rest_wall = handling - sum(split.wall[label] for label in parts)
     rest_cpu = handling_cpu - sum(split.cpu[label] for label in parts)
@@ -124,18 +128,54 @@ def add_history(app: object, turns: int) -> int:
     acknowledgement and a report each, sent) and in the inbound log."""
     sessions = app.sessions  # type: ignore[attr-defined]
     with sessions() as session, session.begin():
-        game_id, = session.execute(select(m.Game.id).where(m.Game.name == GAME)).one()
+        (game_id,) = session.execute(select(m.Game.id).where(m.Game.name == GAME)).one()
         emails = list(session.scalars(select(m.Empire.email).where(m.Empire.game_id == game_id)))
         rows = 0
         for turn in range(1, turns + 1):
             at = START - dt.timedelta(days=turns - turn + 1)
             out, inbound = [], []
             for i, email in enumerate(emails):
-                common = dict(game_id=game_id, recipient=email, created_at=at, sent_at=at, attempts=1, last_error="", held=False)
-                out.append(dict(common, kind="ack", turn=turn, subject="orders received", message_id=f"<h-ack-{turn}-{i}@bench>", body=b"x" * 3_000))
-                out.append(dict(common, kind="report", turn=turn, subject="report", message_id=f"<h-rep-{turn}-{i}@bench>", body=b"x" * REPORT_BYTES))
-                inbound.append(dict(sha256=f"{turn:04d}{i:060d}", message_id=f"<h-in-{turn}-{i}@bench>", sender=email, subject="orders",
-                                    game_id=game_id, outcome="accepted", detail="", received_at=at))
+                common = dict(
+                    game_id=game_id,
+                    recipient=email,
+                    created_at=at,
+                    sent_at=at,
+                    attempts=1,
+                    last_error="",
+                    held=False,
+                )
+                out.append(
+                    dict(
+                        common,
+                        kind="ack",
+                        turn=turn,
+                        subject="orders received",
+                        message_id=f"<h-ack-{turn}-{i}@bench>",
+                        body=b"x" * 3_000,
+                    )
+                )
+                out.append(
+                    dict(
+                        common,
+                        kind="report",
+                        turn=turn,
+                        subject="report",
+                        message_id=f"<h-rep-{turn}-{i}@bench>",
+                        body=b"x" * REPORT_BYTES,
+                    )
+                )
+                inbound.append(
+                    dict(
+                        sha256=f"{turn:04d}{i:060d}",
+                        message_id=f"<h-in-{turn}-{i}@bench>",
+                        sender=email,
+                        subject="orders",
+                        game_id=game_id,
+                        outcome="accepted",
+                        detail="",
+                        received_at=at,
+                    )
+                )
             session.execute(insert(m.OutboxMail), out)
             session.execute(insert(m.InboundMessage), inbound)
             rows += len(out) + len(inbound)
@@ -146,10 +186,16 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--empires", type=int, default=1000)
     ap.add_argument("--per-empire", type=int, default=1, help="turnsheets each empire mails (default 1)")
-    ap.add_argument("--history", type=int, default=5, help="earlier turns of mail in the database (default 5)")
+    ap.add_argument(
+        "--history", type=int, default=5, help="earlier turns of mail in the database (default 5)"
+    )
     ap.add_argument("--backend", choices=("sqlite", "postgres"), default="sqlite")
-    ap.add_argument("--hash-n", type=int, default=0,
-                    help="store the empires' password hashes with this scrypt N (4096: a game created before N=512)")
+    ap.add_argument(
+        "--hash-n",
+        type=int,
+        default=0,
+        help="store the empires' password hashes with this scrypt N (4096: a game created before N=512)",
+    )
     ap.add_argument("--profile", action="store_true", help="print where the intake spends its time")
     ap.add_argument("--sort", default="tottime", help="profile order (tottime, cumtime)")
     ap.add_argument("--dump", help="with --profile: write the profile to this file (for pstats)")
@@ -172,7 +218,9 @@ def main() -> None:
             database_url=url,
             transport="imap",
             from_address="Host <turns@turnproc.example>",
-            imap=ImapConfig(host="127.0.0.1", port=server.port, security="plain", user=USER, password=MAILBOX_PASSWORD),
+            imap=ImapConfig(
+                host="127.0.0.1", port=server.port, security="plain", user=USER, password=MAILBOX_PASSWORD
+            ),
         )
         app = open_app(config)
         with app.sessions() as session, session.begin():
@@ -181,7 +229,9 @@ def main() -> None:
         if args.hash_n:
             with app.sessions() as session, session.begin():
                 session.execute(update(m.Empire).values(password_hash=hash_password(PASSWORD, n=args.hash_n)))
-        print(f"{args.backend} set-up: {args.empires} empires, {len(state.systems)} systems, {history} rows of history, in {time.perf_counter() - t0:.1f} s")
+        print(
+            f"{args.backend} set-up: {args.empires} empires, {len(state.systems)} systems, {history} rows of history, in {time.perf_counter() - t0:.1f} s"
+        )
 
         raws = [raw for night in range(args.per_empire) for raw in turnsheets(state, night)]
         client = IMAPClient("127.0.0.1", port=server.port, ssl=False)
@@ -231,8 +281,10 @@ def main() -> None:
         print(f"intake end to end     : {n} mails in {full:6.2f} s = {n / full:8.1f} mails/s  {outcomes}")
         print(f"ratio intake / bare fetch time: {full / bare:.2f}x  (the target: >= 300 mails/s)")
         # On a shared machine wall time is mostly other people's load; CPU time much less so.
-        print(f"CPU: main thread {main_cpu:.2f} s (alone it would allow {n / main_cpu:.0f} mails/s), "
-              f"process {cpu:.2f} s over {os.cpu_count()} cores; load average {os.getloadavg()[0]:.2f}")
+        print(
+            f"CPU: main thread {main_cpu:.2f} s (alone it would allow {n / main_cpu:.0f} mails/s), "
+            f"process {cpu:.2f} s over {os.cpu_count()} cores; load average {os.getloadavg()[0]:.2f}"
+        )
         if split is not None:
             print_split(split, full, main_cpu)
         app.close()

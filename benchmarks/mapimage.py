@@ -28,15 +28,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-
 import resvg_py
 
 from benchmarks.synthetic import synthetic_orders, synthetic_state
+from turnproc.orders.parser import parse_orders
 from turnproc.reports.context import TurnView, report_context
 from turnproc.reports.fonts import font_files
 from turnproc.reports.mapimage import png_map, png_size
 from turnproc.reports.svgmap import COMPACT_SIDE, MAX_PNG_SIDE
-from turnproc.orders.parser import parse_orders
 from turnproc.rules.turn import resolve, turn_rng
 
 
@@ -73,7 +72,9 @@ def text_costs() -> None:
     """A 10 x 10 picture: nothing, a word with the DejaVu files, a word without."""
     fonts = list(font_files() or ())
     empty = '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" height="10" fill="#fff"/></svg>'
-    word = empty.replace("</svg>", '<text x="0" y="9" font-family="DejaVu Sans" font-size="9">Ab</text></svg>')
+    word = empty.replace(
+        "</svg>", '<text x="0" y="9" font-family="DejaVu Sans" font-size="9">Ab</text></svg>'
+    )
     cases = {
         "empty, no fonts": (empty, {"skip_system_fonts": True}),
         "empty, DejaVu files passed": (empty, {"skip_system_fonts": True, "font_files": fonts}),
@@ -86,7 +87,9 @@ def text_costs() -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--empires", type=int, default=1000)
     parser.add_argument("--turns", type=int, default=5)
     parser.add_argument("--stride", type=int, default=1, help="time every N-th empire")
@@ -108,20 +111,39 @@ def main() -> None:
     full: list[float] = []
     compact_px: list[tuple[int, int]] = []
     full_px: list[tuple[int, int]] = []
-    png_map({"empire": {"code": "X"}, "map": {"systems": [], "links": []}, "scouting": [], "systems": [], "game": "", "turn": 0}, compact=True)
+    png_map(
+        {
+            "empire": {"code": "X"},
+            "map": {"systems": [], "links": []},
+            "scouting": [],
+            "systems": [],
+            "game": "",
+            "turn": 0,
+        },
+        compact=True,
+    )
     for code in codes:
-        context = report_context(state, events, code, game_name="bench", turn=state.turn - 1, deadline=None, view=view)
+        context = report_context(
+            state, events, code, game_name="bench", turn=state.turn - 1, deadline=None, view=view
+        )
         ms, png = cpu_ms(lambda: png_map(context, compact=True))
         compact.append(ms)
         compact_px.append(png_size(png))
         ms, png = cpu_ms(lambda: png_map(context))
         full.append(ms)
         full_px.append(png_size(png))
-    print(f"{len(codes)} empires of {len(state.empires)} (stride {args.stride}); load average {os.getloadavg()[0]:.2f} at the end")
-    for name, times, sizes, side in (("compact", compact, compact_px, COMPACT_SIDE), ("full", full, full_px, MAX_PNG_SIDE)):
+    print(
+        f"{len(codes)} empires of {len(state.empires)} (stride {args.stride}); load average {os.getloadavg()[0]:.2f} at the end"
+    )
+    for name, times, sizes, side in (
+        ("compact", compact, compact_px, COMPACT_SIDE),
+        ("full", full, full_px, MAX_PNG_SIDE),
+    ):
         pixels = [w * h for w, h in sizes]
         biggest = max(sizes, key=lambda s: s[0] * s[1])
-        print(f"{name:8s} (side {side:4d}): {summary(times)};  {statistics.mean(pixels) / 1000:6.0f} kpx mean, largest {biggest[0]} x {biggest[1]}")
+        print(
+            f"{name:8s} (side {side:4d}): {summary(times)};  {statistics.mean(pixels) / 1000:6.0f} kpx mean, largest {biggest[0]} x {biggest[1]}"
+        )
     print(f"full / compact: {statistics.mean(full) / statistics.mean(compact):.1f} x CPU per PNG")
     print("fixed cost of text (10 x 10 px):")
     text_costs()

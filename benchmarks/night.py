@@ -38,6 +38,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import html
+import itertools
 import json
 import math
 import os
@@ -57,20 +58,20 @@ from imapclient import IMAPClient
 from sqlalchemy import Column, Table, case, delete, func, insert, literal, select, text
 
 from benchmarks import baseline
-from benchmarks.synthetic import GAME, synthetic_orders, synthetic_state, write_game
 from benchmarks.servers import DovecotServer, PostgresServer, free_port, wait_for_port
+from benchmarks.synthetic import GAME, synthetic_orders, synthetic_state, write_game
 from turnproc.app import open_app
 from turnproc.config import Config, ImapConfig, SmtpConfig
+from turnproc.games.publish import refresh_site
 from turnproc.intake import poll
 from turnproc.mail.outbox import purge_sent_bodies
-from turnproc.games.publish import refresh_site
 from turnproc.outgoing.reportmail import send_outbox
 from turnproc.rules.turn import resolve, turn_rng
+from turnproc.runtime.collector import gc_paused
 from turnproc.storage import models as m
 from turnproc.storage.base import UTCDateTime
 from turnproc.storage.convert import load_state, orders_for_turn, save_state
 from turnproc.storage.queries import get_game
-from turnproc.runtime.collector import gc_paused
 from turnproc.turns.run import run_current_turn
 
 USER, MAILBOX_PASSWORD = "turns", "bench"
@@ -119,7 +120,9 @@ class Sink:
         self.port = free_port()
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "benchmarks.night", "--sink", str(self.port)],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
         )
         wait_for_port(self.port)
 
@@ -139,10 +142,8 @@ class Sink:
 # -- one size, in its own process ---------------------------------------------------------------
 
 
-
 def _rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-
 
 
 def _db_bytes(url: str, engine: Any) -> int:
@@ -163,11 +164,11 @@ _OUTLOOK_HEAD = (
     'xmlns:w="urn:schemas-microsoft-com:office:word" xmlns:m="http://schemas.microsoft.com/office/2004/12/omml" '
     'xmlns="http://www.w3.org/TR/REC-html40"><head><meta http-equiv="Content-Type" content="text/html; charset=us-ascii">'
     '<meta name="Generator" content="Microsoft Word 15 (filtered medium)"><style><!--\n'
-    "/* Font Definitions */\n@font-face\n\t{font-family:\"Cambria Math\";\n\tpanose-1:2 4 5 3 5 4 6 3 2 4;}\n"
+    '/* Font Definitions */\n@font-face\n\t{font-family:"Cambria Math";\n\tpanose-1:2 4 5 3 5 4 6 3 2 4;}\n'
     "@font-face\n\t{font-family:Calibri;\n\tpanose-1:2 15 5 2 2 2 4 3 2 4;}\n"
     "/* Style Definitions */\np.MsoNormal, li.MsoNormal, div.MsoNormal\n\t{margin:0cm;\n\tfont-size:11.0pt;\n"
-    "\tfont-family:\"Calibri\",sans-serif;\n\tmso-ligatures:standardcontextual;\n\tmso-fareast-language:EN-US;}\n"
-    "span.EmailStyle17\n\t{mso-style-type:personal-compose;\n\tfont-family:\"Calibri\",sans-serif;\n\tcolor:windowtext;}\n"
+    '\tfont-family:"Calibri",sans-serif;\n\tmso-ligatures:standardcontextual;\n\tmso-fareast-language:EN-US;}\n'
+    'span.EmailStyle17\n\t{mso-style-type:personal-compose;\n\tfont-family:"Calibri",sans-serif;\n\tcolor:windowtext;}\n'
     ".MsoChpDefault\n\t{mso-style-type:export-only;\n\tfont-size:10.0pt;\n\tmso-ligatures:none;}\n"
     "@page WordSection1\n\t{size:612.0pt 792.0pt;\n\tmargin:72.0pt 72.0pt 72.0pt 72.0pt;}\n"
     "div.WordSection1\n\t{page:WordSection1;}\n--></style></head>"
@@ -186,14 +187,19 @@ def _turnsheet_mail(client: str, sender: str, subject: str, date: str, text: str
     lines = text.splitlines()
     if client == "gmail":
         msg.set_content(text)
-        msg.add_alternative('<div dir="ltr">' + "".join(f"<div>{html.escape(line)}</div>" for line in lines) + "</div>\n", subtype="html")
+        msg.add_alternative(
+            '<div dir="ltr">' + "".join(f"<div>{html.escape(line)}</div>" for line in lines) + "</div>\n",
+            subtype="html",
+        )
     elif client == "outlook":
         msg["Thread-Topic"] = subject
         msg["Accept-Language"] = "en-GB, en-US"
         msg["X-MS-Has-Attach"] = ""
         msg.set_content(text, cte="quoted-printable")
         body = "".join(f'<p class="MsoNormal">{html.escape(line)}<o:p></o:p></p>\n' for line in lines)
-        msg.add_alternative(_OUTLOOK_HEAD + body + "</div></body></html>\n", subtype="html", cte="quoted-printable")
+        msg.add_alternative(
+            _OUTLOOK_HEAD + body + "</div></body></html>\n", subtype="html", cte="quoted-printable"
+        )
     else:
         msg.set_content(text)
     return bytes(msg)
@@ -214,11 +220,13 @@ def turnsheets(state: Any, night: int) -> list[bytes]:
             body = "TAX\nSTASH 1"  # an empire that lost its base still sends orders
         raws.append(
             _turnsheet_mail(
-                CLIENTS[i % len(CLIENTS)], f"Player {code} <{code.lower()}@bench.example>", f"{GAME} turn {state.turn} orders",
+                CLIENTS[i % len(CLIENTS)],
+                f"Player {code} <{code.lower()}@bench.example>",
+                f"{GAME} turn {state.turn} orders",
                 format_datetime(START + dt.timedelta(days=night, seconds=i)),
                 f"GAME {GAME}\nEMPIRE {code} {PASSWORD}\nTURN {state.turn}\n{body}\nEND\n",
             )
-        )  # fmt: skip
+        )
     return raws
 
 
@@ -234,14 +242,13 @@ def _floor(app: Any) -> float:
         new_state, _ = resolve(state, orders, turn_rng(game.seed, state.turn))
     del state
     t0 = time.perf_counter()
-    with gc_paused(), app.sessions() as session:
-        with session.begin():
-            game = get_game(session, GAME)
-            load_state(session, game)
-            save_state(session, game, new_state)
-            session.flush()
-            took = time.perf_counter() - t0
-            session.rollback()
+    with gc_paused(), app.sessions() as session, session.begin():
+        game = get_game(session, GAME)
+        load_state(session, game)
+        save_state(session, game, new_state)
+        session.flush()
+        took = time.perf_counter() - t0
+        session.rollback()
     return took
 
 
@@ -293,7 +300,10 @@ GROWING: dict[str, str | None] = {
 def _marks(app: Any) -> dict[str, int]:
     """The highest id of each growing table: what a night adds comes after it."""
     with app.engine.connect() as conn:
-        return {name: conn.scalar(select(func.coalesce(func.max(m.Base.metadata.tables[name].c.id), 0))) or 0 for name in GROWING}
+        return {
+            name: conn.scalar(select(func.coalesce(func.max(m.Base.metadata.tables[name].c.id), 0))) or 0
+            for name in GROWING
+        }
 
 
 def _copied(table: Table, column: Column[Any], shift: int, when: dt.datetime) -> Any:
@@ -331,7 +341,9 @@ def age_archive(app: Any, marks: dict[str, int], turns: int, night_time: Any) ->
                 rows = select(*(_copied(table, c, shift, night_time(shift)) for c in columns)).where(
                     table.c.id > marks[name], table.c.id <= top
                 )
-                written += session.execute(insert(table).from_select([c.name for c in columns], rows)).rowcount or 0
+                written += (
+                    session.execute(insert(table).from_select([c.name for c in columns], rows)).rowcount or 0
+                )
         # An old game has not reached its turn limit yet.
         game.turn_limit = max(game.turn_limit, game.turn + turns + 1)
         game.turn += turns
@@ -386,7 +398,9 @@ def child(backend: str, n: int, history: int, age: int = 0) -> dict[str, Any]:
             database_url=url,
             transport="imap",
             from_address="Host <turns@turnproc.example>",
-            imap=ImapConfig(host="127.0.0.1", port=dovecot.port, security="plain", user=USER, password=MAILBOX_PASSWORD),
+            imap=ImapConfig(
+                host="127.0.0.1", port=dovecot.port, security="plain", user=USER, password=MAILBOX_PASSWORD
+            ),
             smtp=SmtpConfig(host="127.0.0.1", port=smtp.port, security="plain"),
             site_dir=work / "site",
         )
@@ -396,6 +410,7 @@ def child(backend: str, n: int, history: int, age: int = 0) -> dict[str, Any]:
         setup = time.perf_counter() - t0
         nights = []
         aged = 0  # turns copied into the archive before the night
+        marks = _marks(app)  # each night's, taken before its mails: the old game's night copies the last
         for night in _nights(history, age):
             _step("ready")
             if night == history + 1:  # the old game's night: fill the archive up to it
@@ -405,11 +420,18 @@ def child(backend: str, n: int, history: int, age: int = 0) -> dict[str, Any]:
                     played = get_game(session, GAME).turn
                 aged = age - played
                 t_age = time.perf_counter()
-                rows = age_archive(app, marks, aged, lambda shift: START + dt.timedelta(days=night - 1 + shift, hours=6))
+                rows = age_archive(
+                    app, marks, aged, lambda shift: START + dt.timedelta(days=night - 1 + shift, hours=6)
+                )
                 # The copied turns' pages, as the worker's refresh after each would have written them.
                 assert config.site_dir is not None
-                refresh_site(app.sessions, config.site_dir, GAME, START + dt.timedelta(days=night - 1 + aged, hours=6))
-                print(f"  [{backend} N={n}] archive filled to turn {age - 1}: {rows} rows in {time.perf_counter() - t_age:.0f} s", file=sys.stderr)
+                refresh_site(
+                    app.sessions, config.site_dir, GAME, START + dt.timedelta(days=night - 1 + aged, hours=6)
+                )
+                print(
+                    f"  [{backend} N={n}] archive filled to turn {age - 1}: {rows} rows in {time.perf_counter() - t_age:.0f} s",
+                    file=sys.stderr,
+                )
                 night += aged
             marks = _marks(app)
             with app.sessions() as session:
@@ -427,17 +449,25 @@ def child(backend: str, n: int, history: int, age: int = 0) -> dict[str, Any]:
             # Profiled: the last night, and with --age the night played before it too.
             suffix = f".turn{night + 1}" if age and night == history else ""
             profiled = night >= history
-            results, poll_s, poll_cpu = _profiled(lambda: poll(app, now), PROFILE_POLL + suffix if PROFILE_POLL and profiled else "")
+            results, poll_s, poll_cpu = _profiled(
+                lambda: poll(app, now), PROFILE_POLL + suffix if PROFILE_POLL and profiled else ""
+            )
             floor_s = _floor(app)
-            run = lambda: run_current_turn(app.sessions, GAME, config, now)  # noqa: E731
+            run = lambda: run_current_turn(app.sessions, GAME, config, now)
             _, run_s, run_cpu = _profiled(run, PROFILE_TURN + suffix if PROFILE_TURN and profiled else "")
             # The worker refreshes the public pages after each turn it runs.
             assert config.site_dir is not None
-            refresh = lambda: refresh_site(app.sessions, config.site_dir, GAME, now, host_address=config.from_address)  # noqa: E731
-            _, site_s, site_cpu = _profiled(refresh, PROFILE_TURN + ".site" + suffix if PROFILE_TURN and profiled else "")
+            refresh = lambda: refresh_site(
+                app.sessions, config.site_dir, GAME, now, host_address=config.from_address
+            )
+            _, site_s, site_cpu = _profiled(
+                refresh, PROFILE_TURN + ".site" + suffix if PROFILE_TURN and profiled else ""
+            )
             turn_s, turn_cpu = run_s + site_s, run_cpu + site_cpu
-            send = lambda: send_outbox(app.sessions, config, now)  # noqa: E731
-            (sent, failed), send_s, send_cpu = _profiled(send, PROFILE_SEND + suffix if PROFILE_SEND and profiled else "")
+            send = lambda: send_outbox(app.sessions, config, now)
+            (sent, failed), send_s, send_cpu = _profiled(
+                send, PROFILE_SEND + suffix if PROFILE_SEND and profiled else ""
+            )
             mails_after, bytes_after = smtp.count()
             outcomes: dict[str, int] = {}
             for r in results:
@@ -467,7 +497,14 @@ def child(backend: str, n: int, history: int, age: int = 0) -> dict[str, Any]:
                 file=sys.stderr,
             )
         app.close()
-        return {"backend": backend, "n": n, "setup": setup, "nights": nights, "rss_mb": _rss_mb(), "load": os.getloadavg()[0]}
+        return {
+            "backend": backend,
+            "n": n,
+            "setup": setup,
+            "nights": nights,
+            "rss_mb": _rss_mb(),
+            "load": os.getloadavg()[0],
+        }
     finally:
         smtp.stop()
         dovecot.stop()
@@ -492,9 +529,15 @@ def _row(label: str, n: int, night: dict[str, Any], rss: float) -> str:
 def report(rows: list[dict[str, Any]]) -> None:
     for backend in sorted({r["backend"] for r in rows}):
         mine = sorted((r for r in rows if r["backend"] == backend), key=lambda r: r["n"])
-        print(f"\n{backend}: seconds wall (poll, turn with the site's refresh, the site's refresh alone, send, night), floor s,")
-        print("  turn/floor, mails/s in and out, CPU s, peak RSS MB, database growth MB over the night, MB sent")
-        print("    N night       poll   turn   site   send  night  floor  ratio  in/s   out/s    CPU    RSS  db+MB   sentMB")
+        print(
+            f"\n{backend}: seconds wall (poll, turn with the site's refresh, the site's refresh alone, send, night), floor s,"
+        )
+        print(
+            "  turn/floor, mails/s in and out, CPU s, peak RSS MB, database growth MB over the night, MB sent"
+        )
+        print(
+            "    N night       poll   turn   site   send  night  floor  ratio  in/s   out/s    CPU    RSS  db+MB   sentMB"
+        )
         for r in mine:
             first, last = r["nights"][0], r["nights"][-1]
             print(_row("turn 1", r["n"], first, r["rss_mb"]))
@@ -504,20 +547,28 @@ def report(rows: list[dict[str, Any]]) -> None:
                 if len(r["nights"]) > 2:
                     print(_row(f"turn {young['night'] + 1}", r["n"], young, r["rss_mb"]))
                 print(_row(f"turn {last['night'] + 1}", r["n"], last, r["rss_mb"]))
-                ratios = ", ".join(f"{k} {last[k] / young[k]:.2f}x" for k in ("poll", "turn", "site", "send") if young[k])
-                print(f"      turn {last['night'] + 1} / turn {young['night'] + 1} ({last['archived']} turns copied): {ratios}")
+                ratios = ", ".join(
+                    f"{k} {last[k] / young[k]:.2f}x" for k in ("poll", "turn", "site", "send") if young[k]
+                )
+                print(
+                    f"      turn {last['night'] + 1} / turn {young['night'] + 1} ({last['archived']} turns copied): {ratios}"
+                )
             elif len(r["nights"]) > 1:
                 print(_row(f"turn {last['night'] + 1}", r["n"], last, r["rss_mb"]))
             # A shared machine's other work moves every figure: say how busy it was.
             print(f"      load average {r.get('load', float('nan')):.1f} at the end of N={r['n']}")
-            failures = {k: v for night in r["nights"] for k, v in night["outcomes"].items() if k != "accepted"}
+            failures = {
+                k: v for night in r["nights"] for k, v in night["outcomes"].items() if k != "accepted"
+            }
             if failures:
                 print(f"      outcomes other than accepted over all nights: {failures}")
-        for a, b in zip(mine, mine[1:]):
+        for a, b in itertools.pairwise(mine):
             ca, cb = a["nights"][-1]["cpu"], b["nights"][-1]["cpu"]
             doublings = math.log2(b["n"] / a["n"])
             per = (cb / ca) ** (1 / doublings) if ca > 0 else float("nan")
-            print(f"  CPU growth N={a['n']} -> {b['n']} (last night): {cb / ca:.1f}x, {per:.2f}x per doubling of empires")
+            print(
+                f"  CPU growth N={a['n']} -> {b['n']} (last night): {cb / ca:.1f}x, {per:.2f}x per doubling of empires"
+            )
 
 
 def _drive(backend: str, sizes: list[int], history: int, age: int) -> list[dict[str, Any]]:
@@ -536,9 +587,22 @@ def _drive(backend: str, sizes: list[int], history: int, age: int) -> list[dict[
             # would cost its test-server imports.
             procs.append(
                 subprocess.Popen(
-                    [sys.executable, "-c", CHILD, "--child", f"{backend}:{n}", "--history", str(history), "--age", str(age)],
-                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env={**os.environ, "PYTHONHASHSEED": "0"},
-                )  # fmt: skip
+                    [
+                        sys.executable,
+                        "-c",
+                        CHILD,
+                        "--child",
+                        f"{backend}:{n}",
+                        "--history",
+                        str(history),
+                        "--age",
+                        str(age),
+                    ],
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    text=True,
+                    env={**os.environ, "PYTHONHASHSEED": "0"},
+                )
             )
         for proc in procs:  # set up, one at a time
             _expect(proc, "waiting")
@@ -584,20 +648,46 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sizes", default="12,100,300,1000")
     ap.add_argument("--backends", default="sqlite,postgres")
-    ap.add_argument("--history", type=int, default=5, help="turns played before the last measured night (default 5)")
-    ap.add_argument("--age", type=int, default=0, help="then fill the archive and play turn AGE too (e.g. 100; default: no)")
-    ap.add_argument("--profile-turn", metavar="FILE", help="profile the last night's turn run into FILE, its site refresh into FILE.site (pstats)")
+    ap.add_argument(
+        "--history", type=int, default=5, help="turns played before the last measured night (default 5)"
+    )
+    ap.add_argument(
+        "--age",
+        type=int,
+        default=0,
+        help="then fill the archive and play turn AGE too (e.g. 100; default: no)",
+    )
+    ap.add_argument(
+        "--profile-turn",
+        metavar="FILE",
+        help="profile the last night's turn run into FILE, its site refresh into FILE.site (pstats)",
+    )
     ap.add_argument("--profile-poll", metavar="FILE", help="profile the last night's poll into FILE (pstats)")
-    ap.add_argument("--profile-send", metavar="FILE", help="profile the last night's send (its calling thread) into FILE (pstats)")
+    ap.add_argument(
+        "--profile-send",
+        metavar="FILE",
+        help="profile the last night's send (its calling thread) into FILE (pstats)",
+    )
     ap.add_argument("--sink", type=int, help=argparse.SUPPRESS)
     ap.add_argument("--child", help=argparse.SUPPRESS)
-    ap.add_argument("--check", action="store_true",
-                    help="run as the baseline was made and fail when a phase's ratio to the calibration is worse "
-                         "than the baseline's by more than --tolerance (benchmarks/baseline.py)")
-    ap.add_argument("--save-baseline", action="store_true", help="write this run's ratios to the baseline file")
-    ap.add_argument("--baseline", type=Path, default=baseline.BASELINE, help="the baseline file (default %(default)s)")
-    ap.add_argument("--tolerance", type=float, default=baseline.TOLERANCE,
-                    help="how much worse a ratio may be, as a fraction (default %(default)s)")
+    ap.add_argument(
+        "--check",
+        action="store_true",
+        help="run as the baseline was made and fail when a phase's ratio to the calibration is worse "
+        "than the baseline's by more than --tolerance (benchmarks/baseline.py)",
+    )
+    ap.add_argument(
+        "--save-baseline", action="store_true", help="write this run's ratios to the baseline file"
+    )
+    ap.add_argument(
+        "--baseline", type=Path, default=baseline.BASELINE, help="the baseline file (default %(default)s)"
+    )
+    ap.add_argument(
+        "--tolerance",
+        type=float,
+        default=baseline.TOLERANCE,
+        help="how much worse a ratio may be, as a fraction (default %(default)s)",
+    )
     args = ap.parse_args()
     if args.check:  # the baseline's sizes, backends and history, unless the command line says otherwise
         ap.set_defaults(**baseline.load(args.baseline)["run"])
@@ -625,8 +715,16 @@ def main() -> None:
     report(rows)
     if gauge is not None:
         run = {"sizes": args.sizes, "backends": args.backends, "history": args.history}
-        sys.exit(gauge.finish(rows, run, args.baseline, save_to=args.save_baseline, check=args.check,
-                              tolerance=args.tolerance))  # fmt: skip
+        sys.exit(
+            gauge.finish(
+                rows,
+                run,
+                args.baseline,
+                save_to=args.save_baseline,
+                check=args.check,
+                tolerance=args.tolerance,
+            )
+        )
 
 
 if __name__ == "__main__":

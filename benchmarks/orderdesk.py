@@ -28,10 +28,10 @@ from typing import Any
 from sqlalchemy import select
 
 from benchmarks.desk import Served, chromium, chromium_browser, new_page, pyodide_dir, serve
+from turnproc.accounts.passwords import hash_password
 from turnproc.app import open_app
 from turnproc.config import Config
 from turnproc.games.game import add_empire, new_game
-from turnproc.accounts.passwords import hash_password
 from turnproc.games.publish import write_site
 from turnproc.reports.render import render_report_documents
 from turnproc.storage import models as m
@@ -48,19 +48,27 @@ def desk_game(folder: Path, pyodide: Path) -> tuple[Path, Path]:
     """A generated six-empire game (rule set 2) after turn 1, every empire's
     password :data:`PASSWORD`: (its site with the desk, RIG's JSON report as
     the report mail carries it)."""
-    config = Config(database_url=f"sqlite:///{folder / 'game.db'}", maildir_in=folder / "in",
-                    maildir_out=folder / "out", from_address=HOST)  # fmt: skip
+    config = Config(
+        database_url=f"sqlite:///{folder / 'game.db'}",
+        maildir_in=folder / "in",
+        maildir_out=folder / "out",
+        from_address=HOST,
+    )
     app = open_app(config)
     try:
         with transaction(app.sessions) as session:
             game, _ = new_game(session, "six", players=len(CODES), seed="order-desk", ruleset=2)
             for code in CODES:
-                empire, _ = add_empire(session, game, code, f"Empire {code}", f"{code.lower()}@players.example")
+                empire, _ = add_empire(
+                    session, game, code, f"Empire {code}", f"{code.lower()}@players.example"
+                )
                 empire.password_hash = hash_password(PASSWORD)
             session.flush()
             run_turn(session, game, config, START)
             rig = next(e for e in game.empires if e.code == "RIG")
-            report = session.scalar(select(m.Report).where(m.Report.empire_id == rig.id).order_by(m.Report.turn.desc()))
+            report = session.scalar(
+                select(m.Report).where(m.Report.empire_id == rig.id).order_by(m.Report.turn.desc())
+            )
             assert report is not None
             json_text = render_report_documents(report.data).json
             write_site(session, "six", folder / "site", START, host_address=HOST, pyodide=pyodide)
@@ -103,13 +111,17 @@ def main() -> None:
         site, report = desk_game(Path(tmp), pyodide_dir())
         with serve(site) as served, chromium_browser(chromium()) as browser:
             results = measure(served, browser, report, args.runs)
-    print(f"order desk, phone viewport 390x844, {args.runs} run(s) each; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
+    print(
+        f"order desk, phone viewport 390x844, {args.runs} run(s) each; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs"
+    )
     for kind, rows in results.items():
         times = [t for t, _ in rows]
         sizes = [b for _, b in rows]
-        print(f"{kind}: first checked line after {statistics.median(times):.2f} s median "
-              f"(runs: {', '.join(f'{t:.2f}' for t in times)}); downloaded {statistics.median(sizes) / 1e6:.2f} MB "
-              f"(runs: {', '.join(f'{b:,}' for b in sizes)} bytes)")  # fmt: skip
+        print(
+            f"{kind}: first checked line after {statistics.median(times):.2f} s median "
+            f"(runs: {', '.join(f'{t:.2f}' for t in times)}); downloaded {statistics.median(sizes) / 1e6:.2f} MB "
+            f"(runs: {', '.join(f'{b:,}' for b in sizes)} bytes)"
+        )
 
 
 if __name__ == "__main__":

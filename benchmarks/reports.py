@@ -33,7 +33,6 @@ import tempfile
 import time
 from pathlib import Path
 
-
 from sqlalchemy import select
 
 from benchmarks.night import cpu_seconds
@@ -51,6 +50,7 @@ from turnproc.storage.convert import load_state, orders_for_turn
 from turnproc.storage.db import make_engine, make_sessionmaker, transaction
 from turnproc.turns.reports import write_reports
 
+
 def reports(n: int, work: Path) -> None:
     t0 = time.perf_counter()
     state = synthetic_state(n)
@@ -67,7 +67,9 @@ def reports(n: int, work: Path) -> None:
         orders, _ = orders_for_turn(session, game)
         new, events = resolve(before, orders, turn_rng(game.seed, before.turn))
         game.schedule, game.timezone = "0 20 * * 5", "Europe/London"
-    print(f"set-up: {n} empires, {len(new.systems)} systems, {len(events)} events in {time.perf_counter() - t0:.1f} s")
+    print(
+        f"set-up: {n} empires, {len(new.systems)} systems, {len(events)} events in {time.perf_counter() - t0:.1f} s"
+    )
 
     start, cpu = time.perf_counter(), cpu_seconds()
     with transaction(sessions) as session:
@@ -81,7 +83,9 @@ def reports(n: int, work: Path) -> None:
     with sessions() as session:
         rows = list(session.scalars(select(m.OutboxMail).order_by(m.OutboxMail.id)))
         claimed = [Claimed.of(r) for r in rows]
-        data_bytes = sum(len(json.dumps(d, separators=(",", ":"))) for d in session.scalars(select(m.Report.data)))
+        data_bytes = sum(
+            len(json.dumps(d, separators=(",", ":"))) for d in session.scalars(select(m.Report.data))
+        )
     assert len(contexts) == n and all(c.body is None for c in claimed)
     start, cpu = time.perf_counter(), cpu_seconds()
     built: dict[int, bytes | Exception] = {}
@@ -93,12 +97,18 @@ def reports(n: int, work: Path) -> None:
     failed = [b for b in built.values() if isinstance(b, Exception)]
     assert not failed, failed[:1]
     mails = [b for b in built.values() if isinstance(b, bytes)]
-    print(f"turn run's part: {n} reports' data stored and their mails queued in {stored:.2f} s wall, {stored_cpu:.2f} s CPU "
-          f"(commit {commit:.2f} s); {data_bytes / n / 1024:.1f} KiB of report data each")
-    print(f"sending's part: {len(mails)} mails built in {rendered:.2f} s wall, {rendered_cpu:.2f} s CPU "
-          f"= {len(mails) / rendered:.0f} mails/s (load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs)")
-    print(f"  average mail {sum(map(len, mails)) / len(mails) / 1024:.1f} KiB"
-          + (" (a bulletin game: one bulletin mail among them)" if any(c.bulletin_id for c in claimed) else ""))
+    print(
+        f"turn run's part: {n} reports' data stored and their mails queued in {stored:.2f} s wall, {stored_cpu:.2f} s CPU "
+        f"(commit {commit:.2f} s); {data_bytes / n / 1024:.1f} KiB of report data each"
+    )
+    print(
+        f"sending's part: {len(mails)} mails built in {rendered:.2f} s wall, {rendered_cpu:.2f} s CPU "
+        f"= {len(mails) / rendered:.0f} mails/s (load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs)"
+    )
+    print(
+        f"  average mail {sum(map(len, mails)) / len(mails) / 1024:.1f} KiB"
+        + (" (a bulletin game: one bulletin mail among them)" if any(c.bulletin_id for c in claimed) else "")
+    )
 
 
 def galaxy(n: int) -> None:
@@ -116,9 +126,13 @@ def galaxy(n: int) -> None:
     png = png_map(ctx)
     png_s, png_cpu = time.perf_counter() - t, time.process_time() - c
     width, height = png_size(png)
-    print(f"largest map: {viewer} has seen all {len(state.systems)} systems ({len(ctx['map']['links'])} links)")
+    print(
+        f"largest map: {viewer} has seen all {len(state.systems)} systems ({len(ctx['map']['links'])} links)"
+    )
     print(f"  SVG attachment (every label):  {svg_s:6.2f} s, {len(full.encode()) / 1024 / 1024:6.2f} MiB")
-    print(f"  PNG picture (at most {MAX_PNG_SIDE} px): {png_s:6.2f} s ({png_cpu:.2f} s CPU), {len(png) / 1024:6.0f} KiB, {width} x {height} px")
+    print(
+        f"  PNG picture (at most {MAX_PNG_SIDE} px): {png_s:6.2f} s ({png_cpu:.2f} s CPU), {len(png) / 1024:6.0f} KiB, {width} x {height} px"
+    )
 
 
 def main() -> None:

@@ -18,14 +18,13 @@ import random
 import sys
 from pathlib import Path
 
-
 from sqlalchemy import insert
 from sqlalchemy.orm import Session
 
 from turnproc.accounts.passwords import hash_password
-from turnproc.rules.generate import generate_galaxy, home_planet, place_empire
 from turnproc.orders.orders import Severity
 from turnproc.orders.parser import parse_orders
+from turnproc.rules.generate import generate_galaxy, home_planet, place_empire
 from turnproc.rules.state import MODULES, GameSettings, GameState, SystemType
 from turnproc.storage import models as m
 from turnproc.storage.convert import new_game_row, order_set_values, save_state
@@ -96,7 +95,9 @@ def synthetic_orders(state: GameState, code: str, rng: random.Random) -> str:
     return "\n".join(lines)
 
 
-def _v2_mix(state: GameState, code: str, lines: list[str], base: int, planet: int, a: int | None) -> list[str]:
+def _v2_mix(
+    state: GameState, code: str, lines: list[str], base: int, planet: int, a: int | None
+) -> list[str]:
     """Rule set 2's order mix (rules.md §19): the reserve, recovery, a trade offer
     and a TAKE in every empire's orders, and a probe; still 16 slots."""
     codes = sorted(state.empires)
@@ -148,7 +149,9 @@ def write_game(url: str, state: GameState, seed: str = "bench") -> dict[str, str
     return texts
 
 
-def _store_orders(session: Session, game: m.Game, state: GameState, texts: dict[str, str], now: dt.datetime) -> None:
+def _store_orders(
+    session: Session, game: m.Game, state: GameState, texts: dict[str, str], now: dt.datetime
+) -> None:
     """OrderSet rows as ``storage.convert.store_orders`` writes them (in bulk)."""
     ids = {e.code: e.id for e in game.empires}
     rows = []

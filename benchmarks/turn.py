@@ -62,17 +62,14 @@ import time
 from pathlib import Path
 from typing import Any
 
-
-from benchmarks.synthetic import GAME, synthetic_state, write_game
-
 from benchmarks.night import cpu_seconds
+from benchmarks.synthetic import GAME, synthetic_state, write_game
 from turnproc.config import Config
-from turnproc.storage.queries import get_game
-from turnproc.storage.convert import orders_for_turn
-from turnproc.turns.run import run_turn
 from turnproc.rules.turn import resolve, turn_rng
-from turnproc.storage.convert import load_state, save_state
+from turnproc.storage.convert import load_state, orders_for_turn, save_state
 from turnproc.storage.db import make_engine, make_sessionmaker, transaction
+from turnproc.storage.queries import get_game
+from turnproc.turns.run import run_turn
 
 NOW = dt.datetime(2026, 1, 5, 20, 0, tzinfo=dt.timezone.utc)
 CONFIG = Config(from_address="Host <turns@turnproc.example>")
@@ -115,9 +112,15 @@ def phase_resolve(sessions: Any) -> dict[str, Any]:
 #: Steps of run_turn timed separately (names looked up in turnproc.turns.run;
 #: those that are not there are skipped), each exclusive of the others.
 STEPS = (
-    "load_state", "orders_for_turn", "resolve", "save_state", "report_settings", "report_output", "record_output",
+    "load_state",
+    "orders_for_turn",
+    "resolve",
+    "save_state",
+    "report_settings",
+    "report_output",
+    "record_output",
     "store_reports",
-)  # fmt: skip
+)
 
 
 class StepTimer:
@@ -261,8 +264,10 @@ def compare_rulesets(n: int, work: Path, repeat: int) -> None:
     print(f"N={n}, resolve only, best of {repeat}: seconds wall (CPU)")
     print(f"  rule set 1: {one['seconds']:.2f} ({one['cpu']:.2f}), {one['events']} events")
     print(f"  rule set 2: {two['seconds']:.2f} ({two['cpu']:.2f}), {two['events']} events")
-    print(f"  rule set 2 / rule set 1: x {ratio:.3f} wall, x {cpu:.3f} CPU  "
-          f"{'ok' if cpu <= 1.10 else 'MISSED'} (target <= 1.10)")
+    print(
+        f"  rule set 2 / rule set 1: x {ratio:.3f} wall, x {cpu:.3f} CPU  "
+        f"{'ok' if cpu <= 1.10 else 'MISSED'} (target <= 1.10)"
+    )
 
 
 def measure(n: int, work: Path, profile: str | None, repeat: int) -> dict[str, Any]:
@@ -305,7 +310,9 @@ def report(rows: list[dict[str, Any]], load: tuple[float, float]) -> None:
 
     print()
     print("Star Chase turn benchmark, SQLite. Seconds wall (CPU); peak RSS MB (before the phase).")
-    print(f"Load average (1 min) at start {load[0]:.2f}, at end {os.getloadavg()[0]:.2f}, on {os.cpu_count()} CPUs.")
+    print(
+        f"Load average (1 min) at start {load[0]:.2f}, at end {os.getloadavg()[0]:.2f}, on {os.cpu_count()} CPUs."
+    )
     print()
     head = (
         f"{'N':>5} {'systems':>7} | {'resolve':>13} {'turn run':>13} {'I/O floor':>13} | "
@@ -327,7 +334,10 @@ def report(rows: list[dict[str, Any]], load: tuple[float, float]) -> None:
         writes = steps.get("flush (SQL writes)", 0.0) + steps.get("commit", 0.0)
         rest = turn["seconds"] - reports - writes
         print(f"N={r['n']}: {r['setup']}; {turn['events']} events, {turn['reports']} reports")
-        print("  turn run by step: " + ", ".join(f"{k} {v:.2f}" for k, v in sorted(steps.items(), key=lambda kv: -kv[1])))
+        print(
+            "  turn run by step: "
+            + ", ".join(f"{k} {v:.2f}" for k, v in sorted(steps.items(), key=lambda kv: -kv[1]))
+        )
         print(
             f"  = reports {reports:.2f} + SQL flush and commit {writes:.2f} + load, orders, rules, "
             f"save, turn record {rest:.2f} ({rest / floor['seconds']:.2f} x floor); "
@@ -339,7 +349,9 @@ def report(rows: list[dict[str, Any]], load: tuple[float, float]) -> None:
         for phase in ("resolve", "turn", "floor"):
             ratio = by_n[1000][phase]["seconds"] / by_n[100][phase]["seconds"]
             cpu = by_n[1000][phase]["cpu"] / by_n[100][phase]["cpu"]
-            print(f"growth 100 -> 1000 empires, {phase:>7}: x {ratio:.2f} wall, x {cpu:.2f} CPU (linear: x 10)")
+            print(
+                f"growth 100 -> 1000 empires, {phase:>7}: x {ratio:.2f} wall, x {cpu:.2f} CPU (linear: x 10)"
+            )
     if 1000 in by_n:
         big = by_n[1000]
         turn_s, floor_s = big["turn"]["seconds"], big["floor"]["seconds"]
@@ -347,7 +359,9 @@ def report(rows: list[dict[str, Any]], load: tuple[float, float]) -> None:
         print()
         print("targets for N = 1000:")
         print(f"  turn run <= 30 s:           {turn_s:6.2f} s  {'ok' if turn_s <= 30 else 'MISSED'}")
-        print(f"  turn run <= 5 x I/O floor:  {turn_s / floor_s:6.2f} x  {'ok' if turn_s <= 5 * floor_s else 'MISSED'}")
+        print(
+            f"  turn run <= 5 x I/O floor:  {turn_s / floor_s:6.2f} x  {'ok' if turn_s <= 5 * floor_s else 'MISSED'}"
+        )
         print(f"  growth 100 -> 1000 <= 11 x: {growth:6.2f} x  {'ok' if growth <= 11 else 'MISSED'}")
 
 
@@ -356,8 +370,11 @@ def main() -> None:
     ap.add_argument("--sizes", default="12,100,1000", help="comma-separated empire counts")
     ap.add_argument("--repeat", type=int, default=1, help="run each phase this many times, keep the fastest")
     ap.add_argument("--profile", choices=sorted(PHASES), help="cProfile this phase (to stderr)")
-    ap.add_argument("--compare-rulesets", action="store_true",
-                    help="time resolve in rule set 1 and rule set 2 (their order mixes) instead")
+    ap.add_argument(
+        "--compare-rulesets",
+        action="store_true",
+        help="time resolve in rule set 1 and rule set 2 (their order mixes) instead",
+    )
     ap.add_argument("--child", choices=sorted(PHASES), help=argparse.SUPPRESS)
     ap.add_argument("--db", help=argparse.SUPPRESS)
     args = ap.parse_args()

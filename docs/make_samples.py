@@ -128,8 +128,14 @@ def _mails(report: dict[str, Any], turn: int) -> list[Mail]:
     return [
         Mail("ack.txt", ann, "Hi GM, my orders:\n\n" + _orders_for(report, turn) + "\n-- \nAnn\n"),
         Mail("ack-orders-other-address.txt", "Ann Rigg <ann.rigg@work.example>", header + "ORDERS\n"),
-        Mail("guessing-digest.txt", "Someone <someone@elsewhere.example>", f"GAME demo\nEMPIRE {EMPIRE} letmein\nTAX\n"),
-        Mail("ack-wrong-turn.txt", ann, f"GAME demo\nEMPIRE {EMPIRE} {SAMPLE_PASSWORD}\nTURN {turn - 1}\nTAX\n"),
+        Mail(
+            "guessing-digest.txt",
+            "Someone <someone@elsewhere.example>",
+            f"GAME demo\nEMPIRE {EMPIRE} letmein\nTAX\n",
+        ),
+        Mail(
+            "ack-wrong-turn.txt", ann, f"GAME demo\nEMPIRE {EMPIRE} {SAMPLE_PASSWORD}\nTURN {turn - 1}\nTAX\n"
+        ),
         Mail("ack-cleared.txt", ann, header + "CLEAR\n"),
         Mail("ack-no-game-line.txt", ann, f"EMPIRE {EMPIRE} {SAMPLE_PASSWORD}\nTAX\n"),
         Mail("ack-unknown-game.txt", "Bo Vega <bo.vega@gmail.example>", "GAME dmeo\nEMPIRE VEG xxxx\nTAX\n"),
@@ -160,18 +166,17 @@ def make_samples(workdir: Path) -> dict[str, str]:
     and the site's files a screenshot needs, as ``site/NAME``."""
     from sqlalchemy import select
 
-    from turnproc.games.publish import write_site
-
-    from turnproc.app import open_app
-    from turnproc.service.demo import GAME, demo_config, run_demo
-    from turnproc.storage.queries import get_empire, get_game
     from turnproc.accounts.passwords import hash_password
+    from turnproc.app import open_app
+    from turnproc.games.publish import write_site
     from turnproc.intake import handle_mail
     from turnproc.intake.guessing import tell_of_guessing
     from turnproc.outgoing.reportmail import mail_bytes
     from turnproc.reports.render import render_report_documents
+    from turnproc.service.demo import GAME, demo_config, run_demo
     from turnproc.storage import models as m
     from turnproc.storage.db import transaction
+    from turnproc.storage.queries import get_empire, get_game
 
     directory = workdir / "demo"
     run_demo(directory, turns=TURNS, players=4, seed="demo")
@@ -206,13 +211,17 @@ def make_samples(workdir: Path) -> dict[str, str]:
                 tell_of_guessing(app, [empire.id], when + dt.timedelta(minutes=number))
                 with app.sessions() as session:
                     row = session.scalars(
-                        select(m.OutboxMail).where(m.OutboxMail.kind == "guessing", m.OutboxMail.recipient == empire.email)
+                        select(m.OutboxMail).where(
+                            m.OutboxMail.kind == "guessing", m.OutboxMail.recipient == empire.email
+                        )
                     ).one()
                     out[mail.name] = _reply_text(mail_bytes(session, row, app.config.from_address))
                 continue
             with transaction(app.sessions) as session:
                 assert len(result.replies) == 1, (mail.name, result)
-                row = session.scalars(select(m.OutboxMail).where(m.OutboxMail.message_id == result.replies[0])).one()
+                row = session.scalars(
+                    select(m.OutboxMail).where(m.OutboxMail.message_id == result.replies[0])
+                ).one()
                 out[mail.name] = _reply_text(mail_bytes(session, row, app.config.from_address))
     finally:
         app.close()
@@ -223,7 +232,9 @@ def make_samples(workdir: Path) -> dict[str, str]:
 
 
 def _chunk(kind: bytes, data: bytes) -> bytes:
-    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+    return (
+        struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+    )
 
 
 def png_text(png: bytes) -> dict[str, str]:
@@ -255,7 +266,13 @@ def chromium() -> str | None:
     return shutil.which("chromium") or shutil.which("chromium-browser")
 
 
-def screenshot(html: str, browser: str, width: int = 1200, beside: dict[str, str] | None = None, digest: str | None = None) -> bytes:
+def screenshot(
+    html: str,
+    browser: str,
+    width: int = 1200,
+    beside: dict[str, str] | None = None,
+    digest: str | None = None,
+) -> bytes:
     """``html`` rendered by headless Chromium in a window ``width`` pixels wide,
     with the HTML's digest (or ``digest``) inside; ``beside``: files the page
     loads (a style sheet), name → text."""
@@ -266,12 +283,24 @@ def screenshot(html: str, browser: str, width: int = 1200, beside: dict[str, str
             Path(tmp, name).write_text(text, encoding="utf-8")
         subprocess.run(
             [
-                browser, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--hide-scrollbars",
-                "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                f"--user-data-dir={profile}", f"--window-size={width},2400", f"--screenshot={png}", page.as_uri(),
+                browser,
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--no-first-run",
+                "--hide-scrollbars",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                f"--user-data-dir={profile}",
+                f"--window-size={width},2400",
+                f"--screenshot={png}",
+                page.as_uri(),
             ],
-            check=True, capture_output=True, timeout=120,
-        )  # fmt: skip
+            check=True,
+            capture_output=True,
+            timeout=120,
+        )
         return png_with_text(png.read_bytes(), PNG_KEY, digest or html_digest(html))
 
 
@@ -344,7 +373,9 @@ def write(samples: dict[str, str]) -> list[str]:
         if not png.exists() or png_text(png.read_bytes()).get(PNG_KEY) != html_digest(samples["report.html"]):
             browser = chromium()
             if browser is None:
-                raise RuntimeError(f"docs/samples/{name} is out of date and Chromium is not installed to redo it")
+                raise RuntimeError(
+                    f"docs/samples/{name} is out of date and Chromium is not installed to redo it"
+                )
             png.write_bytes(screenshot(samples["report.html"], browser, width))
             changed.append(f"docs/samples/{name}")
     for name, (page, width) in SITE_SCREENSHOTS.items():
@@ -352,7 +383,9 @@ def write(samples: dict[str, str]) -> list[str]:
         if not png.exists() or png_text(png.read_bytes()).get(PNG_KEY) != site_digest(samples):
             browser = chromium()
             if browser is None:
-                raise RuntimeError(f"docs/samples/{name} is out of date and Chromium is not installed to redo it")
+                raise RuntimeError(
+                    f"docs/samples/{name} is out of date and Chromium is not installed to redo it"
+                )
             beside = {n: samples[f"site/{n}"] for n in SITE_FILES if n != page}
             png.write_bytes(screenshot(samples[f"site/{page}"], browser, width, beside, site_digest(samples)))
             changed.append(f"docs/samples/{name}")

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import sqlalchemy as sa
 from alembic import context
 
 from turnproc.storage.models import Base, UTCDateTime

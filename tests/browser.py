@@ -26,20 +26,37 @@ def chromium() -> str:
         raise
 
 
-def chromium_run(html_file: Path, width: int, *mode: str, height: int = 1800) -> subprocess.CompletedProcess[str]:
+def chromium_run(
+    html_file: Path, width: int, *mode: str, height: int = 1800
+) -> subprocess.CompletedProcess[str]:
     """Headless Chromium on ``html_file`` in a window ``width`` pixels wide, with
     ``mode`` (a screenshot, say); fails the test when Chromium does."""
     profile = tempfile.mkdtemp(prefix="turnproc-chromium-")
     try:
         result = subprocess.run(
             [
-                chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                "--disable-background-networking", "--disable-component-update", "--disable-sync", "--hide-scrollbars",
-                f"--user-data-dir={profile}", "--enable-logging=stderr", "--v=0", "--virtual-time-budget=5000",
-                f"--window-size={width},{height}", *mode, html_file.as_uri(),
+                chromium(),
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--hide-scrollbars",
+                f"--user-data-dir={profile}",
+                "--enable-logging=stderr",
+                "--v=0",
+                "--virtual-time-budget=5000",
+                f"--window-size={width},{height}",
+                *mode,
+                html_file.as_uri(),
             ],
-            capture_output=True, text=True, timeout=120,
-        )  # fmt: skip
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
     finally:
         shutil.rmtree(profile, ignore_errors=True)
     assert result.returncode == 0, result.stderr[-2000:]
@@ -91,15 +108,23 @@ def phone_layout(pages: dict[str, Path], width: int = 390, height: int = 844) ->
     exactly that size (headless Chromium lays a window out at 500 pixels at
     least), all of them in one run of Chromium."""
     frames = []
-    for i, (name, path) in enumerate(pages.items()):
+    for i, (_name, path) in enumerate(pages.items()):
         copy = path.with_name(f"phone-measure-{i}.html")
-        html = path.read_text(encoding="utf-8").replace("</body>", PHONE_MEASURE.replace("turnproc-phone ", f"turnproc-phone {i} ") + "</body>", 1)
+        html = path.read_text(encoding="utf-8").replace(
+            "</body>", PHONE_MEASURE.replace("turnproc-phone ", f"turnproc-phone {i} ") + "</body>", 1
+        )
         copy.write_text(html, encoding="utf-8")
-        frames.append(f'<iframe style="border:0;width:{width}px;height:{height}px" src="{copy.as_uri()}"></iframe>')
+        frames.append(
+            f'<iframe style="border:0;width:{width}px;height:{height}px" src="{copy.as_uri()}"></iframe>'
+        )
     first = next(iter(pages.values()))
     wrapper = first.with_name("phone-measure.html")
-    wrapper.write_text('<!DOCTYPE html><html><body style="margin:0">' + "".join(frames) + "</body></html>", encoding="utf-8")
-    log = chromium_run(wrapper, max(width, 600), f"--screenshot={wrapper.with_suffix('.png')}", height=height).stderr
+    wrapper.write_text(
+        '<!DOCTYPE html><html><body style="margin:0">' + "".join(frames) + "</body></html>", encoding="utf-8"
+    )
+    log = chromium_run(
+        wrapper, max(width, 600), f"--screenshot={wrapper.with_suffix('.png')}", height=height
+    ).stderr
     found: dict[str, dict[str, Any]] = {}
     for i, name in enumerate(pages):
         match = re.search(rf'"turnproc-phone {i} \d+ (\{{.*?\}})", source', log)

@@ -158,7 +158,9 @@ def postgres_templates(postgres_url: str) -> Iterator[PostgresTemplates]:
 
 
 @contextmanager
-def database_copy(request: pytest.FixtureRequest, backend: str, key: str = "migrated", fill: Fill | None = None) -> Iterator[str]:
+def database_copy(
+    request: pytest.FixtureRequest, backend: str, key: str = "migrated", fill: Fill | None = None
+) -> Iterator[str]:
     """The URL of a fresh copy of template ``key`` on ``backend``, for this test:
     ``tmp_path/game.db`` on SQLite, a database dropped afterwards on PostgreSQL."""
     if backend == "sqlite":
@@ -258,7 +260,7 @@ class SmtpSink:
         self.port = free_port()
         self.controller = Controller(self, hostname="127.0.0.1", port=self.port)
 
-    async def handle_DATA(self, server: object, session: object, envelope: "object") -> str:
+    async def handle_DATA(self, server: object, session: object, envelope: object) -> str:
         if self.fail_next:
             self.fail_next -= 1
             return "451 4.3.0 try again later"
@@ -335,5 +337,3 @@ def run_cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.Capt
         return code, out, err
 
     return _run
-
-

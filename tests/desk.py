@@ -25,7 +25,6 @@ from tests.test_check_orders import START, Game
 from turnproc.app import App, open_app
 from turnproc.config import Config
 from turnproc.games.publish import write_site
-from turnproc.reports.desk import PYODIDE_VERSION
 from turnproc.storage.db import transaction
 
 CODES = ("RIG", "VEG", "ZAP", "ORI", "LYR", "CYG")
@@ -45,8 +44,12 @@ class DeskGame:
     """The six-empire game after turn 1, RIG's JSON report, and its site."""
 
     def __init__(self, folder: Path, pyodide: Path | None) -> None:
-        self.config = Config(database_url=f"sqlite:///{folder / 'game.db'}", maildir_in=folder / "in",
-                             maildir_out=folder / "out", from_address=HOST)  # fmt: skip
+        self.config = Config(
+            database_url=f"sqlite:///{folder / 'game.db'}",
+            maildir_in=folder / "in",
+            maildir_out=folder / "out",
+            from_address=HOST,
+        )
         self.app: App = open_app(self.config)
         # The checker's property test's game, of six empires and rule set 2.
         self.game = Game(self.app, "six", CODES, seed="order-desk", ruleset=2)
@@ -81,7 +84,9 @@ class DeskPage:
         self.errors: list[str] = []
         # Starting Pyodide holds the page's thread for seconds (minutes on a loaded machine).
         page.set_default_timeout(240_000)
-        page.on("console", lambda msg: self.errors.append(msg.text) if msg.type in ("error", "warning") else None)
+        page.on(
+            "console", lambda msg: self.errors.append(msg.text) if msg.type in ("error", "warning") else None
+        )
         page.on("pageerror", lambda exc: self.errors.append(str(exc)))
 
     def open(self, url: str, report: Path | None = None, timeout: float = 240_000) -> None:
@@ -90,7 +95,9 @@ class DeskPage:
         self.page.goto(url)
         if report is not None:
             self.page.set_input_files("#file", str(report))
-        self.page.wait_for_function("window.orderDesk.judge !== null || window.orderDesk.failed === true", timeout=timeout)
+        self.page.wait_for_function(
+            "window.orderDesk.judge !== null || window.orderDesk.failed === true", timeout=timeout
+        )
 
     def type_orders(self, orders: str, password: str = PASSWORD) -> Verdicts:
         """Type the password and ``orders`` as a player does; what the page then says."""
@@ -102,7 +109,9 @@ class DeskPage:
         # The last keystroke's check, not an earlier one's.
         self.page.wait_for_function("window.orderDesk.mailText() === document.getElementById('mail').value")
         rows = self.page.eval_on_selector_all("#verdicts pre.row", "nodes => nodes.map(n => n.textContent)")
-        summary = self.page.eval_on_selector_all("#verdicts p.sum", "nodes => nodes.map(n => n.textContent).join('')")
+        summary = self.page.eval_on_selector_all(
+            "#verdicts p.sum", "nodes => nodes.map(n => n.textContent).join('')"
+        )
         return Verdicts(rows, summary, self.page.input_value("#mail"))
 
 
@@ -128,8 +137,13 @@ def expected_page(checked: str) -> tuple[list[str], str]:
     parts = []
     cost = _COST.search(checked)
     if cost:
-        balance_cost, balance, to_balance, treasury_cost, treasury, to_treasury = (int(g or 0) for g in cost.groups())
-        parts += [f"Balance left {balance + to_balance - balance_cost} BP", f"treasury left {treasury + to_treasury - treasury_cost} BP"]
+        balance_cost, balance, to_balance, treasury_cost, treasury, to_treasury = (
+            int(g or 0) for g in cost.groups()
+        )
+        parts += [
+            f"Balance left {balance + to_balance - balance_cost} BP",
+            f"treasury left {treasury + to_treasury - treasury_cost} BP",
+        ]
     slots = re.search(r"\((\d+)/16 slots\)", checked)
     parts.append(f"{slots.group(1) if slots else 0}/16 slots used")
     errors = re.search(r"^(\d+) lines? ha(?:ve|s) errors and would not be stored", checked, re.MULTILINE)
@@ -160,4 +174,14 @@ def mail_from_link(href: str, sender: str = "rig@players.example") -> bytes:
     return msg.as_bytes()
 
 
-__all__ = ["DeskGame", "DeskPage", "Verdicts", "serve", "chromium_browser", "new_page", "pyodide_dir", "expected_page", "mail_from_link"]
+__all__ = [
+    "DeskGame",
+    "DeskPage",
+    "Verdicts",
+    "serve",
+    "chromium_browser",
+    "new_page",
+    "pyodide_dir",
+    "expected_page",
+    "mail_from_link",
+]

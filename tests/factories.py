@@ -20,14 +20,13 @@ from email.utils import make_msgid
 
 from sqlalchemy.orm import Session
 
+from turnproc.accounts.passwords import hash_password
 from turnproc.app import App, open_app
 from turnproc.config import Config, ImapConfig, SmtpConfig
-
 from turnproc.games.game import add_empire, new_game
-from turnproc.accounts.passwords import hash_password
 from turnproc.rules.state import Empire, GameSettings, GameState, System, SystemType, link_key
-from turnproc.storage import models as m
 from turnproc.storage import migrate
+from turnproc.storage import models as m
 from turnproc.storage.convert import save_state
 from turnproc.storage.db import make_engine, transaction
 
@@ -56,11 +55,37 @@ def two_empire_state() -> GameState:
     """RIG and VEG on the chain 102-101-103-104-201-202 (turn 1)."""
     Y, R, P = SystemType.YD, SystemType.RD, SystemType.PL
     systems = [
-        System(101, Y, 0, 0, owner="RIG", pop=2, industry=2, cruisers=5, fighters=2, colony_ships=1, ever_owned=True, home_slot=True),
+        System(
+            101,
+            Y,
+            0,
+            0,
+            owner="RIG",
+            pop=2,
+            industry=2,
+            cruisers=5,
+            fighters=2,
+            colony_ships=1,
+            ever_owned=True,
+            home_slot=True,
+        ),
         System(102, P, 0, 0, star=101, owner="RIG", pop=20, industry=10, fighters=2, ever_owned=True),
         System(103, R, 0, 2, owner="RIG", cruisers=3, ever_owned=True),
         System(104, Y, 2, 2),
-        System(201, Y, 3, 4, owner="VEG", pop=2, industry=2, cruisers=5, fighters=2, colony_ships=1, ever_owned=True, home_slot=True),
+        System(
+            201,
+            Y,
+            3,
+            4,
+            owner="VEG",
+            pop=2,
+            industry=2,
+            cruisers=5,
+            fighters=2,
+            colony_ships=1,
+            ever_owned=True,
+            home_slot=True,
+        ),
         System(202, P, 3, 4, star=201, owner="VEG", pop=20, industry=10, fighters=2, ever_owned=True),
     ]
     links = frozenset(link_key(a, b) for a, b in [(101, 102), (101, 103), (103, 104), (104, 201), (201, 202)])
@@ -78,18 +103,26 @@ def two_empire_state() -> GameState:
     )
 
 
-def make_game(session: Session, name: str = "corpus", emails: dict[str, str] | None = None, **columns: object) -> m.Game:
+def make_game(
+    session: Session, name: str = "corpus", emails: dict[str, str] | None = None, **columns: object
+) -> m.Game:
     """The two-empire game stored under ``name``; both empires' password is
     :data:`PASSWORD`; ``columns`` set other ``games`` columns (schedule, ...)."""
     state = two_empire_state()
-    values: dict[str, object] = {"seed": f"{name}-seed", "timezone": "Europe/London", "schedule": "0 20 * * 5"}
+    values: dict[str, object] = {
+        "seed": f"{name}-seed",
+        "timezone": "Europe/London",
+        "schedule": "0 20 * * 5",
+    }
     values.update(columns)
     game = m.Game(name=name, **values)
     session.add(game)
     session.flush()
     for code, e in state.empires.items():
         email = (emails or EMAILS)[code]
-        session.add(m.Empire(game_id=game.id, code=code, name=e.name, email=email, password_hash=password_hash()))
+        session.add(
+            m.Empire(game_id=game.id, code=code, name=e.name, email=email, password_hash=password_hash())
+        )
     session.flush()
     save_state(session, game, state)
     for key, value in columns.items():  # after the converter, which also writes some columns
@@ -108,7 +141,9 @@ def make_generated_game(
     return game
 
 
-def imap_app(database_url: str, imap_port: int, smtp_port: int, user: str, password: str, **settings: object) -> App:
+def imap_app(
+    database_url: str, imap_port: int, smtp_port: int, user: str, password: str, **settings: object
+) -> App:
     """The host as it runs in production, on loopback: IMAP in from the test's
     Dovecot, SMTP out to its sink, with the two-empire game in the database."""
     config = Config(

@@ -11,7 +11,11 @@ from turnproc.storage import models as m
 
 
 def with_bodies(
-    session: Session, rows: list[m.OutboxMail], sender: str, site_url: str = "", key: PasswordKey | None = None
+    session: Session,
+    rows: list[m.OutboxMail],
+    sender: str,
+    site_url: str = "",
+    key: PasswordKey | None = None,
 ) -> list[m.OutboxMail]:
     """``rows``, detached, each with its bytes (built for those stored without;
     a welcome's with ``key``, the password key its password is sealed with)."""

@@ -35,7 +35,9 @@ def test_a_benchmark_imports_nothing_from_the_tests_nor_turnprocs_private_names(
     for module, name in _imports(path):
         assert module.split(".")[0] != "tests", f"{path.name} imports {module}"
         if module.split(".")[0] in ("turnproc", "benchmarks"):
-            private = [part for part in [*module.split("."), name] if part.startswith("_") and part != "__future__"]
+            private = [
+                part for part in [*module.split("."), name] if part.startswith("_") and part != "__future__"
+            ]
             assert not private, f"{path.name} imports a private name: {module} {name}"
     assert "sys.path" not in path.read_text(encoding="utf-8"), f"{path.name} changes sys.path"
 
@@ -44,7 +46,11 @@ def test_a_benchmark_imports_nothing_from_the_tests_nor_turnprocs_private_names(
 def test_a_benchmark_imports(path: Path) -> None:
     """A module moved in turnproc breaks no benchmark unnoticed (they run outside the suite)."""
     done = subprocess.run(
-        [sys.executable, "-c", f"import benchmarks.{path.stem}"], cwd=ROOT, capture_output=True, text=True, check=False
+        [sys.executable, "-c", f"import benchmarks.{path.stem}"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert done.returncode == 0, done.stderr
 

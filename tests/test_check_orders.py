@@ -27,22 +27,21 @@ from sqlalchemy import select
 
 from tests.factories import PASSWORD, make_game, make_generated_game, order_mail, password_hash
 from turnproc.app import App, open_app
-from turnproc.reports.checker import CheckError, check_orders_offline, read_report
 from turnproc.cli import main
 from turnproc.config import Config
 from turnproc.intake import handle_mail
-from turnproc.outgoing.reportmail import mail_bytes
 from turnproc.mail.mime import message_text, parse_message
-from turnproc.reports.narrative import REASONS, narrate
-from turnproc.reports.render import render_report_documents
 from turnproc.orders.orders import Action
 from turnproc.orders.parser import parse_orders
+from turnproc.outgoing.reportmail import mail_bytes
+from turnproc.reports.checker import CheckError, check_orders_offline, read_report
+from turnproc.reports.narrative import REASONS, narrate
+from turnproc.reports.render import render_report_documents
 from turnproc.rules.turn import resolve
-from turnproc.storage.convert import load_state
 from turnproc.storage import models as m
+from turnproc.storage.convert import load_state
 from turnproc.storage.db import transaction
-from turnproc.storage.queries import withdraw_orders
-from turnproc.storage.queries import get_empire, get_game
+from turnproc.storage.queries import get_empire, get_game, withdraw_orders
 from turnproc.turns.run import report_for, run_turn
 
 START = dt.datetime(2026, 3, 2, 9, 0, tzinfo=dt.timezone.utc)
@@ -53,7 +52,14 @@ class Game:
     """A generated three-empire game after one turn (or of ``codes``, with
     new_game's ``options``), and RIG's JSON report."""
 
-    def __init__(self, app: App, name: str = "prop", codes: tuple[str, ...] = CODES, seed: str = "checker-property", **options: object) -> None:
+    def __init__(
+        self,
+        app: App,
+        name: str = "prop",
+        codes: tuple[str, ...] = CODES,
+        seed: str = "checker-property",
+        **options: object,
+    ) -> None:
         self.app, self.name = app, name
         with transaction(app.sessions) as session:
             game = make_generated_game(session, name, list(codes), seed=seed, **options)
@@ -64,7 +70,9 @@ class Game:
             run_turn(session, game, app.config, START)
             rig = next(e for e in game.empires if e.code == "RIG")
             self.empire_id, self.turn = rig.id, game.turn
-            report = session.scalar(select(m.Report).where(m.Report.empire_id == rig.id).order_by(m.Report.turn.desc()))
+            report = session.scalar(
+                select(m.Report).where(m.Report.empire_id == rig.id).order_by(m.Report.turn.desc())
+            )
             assert report is not None
             # The attachment exactly as the report mail carries it.
             self.json = render_report_documents(report.data).json
@@ -74,9 +82,17 @@ class Game:
     def ack(self, body: str) -> tuple[str, str]:
         """Mail ``body`` as RIG's orders through the real intake: (the mail's
         text as the player wrote it, the acknowledgement's text)."""
-        raw = order_mail(body, game=self.name, empire="RIG", password=PASSWORD, sender="rig@players.example",
-                         message_id=f"<{self.name}-{next(self.clock)}@players.example>")  # fmt: skip
-        written = message_from_bytes(raw, policy=policy.default).get_body(preferencelist=("plain",)).get_content()  # type: ignore[union-attr]
+        raw = order_mail(
+            body,
+            game=self.name,
+            empire="RIG",
+            password=PASSWORD,
+            sender="rig@players.example",
+            message_id=f"<{self.name}-{next(self.clock)}@players.example>",
+        )
+        written = (
+            message_from_bytes(raw, policy=policy.default).get_body(preferencelist=("plain",)).get_content()
+        )  # type: ignore[union-attr]
         return written, self.answer(raw)
 
     def answer(self, raw: bytes) -> str:
@@ -88,17 +104,25 @@ class Game:
             withdraw_orders(session, self.empire_id, self.turn)
             before = session.scalar(select(m.OutboxMail.id).order_by(m.OutboxMail.id.desc()).limit(1)) or 0
             handle_mail(session, raw, self.app.config, now)
-            mail = session.scalar(select(m.OutboxMail).where(m.OutboxMail.id > before, m.OutboxMail.kind == "ack"))
+            mail = session.scalar(
+                select(m.OutboxMail).where(m.OutboxMail.id > before, m.OutboxMail.kind == "ack")
+            )
             assert mail is not None, "no acknowledgement was queued"
-            answer = message_from_bytes(mail_bytes(session, mail, self.app.config.from_address), policy=policy.default)
+            answer = message_from_bytes(
+                mail_bytes(session, mail, self.app.config.from_address), policy=policy.default
+            )
             text: str = answer.get_body(preferencelist=("plain",)).get_content()  # type: ignore[union-attr]
         return text
 
 
 @pytest.fixture
 def game(sqlite_url: str, tmp_path: Path) -> Iterator[Game]:
-    config = Config(database_url=sqlite_url, maildir_in=tmp_path / "in", maildir_out=tmp_path / "out",
-                    from_address="Host <turns@turnproc.example>")  # fmt: skip
+    config = Config(
+        database_url=sqlite_url,
+        maildir_in=tmp_path / "in",
+        maildir_out=tmp_path / "out",
+        from_address="Host <turns@turnproc.example>",
+    )
     app = open_app(config)
     try:
         yield Game(app)
@@ -117,7 +141,9 @@ def said(text: str) -> dict[str, list[str]]:
     on_file: list[str] = []
     for i, line in enumerate(lines):
         if line.startswith("Orders ") and "/16 slots" in line:
-            on_file = [line.split("(")[1]] + [x for x in itertools.takewhile(lambda x: x.startswith("  "), lines[i + 1:])]
+            on_file = [line.split("(")[1]] + [
+                x for x in itertools.takewhile(lambda x: x.startswith("  "), lines[i + 1 :])
+            ]
     cost = [line for line in lines if line.startswith("Cost as written:")]
     warnings = [line.split(". ")[0].split(";")[0] for line in lines if line.startswith("WARNING [over_")]
     return {"rows": rows, "on_file": on_file, "cost": cost, "warnings": warnings}
@@ -140,21 +166,39 @@ def order_lines(data: dict[str, Any]) -> st.SearchStrategy[str]:
     anything = st.builds(lambda w, fs: " ".join([w, *fs]).strip(), word, st.lists(field, max_size=4))
     # Lines as the report invites: from a system of one's own along one of
     # its links (or to any system seen), with a count.
-    pairs = [(s["code"], n) for s in data["systems"] for n in s["links"]] + [(a, b) for a in own for b in known]
-    two = st.sampled_from(["MOVE", "ASSAULT", "DEEP", "MOVEF", "MOVECOL", "COLONISE", "RETREAT", "AMBUSH", "DISTSQ"])
+    pairs = [(s["code"], n) for s in data["systems"] for n in s["links"]] + [
+        (a, b) for a in own for b in known
+    ]
+    two = st.sampled_from(
+        ["MOVE", "ASSAULT", "DEEP", "MOVEF", "MOVECOL", "COLONISE", "RETREAT", "AMBUSH", "DISTSQ"]
+    )
     moves = st.builds(lambda w, p, n: f"{w} {p[0]} {p[1]} {n}", two, st.sampled_from(pairs), number)
-    one = st.sampled_from(["NEWCRS", "NEWFTR", "NEWCOL", "BUILD", "GROW", "SCRAPC", "SCRAPF", "COLONISE", "BASE", "STANDOFF"])
+    one = st.sampled_from(
+        ["NEWCRS", "NEWFTR", "NEWCOL", "BUILD", "GROW", "SCRAPC", "SCRAPF", "COLONISE", "BASE", "STANDOFF"]
+    )
     builds = st.builds(lambda w, c, n: f"{w} {c} {n}", one, st.sampled_from(own), number)
-    money = st.builds(lambda w, n: f"{w} {n}", st.sampled_from(["STASH", "CASH", "GIFT VEG", "TECH WEAPONS", "TECH DRIVE"]), number)
+    money = st.builds(
+        lambda w, n: f"{w} {n}",
+        st.sampled_from(["STASH", "CASH", "GIFT VEG", "TECH WEAPONS", "TECH DRIVE"]),
+        number,
+    )
     # Rule set 2's orders the checks judge against the report (rules.md §17.1).
-    v2 = st.builds(lambda w, p: f"{w} {p[0]} {p[1]}", st.sampled_from(["BOMBARD", "LINK"]), st.sampled_from(pairs))
+    v2 = st.builds(
+        lambda w, p: f"{w} {p[0]} {p[1]}", st.sampled_from(["BOMBARD", "LINK"]), st.sampled_from(pairs)
+    )
     v2 |= st.builds(lambda c, n: f"RESERVE {c} {n}", st.sampled_from(own), number)
-    v2 |= st.builds(lambda t, n: f"TRADE {t} VEG {n}", st.sampled_from(["JUMP", "HYPERSPACE", "DRIVE"]), st.integers(0, 3))
+    v2 |= st.builds(
+        lambda t, n: f"TRADE {t} VEG {n}", st.sampled_from(["JUMP", "HYPERSPACE", "DRIVE"]), st.integers(0, 3)
+    )
     return st.one_of(anything, moves, builds, money, v2)
 
 
 @pytest.mark.slow
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 @given(data=st.data())
 def test_the_checker_says_what_the_acknowledgement_says(game: Game, data: st.DataObject) -> None:
     body = "\n".join(data.draw(st.lists(order_lines(game.data), min_size=1, max_size=18), label="orders"))
@@ -173,8 +217,12 @@ def test_the_checker_agrees_on_the_mail_corpus(eml: Path, sqlite_url: str, tmp_p
     """The mails real clients send (tests/mail/corpus): where the host answers
     with the orders, the checker, given the mail's text and the turn-0 JSON
     report, says the same of every line."""
-    config = Config(database_url=sqlite_url, maildir_in=tmp_path / "in", maildir_out=tmp_path / "out",
-                    from_address="Host <turns@turnproc.example>")  # fmt: skip
+    config = Config(
+        database_url=sqlite_url,
+        maildir_in=tmp_path / "in",
+        maildir_out=tmp_path / "out",
+        from_address="Host <turns@turnproc.example>",
+    )
     app = open_app(config)
     try:
         raw = eml.read_bytes()
@@ -190,8 +238,12 @@ def test_the_checker_agrees_on_the_mail_corpus(eml: Path, sqlite_url: str, tmp_p
         app.close()
     if not acks:
         return  # refused or not answered: no orders to compare (tests/mail covers those)
-    answer = message_from_bytes(acks[0], policy=policy.default).get_body(preferencelist=("plain",)).get_content()  # type: ignore[union-attr]
-    checked = check_orders_offline(read_report(render_report_documents(data).json), message_text(parse_message(raw)))
+    answer = (
+        message_from_bytes(acks[0], policy=policy.default).get_body(preferencelist=("plain",)).get_content()
+    )  # type: ignore[union-attr]
+    checked = check_orders_offline(
+        read_report(render_report_documents(data).json), message_text(parse_message(raw))
+    )
     assert said(checked.text)["rows"] == said(answer)["rows"]
     if checked.outcome == "accepted":
         assert said(checked.text) == said(answer)
@@ -220,16 +272,25 @@ def test_orders_within_the_balance_get_no_warning(game: Game) -> None:
 
 
 def test_bad_json_is_one_clear_error() -> None:
-    with pytest.raises(CheckError, match="not JSON: .* line 1"):
+    with pytest.raises(CheckError, match=r"not JSON: .* line 1"):
         read_report("{not json")
 
 
 @pytest.mark.parametrize(
     "data, words",
     [
-        ([1, 2], "no \"schema\" field"),
+        ([1, 2], 'no "schema" field'),
         ({"schema": "urn:turnproc:schema:report:3", "game": "g"}, "empire is missing"),
-        ({"schema": "urn:turnproc:schema:report:3", "game": "g", "empire": {"code": "RIG"}, "next_turn": 2, "map": {"systems": [{"code": "a"}], "links": []}}, "code is missing"),
+        (
+            {
+                "schema": "urn:turnproc:schema:report:3",
+                "game": "g",
+                "empire": {"code": "RIG"},
+                "next_turn": 2,
+                "map": {"systems": [{"code": "a"}], "links": []},
+            },
+            "code is missing",
+        ),
     ],
 )
 def test_json_that_is_no_report_is_refused(data: object, words: str) -> None:
@@ -276,7 +337,9 @@ def test_the_command(game: Game, tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert "the report is of game prop" in capsys.readouterr().err
 
 
-def test_the_command_needs_no_config_and_no_database(game: Game, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_command_needs_no_config_and_no_database(
+    game: Game, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A player's machine has no turnproc.toml and no database: the command
     reads only its two files and creates nothing."""
     here = tmp_path / "player"
@@ -294,9 +357,9 @@ def test_the_orders_on_file_are_written_out_as_format_order_writes_them() -> Non
     """order_check writes each order of the parse once and reuses it for the
     orders on file when they are the same objects: the same words as writing
     every one out, for the parse's own orders, for others, and for a mix."""
-    from turnproc.outgoing.mails import order_check
     from turnproc.orders.orders import format_order
     from turnproc.orders.parser import parse_orders
+    from turnproc.outgoing.mails import order_check
 
     parsed = parse_orders("TAX\nMOVE 101 103 2\nNAME 101 New Haven\nMESSAGE ALL hello")
     other = parse_orders("STASH 2\nMOVE 101 103 2").orders
@@ -311,11 +374,13 @@ def test_each_row_of_the_orders_table_is_what_the_template_wrote() -> None:
     """order_check writes each row of the acknowledgement's table itself, as
     the template used to: the same text, for orders, errors, warnings, long
     lines and lines with more than one problem."""
+    from turnproc.orders.parser import parse_orders
     from turnproc.outgoing.mails import order_check
     from turnproc.reports.render import environment
-    from turnproc.orders.parser import parse_orders
 
-    row = environment().from_string('{{ "%4d" | format(l.line) }}  {{ "%-30s" | format(l.text[:30]) }} {{ l.result }}')
+    row = environment().from_string(
+        '{{ "%4d" | format(l.line) }}  {{ "%-30s" | format(l.text[:30]) }} {{ l.result }}'
+    )
     text = "TAX\nMOVE 999 1000 1\nBOGUS 1\nNAME 101 A name far longer than the thirty characters\nCASH\nTAX\nSTASH 2 3"
     lines = order_check(parse_orders(text), [], None, "RIG")["lines"]
     assert len(lines) == 7 and any("; " in line["result"] for line in lines)
@@ -334,7 +399,9 @@ def _refused_lines(game: Game) -> dict[str, str]:
     techs = data["empire"]["techs"]
 
     def d2(code: int) -> int:
-        return (systems[code]["row"] - systems[star]["row"]) ** 2 + (systems[code]["col"] - systems[star]["col"]) ** 2
+        return (systems[code]["row"] - systems[star]["row"]) ** 2 + (
+            systems[code]["col"] - systems[star]["col"]
+        ) ** 2
 
     stars = [c for c, s in systems.items() if s["type"] not in ("PL", "AB") and c != star]
     far = next(c for c in stars if d2(c) > techs["JUMP"])

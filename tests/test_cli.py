@@ -38,7 +38,18 @@ def _count(tmp_path: Path, model: type) -> int:
 def test_game_new_and_empires_and_show(run) -> None:
     code, out, _ = run("game", "new", "alpha", "--players", "3", "--seed", "s1")
     assert code == 0 and "90 systems, 3 free homes" in out
-    code, out, _ = run("empire", "add", "alpha", "--code", "rig", "--name", "Rigel League", "--email", "ann@example.org", "--print-password")
+    code, out, _ = run(
+        "empire",
+        "add",
+        "alpha",
+        "--code",
+        "rig",
+        "--name",
+        "Rigel League",
+        "--email",
+        "ann@example.org",
+        "--print-password",
+    )
     assert code == 0 and "empire RIG added" in out
     assert len(_password(out)) >= 10
     code, out, _ = run("game", "show", "alpha")
@@ -64,7 +75,18 @@ def test_r19_game_new_records_the_rule_set(run) -> None:
 
 def test_only_a_salted_hash_of_the_password_is_stored(run, tmp_path: Path) -> None:
     run("game", "new", "alpha", "--players", "2")
-    _, out, _ = run("empire", "add", "alpha", "--code", "RIG", "--name", "R", "--email", "a@example.org", "--print-password")
+    _, out, _ = run(
+        "empire",
+        "add",
+        "alpha",
+        "--code",
+        "RIG",
+        "--name",
+        "R",
+        "--email",
+        "a@example.org",
+        "--print-password",
+    )
     password = _password(out)
     engine = create_engine(f"sqlite:///{tmp_path / 'turnproc.db'}")
     with engine.connect() as conn:
@@ -86,12 +108,27 @@ def test_rules_option(run) -> None:
     "args, message",
     [
         (("game", "show", "nope"), "no game named 'nope'"),
-        (("empire", "add", "nope", "--code", "ABC", "--name", "x", "--email", "a@b.c"), "no game named 'nope'"),
+        (
+            ("empire", "add", "nope", "--code", "ABC", "--name", "x", "--email", "a@b.c"),
+            "no game named 'nope'",
+        ),
         (("report", "alpha", "ZZZ"), "has no empire 'ZZZ'"),
-        (("empire", "add", "alpha", "--code", "RIG", "--name", "x", "--email", "new@example.org"), "already has an empire RIG"),
-        (("empire", "add", "alpha", "--code", "NEW", "--name", "x", "--email", "ANN@example.org"), "already plays RIG"),
-        (("empire", "add", "alpha", "--code", "AB1", "--name", "x", "--email", "z@example.org"), "three letters"),
-        (("empire", "add", "alpha", "--code", "XYZ", "--name", "x", "--email", "not-an-address"), "does not look like"),
+        (
+            ("empire", "add", "alpha", "--code", "RIG", "--name", "x", "--email", "new@example.org"),
+            "already has an empire RIG",
+        ),
+        (
+            ("empire", "add", "alpha", "--code", "NEW", "--name", "x", "--email", "ANN@example.org"),
+            "already plays RIG",
+        ),
+        (
+            ("empire", "add", "alpha", "--code", "AB1", "--name", "x", "--email", "z@example.org"),
+            "three letters",
+        ),
+        (
+            ("empire", "add", "alpha", "--code", "XYZ", "--name", "x", "--email", "not-an-address"),
+            "does not look like",
+        ),
         (("game", "new", "alpha"), "already exists"),
         (("game", "new", "beta", "--rules", "zoc,magic"), "unknown rule module magic"),
         (("orders", "submit", "alpha", "RIG", "missing.txt"), "cannot read missing.txt"),
@@ -117,7 +154,7 @@ def test_no_free_home_is_refused(run) -> None:
 
 def test_malformed_scenario_names_the_key(run, tmp_path: Path) -> None:
     bad = tmp_path / "bad.toml"
-    bad.write_text("[[systems]]\ncode = 100\ntype = \"XX\"\nrow = 0\ncol = 0\n")
+    bad.write_text('[[systems]]\ncode = 100\ntype = "XX"\nrow = 0\ncol = 0\n')
     code, _, err = run("game", "new", "custom", "--scenario", str(bad))
     assert code == 1
     assert "bad.toml" in err and "type" in err and "XX" in err
@@ -144,7 +181,11 @@ def test_turn_run_orders_and_reports(run, tmp_path: Path) -> None:
     code, out, _ = run("report", "alpha", "RIG", "--format", "json")
     start = json.loads(out)
     home_star = start["empire"]["base"]
-    target = next(n for n in start["systems"][0]["links"] + start["systems"][1]["links"] if n not in (s["code"] for s in start["systems"]))
+    target = next(
+        n
+        for n in start["systems"][0]["links"] + start["systems"][1]["links"]
+        if n not in (s["code"] for s in start["systems"])
+    )
     orders = tmp_path / "orders.txt"
     orders.write_text(f"DISTSQ {home_star} {target}\nBOGUS 1 2\n")
     code, out, _ = run("orders", "submit", "alpha", "RIG", str(orders))
@@ -194,8 +235,8 @@ def _all_commands(parser=None, prefix=()):  # every leaf command of the CLI
     import argparse
 
     parser = parser or build_parser()
-    for action in parser._actions:  # noqa: SLF001
-        if isinstance(action, argparse._SubParsersAction):  # noqa: SLF001
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
             for name, sub in action.choices.items():
                 yield from _all_commands(sub, (*prefix, name))
             return
@@ -203,7 +244,9 @@ def _all_commands(parser=None, prefix=()):  # every leaf command of the CLI
 
 
 @pytest.mark.parametrize("command", list(_all_commands()), ids=" ".join)
-def test_every_command_has_help_with_an_example(command: tuple[str, ...], capsys: pytest.CaptureFixture[str]) -> None:
+def test_every_command_has_help_with_an_example(
+    command: tuple[str, ...], capsys: pytest.CaptureFixture[str]
+) -> None:
     with pytest.raises(SystemExit) as info:
         main([*command, "--help"])
     assert info.value.code == 0
@@ -212,7 +255,9 @@ def test_every_command_has_help_with_an_example(command: tuple[str, ...], capsys
 
 
 def test_python_dash_m_and_console_script() -> None:
-    out = subprocess.run([sys.executable, "-m", "turnproc", "--version"], capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-m", "turnproc", "--version"], capture_output=True, text=True, check=True
+    )
     assert out.stdout.startswith("turnproc ")
     script = Path(sys.executable).parent / "turnproc"
     assert script.exists(), "the console script is installed with the package"

@@ -36,7 +36,9 @@ READ_ONLY = [
 
 
 @pytest.mark.parametrize("argv", READ_ONLY, ids=" ".join)
-def test_a_command_that_only_reads_creates_no_database(run_cli, tmp_path: Path, argv: tuple[str, ...]) -> None:
+def test_a_command_that_only_reads_creates_no_database(
+    run_cli, tmp_path: Path, argv: tuple[str, ...]
+) -> None:
     status, out, err = run_cli(*argv)
     assert status == 1, (out, err)
     assert "no database at turnproc.db" in err and "Traceback" not in err
@@ -46,7 +48,12 @@ def test_a_command_that_only_reads_creates_no_database(run_cli, tmp_path: Path, 
 def test_without_a_config_file_the_defaults_are_named_on_stderr(run_cli, migrated_default_db: Path) -> None:
     status, out, err = run_cli("game", "list")
     assert status == 0
-    assert "no config file" in err and "used the database sqlite:///turnproc.db" in err and "mail/in" in err and "mail/out" in err
+    assert (
+        "no config file" in err
+        and "used the database sqlite:///turnproc.db" in err
+        and "mail/in" in err
+        and "mail/out" in err
+    )
     assert "no config file" not in out
     # An error carries it in its one line.
     status, _, err = run_cli("game", "show", "nope")
@@ -73,7 +80,12 @@ def test_a_config_file_silences_the_notice(run_cli, tmp_path: Path, migrated_def
 
 
 def test_usage_errors_exit_2(run_cli, migrated_default_db: Path) -> None:
-    for argv in (("empire", "show"), ("nosuch",), ("game", "list", "--no-such-option"), ("audit", "--limit", "many")):
+    for argv in (
+        ("empire", "show"),
+        ("nosuch",),
+        ("game", "list", "--no-such-option"),
+        ("audit", "--limit", "many"),
+    ):
         with pytest.raises(SystemExit) as raised:
             run_cli(*argv)
         assert raised.value.code == 2, argv
@@ -89,7 +101,9 @@ def test_audit_of_an_unknown_game_is_an_error(run_cli, migrated_default_db: Path
     assert status == 0 and json.loads(out) == []
 
 
-def test_db_check_says_whether_the_schema_is_current(run_cli, migrated_default_db: Path, tmp_path: Path) -> None:
+def test_db_check_says_whether_the_schema_is_current(
+    run_cli, migrated_default_db: Path, tmp_path: Path
+) -> None:
     status, out, _ = run_cli("db", "check")
     assert status == 0 and "the database schema is current" in out
     old = tmp_path / "old"
@@ -123,8 +137,11 @@ def test_a_closed_pipe_is_no_traceback(migrated_default_db: Path, tmp_path: Path
     env.pop("TURNPROC_DATABASE_URL", None)
     proc = subprocess.Popen(
         [sys.executable, "-m", "turnproc", "game", "list", "--json"],
-        cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-    )  # fmt: skip
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     assert proc.stdout is not None and proc.stderr is not None
     proc.stdout.close()
     err = proc.stderr.read().decode()
@@ -155,7 +172,11 @@ def test_sql_refuses_a_statement_that_changed_no_rows(gm, tmp_path: Path) -> Non
     assert json.loads(gm.ok("empire", "show", "g", "RIG", "--json"))["vp"] == 0
     assert json.loads(gm.ok("audit", "g", "--json"))[0]["outcome"] == "no-change"
     result = gm("sql", "g", str(script), "--allow-no-change")
-    assert result.status == 0 and "turnproc: warning: statement 2 (line 2" in result.err and "changed no rows" in result.err
+    assert (
+        result.status == 0
+        and "turnproc: warning: statement 2 (line 2" in result.err
+        and "changed no rows" in result.err
+    )
     assert json.loads(gm.ok("empire", "show", "g", "RIG", "--json"))["vp"] == 7
     # An INSERT that adds nothing is a script's guard, not a typo: committed without a word.
     guard = tmp_path / "guard.sql"
@@ -171,11 +192,15 @@ def test_sql_refuses_a_statement_that_changed_no_rows(gm, tmp_path: Path) -> Non
 
 def test_json_outputs_parse(gm, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     games = json.loads(gm.ok("game", "list", "--json"))
-    assert games == [{"name": "g", "turn": 1, "status": "active", "empires": 1, "rules": "engage,pinning,zoc"}]
+    assert games == [
+        {"name": "g", "turn": 1, "status": "active", "empires": 1, "rules": "engage,pinning,zoc"}
+    ]
     shown = json.loads(gm.ok("game", "show", "g", "--json"))
     assert shown["turn_limit"] == 30 and shown["vp_target"] == 100 and shown["missing"] == ["RIG"]
     assert shown["staged_turn"] is None and shown["waiting"] == [] and shown["next_deadline"] is None
-    schedule = json.loads(gm.ok("game", "schedule", "g", "--cron", "0 20 * * 5", "--tz", "Europe/Paris", "--json"))
+    schedule = json.loads(
+        gm.ok("game", "schedule", "g", "--cron", "0 20 * * 5", "--tz", "Europe/Paris", "--json")
+    )
     assert schedule["timezone"] == "Europe/Paris" and schedule["next_deadline"].endswith("20:00+01:00")
     assert schedule["next_deadline_utc"].endswith("19:00+00:00")
     check = json.loads(gm.ok("check", "g", "--json"))

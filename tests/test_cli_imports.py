@@ -28,7 +28,17 @@ ROOT = Path(__file__).resolve().parents[1]
 ALLOWED_TURNPROC = {"turnproc", "turnproc.errors"}
 
 #: What the failures name when they happen: the heavy layers by top-level name.
-HEAVY = ("sqlalchemy", "alembic", "jinja2", "PIL", "resvg_py", "imapclient", "apscheduler", "markdown", "psycopg")
+HEAVY = (
+    "sqlalchemy",
+    "alembic",
+    "jinja2",
+    "PIL",
+    "resvg_py",
+    "imapclient",
+    "apscheduler",
+    "markdown",
+    "psycopg",
+)
 
 PROBE = """
 import json, sys
@@ -47,7 +57,13 @@ def _modules_after(*argv: str, cwd: Path = ROOT) -> list[str]:
     env.pop("TURNPROC_CONFIG", None)
     env.pop("TURNPROC_DATABASE_URL", None)
     done = subprocess.run(
-        [sys.executable, "-c", PROBE, *argv], cwd=cwd, env=env, capture_output=True, text=True, timeout=120, check=False
+        [sys.executable, "-c", PROBE, *argv],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
     )
     assert done.returncode == 0, done.stderr
     return list(json.loads(done.stderr.strip().splitlines()[-1]))
@@ -56,17 +72,31 @@ def _modules_after(*argv: str, cwd: Path = ROOT) -> list[str]:
 def _not_allowed(modules: list[str]) -> list[str]:
     stdlib = sys.stdlib_module_names
     return [
-        name for name in modules
-        if not (name.split(".")[0] in stdlib or name.startswith("_") or name in ALLOWED_TURNPROC or name.startswith("turnproc.cli"))
-    ]  # fmt: skip
+        name
+        for name in modules
+        if not (
+            name.split(".")[0] in stdlib
+            or name.startswith("_")
+            or name in ALLOWED_TURNPROC
+            or name.startswith("turnproc.cli")
+        )
+    ]
 
 
 @pytest.mark.parametrize(
     "argv",
-    [("--version",), ("--help",), ("game", "show", "--help"), ("report", "--help"), ("check-orders", "--help"),
-     ("worker", "--help"), ("db", "upgrade", "--help"), ("site", "--help")],
+    [
+        ("--version",),
+        ("--help",),
+        ("game", "show", "--help"),
+        ("report", "--help"),
+        ("check-orders", "--help"),
+        ("worker", "--help"),
+        ("db", "upgrade", "--help"),
+        ("site", "--help"),
+    ],
     ids=" ".join,
-)  # fmt: skip
+)
 def test_the_parser_loads_only_the_standard_library_and_the_command_line(argv: tuple[str, ...]) -> None:
     modules = _modules_after(*argv)
     assert "turnproc.cli" in modules  # the probe ran what it was meant to
@@ -87,15 +117,36 @@ def test_the_check_fails_on_what_it_is_for(tmp_path: Path) -> None:
 #: scheduler, the password-strength and address checkers, Alembic. Jinja too,
 #: except for ``report``, which renders the report's text with it.
 NOT_FOR_READS = (
-    "PIL", "resvg_py", "apscheduler", "imapclient", "aiosmtpd", "zxcvbn", "email_validator", "alembic", "markdown",
-    "turnproc.mail", "turnproc.outgoing", "turnproc.turns.reports", "turnproc.games.notices", "turnproc.intake",
-    "turnproc.service", "turnproc.reports.mapimage", "turnproc.reports.pixelmap", "turnproc.games.publish",
-)  # fmt: skip
+    "PIL",
+    "resvg_py",
+    "apscheduler",
+    "imapclient",
+    "aiosmtpd",
+    "zxcvbn",
+    "email_validator",
+    "alembic",
+    "markdown",
+    "turnproc.mail",
+    "turnproc.outgoing",
+    "turnproc.turns.reports",
+    "turnproc.games.notices",
+    "turnproc.intake",
+    "turnproc.service",
+    "turnproc.reports.mapimage",
+    "turnproc.reports.pixelmap",
+    "turnproc.games.publish",
+)
 
 
 #: Nor, for ``game show`` and ``empire list``, which read rows and no state:
 #: the rules engine, the galaxy generator, the scenario reader, the converter.
-NOT_FOR_LISTS = ("jinja2", "turnproc.rules.resolution", "turnproc.rules.generate", "turnproc.scenario", "turnproc.storage.convert")
+NOT_FOR_LISTS = (
+    "jinja2",
+    "turnproc.rules.resolution",
+    "turnproc.rules.generate",
+    "turnproc.scenario",
+    "turnproc.storage.convert",
+)
 
 
 def test_every_banned_module_exists() -> None:
@@ -113,18 +164,28 @@ def _forbidden(modules: list[str], *, report: bool = False) -> list[str]:
 
 @pytest.mark.parametrize(
     "argv",
-    [("game", "show", "early"), ("game", "show", "late"), ("empire", "list", "early"), ("empire", "list", "late"),
-     ("report", "early", "RIG"), ("report", "late", "RIG")],
+    [
+        ("game", "show", "early"),
+        ("game", "show", "late"),
+        ("empire", "list", "early"),
+        ("empire", "list", "late"),
+        ("report", "early", "RIG"),
+        ("report", "late", "RIG"),
+    ],
     ids=" ".join,
-)  # fmt: skip
-def test_a_read_command_loads_only_its_layer(two_games: tuple[Path, Path, str], argv: tuple[str, ...]) -> None:
+)
+def test_a_read_command_loads_only_its_layer(
+    two_games: tuple[Path, Path, str], argv: tuple[str, ...]
+) -> None:
     """``game show``, ``empire list`` and ``report`` (before turn 1, when the
     report is built on the fly, and after, when it is stored) on a game with
     no schedule."""
     config, _, _ = two_games
     modules = _modules_after("--config", str(config), *argv)
     assert "turnproc.storage.queries" in modules  # the command read the game
-    assert _forbidden(modules, report=argv[0] == "report") == [], f"turnproc {' '.join(argv)} loaded more than it reads with"
+    assert _forbidden(modules, report=argv[0] == "report") == [], (
+        f"turnproc {' '.join(argv)} loaded more than it reads with"
+    )
 
 
 def test_the_read_check_fails_on_what_it_is_for(two_games: tuple[Path, Path, str]) -> None:

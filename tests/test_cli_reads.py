@@ -59,8 +59,11 @@ def _cli(config: Path, *argv: str) -> subprocess.Popen[str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     return subprocess.Popen(
         [sys.executable, "-m", "turnproc", "--config", str(config), *argv],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
-    )  # fmt: skip
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
 
 
 def _finished(proc: subprocess.Popen[str]) -> str:
@@ -93,7 +96,19 @@ def two_games(tmp_path: Path) -> tuple[Path, Path, str]:
     password = ""
     for game in ("early", "late"):
         _gm(config, "game", "new", game, "--players", "2", "--seed", game)
-        out = _gm(config, "empire", "add", game, "--code", "RIG", "--name", "Rigel", "--email", "ann@example.org", "--print-password")
+        out = _gm(
+            config,
+            "empire",
+            "add",
+            game,
+            "--code",
+            "RIG",
+            "--name",
+            "Rigel",
+            "--email",
+            "ann@example.org",
+            "--print-password",
+        )
         password = _password(out) if game == "early" else password
         _gm(config, "empire", "add", game, "--code", "VEG", "--name", "Vega", "--email", "bo@example.org")
     _gm(config, "turn", "run", "late", "--yes", "--force")
@@ -120,7 +135,9 @@ def _inbox(tmp_path: Path, password: str, n: int, note: str) -> None:
 
 
 @pytest.mark.slow
-def test_reports_before_and_after_turn_1_run_while_a_writer_holds_the_lock(two_games: tuple[Path, Path, str]) -> None:
+def test_reports_before_and_after_turn_1_run_while_a_writer_holds_the_lock(
+    two_games: tuple[Path, Path, str],
+) -> None:
     config, db, _ = two_games
     with _write_lock(db):
         early = _cli(config, "report", "early", "RIG")
@@ -149,7 +166,11 @@ def test_a_poll_writes_while_a_read_is_open(two_games: tuple[Path, Path, str], t
 def test_two_reports_and_a_poll_side_by_side(two_games: tuple[Path, Path, str], tmp_path: Path) -> None:
     config, _, password = two_games
     _inbox(tmp_path, password, 20, "side by side")
-    procs = [_cli(config, "poll"), _cli(config, "report", "early", "RIG"), _cli(config, "report", "late", "RIG", "--format", "json")]
+    procs = [
+        _cli(config, "poll"),
+        _cli(config, "report", "early", "RIG"),
+        _cli(config, "report", "late", "RIG", "--format", "json"),
+    ]
     outs = [_finished(p) for p in procs]
     assert "20 mails: 20 accepted" in outs[0]
     assert '"turn": 1' in outs[2]
@@ -168,12 +189,20 @@ def test_a_write_inside_a_read_only_transaction_fails(db_url: str) -> None:
 
 
 READS = [
-    ("game", "list"), ("game", "show", "early"), ("empire", "list", "early"), ("empire", "show", "late", "RIG"),
-    ("report", "early", "RIG"), ("report", "late", "RIG"), ("check", "late"), ("audit",),
-]  # fmt: skip
+    ("game", "list"),
+    ("game", "show", "early"),
+    ("empire", "list", "early"),
+    ("empire", "show", "late", "RIG"),
+    ("report", "early", "RIG"),
+    ("report", "late", "RIG"),
+    ("check", "late"),
+    ("audit",),
+]
 
 
-def test_the_read_commands_run_only_read_only_transactions(two_games: tuple[Path, Path, str], tmp_path: Path) -> None:
+def test_the_read_commands_run_only_read_only_transactions(
+    two_games: tuple[Path, Path, str], tmp_path: Path
+) -> None:
     """Every transaction a read command begins is read-only (SQLite here; the
     PostgreSQL twin below checks the server's own flag)."""
     config, _, _ = two_games
@@ -198,16 +227,30 @@ def test_the_read_commands_run_only_read_only_transactions(two_games: tuple[Path
 def test_on_postgresql_the_read_commands_run_read_only(postgres_url: str, tmp_path: Path) -> None:
     """Each statement of a read command runs in a transaction the server
     itself holds READ ONLY: a write attempted there would fail."""
-    from tests.conftest import _drop_pg_database, _fresh_pg_database  # noqa: PLC0415 - the PostgreSQL helpers
+    from tests.conftest import _drop_pg_database, _fresh_pg_database
 
     url, name = _fresh_pg_database(postgres_url)
     try:
         config = tmp_path / "turnproc.toml"
-        config.write_text(f'database_url = "{url}"\nmaildir_in = "{tmp_path / "in"}"\nmaildir_out = "{tmp_path / "out"}"\n', encoding="utf-8")
+        config.write_text(
+            f'database_url = "{url}"\nmaildir_in = "{tmp_path / "in"}"\nmaildir_out = "{tmp_path / "out"}"\n',
+            encoding="utf-8",
+        )
         _gm(config, "db", "upgrade")
         for game in ("early", "late"):
             _gm(config, "game", "new", game, "--players", "2", "--seed", game)
-            _gm(config, "empire", "add", game, "--code", "RIG", "--name", "Rigel", "--email", "ann@example.org")
+            _gm(
+                config,
+                "empire",
+                "add",
+                game,
+                "--code",
+                "RIG",
+                "--name",
+                "Rigel",
+                "--email",
+                "ann@example.org",
+            )
         _gm(config, "turn", "run", "late", "--yes", "--force")
         seen: list[str] = []
 

@@ -18,7 +18,9 @@ def test_no_config_at_all_is_the_embedded_default(tmp_path: Path, monkeypatch: p
     assert config.maildir_out == Path("mail/out")
 
 
-def test_turnproc_toml_in_the_working_directory_is_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_turnproc_toml_in_the_working_directory_is_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(tmp_path)
     (tmp_path / "turnproc.toml").write_text('database_url = "sqlite:///x.db"\n')
     assert load_config(None, env={}).database_url == "sqlite:///x.db"
@@ -74,7 +76,9 @@ def test_missing_config_file_is_one_clear_error(tmp_path: Path) -> None:
 def test_the_intake_limits_are_set_in_the_config_file(tmp_path: Path) -> None:
     """docs/gm-handbook.md names these keys; a config file sets them."""
     path = tmp_path / "turnproc.toml"
-    path.write_text('stranger_replies_per_hour = 0\nset_aside_after = 5\npassword_tag_key_file = "keys/tag.key"\n')
+    path.write_text(
+        'stranger_replies_per_hour = 0\nset_aside_after = 5\npassword_tag_key_file = "keys/tag.key"\n'
+    )
     config = load_config(str(path))
     assert (config.stranger_replies_per_hour, config.set_aside_after) == (0, 5)
     assert config.password_tag_key_file == tmp_path / "keys" / "tag.key"
@@ -102,7 +106,9 @@ def test_site_url_is_read(tmp_path: Path) -> None:
     assert load_config(cfg, env={}).site_url == "https://example.org/starchase/"
 
 
-def test_the_retired_lockout_setting_is_accepted_and_ignored(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+def test_the_retired_lockout_setting_is_accepted_and_ignored(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     """A config from before the per-sender lockout was dropped still loads
     (docs/gm-handbook.md, "Passwords and guessing"), with a warning."""
     path = tmp_path / "turnproc.toml"

@@ -24,7 +24,9 @@ def test_demo_plays_a_turn_and_reports_every_empire(tmp_path: Path) -> None:
         assert f"({code})" in text and "turn 1 report" in text
         assert "== Your orders ==" in text
     out = mailbox.Maildir(tmp_path / "demo" / "mail" / "out", create=False)
-    subjects = sorted(str(message_from_bytes(out.get_bytes(k), policy=policy.default)["Subject"]) for k in out.keys())
+    subjects = sorted(
+        str(message_from_bytes(out.get_bytes(k), policy=policy.default)["Subject"]) for k in out
+    )
     assert sum("report" in s for s in subjects) == 4
     assert sum(s.startswith("Re:") for s in subjects) == 4  # one acknowledgement per order mail
 
@@ -32,7 +34,7 @@ def test_demo_plays_a_turn_and_reports_every_empire(tmp_path: Path) -> None:
 def test_every_demo_order_mail_is_accepted_without_errors(tmp_path: Path) -> None:
     run_demo(tmp_path / "demo", turns=1)
     out = mailbox.Maildir(tmp_path / "demo" / "mail" / "out", create=False)
-    for key in out.keys():
+    for key in out:
         msg = message_from_bytes(out.get_bytes(key), policy=policy.default)
         if str(msg["Subject"]).startswith("Re:"):
             body = msg.get_body(preferencelist=("plain",)).get_content()

@@ -28,8 +28,15 @@ import turnproc
 PACKAGE = Path(turnproc.__file__).parent
 
 LAYERS: list[tuple[str, ...]] = [
-    ("turnproc", "turnproc.rules", "turnproc.orders", "turnproc.errors", "turnproc.config", "turnproc.runtime",
-     "turnproc.accounts"),
+    (
+        "turnproc",
+        "turnproc.rules",
+        "turnproc.orders",
+        "turnproc.errors",
+        "turnproc.config",
+        "turnproc.runtime",
+        "turnproc.accounts",
+    ),
     ("turnproc.timing", "turnproc.scenario"),
     ("turnproc.storage",),
     ("turnproc.app", "turnproc.mail", "turnproc.reports"),
@@ -37,7 +44,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("turnproc.intake", "turnproc.turns", "turnproc.games"),
     ("turnproc.service",),
     ("turnproc.cli", "turnproc.__main__"),
-]  # fmt: skip
+]
 
 
 def module_name(path: Path) -> str:
@@ -102,7 +109,11 @@ def test_every_module_has_a_layer() -> None:
 @pytest.mark.parametrize("module", sorted(MODULES))
 def test_no_import_from_a_higher_layer(module: str) -> None:
     mine = layer_of(module)
-    upward = [f"line {line}: {target} (layer {layer_of(target)})" for line, target, _ in imports(module) if layer_of(target) > mine]
+    upward = [
+        f"line {line}: {target} (layer {layer_of(target)})"
+        for line, target, _ in imports(module)
+        if layer_of(target) > mine
+    ]
     assert not upward, f"{module} (layer {mine}) imports from above its layer: {upward}"
 
 
@@ -119,7 +130,7 @@ def test_no_import_cycle() -> None:
         stack.append(node)
         for nxt in sorted(graph[node]):
             if state.get(nxt) == 1:
-                cycle = stack[stack.index(nxt):] + [nxt]
+                cycle = stack[stack.index(nxt) :] + [nxt]
                 raise AssertionError("import cycle: " + " -> ".join(cycle))
             if nxt not in state:
                 visit(nxt)
@@ -133,7 +144,7 @@ def test_no_import_cycle() -> None:
 
 def test_imports_are_at_the_top_unless_a_comment_says_why() -> None:
     hidden = []
-    for module, path in MODULES.items():
+    for _module, path in MODULES.items():
         lines = path.read_text(encoding="utf-8").splitlines()
         tree = ast.parse("\n".join(lines))
         top = {id(node) for node in tree.body}
@@ -150,9 +161,17 @@ def test_imports_are_at_the_top_unless_a_comment_says_why() -> None:
 def test_the_checks_catch_what_they_are_for(tmp_path: Path) -> None:
     """The layer table must rank a lower module below a higher one, or the
     upward-import test above could never fail."""
-    assert layer_of("turnproc.orders.parser") < layer_of("turnproc.storage.convert") < layer_of("turnproc.turns.run")
+    assert (
+        layer_of("turnproc.orders.parser")
+        < layer_of("turnproc.storage.convert")
+        < layer_of("turnproc.turns.run")
+    )
     assert layer_of("turnproc.turns.run") < layer_of("turnproc.service.worker") < layer_of("turnproc.cli")
-    assert layer_of("turnproc.storage.queries") < layer_of("turnproc.outgoing.mails") < layer_of("turnproc.intake.handle")
+    assert (
+        layer_of("turnproc.storage.queries")
+        < layer_of("turnproc.outgoing.mails")
+        < layer_of("turnproc.intake.handle")
+    )
 
 
 def test_no_module_is_over_600_lines() -> None:
@@ -176,23 +195,35 @@ def test_the_readme_layout_table_lists_exactly_the_layers() -> None:
         f"README only: {sorted(set(listed) - set(layered))}; LAYERS only: {sorted(set(layered) - set(listed))}"
     )
     ranks = [layer_of(name) for name in listed]
-    assert ranks == sorted(ranks), f"the README's layout table is not lowest layer first: {list(zip(listed, ranks))}"
+    assert ranks == sorted(ranks), (
+        f"the README's layout table is not lowest layer first: {list(zip(listed, ranks))}"
+    )
 
 
 def test_no_loose_module_at_the_top_but_the_entry_points_and_the_shared_three() -> None:
     loose = {m for m, p in MODULES.items() if m.count(".") == 1 and p.name != "__init__.py"}
-    assert loose == TOP_MODULES, f"put these in the package that owns what they do: {sorted(loose - TOP_MODULES)}"
+    assert loose == TOP_MODULES, (
+        f"put these in the package that owns what they do: {sorted(loose - TOP_MODULES)}"
+    )
 
 
 def test_every_package_says_what_it_owns() -> None:
-    mute = [m for m, p in MODULES.items() if p.name == "__init__.py" and not ast.get_docstring(ast.parse(p.read_text(encoding="utf-8")))]
+    mute = [
+        m
+        for m, p in MODULES.items()
+        if p.name == "__init__.py" and not ast.get_docstring(ast.parse(p.read_text(encoding="utf-8")))
+    ]
     assert not mute, f"packages whose __init__ has no docstring saying what they own: {mute}"
 
 
 def test_the_layout_checks_can_fail() -> None:
     """The table reader must see a row, or the agreement test above could pass on nothing."""
     assert "turnproc.service" in readme_layout() and "turnproc.config" in readme_layout()
-    assert layer_of("turnproc.orders.parser") == layer_of("turnproc.rules.turn") < layer_of("turnproc.timing.deadlines")
+    assert (
+        layer_of("turnproc.orders.parser")
+        == layer_of("turnproc.rules.turn")
+        < layer_of("turnproc.timing.deadlines")
+    )
 
 
 def test_no_tracker_issue_numbers() -> None:
@@ -206,5 +237,7 @@ def test_no_tracker_issue_numbers() -> None:
                 for n, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), 1):
                     if cited.search(line):
                         found.append(f"{path.relative_to(root)}:{n}: {line.strip()}")
-    found += [f"README.md: {line}" for line in README.read_text(encoding="utf-8").splitlines() if cited.search(line)]
+    found += [
+        f"README.md: {line}" for line in README.read_text(encoding="utf-8").splitlines() if cited.search(line)
+    ]
     assert not found, "tracker issue numbers (say what the thing is instead):\n" + "\n".join(found)

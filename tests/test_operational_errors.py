@@ -28,7 +28,10 @@ def test_wrong_imap_password(run_cli, sqlite_url: str, imap: DovecotServer, tmp_
     config.write_text(config.read_text().replace('password = "turns-secret"', 'password = "wrong"'))
     code, _, err = run_cli("--config", str(config), "poll")
     assert code == 1
-    assert f"IMAP login as '{IMAP_USER}' on 127.0.0.1:{imap.port} refused: [AUTHENTICATIONFAILED]" in one_error_line(err)
+    assert (
+        f"IMAP login as '{IMAP_USER}' on 127.0.0.1:{imap.port} refused: [AUTHENTICATIONFAILED]"
+        in one_error_line(err)
+    )
 
 
 def test_unreachable_imap_server(run_cli, sqlite_url: str, tmp_path: Path) -> None:
@@ -61,7 +64,9 @@ def test_wrong_smtp_password(run_cli, sqlite_url: str, tmp_path: Path) -> None:
         return AuthResult(success=False, handled=False)
 
     sink = SmtpSink()
-    sink.controller = Controller(sink, hostname="127.0.0.1", port=sink.port, authenticator=refuse, auth_require_tls=False)
+    sink.controller = Controller(
+        sink, hostname="127.0.0.1", port=sink.port, authenticator=refuse, auth_require_tls=False
+    )
     sink.controller.start()
     try:
         engine = create_engine(sqlite_url)
@@ -90,7 +95,9 @@ def test_worker_logs_one_line_per_retry_while_imap_and_smtp_are_down(sqlite_url:
     engine = create_engine(sqlite_url)
     queue(engine, 3)
     engine.dispose()
-    worker = Worker(write_config(tmp_path / "t.toml", sqlite_url, imap_port=free_port(), smtp_port=free_port()))
+    worker = Worker(
+        write_config(tmp_path / "t.toml", sqlite_url, imap_port=free_port(), smtp_port=free_port())
+    )
 
     def retried_twice() -> bool:
         # Waits for what it checks, not a fixed time: on a loaded machine the
@@ -105,4 +112,6 @@ def test_worker_logs_one_line_per_retry_while_imap_and_smtp_are_down(sqlite_url:
     inbox = [line for line in log.splitlines() if "inbox:" in line]
     outbox = [line for line in log.splitlines() if "outbox:" in line]
     assert len(inbox) >= 2 and len(outbox) >= 2, log
-    assert all("unavailable: ConnectionRefusedError" in line and "retrying in" in line for line in inbox + outbox), log
+    assert all(
+        "unavailable: ConnectionRefusedError" in line and "retrying in" in line for line in inbox + outbox
+    ), log

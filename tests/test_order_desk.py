@@ -22,7 +22,16 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.desk import DeskGame, DeskPage, chromium_browser, expected_page, mail_from_link, new_page, pyodide_dir, serve
+from tests.desk import (
+    DeskGame,
+    DeskPage,
+    chromium_browser,
+    expected_page,
+    mail_from_link,
+    new_page,
+    pyodide_dir,
+    serve,
+)
 from tests.test_check_orders import order_lines, said
 from turnproc.reports.checker import CheckError, check_orders_offline, read_report
 
@@ -85,23 +94,46 @@ def rule_set_2(data: dict[str, Any]) -> st.SearchStrategy[str]:
     known = sorted({s["code"] for s in data["map"]["systems"]})
     n = st.one_of(st.integers(0, 12).map(str), st.just("ALL"))
     return st.one_of(
-        st.builds(lambda w, a, b: f"{w} {a} {b}", st.sampled_from(["BOMBARD", "LINK", "PROBE", "FIND"]), st.sampled_from(own), st.sampled_from(known)),
-        st.builds(lambda w, a, k: f"{w} {a} {k}", st.sampled_from(["LAYUP", "RESERVE", "RECOVER"]), st.sampled_from(own), n),
-        st.builds(lambda w, e, t: f"{w} {e} {t}", st.sampled_from(["TRADE", "TAKE"]), st.sampled_from(["VEG", "ZAP", "XYZ"]), st.sampled_from(["WEAPONS", "DRIVE", "SCANNER"])),
-    )  # fmt: skip
+        st.builds(
+            lambda w, a, b: f"{w} {a} {b}",
+            st.sampled_from(["BOMBARD", "LINK", "PROBE", "FIND"]),
+            st.sampled_from(own),
+            st.sampled_from(known),
+        ),
+        st.builds(
+            lambda w, a, k: f"{w} {a} {k}",
+            st.sampled_from(["LAYUP", "RESERVE", "RECOVER"]),
+            st.sampled_from(own),
+            n,
+        ),
+        st.builds(
+            lambda w, e, t: f"{w} {e} {t}",
+            st.sampled_from(["TRADE", "TAKE"]),
+            st.sampled_from(["VEG", "ZAP", "XYZ"]),
+            st.sampled_from(["WEAPONS", "DRIVE", "SCANNER"]),
+        ),
+    )
 
 
 @pytest.mark.parametrize("size", [PHONE, DESKTOP], ids=["phone", "desktop"])
-@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(
+    max_examples=50,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 @given(data=st.data())
-def test_the_page_says_what_check_orders_says(desk: Session, size: tuple[int, int], data: st.DataObject) -> None:
+def test_the_page_says_what_check_orders_says(
+    desk: Session, size: tuple[int, int], data: st.DataObject
+) -> None:
     desk.page.page.set_viewport_size({"width": size[0], "height": size[1]})
     line = st.one_of(order_lines(desk.game.data), rule_set_2(desk.game.data))
     judged_alike(desk, "\n".join(data.draw(st.lists(line, min_size=1, max_size=16), label="orders")))
 
 
 @pytest.mark.parametrize("size", [PHONE, DESKTOP], ids=["phone", "desktop"])
-def test_the_page_says_what_check_orders_says_of_the_mail_corpus(desk: Session, size: tuple[int, int], tmp_path: Path) -> None:
+def test_the_page_says_what_check_orders_says_of_the_mail_corpus(
+    desk: Session, size: tuple[int, int], tmp_path: Path
+) -> None:
     """The mails real clients send (tests/mail/corpus), pasted whole into the
     orders box, against the report of the game they were written for."""
     from tests.factories import make_game
@@ -114,7 +146,13 @@ def test_the_page_says_what_check_orders_says_of_the_mail_corpus(desk: Session, 
     from turnproc.turns.run import report_for
 
     desk.page.page.set_viewport_size({"width": size[0], "height": size[1]})
-    app = open_app(Config(database_url=f"sqlite:///{tmp_path / 'corpus.db'}", maildir_in=tmp_path / "in", maildir_out=tmp_path / "out"))
+    app = open_app(
+        Config(
+            database_url=f"sqlite:///{tmp_path / 'corpus.db'}",
+            maildir_in=tmp_path / "in",
+            maildir_out=tmp_path / "out",
+        )
+    )
     try:
         with transaction(app.sessions) as session:
             game = make_game(session)
@@ -129,14 +167,18 @@ def test_the_page_says_what_check_orders_says_of_the_mail_corpus(desk: Session, 
         for eml in CORPUS:
             text = message_text(parse_message(eml.read_bytes()))
             shown = desk.page.type_orders(text)
-            assert shown.mail.rstrip() == text.replace("\r\n", "\n").rstrip() or not re.search(r"^\s*GAME\s", text, re.I | re.M), eml.name
+            assert shown.mail.rstrip() == text.replace("\r\n", "\n").rstrip() or not re.search(
+                r"^\s*GAME\s", text, re.I | re.M
+            ), eml.name
             try:
                 checked = check_orders_offline(read_report(report.read_text(encoding="utf-8")), shown.mail)
             except CheckError as exc:
                 assert shown.rows == [f"Cannot be checked: {exc}"], eml.name
                 continue
             rows, summary = expected_page(checked.text)
-            assert (shown.rows, shown.summary) == (rows, summary), f"{eml.name}; check-orders said:\n{checked.text}"
+            assert (shown.rows, shown.summary) == (rows, summary), (
+                f"{eml.name}; check-orders said:\n{checked.text}"
+            )
     finally:
         page.set_input_files("#file", str(desk.game.report))
 
@@ -147,7 +189,9 @@ def test_the_mailto_mail_is_accepted_with_the_same_verdicts(desk: Session) -> No
     desk.page.page.set_viewport_size({"width": PHONE[0], "height": PHONE[1]})
     base = desk.game.data["empire"]["base"]
     link = desk.game.data["systems"][0]["links"][0]
-    shown = desk.page.type_orders(f"MOVE {base} {link} 2\nBUILD {base} 1\nNEWCRS {base} two\nLINK {base} 999\nTAX")
+    shown = desk.page.type_orders(
+        f"MOVE {base} {link} 2\nBUILD {base} 1\nNEWCRS {base} two\nLINK {base} 999\nTAX"
+    )
     href = desk.page.page.get_attribute("#send", "href")
     assert href.startswith("mailto:turns@turnproc.example?subject=Orders%20six%20turn%202&body=GAME%20six")
     ack = desk.game.ack(mail_from_link(href))
@@ -172,7 +216,7 @@ def test_tapping_a_system_shows_what_it_can_order(desk: Session) -> None:
     suggestion = page.locator("#sheet button").first
     order = suggestion.inner_text().removeprefix("+ ")
     suggestion.tap()
-    page.wait_for_function("document.getElementById('mail').value.includes(%r)" % order)
+    page.wait_for_function(f"document.getElementById('mail').value.includes({order!r})")
     assert order in page.input_value("#orders")
 
 
@@ -220,7 +264,9 @@ def test_phone_screenshots_for_the_docs(desk: Session, tmp_path: Path) -> None:
     page = desk.page.page
     page.set_viewport_size({"width": PHONE[0], "height": PHONE[1]})
     base = desk.game.data["empire"]["base"]
-    desk.page.type_orders(f"MOVE {base} {desk.game.data['systems'][0]['links'][0]} 2\nBUILD {base} 1\nNEWCRS {base} three")
+    desk.page.type_orders(
+        f"MOVE {base} {desk.game.data['systems'][0]['links'][0]} 2\nBUILD {base} 1\nNEWCRS {base} three"
+    )
     page.set_input_files("#file", str(desk.game.report))  # the whole map again
     page.locator(f"circle[data-code='{base}']").tap()
     shots = {"desk-phone-map.png": "#mapbox", "desk-phone-orders.png": "#verdicts"}
@@ -304,7 +350,9 @@ def test_once_loaded_the_desk_works_offline(desk: Session) -> None:
         desk.context.set_offline(False)
 
 
-def test_without_pyodide_the_page_says_so_and_orders_can_still_be_written(browser: Any, tmp_path: Path) -> None:
+def test_without_pyodide_the_page_says_so_and_orders_can_still_be_written(
+    browser: Any, tmp_path: Path
+) -> None:
     game = DeskGame(tmp_path, None)
     try:
         with serve(game.site) as served:

@@ -12,7 +12,20 @@ import pytest
 PACKAGE = Path(__file__).resolve().parent.parent / "turnproc"
 FILES = sorted(PACKAGE.glob("rules/*.py")) + sorted(PACKAGE.glob("orders/*.py"))
 # Standard-library modules that would let the rules reach the outside world.
-FORBIDDEN = {"os", "socket", "sqlite3", "smtplib", "imaplib", "subprocess", "time", "datetime", "email", "urllib", "http", "logging"}
+FORBIDDEN = {
+    "os",
+    "socket",
+    "sqlite3",
+    "smtplib",
+    "imaplib",
+    "subprocess",
+    "time",
+    "datetime",
+    "email",
+    "urllib",
+    "http",
+    "logging",
+}
 
 
 def _imports(path: Path) -> list[tuple[int, str]]:
@@ -35,7 +48,9 @@ def test_rules_import_only_the_standard_library(path: Path) -> None:
     for lineno, name in _imports(path):
         top = name.split(".")[0]
         assert top in sys.stdlib_module_names or top == "__future__", f"{path.name}:{lineno} imports {name}"
-        assert top not in FORBIDDEN, f"{path.name}:{lineno} imports {name}: the rules do no I/O and read no clock"
+        assert top not in FORBIDDEN, (
+            f"{path.name}:{lineno} imports {name}: the rules do no I/O and read no clock"
+        )
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: f"{p.parent.name}/{p.name}")
@@ -45,6 +60,8 @@ def test_rules_use_no_global_random_state(path: Path) -> None:
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             base = node.func.value
             if isinstance(base, ast.Name) and base.id == "random" and node.func.attr != "Random":
-                pytest.fail(f"{path.name}:{node.lineno} calls random.{node.func.attr}: pass the turn's rng instead")
+                pytest.fail(
+                    f"{path.name}:{node.lineno} calls random.{node.func.attr}: pass the turn's rng instead"
+                )
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "print":
             pytest.fail(f"{path.name}:{node.lineno} calls print()")

@@ -185,7 +185,11 @@ def test_defaults_follow_a_new_empires_start() -> None:
 
 
 def test_tech_names_are_case_insensitive() -> None:
-    text = edit(MINIMAL, 'base = 100\n', 'base = 100\ntechs = { Life_Support = 7, BPINCOME = 1, "Cultural Level" = 2 }\n')
+    text = edit(
+        MINIMAL,
+        "base = 100\n",
+        'base = 100\ntechs = { Life_Support = 7, BPINCOME = 1, "Cultural Level" = 2 }\n',
+    )
     empire = load_scenario(text).state.empires["ALF"]
     assert empire.tech(Tech.LIFE_SUPPORT) == 7
     assert empire.tech(Tech.BP_INCOME) == 1 and empire.tech(Tech.CULTURAL) == 2
@@ -233,45 +237,140 @@ MALFORMED: list[tuple[str, str, str, list[str]]] = [
     ("unknown top-level key", "[map]", "[mapp]", ["mapp: unknown key", "did you mean 'map'"]),
     ("unknown system key", "cruisers = 3", "cruiser = 3", ["systems[0].cruiser", "did you mean 'cruisers'"]),
     ("links in the wrong place", "[map]\nlinks", "links", ["systems[2].links", "[map]"]),
-    ("unknown game key", "[[empires]]", "[game]\nturns = 3\n\n[[empires]]", ["game.turns", "did you mean 'turn'"]),
+    (
+        "unknown game key",
+        "[[empires]]",
+        "[game]\nturns = 3\n\n[[empires]]",
+        ["game.turns", "did you mean 'turn'"],
+    ),
     ("string for a number", "pop = 2", 'pop = "2"', ["systems[0].pop", "whole number", "'2'"]),
     ("boolean for a number", "pop = 2", "pop = true", ["systems[0].pop", "whole number"]),
     ("float for a number", "pop = 2", "pop = 2.5", ["systems[0].pop", "whole number"]),
     ("negative count", "cruisers = 3", "cruisers = -3", ["systems[0].cruisers", "below the minimum 0"]),
     ("missing type", 'type = "RD"\n', "", ["systems[2]", "missing key 'type'"]),
     ("bad system type", 'type = "RD"', 'type = "XX"', ["systems[2].type", "'XX' is not a system type"]),
-    ("duplicate system code", "code = 102", "code = 101", ["systems[2].code", "already declared as systems[1]"]),
+    (
+        "duplicate system code",
+        "code = 102",
+        "code = 101",
+        ["systems[2].code", "already declared as systems[1]"],
+    ),
     ("code too wide", "code = 102", "code = 1002", ["systems[2].code", "100–999", "1002"]),
-    ("star on a taken square", "row = 1\ncol = 1", "row = 0\ncol = 0", ["systems[2].row", "already taken by star 100"]),
+    (
+        "star on a taken square",
+        "row = 1\ncol = 1",
+        "row = 0\ncol = 0",
+        ["systems[2].row", "already taken by star 100"],
+    ),
     ("planet without a star", "star = 100\n", "", ["systems[1]", "missing key 'star'"]),
     ("planet of a planet", "star = 100", "star = 101", ["systems[1].star", "not a star"]),
     ("planet of an unknown star", "star = 100", "star = 999", ["systems[1].star", "999 is not a system"]),
-    ("planet off its star's square", "star = 100", "star = 100\nrow = 4", ["systems[1].row", "its star's square"]),
+    (
+        "planet off its star's square",
+        "star = 100",
+        "star = 100\nrow = 4",
+        ["systems[1].row", "its star's square"],
+    ),
     ("star with a star key", 'type = "RD"', 'type = "RD"\nstar = 100', ["systems[2].star", "is a star"]),
-    ("unknown owner", 'owner = "ALF"', 'owner = "ZZZ"', ["systems[0].owner", "'ZZZ' is not a declared empire"]),
-    ("ships in an unowned system", 'type = "RD"', 'type = "RD"\nfighters = 1', ["systems[2].fighters", "no owner"]),
-    ("bad stance", 'type = "RD"', 'type = "RD"\nstance = "HIDE"', ["systems[2].stance", "'HIDE' is not a stance"]),
-    ("stance target unknown", "cruisers = 3", "cruisers = 3\nstance_target = 555", ["systems[0].stance_target", "555"]),
-    ("retreat parts", "cruisers = 3", "cruisers = 3\nretreat_parts = 4", ["systems[0].retreat_parts", "maximum 3"]),
-    ("name too long", 'type = "RD"', 'type = "RD"\nname = "' + "x" * 25 + '"', ["systems[2].name", "at most 24"]),
+    (
+        "unknown owner",
+        'owner = "ALF"',
+        'owner = "ZZZ"',
+        ["systems[0].owner", "'ZZZ' is not a declared empire"],
+    ),
+    (
+        "ships in an unowned system",
+        'type = "RD"',
+        'type = "RD"\nfighters = 1',
+        ["systems[2].fighters", "no owner"],
+    ),
+    (
+        "bad stance",
+        'type = "RD"',
+        'type = "RD"\nstance = "HIDE"',
+        ["systems[2].stance", "'HIDE' is not a stance"],
+    ),
+    (
+        "stance target unknown",
+        "cruisers = 3",
+        "cruisers = 3\nstance_target = 555",
+        ["systems[0].stance_target", "555"],
+    ),
+    (
+        "retreat parts",
+        "cruisers = 3",
+        "cruisers = 3\nretreat_parts = 4",
+        ["systems[0].retreat_parts", "maximum 3"],
+    ),
+    (
+        "name too long",
+        'type = "RD"',
+        'type = "RD"\nname = "' + "x" * 25 + '"',
+        ["systems[2].name", "at most 24"],
+    ),
     ("home slot on a planet", "star = 100", "star = 100\nhome_slot = true", ["systems[1].home_slot"]),
-    ("link to an unknown system", "[100, 102]]", "[100, 102], [100, 777]]", ["map.links[2]", "777 is not a system"]),
-    ("illegal link", "[100, 102]]", "[100, 102], [101, 102]]", ["map.links[2]", "PL 101 belongs to star 100"]),
+    (
+        "link to an unknown system",
+        "[100, 102]]",
+        "[100, 102], [100, 777]]",
+        ["map.links[2]", "777 is not a system"],
+    ),
+    (
+        "illegal link",
+        "[100, 102]]",
+        "[100, 102], [101, 102]]",
+        ["map.links[2]", "PL 101 belongs to star 100"],
+    ),
     ("self link", "[100, 102]]", "[100, 102], [102, 102]]", ["map.links[2]", "to itself"]),
-    ("duplicate link", "[100, 102]]", "[100, 102], [102, 100]]", ["map.links[2]", "already given as map.links[1]"]),
+    (
+        "duplicate link",
+        "[100, 102]]",
+        "[100, 102], [102, 100]]",
+        ["map.links[2]", "already given as map.links[1]"],
+    ),
     ("link not a pair", "[100, 102]]", "[100, 102], [100]]", ["map.links[2]", "pair of system codes"]),
     ("unreachable system", ", [100, 102]]", "]", ["map.links", "not every system is reachable", "102"]),
-    ("duplicate empire", "[[systems]]", '[[empires]]\ncode = "ALF"\nname = "Again"\n\n[[systems]]', ["empires[1].code", "declared twice"]),
+    (
+        "duplicate empire",
+        "[[systems]]",
+        '[[empires]]\ncode = "ALF"\nname = "Again"\n\n[[systems]]',
+        ["empires[1].code", "declared twice"],
+    ),
     ("bad empire code", 'code = "ALF"', 'code = "alf"', ["empires[0].code", "3 capital letters"]),
     ("empire without name", 'name = "Alfheim"\n', "", ["empires[0]", "missing key 'name'"]),
     ("base not owned", "base = 100", "base = 102", ["empires[0].base", "not owned by ALF"]),
     ("home not a system", "base = 100", "base = 100\nhome = 12", ["empires[0].home", "12 is not a system"]),
-    ("bad email", "base = 100", 'base = 100\nemail = "not an address"', ["empires[0].email", "not an e-mail"]),
-    ("unknown tech", "base = 100", "base = 100\ntechs = { weapns = 1 }", ["empires[0].techs.weapns", "did you mean 'weapons'"]),
-    ("negative tech", "base = 100", "base = 100\ntechs = { drive = -1 }", ["empires[0].techs.drive", "below the minimum 0"]),
-    ("tech twice", "base = 100", "base = 100\ntechs = { drive = 1, DRIVE = 2 }", ["empires[0].techs.DRIVE", "already given"]),
+    (
+        "bad email",
+        "base = 100",
+        'base = 100\nemail = "not an address"',
+        ["empires[0].email", "not an e-mail"],
+    ),
+    (
+        "unknown tech",
+        "base = 100",
+        "base = 100\ntechs = { weapns = 1 }",
+        ["empires[0].techs.weapns", "did you mean 'weapons'"],
+    ),
+    (
+        "negative tech",
+        "base = 100",
+        "base = 100\ntechs = { drive = -1 }",
+        ["empires[0].techs.drive", "below the minimum 0"],
+    ),
+    (
+        "tech twice",
+        "base = 100",
+        "base = 100\ntechs = { drive = 1, DRIVE = 2 }",
+        ["empires[0].techs.DRIVE", "already given"],
+    ),
     ("seen unknown", "base = 100", "base = 100\nseen = [100, 404]", ["empires[0].seen[1]", "404"]),
-    ("bad module", "[[empires]]", '[game]\nmodules = ["zoc", "fog"]\n\n[[empires]]', ["game.modules[1]", "'fog' is not a rule module"]),
+    (
+        "bad module",
+        "[[empires]]",
+        '[game]\nmodules = ["zoc", "fog"]\n\n[[empires]]',
+        ["game.modules[1]", "'fog' is not a rule module"],
+    ),
     ("turn zero", "[[empires]]", "[game]\nturn = 0\n\n[[empires]]", ["game.turn", "below the minimum 1"]),
     ("empires not an array", "[[empires]]", "[empires]", ["empires: should be an array, not a table"]),
 ]
@@ -289,9 +388,7 @@ def test_malformed_file_names_the_key(old: str, new: str, fragments: list[str]) 
 
 
 def test_too_many_links_on_a_star() -> None:
-    systems = "".join(
-        f'\n[[systems]]\ncode = {110 + i}\ntype = "RD"\nrow = 5\ncol = {i}\n' for i in range(7)
-    )
+    systems = "".join(f'\n[[systems]]\ncode = {110 + i}\ntype = "RD"\nrow = 5\ncol = {i}\n' for i in range(7))
     links = ", ".join(f"[100, {110 + i}]" for i in range(7))
     text = edit(MINIMAL, "[map]", systems + "\n[map]")
     text = edit(text, "[100, 102]]", f"[100, 102], {links}]")
@@ -305,7 +402,7 @@ def test_empty_scenario_is_refused() -> None:
 
 def test_missing_file_is_a_scenario_error(tmp_path: Path) -> None:
     missing = tmp_path / "nope.toml"
-    with pytest.raises(ScenarioError, match="nope.toml: cannot read"):
+    with pytest.raises(ScenarioError, match=r"nope\.toml: cannot read"):
         load_scenario_file(missing)
 
 
@@ -324,8 +421,6 @@ def test_scenario_error_is_a_value_error() -> None:
 def test_population_without_an_owner_is_refused() -> None:
     from turnproc.scenario import ScenarioError, load_scenario
 
-    text = (
-        "[[systems]]\ncode = 100\ntype = \"YD\"\nrow = 0\ncol = 0\npop = 3\n"
-    )
+    text = '[[systems]]\ncode = 100\ntype = "YD"\nrow = 0\ncol = 0\npop = 3\n'
     with pytest.raises(ScenarioError, match=r"systems\[0\]\.pop: system 100 has population but no owner"):
         load_scenario(text, "natives.toml")

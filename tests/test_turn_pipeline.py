@@ -14,12 +14,10 @@ import pytest
 from sqlalchemy import Engine, event, func, select, text
 from sqlalchemy.orm import Session, sessionmaker
 
-from turnproc.config import Config
 from tests.conftest import SqliteTemplates
 from tests.factories import make_generated_game
-from turnproc.storage.queries import get_empire, get_game
+from turnproc.config import Config
 from turnproc.intake import submit_orders
-from turnproc.turns.run import run_turn
 from turnproc.rules.events import Event, events_to_json
 from turnproc.rules.serialize import state_to_json
 from turnproc.rules.state import GameState
@@ -27,6 +25,8 @@ from turnproc.storage import convert
 from turnproc.storage import models as m
 from turnproc.storage.convert import load_state
 from turnproc.storage.db import make_engine, make_sessionmaker, transaction
+from turnproc.storage.queries import get_empire, get_game
+from turnproc.turns.run import run_turn
 
 GAME = "pipeline"
 CODES = ("AAA", "BBB", "CCC")
@@ -76,7 +76,9 @@ def submit_turn(factory: sessionmaker[Session], when: dt.datetime) -> None:
         game = get_game(session, GAME)
         state = load_state(session, game)
         for code in CODES:
-            parsed, _ = submit_orders(session, game, get_empire(session, game, code), orders_for(state, code), when)
+            parsed, _ = submit_orders(
+                session, game, get_empire(session, game, code), orders_for(state, code), when
+            )
             assert not parsed.errors, parsed.errors
 
 
@@ -93,13 +95,17 @@ def play(factory: sessionmaker[Session], turns: int) -> dict[str, Any]:
             out["reports"].append(result.reports)
     with factory() as session:
         game = get_game(session, GAME)
-        for record in session.scalars(select(m.TurnRecord).where(m.TurnRecord.game_id == game.id).order_by(m.TurnRecord.number)):
+        for record in session.scalars(
+            select(m.TurnRecord).where(m.TurnRecord.game_id == game.id).order_by(m.TurnRecord.number)
+        ):
             out["events"].append(events_to_json([Event.from_dict(e) for e in record.events]))
         out["state"] = state_to_json(load_state(session, game))
     return out
 
 
-def test_same_inputs_give_byte_identical_output(db_url: str, tmp_path: Path, sqlite_templates: SqliteTemplates) -> None:
+def test_same_inputs_give_byte_identical_output(
+    db_url: str, tmp_path: Path, sqlite_templates: SqliteTemplates
+) -> None:
     """Two fresh databases (the second always SQLite, so on PostgreSQL this also
     shows the backend changes nothing), the same game, seed and orders: the
     events JSON, the state JSON and every report are byte for byte the same."""
@@ -242,7 +248,9 @@ def test_the_turn_reads_the_parsed_orders_on_file_not_their_text(sessions: sessi
     assert sorted(ran) == sorted(expected) and result.turn == 1
 
 
-def test_two_turn_runs_started_together_run_one_turn(sessions: sessionmaker[Session], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_two_turn_runs_started_together_run_one_turn(
+    sessions: sessionmaker[Session], monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Two `turnproc turn run` for the same game at once (a cron job and a GM's
     hand): the second, which started while turn 1 was current, refuses in one
     line instead of running turn 2 as well."""
@@ -313,7 +321,9 @@ def test_the_turn_holds_the_garbage_collector_off_and_gives_it_back(
     with transaction(sessions) as session:
         run_turn(session, get_game(session, GAME), CONFIG, START + dt.timedelta(hours=1))
     assert seen == [False] and gc.isenabled()
-    monkeypatch.setattr(turnproc.turns.run, "resolve", lambda *a, **k: (_ for _ in ()).throw(RuntimeError("boom")))
+    monkeypatch.setattr(
+        turnproc.turns.run, "resolve", lambda *a, **k: (_ for _ in ()).throw(RuntimeError("boom"))
+    )
     with pytest.raises(RuntimeError), transaction(sessions) as session:
         run_turn(session, get_game(session, GAME), CONFIG, START + dt.timedelta(hours=1))
     assert gc.isenabled()

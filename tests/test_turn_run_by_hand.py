@@ -19,14 +19,15 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from tests.conftest import Fill
 from tests.factories import make_game
-from turnproc.turns import byhand as handrun, schedule
 from turnproc.config import Config
+from turnproc.errors import GMError
 from turnproc.games.empires import import_players
 from turnproc.games.game import new_game
-from turnproc.errors import GMError
 from turnproc.storage import models as m
 from turnproc.storage.db import make_engine, make_sessionmaker, transaction
 from turnproc.storage.queries import get_game, load_game_view
+from turnproc.turns import byhand as handrun
+from turnproc.turns import schedule
 
 CODES = tuple("".join(c) for c in itertools.islice(itertools.product("ABCDEFGHIJ", repeat=3), 100))
 NOW = dt.datetime(2026, 12, 4, 20, 0, tzinfo=dt.timezone.utc)
@@ -59,15 +60,20 @@ def config_file(db_url: str, tmp_path: Path) -> Path:
 def _turn_run(config: Path, *extra: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [sys.executable, "-m", "turnproc", "--config", str(config), "turn", "run", "big", *extra],
-        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def _turn_and_records(db_url: str) -> tuple[int, int]:
     engine = make_engine(db_url)
     try:
         with make_sessionmaker(engine)() as session:
-            return get_game(session, "big").turn, session.scalar(select(func.count()).select_from(m.TurnRecord)) or 0
+            return get_game(session, "big").turn, session.scalar(
+                select(func.count()).select_from(m.TurnRecord)
+            ) or 0
     finally:
         engine.dispose()
 
@@ -146,7 +152,9 @@ def test_on_a_terminal_turn_run_asks_first(run_cli, monkeypatch: pytest.MonkeyPa
     assert code == 0 and "turn 1 resolved" in out
 
 
-def test_the_worker_and_turn_run_refuse_with_one_guard(corpus: sessionmaker[Session], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_worker_and_turn_run_refuse_with_one_guard(
+    corpus: sessionmaker[Session], monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Both ask turnproc.turns.schedule.run_refusal, and the same refusal stops both."""
     with transaction(corpus) as session:
         get_game(session, "corpus").deadline_override = NOW - dt.timedelta(minutes=1)
@@ -177,7 +185,9 @@ def test_turn_run_by_hand_forced_mails_the_gm_one_line(corpus: sessionmaker[Sess
     result = handrun.run_by_hand(corpus, "corpus", config, NOW, force=True)
     assert result.turn == 1
     with corpus() as session:
-        notices = session.scalars(select(m.OutboxMail.subject).where(m.OutboxMail.recipient == "gm@example.org")).all()
+        notices = session.scalars(
+            select(m.OutboxMail.subject).where(m.OutboxMail.recipient == "gm@example.org")
+        ).all()
     assert list(notices) == ["[corpus] turn 1 ran by hand"]
     # The next turn, at once: refused by the minimum interval, forced past it.
     with pytest.raises(GMError, match=r"turn 1 of game corpus ran 0 seconds ago, less than the 10 minutes"):

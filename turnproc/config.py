@@ -12,9 +12,10 @@ import logging
 import os
 import stat
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 __all__ = ["ConfigError", "Config", "ImapConfig", "SmtpConfig", "load_config", "DEFAULT_FILE"]
 
@@ -131,25 +132,47 @@ class Config:
 
 
 _TOP_KEYS = {
-    "database_url", "transport", "maildir_in", "maildir_out", "from_address", "gm_address", "outbox_lease",
-    "stranger_replies_per_hour", "set_aside_after", "outbox_keep_days", "site_dir",
-    "bulletin_threshold", "trusted_authserv_id", "pyodide_dir", "site_url", "password_tag_key_file",
-    "min_turn_interval", "outbox_journal", "mail_max_parts", "mail_max_depth", "mail_read_seconds", "admin_sql_seconds",
-}  # fmt: skip
+    "database_url",
+    "transport",
+    "maildir_in",
+    "maildir_out",
+    "from_address",
+    "gm_address",
+    "outbox_lease",
+    "stranger_replies_per_hour",
+    "set_aside_after",
+    "outbox_keep_days",
+    "site_dir",
+    "bulletin_threshold",
+    "trusted_authserv_id",
+    "pyodide_dir",
+    "site_url",
+    "password_tag_key_file",
+    "min_turn_interval",
+    "outbox_journal",
+    "mail_max_parts",
+    "mail_max_depth",
+    "mail_read_seconds",
+    "admin_sql_seconds",
+}
 
 #: Keys of older versions, accepted and ignored (a config from before the
 #: upgrade still starts), with why.
 _RETIRED = {
-    "password_failures_per_hour": "no mail is refused by its sender any more; see the handbook's \"Passwords and guessing\"",
+    "password_failures_per_hour": 'no mail is refused by its sender any more; see the handbook\'s "Passwords and guessing"',
 }
 
 #: Whole-number settings and their ranges (top-level, and ``[smtp] connections``).
 _COUNTS = {
-    "stranger_replies_per_hour": (0, 1000), "set_aside_after": (1, 100),
-    "outbox_keep_days": (0, 3650), "bulletin_threshold": (1, 100_000), "connections": (1, 20),
+    "stranger_replies_per_hour": (0, 1000),
+    "set_aside_after": (1, 100),
+    "outbox_keep_days": (0, 3650),
+    "bulletin_threshold": (1, 100_000),
+    "connections": (1, 20),
     "min_turn_interval": (0, 10080),
-    "mail_max_parts": (1, 100_000), "mail_max_depth": (1, 1000),
-}  # fmt: skip
+    "mail_max_parts": (1, 100_000),
+    "mail_max_depth": (1, 1000),
+}
 
 #: Settings in seconds and their ranges.
 _SECONDS = {"outbox_lease": (1, 86400), "mail_read_seconds": (0.01, 600), "admin_sql_seconds": (0.1, 86400)}
@@ -177,15 +200,22 @@ def _section(cls: type, raw: Mapping[str, Any], where: str, base_dir: Path) -> A
             except OSError as exc:
                 raise ConfigError(f"{where}.{key}: cannot read {path}: {exc.strerror}") from None
             if mode & 0o004:
-                log.warning("%s.%s: %s is readable by every user of this machine (mode %o); chmod 600 it", where, key, path, mode)
+                log.warning(
+                    "%s.%s: %s is readable by every user of this machine (mode %o); chmod 600 it",
+                    where,
+                    key,
+                    path,
+                    mode,
+                )
             continue
         if key not in known:
             raise ConfigError(f"{where}: unknown key {key!r} (known: {', '.join(sorted(known))})")
         if key == "password" and value:
             log.warning(
                 "%s.password: a password written in the config file; keep it in password_file (mode 600) or the"
-                " environment, so the config can be shared without it", where,
-            )  # fmt: skip
+                " environment, so the config can be shared without it",
+                where,
+            )
         expected = known[key].type
         if expected in ("int", int) and not isinstance(value, int):
             raise ConfigError(f"{where}.{key}: expected a whole number, got {value!r}")
@@ -224,7 +254,9 @@ def load_config(path: str | os.PathLike[str] | None = None, env: Mapping[str, st
             log.warning("%s: %s is no longer used (%s)", source, key, _RETIRED[key])
             continue
         if key not in _TOP_KEYS:
-            raise ConfigError(f"{source}: unknown key {key!r} (known: {', '.join(sorted(_TOP_KEYS | {'imap', 'smtp'}))})")
+            raise ConfigError(
+                f"{source}: unknown key {key!r} (known: {', '.join(sorted(_TOP_KEYS | {'imap', 'smtp'}))})"
+            )
         top[key] = value
     imap = _section(ImapConfig, raw.get("imap", {}), f"{source}: imap", base_dir)
     smtp = _section(SmtpConfig, raw.get("smtp", {}), f"{source}: smtp", base_dir)
@@ -235,17 +267,28 @@ def load_config(path: str | os.PathLike[str] | None = None, env: Mapping[str, st
     if "TURNPROC_DATABASE_URL" in env:
         top["database_url"] = env["TURNPROC_DATABASE_URL"]
     top.setdefault("outbox_journal", "outbox-journal")
-    for key in ("maildir_in", "maildir_out", "site_dir", "pyodide_dir", "password_tag_key_file", "outbox_journal"):
+    for key in (
+        "maildir_in",
+        "maildir_out",
+        "site_dir",
+        "pyodide_dir",
+        "password_tag_key_file",
+        "outbox_journal",
+    ):
         if key in top:
             top[key] = base_dir / str(top[key]) if chosen else Path(str(top[key]))
     _check_counts(source, top)
     site_url = top.get("site_url", "")
     if not isinstance(site_url, str) or (site_url and not site_url.startswith(("https://", "http://"))):
-        raise ConfigError(f"{source}: site_url {site_url!r} is not an address starting with https:// or http://")
+        raise ConfigError(
+            f"{source}: site_url {site_url!r} is not an address starting with https:// or http://"
+        )
     for key, (low, high) in _SECONDS.items():
         value = top.get(key, low)
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
-            raise ConfigError(f"{source}: {key} {value!r} is not a number of seconds from {low:g} to {high:g}")
+            raise ConfigError(
+                f"{source}: {key} {value!r} is not a number of seconds from {low:g} to {high:g}"
+            )
     if top.get("transport", "maildir") not in ("maildir", "imap"):
         raise ConfigError(f"{source}: transport {top['transport']!r} is not maildir or imap")
     return Config(imap=imap, smtp=smtp, source=source, **top)

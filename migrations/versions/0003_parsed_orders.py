@@ -9,23 +9,25 @@ Revision ID: 0003
 Revises: 0002
 Create Date: 2026-11-30 22:50:00
 """
+
 from __future__ import annotations
 
-from alembic import op
 import sqlalchemy as sa
+from alembic import op
 
 from turnproc.orders.parser import parse_orders
 
-
-revision = '0003'
-down_revision = '0002'
+revision = "0003"
+down_revision = "0002"
 branch_labels = None
 depends_on = None
 
 
 def upgrade() -> None:
-    op.add_column('orders', sa.Column('orders', sa.JSON(), nullable=False, server_default='[]'))
-    table = sa.table('orders', sa.column('id', sa.Integer), sa.column('lines', sa.JSON), sa.column('orders', sa.JSON))
+    op.add_column("orders", sa.Column("orders", sa.JSON(), nullable=False, server_default="[]"))
+    table = sa.table(
+        "orders", sa.column("id", sa.Integer), sa.column("lines", sa.JSON), sa.column("orders", sa.JSON)
+    )
     conn = op.get_bind()
     for row_id, lines in conn.execute(sa.select(table.c.id, table.c.lines)).all():
         parsed = parse_orders("\n".join(lines or []))
@@ -37,4 +39,4 @@ def upgrade() -> None:
 def downgrade() -> None:
     # Plain ALTER (SQLite 3.35+ and PostgreSQL): a batch rebuild of the table
     # would break the GM views that read it.
-    op.execute('ALTER TABLE orders DROP COLUMN orders')
+    op.execute("ALTER TABLE orders DROP COLUMN orders")

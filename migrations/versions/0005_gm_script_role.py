@@ -9,24 +9,36 @@ Revision ID: 0005
 Revises: 0004
 Create Date: 2026-11-30 23:50:00
 """
+
 from __future__ import annotations
 
-from alembic import op
 import sqlalchemy as sa
+from alembic import op
 
 from turnproc.storage.gmrole import ROLE, ensure_role
 
-
-revision = '0005'
-down_revision = '0004'
+revision = "0005"
+down_revision = "0004"
 branch_labels = None
 depends_on = None
 
 #: The game tables at this revision: every table but audit_log (and alembic_version).
 TABLES = [
-    "games", "empires", "systems", "links", "forces", "seen", "orders", "turns", "reports",
-    "inbound_messages", "inbound_failures", "suppressed_replies", "outbox", "turn_archive",
-]  # fmt: skip
+    "games",
+    "empires",
+    "systems",
+    "links",
+    "forces",
+    "seen",
+    "orders",
+    "turns",
+    "reports",
+    "inbound_messages",
+    "inbound_failures",
+    "suppressed_replies",
+    "outbox",
+    "turn_archive",
+]
 VIEWS = ["gm_empires", "gm_systems", "gm_orders", "gm_missed_turns", "gm_turns"]
 
 

@@ -10,24 +10,24 @@ Revision ID: 0009
 Revises: 0008
 Create Date: 2026-12-01 02:30:00
 """
+
 from __future__ import annotations
 
-from alembic import op
 import sqlalchemy as sa
+from alembic import op
 
-
-revision = '0009'
-down_revision = '0008'
+revision = "0009"
+down_revision = "0008"
 branch_labels = None
 depends_on = None
 
 #: (table, column, default, CHECK) of the integer columns this revision adds.
 _COLUMNS = (
-    ('games', 'ruleset', 1, 'ruleset IN (1, 2)', 'ck_games_ruleset_known'),
-    ('empires', 'tech_probe', 1, 'tech_probe >= 0', 'ck_empires_tech_probe_not_negative'),
-    ('empires', 'tech_hyperspace', 0, 'tech_hyperspace >= 0', 'ck_empires_tech_hyperspace_not_negative'),
-    ('empires', 'tech_recovery', 0, 'tech_recovery >= 0', 'ck_empires_tech_recovery_not_negative'),
-    ('empires', 'reserve', 0, 'reserve >= 0', 'ck_empires_reserve_not_negative'),
+    ("games", "ruleset", 1, "ruleset IN (1, 2)", "ck_games_ruleset_known"),
+    ("empires", "tech_probe", 1, "tech_probe >= 0", "ck_empires_tech_probe_not_negative"),
+    ("empires", "tech_hyperspace", 0, "tech_hyperspace >= 0", "ck_empires_tech_hyperspace_not_negative"),
+    ("empires", "tech_recovery", 0, "tech_recovery >= 0", "ck_empires_tech_recovery_not_negative"),
+    ("empires", "reserve", 0, "reserve >= 0", "ck_empires_reserve_not_negative"),
 )
 
 
@@ -36,17 +36,17 @@ def upgrade() -> None:
     # get their version from the application (default 2).
     for table, column, default, check, name in _COLUMNS:
         op.execute(
-            f'ALTER TABLE {table} ADD COLUMN {column} INTEGER NOT NULL DEFAULT {default} '
-            f'CONSTRAINT {name} CHECK ({check})'
+            f"ALTER TABLE {table} ADD COLUMN {column} INTEGER NOT NULL DEFAULT {default} "
+            f"CONSTRAINT {name} CHECK ({check})"
         )
-    op.add_column('empires', sa.Column('active_probe', sa.Integer(), nullable=True))
-    op.add_column('empires', sa.Column('inactive_probes', sa.JSON(), nullable=False, server_default='[]'))
+    op.add_column("empires", sa.Column("active_probe", sa.Integer(), nullable=True))
+    op.add_column("empires", sa.Column("inactive_probes", sa.JSON(), nullable=False, server_default="[]"))
 
 
 def downgrade() -> None:
-    op.execute('ALTER TABLE empires DROP COLUMN inactive_probes')
-    op.execute('ALTER TABLE empires DROP COLUMN active_probe')
+    op.execute("ALTER TABLE empires DROP COLUMN inactive_probes")
+    op.execute("ALTER TABLE empires DROP COLUMN active_probe")
     for table, column, _default, _check, name in reversed(_COLUMNS):
-        if op.get_bind().dialect.name == 'postgresql':
-            op.execute(f'ALTER TABLE {table} DROP CONSTRAINT {name}')
-        op.execute(f'ALTER TABLE {table} DROP COLUMN {column}')
+        if op.get_bind().dialect.name == "postgresql":
+            op.execute(f"ALTER TABLE {table} DROP CONSTRAINT {name}")
+        op.execute(f"ALTER TABLE {table} DROP COLUMN {column}")

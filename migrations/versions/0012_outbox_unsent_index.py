@@ -5,22 +5,22 @@ Revision ID: 0012
 Revises: 0011
 Create Date: 2026-12-02 10:00:00
 """
+
 from __future__ import annotations
 
 from alembic import op
 
-
-revision = '0012'
-down_revision = '0011'
+revision = "0012"
+down_revision = "0011"
 branch_labels = None
 depends_on = None
 
 
 def upgrade() -> None:
-    op.drop_index('ix_outbox_pending', table_name='outbox')
-    op.create_index('ix_outbox_unsent', 'outbox', ['sent_at', 'id'])
+    op.drop_index("ix_outbox_pending", table_name="outbox")
+    op.create_index("ix_outbox_unsent", "outbox", ["sent_at", "id"])
 
 
 def downgrade() -> None:
-    op.drop_index('ix_outbox_unsent', table_name='outbox')
-    op.create_index('ix_outbox_pending', 'outbox', ['sent_at', 'next_attempt_at'])
+    op.drop_index("ix_outbox_unsent", table_name="outbox")
+    op.create_index("ix_outbox_pending", "outbox", ["sent_at", "next_attempt_at"])

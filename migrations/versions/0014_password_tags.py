@@ -7,23 +7,23 @@ Revision ID: 0014
 Revises: 0013
 Create Date: 2026-12-02 05:00:00
 """
+
 from __future__ import annotations
 
-from alembic import op
 import sqlalchemy as sa
+from alembic import op
 
-
-revision = '0014'
-down_revision = '0013'
+revision = "0014"
+down_revision = "0013"
 branch_labels = None
 depends_on = None
 
 
 #: (table, column, type) of the columns this revision adds, all NULL on rows on file.
 _COLUMNS = (
-    ('empires', 'password_tag', sa.String(length=32)),
-    ('empires', 'guessing_told_at', sa.DateTime(timezone=True)),
-    ('games', 'guessing_told_at', sa.DateTime(timezone=True)),
+    ("empires", "password_tag", sa.String(length=32)),
+    ("empires", "guessing_told_at", sa.DateTime(timezone=True)),
+    ("games", "guessing_told_at", sa.DateTime(timezone=True)),
 )
 
 
@@ -37,4 +37,4 @@ def upgrade() -> None:
 
 def downgrade() -> None:
     for table, column, _kind in reversed(_COLUMNS):
-        op.execute(f'ALTER TABLE {table} DROP COLUMN {column}')
+        op.execute(f"ALTER TABLE {table} DROP COLUMN {column}")

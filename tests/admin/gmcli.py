@@ -50,13 +50,17 @@ class GM:
 
     def ok(self, *argv: str) -> str:
         result = self(*argv)
-        assert result.status == 0, f"turnproc {' '.join(argv)} failed ({result.status}):\n{result.err}{result.out}"
+        assert result.status == 0, (
+            f"turnproc {' '.join(argv)} failed ({result.status}):\n{result.err}{result.out}"
+        )
         return result.out
 
     def fails(self, *argv: str, status: int = 1) -> str:
         """The command's one-line refusal (stderr); asserts the status."""
         result = self(*argv)
-        assert result.status == status, f"turnproc {' '.join(argv)}: status {result.status}, not {status}:\n{result.err}{result.out}"
+        assert result.status == status, (
+            f"turnproc {' '.join(argv)}: status {result.status}, not {status}:\n{result.err}{result.out}"
+        )
         return result.err
 
     def send(self) -> list[EmailMessage]:

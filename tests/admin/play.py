@@ -7,17 +7,17 @@ import datetime as dt
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
-from turnproc.config import Config
-from turnproc.service.demo import scripted_orders
 from tests.factories import make_generated_game
-from turnproc.storage.queries import get_game
+from turnproc.config import Config
 from turnproc.intake import submit_orders
-from turnproc.turns.run import TurnResult, report_for, run_turn
 from turnproc.rules.events import Event, events_to_json
 from turnproc.rules.serialize import state_to_json
+from turnproc.service.demo import scripted_orders
 from turnproc.storage import models as m
 from turnproc.storage.convert import load_state
 from turnproc.storage.db import transaction
+from turnproc.storage.queries import get_game
+from turnproc.turns.run import TurnResult, report_for, run_turn
 
 CONFIG = Config(from_address="host@example.org")
 CODES = ("RIG", "VEG", "ORI")

@@ -7,7 +7,6 @@ import re
 from pathlib import Path
 
 import pytest
-from sqlalchemy import select
 
 from turnproc.admin import run_script
 from turnproc.storage import models as m

@@ -55,10 +55,10 @@ def test_misspelt_statement_is_refused_before_anything_runs(games: Games) -> Non
     result = _refused(games, "SELECT 1;\n  UPDAT empires SET vp = 3;", "refused")
     expected = (
         'the script cannot be read: line 2: syntax error at or near "UPDAT"; did you mean UPDATE?'
-        if _postgres(games) else
-        'statement 2 (line 2: "UPDAT empires SET vp = 3"): syntax error: '
+        if _postgres(games)
+        else 'statement 2 (line 2: "UPDAT empires SET vp = 3"): syntax error: '
         "'UPDAT' does not begin an SQL statement; did you mean UPDATE?"
-    )  # fmt: skip
+    )
     assert result.errors == [expected]
     assert result.statements == []
 
@@ -66,19 +66,30 @@ def test_misspelt_statement_is_refused_before_anything_runs(games: Games) -> Non
 def test_unclosed_quote_names_its_line(games: Games) -> None:
     result = _refused(games, "SELECT 1;\nUPDATE empires SET name = 'Rigel\n WHERE code = 'RIG';\n", "refused")
     expected = (
-        'line 3: syntax error at or near "RIG"' if _postgres(games) else
-        "line 2: the statement starting here never ends: a quoted string, quoted name or /* comment is never closed"
-    )  # fmt: skip
+        'line 3: syntax error at or near "RIG"'
+        if _postgres(games)
+        else "line 2: the statement starting here never ends: a quoted string, quoted name or /* comment is never closed"
+    )
     assert result.errors == [f"the script cannot be read: {expected}"]
 
 
-@pytest.mark.parametrize("statement", ["COMMIT", "BEGIN", "ROLLBACK", "DROP TABLE forces", "PRAGMA foreign_keys = OFF", "CREATE TABLE x (a int)"])
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "COMMIT",
+        "BEGIN",
+        "ROLLBACK",
+        "DROP TABLE forces",
+        "PRAGMA foreign_keys = OFF",
+        "CREATE TABLE x (a int)",
+    ],
+)
 def test_transaction_control_and_schema_changes_are_refused(games: Games, statement: str) -> None:
     result = _refused(games, f"UPDATE empires SET vp = 3;\n{statement};", "refused")
     if _postgres(games) and statement.startswith("PRAGMA"):  # not SQL to PostgreSQL at all
         assert result.errors == ['the script cannot be read: line 2: syntax error at or near "PRAGMA"']
         return
-    assert result.errors[0].startswith('statement 2 (line 2: ') and "is not allowed" in result.errors[0]
+    assert result.errors[0].startswith("statement 2 (line 2: ") and "is not allowed" in result.errors[0]
 
 
 def test_empty_script_is_refused(games: Games) -> None:
@@ -87,7 +98,9 @@ def test_empty_script_is_refused(games: Games) -> None:
 
 def test_unknown_game_is_refused(games: Games) -> None:
     result = run_script(games.engine, "winter", "SELECT 1;", now=NOW)
-    assert result.outcome == "refused" and "no game named 'winter' (games: autumn, spring26)" in result.errors[0]
+    assert (
+        result.outcome == "refused" and "no game named 'winter' (games: autumn, spring26)" in result.errors[0]
+    )
 
 
 # -- database constraints --------------------------------------------------------------------
@@ -98,13 +111,19 @@ def test_unknown_game_is_refused(games: Games) -> None:
     [
         (f"UPDATE empires SET balance = -5 WHERE code = 'RIG' AND game_id = {GAME}", "balance_not_negative"),
         (f"UPDATE systems SET type = 'XX' WHERE code = 104 AND game_id = {GAME}", "type_valid"),
-        (f"UPDATE systems SET owner_id = NULL WHERE code = 102 AND game_id = {GAME}", "unowned_has_no_population"),
-        (f"UPDATE empires SET email = 'bo@example.org' WHERE code = 'RIG' AND game_id = {GAME}", "uq_empires_game_id_email|empires.game_id, empires.email"),
+        (
+            f"UPDATE systems SET owner_id = NULL WHERE code = 102 AND game_id = {GAME}",
+            "unowned_has_no_population",
+        ),
+        (
+            f"UPDATE empires SET email = 'bo@example.org' WHERE code = 'RIG' AND game_id = {GAME}",
+            "uq_empires_game_id_email|empires.game_id, empires.email",
+        ),
     ],
 )
 def test_constraint_violation_names_the_constraint(games: Games, statement: str, constraint: str) -> None:
     result = _refused(games, f"SELECT 1;\n{statement};\n", "failed")
-    assert result.errors[0].startswith('statement 2 (line 2: ')
+    assert result.errors[0].startswith("statement 2 (line 2: ")
     assert "breaks a database constraint" in result.errors[0] and re.search(constraint, result.errors[0])
 
 
@@ -128,12 +147,15 @@ def test_ships_in_an_unlinked_system(games: Games) -> None:
     result = _refused(games, script, "rejected")
     (v,) = [v for v in result.violations if v.code == "unreachable"]
     assert 103 in v.systems
-    assert any(row.startswith("system 103: type RD, owner RIG") and "RIG 3/0/0" in row and "links 0" in row for row in result.rows)
+    assert any(
+        row.startswith("system 103: type RD, owner RIG") and "RIG 3/0/0" in row and "links 0" in row
+        for row in result.rows
+    )
 
 
 def test_new_system_with_ships_and_no_link(games: Games) -> None:
     script = (
-        f"INSERT INTO systems (game_id, code, type, \"row\", col, name, pop, industry, stance, retreat_parts, ever_owned, home_slot, owner_id)"
+        f'INSERT INTO systems (game_id, code, type, "row", col, name, pop, industry, stance, retreat_parts, ever_owned, home_slot, owner_id)'
         f" VALUES ({GAME}, 105, 'YD', 5, 5, '', 0, 0, 'DEFEND', 1, TRUE, FALSE, {RIG});\n"
         f"INSERT INTO forces (system_id, empire_id, cruisers, fighters, colony_ships)"
         f" VALUES ((SELECT system_id FROM gm_systems WHERE game = 'spring26' AND code = 105), {RIG}, 4, 0, 0);\n"
@@ -166,7 +188,9 @@ def test_orphan_empire(games: Games) -> None:
 def test_base_in_a_system_the_empire_lost(games: Games) -> None:
     script = f"UPDATE empires SET base = 201 WHERE code = 'RIG' AND game_id = {GAME};"
     result = _refused(games, script, "rejected")
-    assert [(v.code, v.systems, v.empires) for v in result.violations] == [("base_not_owned", (201,), ("RIG",))]
+    assert [(v.code, v.systems, v.empires) for v in result.violations] == [
+        ("base_not_owned", (201,), ("RIG",))
+    ]
 
 
 def test_several_problems_are_all_named(games: Games) -> None:
@@ -224,7 +248,9 @@ def test_audit_log_cannot_be_edited_by_a_script(games: Games) -> None:
     result = _refused(games, "DELETE FROM audit_log;", "refused" if _postgres(games) else "failed")
     (error,) = result.errors
     assert error.startswith('statement 1 (line 1: "DELETE FROM audit_log")')
-    assert error.endswith("DELETE on audit_log is not allowed; the audit log is only ever added to by turnproc")
+    assert error.endswith(
+        "DELETE on audit_log is not allowed; the audit log is only ever added to by turnproc"
+    )
 
 
 def test_percent_and_colon_in_literals_are_not_parameters(games: Games) -> None:

@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 from sqlalchemy import create_engine, text
 
-
 ADMIN = Path(__file__).resolve().parents[2] / "deploy" / "admin"
 
 
@@ -56,7 +55,11 @@ def test_check_lists_each_problem_with_its_rows(run, spring, tmp_path: Path) -> 
 def test_the_fleet_vanished_walkthrough(run, spring, tmp_path: Path) -> None:
     base = spring["base"]
     # 1. Where are RIG's ships?
-    look = _sql(tmp_path, "look.sql", "SELECT code, owner, cruisers FROM gm_systems WHERE game = 'spring26' AND owner = 'RIG' ORDER BY code;")
+    look = _sql(
+        tmp_path,
+        "look.sql",
+        "SELECT code, owner, cruisers FROM gm_systems WHERE game = 'spring26' AND owner = 'RIG' ORDER BY code;",
+    )
     code, out, _ = run("sql", "spring26", look, "--dry-run")
     assert code == 0 and "code  owner  cruisers" in out and "dry run" in out
     cruisers = int(re.search(rf"^  {base}\s+RIG\s+(\d+)", out, re.MULTILINE).group(1))
@@ -92,7 +95,9 @@ def test_sql_with_an_unreadable_file(run, spring) -> None:
 
 def test_turn_tools_from_the_command_line(run, spring, tmp_path: Path) -> None:
     code, out, _ = run("turn", "preview", "spring26", "--empire", "RIG")
-    assert code == 0 and "turn 2 would produce" in out and "turn 2 report" in out and "nothing was saved" in out
+    assert (
+        code == 0 and "turn 2 would produce" in out and "turn 2 report" in out and "nothing was saved" in out
+    )
     assert run("turn", "hold", "spring26")[0] == 0
     code, out, _ = run("turn", "run", "spring26", "--yes", "--force")
     assert code == 0 and "staged" in out and "turnproc turn release spring26" in out

@@ -47,8 +47,18 @@ def test_every_example_script_is_listed() -> None:
 
 
 @pytest.mark.parametrize(
-    "command", ["turnproc check", "turnproc sql", "turnproc audit", "turnproc turn preview", "turnproc turn hold",
-                "turnproc turn release", "turnproc turn discard", "turnproc turn rollback", "turnproc turn rerun"]
+    "command",
+    [
+        "turnproc check",
+        "turnproc sql",
+        "turnproc audit",
+        "turnproc turn preview",
+        "turnproc turn hold",
+        "turnproc turn release",
+        "turnproc turn discard",
+        "turnproc turn rollback",
+        "turnproc turn rerun",
+    ],
 )
 def test_every_gm_command_is_documented(command: str) -> None:
     assert f"`{command}" in DOC

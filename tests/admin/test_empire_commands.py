@@ -57,7 +57,9 @@ def _example(text: str) -> str:
 
 def test_add_mails_the_welcome_and_prints_no_password(gm: GM, db_url: str) -> None:
     gm.ok("game", "new", "g4", "--players", "4", "--seed", "s")
-    out = gm.ok("empire", "add", "g4", "--code", "RIG", "--name", "Rigel League", "--email", "ann@example.org")
+    out = gm.ok(
+        "empire", "add", "g4", "--code", "RIG", "--name", "Rigel League", "--email", "ann@example.org"
+    )
     assert "welcome mail" in out and "password:" not in out
     [mail] = gm.send()
     assert mail["To"] == "ann@example.org" and "Welcome" in mail["Subject"]
@@ -81,7 +83,18 @@ def test_add_mails_the_welcome_and_prints_no_password(gm: GM, db_url: str) -> No
 
 def test_print_password_shows_the_mailed_password(gm: GM) -> None:
     gm.ok("game", "new", "g4", "--players", "4", "--seed", "s")
-    out = gm.ok("empire", "add", "g4", "--code", "RIG", "--name", "Rigel", "--email", "ann@example.org", "--print-password")
+    out = gm.ok(
+        "empire",
+        "add",
+        "g4",
+        "--code",
+        "RIG",
+        "--name",
+        "Rigel",
+        "--email",
+        "ann@example.org",
+        "--print-password",
+    )
     [mail] = gm.send()
     assert f"password: {_password_in(body(mail))}" in out
 
@@ -112,7 +125,9 @@ def test_unknown_empire_or_game_is_one_line_and_status_1(gm: GM) -> None:
 
 
 def test_set_email(gm: GM, db_url: str) -> None:
-    assert "ann@example.org -> ann@new.example.org" in gm.ok("empire", "set-email", "spring26", "RIG", "ann@new.example.org")
+    assert "ann@example.org -> ann@new.example.org" in gm.ok(
+        "empire", "set-email", "spring26", "RIG", "ann@new.example.org"
+    )
     assert _hash(db_url, "spring26", "RIG")[0] == "ann@new.example.org"
     assert "does not look like" in gm.fails("empire", "set-email", "spring26", "RIG", "not-an-address")
     assert "already plays VEG" in gm.fails("empire", "set-email", "spring26", "RIG", "bo@example.org")
@@ -145,8 +160,12 @@ def test_replace_refuses_an_active_empire_then_hands_it_over(gm: GM, db_url: str
     err = gm.fails("empire", "replace", "spring26", "RIG", "--email", "cy@example.org")
     assert "still active" in err and "--force" in err
     assert _hash(db_url, "spring26", "RIG") == before  # nothing changed
-    assert "does not look like" in gm.fails("empire", "replace", "spring26", "RIG", "--email", "nope", "--force")
-    assert "already plays VEG" in gm.fails("empire", "replace", "spring26", "RIG", "--email", "bo@example.org", "--force")
+    assert "does not look like" in gm.fails(
+        "empire", "replace", "spring26", "RIG", "--email", "nope", "--force"
+    )
+    assert "already plays VEG" in gm.fails(
+        "empire", "replace", "spring26", "RIG", "--email", "bo@example.org", "--force"
+    )
 
     gm.ok("empire", "deactivate", "spring26", "RIG")
     out = gm.ok("empire", "replace", "spring26", "RIG", "--email", "cy@example.org", "--name", "New Rigel")
@@ -164,12 +183,16 @@ def test_replace_refuses_an_active_empire_then_hands_it_over(gm: GM, db_url: str
     assert verify_password(_password_in(body(mail)), stored) and not verify_password(PASSWORD, stored)
 
 
-def test_replace_force_takes_an_active_empire_and_withdraws_its_orders(gm: GM, db_url: str, tmp_path: Path) -> None:
+def test_replace_force_takes_an_active_empire_and_withdraws_its_orders(
+    gm: GM, db_url: str, tmp_path: Path
+) -> None:
     orders = tmp_path / "orders.txt"
     orders.write_text("NAME 201 Vega Prime\n", encoding="utf-8")
     gm.ok("orders", "submit", "spring26", "VEG", str(orders))
     assert json.loads(gm.ok("empire", "show", "spring26", "VEG", "--json"))["orders"] == 1
-    out = gm.ok("empire", "replace", "spring26", "VEG", "--email", "di@example.org", "--force", "--print-password")
+    out = gm.ok(
+        "empire", "replace", "spring26", "VEG", "--email", "di@example.org", "--force", "--print-password"
+    )
     mails = {m["To"]: m for m in gm.send()}
     assert sorted(mails) == ["bo@example.org", "di@example.org"]  # the old player is told too
     mail = mails["di@example.org"]
@@ -189,7 +212,14 @@ def test_every_player_command_is_audited(gm: GM, tmp_path: Path) -> None:
     players.write_text("code,name,email\nAAA,A,a@example.org\n", encoding="utf-8")
     gm.ok("empire", "import", "big", str(players))
     entries = json.loads(gm.ok("audit", "--json"))
-    assert [e["action"] for e in reversed(entries)] == ["set-email", "new-password", "deactivate", "reactivate", "replace", "import"]
+    assert [e["action"] for e in reversed(entries)] == [
+        "set-email",
+        "new-password",
+        "deactivate",
+        "reactivate",
+        "replace",
+        "import",
+    ]
     assert all(e["outcome"] == "committed" and e["os_user"] for e in entries)
     assert entries[1]["detail"] == "ann@new.example.org -> cy@example.org"
 
@@ -211,15 +241,19 @@ def test_import_names_every_bad_row_and_imports_nothing(gm: GM, tmp_path: Path) 
     header.write_text("who,what\nAAA,Alpha\n", encoding="utf-8")
     assert "line 1:" in gm.fails("empire", "import", "big", str(header))
     many = tmp_path / "many.csv"
-    many.write_text("code,name,email\n" + "".join(f"{c * 3},E{c},{c}@example.org\n" for c in "ABCDEFG"), encoding="utf-8")
-    assert "7 players" in gm.fails("empire", "import", "big", str(many)) and "6 free homes" in gm.fails("empire", "import", "big", str(many))
+    many.write_text(
+        "code,name,email\n" + "".join(f"{c * 3},E{c},{c}@example.org\n" for c in "ABCDEFG"), encoding="utf-8"
+    )
+    assert "7 players" in gm.fails("empire", "import", "big", str(many)) and "6 free homes" in gm.fails(
+        "empire", "import", "big", str(many)
+    )
 
 
 def test_import_adds_everyone_and_welcomes_each(gm: GM, tmp_path: Path, db_url: str) -> None:
     gm.ok("game", "new", "big", "--players", "6", "--seed", "s")
     csv_file = tmp_path / "players.csv"
     csv_file.write_text(
-        "email,code,name\r\nann@example.org,RIG,\"Rigel, League\"\r\n\r\nbo@example.org,veg,Vega\r\ncy@example.org,ALT,Altair\r\n",
+        'email,code,name\r\nann@example.org,RIG,"Rigel, League"\r\n\r\nbo@example.org,veg,Vega\r\ncy@example.org,ALT,Altair\r\n',
         encoding="utf-8",
     )
     result = gm("empire", "import", "big", str(csv_file))
@@ -228,7 +262,9 @@ def test_import_adds_everyone_and_welcomes_each(gm: GM, tmp_path: Path, db_url: 
     mails = gm.send()
     assert sorted(str(x["To"]) for x in mails) == ["ann@example.org", "bo@example.org", "cy@example.org"]
     for mail in mails:
-        code = "RIG" if mail["To"] == "ann@example.org" else "VEG" if mail["To"] == "bo@example.org" else "ALT"
+        code = (
+            "RIG" if mail["To"] == "ann@example.org" else "VEG" if mail["To"] == "bo@example.org" else "ALT"
+        )
         assert verify_password(_password_in(body(mail)), _hash(db_url, "big", code)[1])
         assert "Treasury:            50 BP" in body(mail) and "treasury 50 BP" in body(mail)
     rows = json.loads(gm.ok("empire", "list", "big", "--json"))

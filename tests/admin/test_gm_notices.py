@@ -37,10 +37,15 @@ def test_announce_mails_every_active_player_and_the_report_prints_it(gm: GM, tmp
     gm.ok("turn", "run", "spring26", "--yes", "--force")
     reports = {str(m["To"]): m for m in gm.send()}
     report = reports["ann@example.org"]
-    assert "== From the GM: Server move ==\nThe server moves on Sunday.\nOrders sent then may wait an hour." in body(report)
+    assert (
+        "== From the GM: Server move ==\nThe server moves on Sunday.\nOrders sent then may wait an hour."
+        in body(report)
+    )
     assert "From the GM: Server move" in _html(report) and "The server moves on Sunday." in _html(report)
     data = json.loads(gm.ok("report", "spring26", "RIG", "--format", "json"))
-    assert data["announcements"] == [{"subject": "Server move", "text": "The server moves on Sunday.\nOrders sent then may wait an hour."}]
+    assert data["announcements"] == [
+        {"subject": "Server move", "text": "The server moves on Sunday.\nOrders sent then may wait an hour."}
+    ]
     # The next turn's report has no announcement left.
     gm.ok("turn", "run", "spring26", "--yes", "--force")
     gm.send()
@@ -69,7 +74,10 @@ def test_rerun_reason_is_in_every_corrected_report(gm: GM) -> None:
         assert "Why: a battle was resolved with the wrong fleets" in body(mail)
         assert "Why: a battle was resolved with the wrong fleets" in _html(mail)
     data = json.loads(gm.ok("report", "spring26", "VEG", "--format", "json"))
-    assert data["corrected"] is True and data["correction_reason"] == "a battle was resolved with the wrong fleets"
+    assert (
+        data["corrected"] is True
+        and data["correction_reason"] == "a battle was resolved with the wrong fleets"
+    )
     assert "wrong fleets" in gm.ok("audit", "spring26", "--full")
 
 
@@ -118,7 +126,9 @@ def test_game_show_tells_the_whole_state(gm: GM, tmp_path: Path) -> None:
     gm.ok("orders", "submit", "spring26", "VEG", str(orders))
     out = gm.ok("game", "show", "spring26")
     assert "turn 1 of at most 30" in out and "victory: 100 VP, or the most VP after turn 30" in out
-    assert "WAIT sent by: VEG (no early run)" in out and "orders in: 1 of 2 active empires; missing: RIG" in out
+    assert (
+        "WAIT sent by: VEG (no early run)" in out and "orders in: 1 of 2 active empires; missing: RIG" in out
+    )
     assert "(Europe/London)" in out and "GMT = " in out and " UTC" in out
     shown = json.loads(gm.ok("game", "show", "spring26", "--json"))
     assert shown["waiting"] == ["VEG"] and shown["missing"] == ["RIG"] and shown["hold"] is False

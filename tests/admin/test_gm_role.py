@@ -33,7 +33,11 @@ def _admin(server: str, *statements: str) -> None:
 def plain_user_url(postgres_url: str) -> Iterator[str]:
     """A fresh database owned by a user with neither SUPERUSER nor CREATEROLE."""
     name = f"t_plain_{uuid.uuid4().hex[:10]}"
-    _admin(postgres_url, f"CREATE ROLE {name} LOGIN NOSUPERUSER NOCREATEROLE", f'CREATE DATABASE "{name}" OWNER {name}')
+    _admin(
+        postgres_url,
+        f"CREATE ROLE {name} LOGIN NOSUPERUSER NOCREATEROLE",
+        f'CREATE DATABASE "{name}" OWNER {name}',
+    )
     try:
         yield make_url(postgres_url).set(username=name, database=name).render_as_string(hide_password=False)
     finally:

@@ -96,8 +96,9 @@ def test_sequences_are_not_touched(games: Games) -> None:
     sqlite_sequence table.)"""
     script = (
         "SELECT setval(pg_get_serial_sequence('games', 'id'), 1);\n"
-        if _backend(games) == "postgres" else "UPDATE sqlite_sequence SET seq = 1 WHERE name = 'games';\n"
-    )  # fmt: skip
+        if _backend(games) == "postgres"
+        else "UPDATE sqlite_sequence SET seq = 1 WHERE name = 'games';\n"
+    )
     _attempt(games, FIX + script)
     with transaction(games.sessions) as session:
         make_game(session, "winter")  # game new works
@@ -136,7 +137,9 @@ CATALOGUE = [
     Hostile("commit-in-do-block", "DO $$ BEGIN COMMIT; END $$;", only="postgres"),
     # settings
     Hostile("set-config", "SELECT set_config('standard_conforming_strings', 'off', false);", only="postgres"),
-    Hostile("set-config-role", "SELECT pg_catalog.set_config('role', 'postgres', true);\n" + FIX, only="postgres"),
+    Hostile(
+        "set-config-role", "SELECT pg_catalog.set_config('role', 'postgres', true);\n" + FIX, only="postgres"
+    ),
     Hostile("set-config-quoted", "SELECT \"set_config\"('search_path', 'pg_temp', true);", only="postgres"),
     Hostile("set", "SET session_replication_role = replica;\n" + FIX, only="postgres"),
     Hostile("set-local-role", "SET LOCAL ROLE postgres;\nDELETE FROM audit_log;", only="postgres"),
@@ -154,13 +157,23 @@ CATALOGUE = [
     Hostile("vacuum-into", "VACUUM INTO '/tmp/turnproc-copy.db';", only="sqlite"),
     Hostile("notify", "NOTIFY turnproc, 'x';", only="postgres"),
     Hostile("discard", "DISCARD ALL;", only="postgres"),
-    Hostile("merge", "MERGE INTO empires e USING games g ON g.id = e.game_id WHEN MATCHED THEN UPDATE SET vp = 0;", only="postgres"),
+    Hostile(
+        "merge",
+        "MERGE INTO empires e USING games g ON g.id = e.game_id WHEN MATCHED THEN UPDATE SET vp = 0;",
+        only="postgres",
+    ),
     # schema
     Hostile("create-table", "CREATE TABLE loot (a int);"),
     Hostile("create-temp-table", "CREATE TEMP TABLE loot (a int);"),
     Hostile("select-into", "SELECT * INTO loot FROM empires;", only="postgres"),
-    Hostile("create-function", "CREATE FUNCTION f() RETURNS int LANGUAGE sql AS 'SELECT 1';", only="postgres"),
-    Hostile("create-trigger", "CREATE TRIGGER t AFTER UPDATE ON empires BEGIN DELETE FROM audit_log; END;", only="sqlite"),
+    Hostile(
+        "create-function", "CREATE FUNCTION f() RETURNS int LANGUAGE sql AS 'SELECT 1';", only="postgres"
+    ),
+    Hostile(
+        "create-trigger",
+        "CREATE TRIGGER t AFTER UPDATE ON empires BEGIN DELETE FROM audit_log; END;",
+        only="sqlite",
+    ),
     Hostile("create-view", "CREATE VIEW v AS SELECT 1;"),
     Hostile("drop-view", "DROP VIEW gm_empires;"),
     Hostile("drop-table", "DROP TABLE audit_log;"),
@@ -175,8 +188,16 @@ CATALOGUE = [
     # sequences and functions with side effects
     Hostile("setval", FIX + "SELECT setval('games_id_seq', 1);", only="postgres"),
     Hostile("nextval", FIX + "SELECT nextval('games_id_seq');", only="postgres"),
-    Hostile("nextval-in-update", f"UPDATE empires SET vp = nextval('games_id_seq') WHERE game_id = {SPRING};", only="postgres"),
-    Hostile("pg-terminate-backend", "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid <> pg_backend_pid();", only="postgres"),
+    Hostile(
+        "nextval-in-update",
+        f"UPDATE empires SET vp = nextval('games_id_seq') WHERE game_id = {SPRING};",
+        only="postgres",
+    ),
+    Hostile(
+        "pg-terminate-backend",
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid <> pg_backend_pid();",
+        only="postgres",
+    ),
     Hostile("pg-advisory-lock", "SELECT pg_advisory_lock(16);", only="postgres"),
     Hostile("pg-notify", "SELECT pg_notify('turnproc', 'x');", only="postgres"),
     Hostile("pg-read-file", "SELECT pg_read_file('/etc/passwd');", only="postgres"),
@@ -189,13 +210,23 @@ CATALOGUE = [
     Hostile("delete-audit-qualified-pg", "DELETE FROM public.audit_log;", only="postgres"),
     Hostile("delete-audit-qualified-sqlite", "DELETE FROM main.audit_log;", only="sqlite"),
     Hostile("update-audit", "UPDATE audit_log SET outcome = 'committed';"),
-    Hostile("insert-audit", "INSERT INTO audit_log (at, os_user, action, game_name, script, sha256, outcome, detail)"
-            " SELECT at, os_user, action, game_name, script, sha256, outcome, detail FROM audit_log;"),
-    Hostile("cte-deletes-audit", "WITH d AS (DELETE FROM audit_log RETURNING id) SELECT count(*) FROM d;", only="postgres"),
+    Hostile(
+        "insert-audit",
+        "INSERT INTO audit_log (at, os_user, action, game_name, script, sha256, outcome, detail)"
+        " SELECT at, os_user, action, game_name, script, sha256, outcome, detail FROM audit_log;",
+    ),
+    Hostile(
+        "cte-deletes-audit",
+        "WITH d AS (DELETE FROM audit_log RETURNING id) SELECT count(*) FROM d;",
+        only="postgres",
+    ),
     Hostile("alembic-version", "UPDATE alembic_version SET version_num = '0001';"),
     Hostile("view-write", "UPDATE gm_empires SET balance = 0;"),
     # another game
-    Hostile("other-game-treasury", f"UPDATE empires SET treasury = 1050 WHERE code = 'RIG' AND game_id = {AUTUMN};"),
+    Hostile(
+        "other-game-treasury",
+        f"UPDATE empires SET treasury = 1050 WHERE code = 'RIG' AND game_id = {AUTUMN};",
+    ),
     Hostile("other-game-forgot-where", "UPDATE empires SET balance = 0;"),
     Hostile("other-game-delete", f"DELETE FROM links WHERE game_id = {AUTUMN};"),
 ]

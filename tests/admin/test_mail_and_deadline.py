@@ -11,12 +11,11 @@ from tests.factories import order_mail
 from tests.mailrows import with_bodies
 from turnproc.admin import run_script
 from turnproc.config import Config
-from turnproc.storage.queries import get_game
 from turnproc.intake import handle_mail
-from turnproc.turns.run import run_turn
 from turnproc.storage import models as m
 from turnproc.storage.db import transaction
-from turnproc.turns.run import release_turn, set_hold
+from turnproc.storage.queries import get_game
+from turnproc.turns.run import release_turn, run_turn, set_hold
 
 from .conftest import NOW, Games
 
@@ -28,14 +27,20 @@ def _send(games: Games, body: str, n: int) -> list[m.OutboxMail]:
     with games.sessions() as session:
         last = session.scalar(select(func.max(m.OutboxMail.id))) or 0
     with transaction(games.sessions) as session:
-        handle_mail(session, order_mail(body, game="spring26", message_id=f"<gm-{n}@example.org>"), CONFIG, NOW)
+        handle_mail(
+            session, order_mail(body, game="spring26", message_id=f"<gm-{n}@example.org>"), CONFIG, NOW
+        )
     with games.sessions() as session:
-        rows = list(session.scalars(select(m.OutboxMail).where(m.OutboxMail.id > last).order_by(m.OutboxMail.id)))
+        rows = list(
+            session.scalars(select(m.OutboxMail).where(m.OutboxMail.id > last).order_by(m.OutboxMail.id))
+        )
         return with_bodies(session, rows, CONFIG.from_address)
 
 
 def _text(row: m.OutboxMail) -> str:
-    return message_from_bytes(row.body, policy=policy.default).get_body(preferencelist=("plain",)).get_content()
+    return (
+        message_from_bytes(row.body, policy=policy.default).get_body(preferencelist=("plain",)).get_content()
+    )
 
 
 def test_a_staged_report_is_not_sent_on_request_before_release(games: Games) -> None:

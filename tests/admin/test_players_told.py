@@ -70,7 +70,10 @@ def test_orders_the_gm_entered_are_told_to_the_player(gm: GM, tmp_path: Path) ->
     orders.write_text("NAME 101 Rigel Prime\n", encoding="utf-8")
     gm.ok("orders", "submit", "spring26", "RIG", str(orders))
     [told] = gm.send()
-    assert told["To"] == "ann@example.org" and told["Subject"] == "spring26: the GM entered orders for RIG, turn 1"
+    assert (
+        told["To"] == "ann@example.org"
+        and told["Subject"] == "spring26: the GM entered orders for RIG, turn 1"
+    )
     assert "  NAME 101 Rigel Prime\n" in body(told)
     orders.write_text("CLEAR\n", encoding="utf-8")
     gm.ok("orders", "submit", "spring26", "RIG", str(orders))
@@ -87,8 +90,14 @@ def test_an_announcement_is_on_the_site_once_it_has_been_mailed(gm: GM, tmp_path
     site = tmp_path / "site"
     gm.ok("announce", "spring26", "--subject", "Server move", str(message))
     gm.ok("site", "spring26", str(site))
-    assert "No announcements yet." in (site / "announcements.html").read_text(encoding="utf-8")  # not mailed yet
+    assert "No announcements yet." in (site / "announcements.html").read_text(
+        encoding="utf-8"
+    )  # not mailed yet
     assert len(gm.send()) == 2
     gm.ok("site", "spring26", str(site))
     page = (site / "announcements.html").read_text(encoding="utf-8")
-    assert "Server move" in page and "The server moves on Sunday." in page and "No announcements yet." not in page
+    assert (
+        "Server move" in page
+        and "The server moves on Sunday." in page
+        and "No announcements yet." not in page
+    )

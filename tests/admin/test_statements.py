@@ -30,12 +30,18 @@ SELECT "odd;name" FROM x -- trailing; comment
 def test_each_statement_knows_its_number_and_first_line() -> None:
     script = "\n\n-- head\nSELECT 1;\n\n  UPDATE t\n  SET a = ';\n';\n;;DELETE FROM t"
     stmts = split_statements(script)
-    assert [(s.number, s.line, s.keyword) for s in stmts] == [(1, 4, "SELECT"), (2, 6, "UPDATE"), (3, 9, "DELETE")]
+    assert [(s.number, s.line, s.keyword) for s in stmts] == [
+        (1, 4, "SELECT"),
+        (2, 6, "UPDATE"),
+        (3, 9, "DELETE"),
+    ]
     assert stmts[1].where() == 'statement 2 (line 6: "UPDATE t")'
 
 
 def test_postgres_dollar_quotes_and_nested_comments() -> None:
-    script = "SELECT $$a;b$$, $x$c;$$d$x$; /* outer /* inner; */ still; */ SELECT E'it\\'s;';SELECT a$b FROM t"
+    script = (
+        "SELECT $$a;b$$, $x$c;$$d$x$; /* outer /* inner; */ still; */ SELECT E'it\\'s;';SELECT a$b FROM t"
+    )
     assert texts(script, "postgresql") == [
         "SELECT $$a;b$$, $x$c;$$d$x$",
         "SELECT E'it\\'s;'",
@@ -141,5 +147,7 @@ def test_postgres_statements_are_cut_by_characters_not_bytes() -> None:
     script = "UPDATE empires SET name = 'Ålfheim — ü' WHERE code = 'ALF';\nSELECT 'ß';  SELECT 2"
     got = split_statements(script, dialect="postgresql")
     assert [(s.line, s.text) for s in got] == [
-        (1, "UPDATE empires SET name = 'Ålfheim — ü' WHERE code = 'ALF'"), (2, "SELECT 'ß'"), (2, "SELECT 2"),
+        (1, "UPDATE empires SET name = 'Ålfheim — ü' WHERE code = 'ALF'"),
+        (2, "SELECT 'ß'"),
+        (2, "SELECT 2"),
     ]

@@ -9,17 +9,23 @@ import pytest
 from sqlalchemy import Engine, func, select
 from sqlalchemy.orm import Session, sessionmaker
 
+from tests.conftest import Fill
 from turnproc.errors import GMError
-from turnproc.storage.queries import get_game
 from turnproc.outgoing.reportmail import send_outbox
 from turnproc.reports.render import render_report_text
-from turnproc.turns.run import run_turn
 from turnproc.rules.serialize import SYSTEM_FIELDS, state_from_dict, state_to_dict, state_to_json
 from turnproc.storage import models as m
 from turnproc.storage.db import make_engine, make_sessionmaker, transaction
-from turnproc.turns.run import discard_turn, preview_turn, release_turn, rerun_turn, rollback, set_hold
-
-from tests.conftest import Fill
+from turnproc.storage.queries import get_game
+from turnproc.turns.run import (
+    discard_turn,
+    preview_turn,
+    release_turn,
+    rerun_turn,
+    rollback,
+    run_turn,
+    set_hold,
+)
 
 from .conftest import dump
 from .play import (
@@ -77,8 +83,12 @@ def test_rollback_then_rerun_with_the_same_orders_is_byte_identical(db) -> None:
     final = state_json(sessions, "war")
     with sessions() as session:
         game = get_game(session, "war")
-        before_2 = session.scalar(select(m.TurnRecord.state_before).where(m.TurnRecord.game_id == game.id, m.TurnRecord.number == 2))
-        before_3 = session.scalar(select(m.TurnRecord.state_before).where(m.TurnRecord.game_id == game.id, m.TurnRecord.number == 3))
+        before_2 = session.scalar(
+            select(m.TurnRecord.state_before).where(m.TurnRecord.game_id == game.id, m.TurnRecord.number == 2)
+        )
+        before_3 = session.scalar(
+            select(m.TurnRecord.state_before).where(m.TurnRecord.game_id == game.id, m.TurnRecord.number == 3)
+        )
     assert any(json.loads(events[n]) for n in events)
 
     with transaction(sessions) as session:
@@ -88,8 +98,12 @@ def test_rollback_then_rerun_with_the_same_orders_is_byte_identical(db) -> None:
     with sessions() as session:
         game = get_game(session, "war")
         assert game.turn == 2
-        assert session.scalars(select(m.TurnRecord.number).where(m.TurnRecord.game_id == game.id)).all() == [1]
-        archived = session.scalars(select(m.ArchivedTurn).where(m.ArchivedTurn.game_id == game.id).order_by(m.ArchivedTurn.number)).all()
+        assert session.scalars(select(m.TurnRecord.number).where(m.TurnRecord.game_id == game.id)).all() == [
+            1
+        ]
+        archived = session.scalars(
+            select(m.ArchivedTurn).where(m.ArchivedTurn.game_id == game.id).order_by(m.ArchivedTurn.number)
+        ).all()
         assert [(a.number, a.reason) for a in archived] == [(2, "rollback to 2"), (3, "rollback to 2")]
         assert archived[0].state_after == before_3
         assert state_to_json(state_from_dict(archived[1].state_after)) == final
@@ -116,15 +130,23 @@ def test_a_turn_record_keeps_the_systems_as_rows_under_their_field_names(db) -> 
     final = state_json(sessions, "war")
     with sessions() as session:
         game = get_game(session, "war")
-        before_2 = session.scalar(select(m.TurnRecord.state_before).where(m.TurnRecord.game_id == game.id, m.TurnRecord.number == 2))
+        before_2 = session.scalar(
+            select(m.TurnRecord.state_before).where(m.TurnRecord.game_id == game.id, m.TurnRecord.number == 2)
+        )
     assert before_2["systems"]["fields"] == list(SYSTEM_FIELDS)
     as_dicts = state_to_dict(state_from_dict(before_2))
-    assert [dict(zip(SYSTEM_FIELDS, row, strict=True)) for row in before_2["systems"]["rows"]] == as_dicts["systems"]
-    assert {k: v for k, v in before_2.items() if k != "systems"} == {k: v for k, v in as_dicts.items() if k != "systems"}
+    assert [dict(zip(SYSTEM_FIELDS, row, strict=True)) for row in before_2["systems"]["rows"]] == as_dicts[
+        "systems"
+    ]
+    assert {k: v for k, v in before_2.items() if k != "systems"} == {
+        k: v for k, v in as_dicts.items() if k != "systems"
+    }
     # A record written before the rows (each system a dict) still rolls back.
     with transaction(sessions) as session:
         game = get_game(session, "war")
-        record = session.scalar(select(m.TurnRecord).where(m.TurnRecord.game_id == game.id, m.TurnRecord.number == 2))
+        record = session.scalar(
+            select(m.TurnRecord).where(m.TurnRecord.game_id == game.id, m.TurnRecord.number == 2)
+        )
         record.state_before = as_dicts
     with transaction(sessions) as session:
         rollback(session, get_game(session, "war"), 2, when(3), CONFIG)
@@ -143,16 +165,25 @@ def test_rerun_of_an_earlier_turn_rolls_back_and_marks_reports_corrected(db) -> 
     events_2, after = turn_events(sessions, "war", 2), state_json(sessions, "war")
     with transaction(sessions) as session:
         rolled, _ = rerun_turn(session, get_game(session, "war"), 2, CONFIG, when(3))
-    assert rolled is not None and rolled.archived == [2] and rolled.sent_mails == 3 and rolled.cancelled_mails == 0
+    assert (
+        rolled is not None
+        and rolled.archived == [2]
+        and rolled.sent_mails == 3
+        and rolled.cancelled_mails == 0
+    )
     assert turn_events(sessions, "war", 2) == events_2 and state_json(sessions, "war") == after
     with sessions() as session:
         game = get_game(session, "war")
         subjects = session.scalars(
-            select(m.OutboxMail.subject).where(m.OutboxMail.game_id == game.id, m.OutboxMail.sent_at.is_(None))
+            select(m.OutboxMail.subject).where(
+                m.OutboxMail.game_id == game.id, m.OutboxMail.sent_at.is_(None)
+            )
         ).all()
         assert len(subjects) == 3 and all("(corrected)" in s for s in subjects)
         assert all(r.data["corrected"] for r in session.scalars(select(m.Report).where(m.Report.turn == 2)))
-        assert "CORRECTED" in render_report_text(session.scalars(select(m.Report.data).where(m.Report.turn == 2)).first())
+        assert "CORRECTED" in render_report_text(
+            session.scalars(select(m.Report.data).where(m.Report.turn == 2)).first()
+        )
         entry = session.scalars(select(m.AuditEntry).order_by(m.AuditEntry.id.desc())).first()
         assert (entry.action, entry.script) == ("rerun", "turn rerun war 2")
         assert session.scalar(select(m.ArchivedTurn.reason)) == "rerun of 2"
@@ -188,10 +219,14 @@ def test_rollback_cancels_unsent_reports_and_counts_sent_ones(db) -> None:
     # Left unsent: only the rollback's notice to each of the 3 active players.
     assert _count(sessions, m.OutboxMail, m.OutboxMail.sent_at.is_(None)) == 3
     assert _count(sessions, m.OutboxMail, m.OutboxMail.sent_at.is_(None), m.OutboxMail.kind != "notice") == 0
-    assert _count(sessions, m.OutboxMail, m.OutboxMail.sent_at.is_not(None)) == 3  # the sent ones stay as the record of what went out
+    assert (
+        _count(sessions, m.OutboxMail, m.OutboxMail.sent_at.is_not(None)) == 3
+    )  # the sent ones stay as the record of what went out
 
 
-@pytest.mark.parametrize("to, message", [(3, "collecting orders for turn 3"), (0, "turns count from 1"), (5, "earlier turn")])
+@pytest.mark.parametrize(
+    "to, message", [(3, "collecting orders for turn 3"), (0, "turns count from 1"), (5, "earlier turn")]
+)
 def test_rollback_mistakes(db, to: int, message: str) -> None:
     engine, sessions = db
     play(sessions, "war", 2)
@@ -204,7 +239,10 @@ def test_rollback_mistakes(db, to: int, message: str) -> None:
 def test_rerun_mistakes(db) -> None:
     _, sessions = db
     play(sessions, "war", 1)
-    with pytest.raises(GMError, match="turn 2 of game war has never been run"), transaction(sessions) as session:
+    with (
+        pytest.raises(GMError, match="turn 2 of game war has never been run"),
+        transaction(sessions) as session,
+    ):
         rerun_turn(session, get_game(session, "war"), 2, CONFIG, when(2))
     with pytest.raises(GMError, match="turn 3 has not been run yet"), transaction(sessions) as session:
         rerun_turn(session, get_game(session, "war"), 3, CONFIG, when(2))

@@ -13,8 +13,8 @@ from tests.docs.mdblocks import DOCS, blocks
 from turnproc.app import open_app
 from turnproc.cli import main
 from turnproc.config import Config
-from turnproc.service.demo import run_demo
 from turnproc.reports.render import render_report_documents
+from turnproc.service.demo import run_demo
 from turnproc.storage.queries import get_empire, get_game
 from turnproc.turns.run import report_for
 
@@ -25,7 +25,9 @@ def example(name: str) -> str:
     return found[0]
 
 
-def test_the_guides_example_is_what_the_command_prints(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_guides_example_is_what_the_command_prints(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     run_demo(tmp_path / "demo", turns=3)
     capsys.readouterr()
     app = open_app(Config(database_url=f"sqlite:///{tmp_path / 'demo' / 'turnproc.db'}"), migrate=False)

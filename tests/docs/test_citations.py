@@ -78,7 +78,9 @@ def problems(path: Path, sections: set[str], rulings: dict[str, str]) -> list[st
         for m in TEST_NAME.finditer(line):
             sec = m.group("sec").replace("_", ".")
             if sec not in sections:
-                found.append(f"{where}: {m.group(1)} names section {sec} of docs/rules.md, which does not exist")
+                found.append(
+                    f"{where}: {m.group(1)} names section {sec} of docs/rules.md, which does not exist"
+                )
     return found
 
 

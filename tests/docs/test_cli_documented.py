@@ -31,7 +31,9 @@ from turnproc.cli import build_parser, main
 HANDBOOK = DOCS / "gm-handbook.md"
 
 
-def commands(parser: argparse.ArgumentParser, path: tuple[str, ...] = ("turnproc",)) -> dict[str, argparse.ArgumentParser]:
+def commands(
+    parser: argparse.ArgumentParser, path: tuple[str, ...] = ("turnproc",)
+) -> dict[str, argparse.ArgumentParser]:
     """Every command path ("turnproc game new") → its parser; groups included."""
     found = {" ".join(path): parser}
     for action in parser._actions:
@@ -76,7 +78,9 @@ def test_every_command_and_option_is_in_the_handbook() -> None:
         if section is None:
             problems.append(f"no section '### `{path}`' in the command reference")
             continue
-        problems += [f"{path}: {name} is not documented" for name in arguments(parser) if not _mentions(section, name)]
+        problems += [
+            f"{path}: {name} is not documented" for name in arguments(parser) if not _mentions(section, name)
+        ]
     assert not problems, "docs/gm-handbook.md:\n  " + "\n  ".join(problems)
 
 
@@ -110,7 +114,12 @@ def _run(argv: list[str]) -> tuple[int, str, str]:
 
 @pytest.mark.slow
 def test_the_handbook_console_sessions_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("TURNPROC_CONFIG", "TURNPROC_DATABASE_URL", "TURNPROC_IMAP_PASSWORD", "TURNPROC_SMTP_PASSWORD"):
+    for name in (
+        "TURNPROC_CONFIG",
+        "TURNPROC_DATABASE_URL",
+        "TURNPROC_IMAP_PASSWORD",
+        "TURNPROC_SMTP_PASSWORD",
+    ):
         monkeypatch.delenv(name, raising=False)
     shutil.copytree(DOCS / "examples", tmp_path / "docs" / "examples")
     monkeypatch.chdir(tmp_path)
@@ -134,6 +143,8 @@ def test_the_handbook_console_sessions_run(tmp_path: Path, monkeypatch: pytest.M
             status, out, err = _run(argv[1:])
             assert status == 0, f"{block.where}: `{command}` failed ({status}):\n{err}{out}"
             if expected:
-                assert _matches("\n".join(expected), out), f"{block.where}: `{command}` printed\n{out}\nnot\n" + "\n".join(expected)
+                assert _matches("\n".join(expected), out), (
+                    f"{block.where}: `{command}` printed\n{out}\nnot\n" + "\n".join(expected)
+                )
             ran += 1
     assert ran >= 10

@@ -35,12 +35,12 @@ import re
 import pytest
 
 from tests.docs.mdblocks import DOCS, Block, blocks, doc_paths
-from turnproc.reports.narrative import REASONS
 from turnproc.orders.orders import Action, MailCommand, ParsedOrders, Problem
 from turnproc.orders.parser import parse_mail, parse_orders
 from turnproc.orders.problems import PROBLEMS
-from turnproc.rules.state import GameState, Tech
 from turnproc.orders.vocabulary import Reason
+from turnproc.reports.narrative import REASONS
+from turnproc.rules.state import GameState, Tech
 from turnproc.scenario import load_scenario_file
 
 EXAMPLE_GALAXY = DOCS / "examples" / "two-empires.toml"
@@ -51,7 +51,9 @@ ATTRS = {
 }
 
 
-def example_state(empire: str, owns: list[int], techs: str = "", reserve: int = 0, others: str = "") -> GameState:
+def example_state(
+    empire: str, owns: list[int], techs: str = "", reserve: int = 0, others: str = ""
+) -> GameState:
     state = load_scenario_file(EXAMPLE_GALAXY).state
     for pair in _codes(others):
         code, owner = pair.split(":")
@@ -124,7 +126,9 @@ def test_order_example(block: Block) -> None:
         assert got == _codes(block.attrs.get("warn", "")), f"{block.where}: warnings differ:\n{shown}"
         assert parsed.orders or parsed.commands, f"{block.where}: the example holds no order"
     else:
-        assert got == _codes(block.attrs["code"]), f"{block.where}: expected {block.attrs['code']}, got:\n{shown}"
+        assert got == _codes(block.attrs["code"]), (
+            f"{block.where}: expected {block.attrs['code']}, got:\n{shown}"
+        )
 
 
 def test_replies_quote_the_parser() -> None:
@@ -139,7 +143,10 @@ def test_replies_quote_the_parser() -> None:
                 assert last is not None, f"{block.where}: a reply block with no order example above it"
                 said = {reply_line(p) for p in parse_block(last).problems}
                 for line in filter(None, (x.strip() for x in block.text.splitlines())):
-                    assert line in said, f"{block.where}: the acknowledgement does not say\n  {line}\nit says:\n  " + "\n  ".join(sorted(said))
+                    assert line in said, (
+                        f"{block.where}: the acknowledgement does not say\n  {line}\nit says:\n  "
+                        + "\n  ".join(sorted(said))
+                    )
                     checked += 1
     assert checked >= 10
 
@@ -182,4 +189,6 @@ def test_every_ruling_is_written_once_and_indexed() -> None:
     written = re.findall(r"^- \*\*([A-Z]\d+)\*\* ", text, re.MULTILINE)
     assert sorted(written) == sorted(set(written)), "a ruling is written twice in docs/rules.md"
     index = dict(re.findall(r"^\| ([A-Z]\d+) \| .* \| \[\xa7([\d.]+)\]\(#", text, re.MULTILINE))
-    assert index == rulings, "the rulings index of docs/rules.md §18 disagrees with where the rulings are written"
+    assert index == rulings, (
+        "the rulings index of docs/rules.md §18 disagrees with where the rulings are written"
+    )

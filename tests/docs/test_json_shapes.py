@@ -25,7 +25,11 @@ COMMANDS = {
 
 
 def shapes() -> dict[str, Any]:
-    return {b.attrs["shape"]: json.loads(b.text) for b in blocks(HANDBOOK) if b.kind == "json" and "shape" in b.attrs}
+    return {
+        b.attrs["shape"]: json.loads(b.text)
+        for b in blocks(HANDBOOK)
+        if b.kind == "json" and "shape" in b.attrs
+    }
 
 
 def differences(documented: Any, actual: Any, where: str = "") -> list[str]:
@@ -64,4 +68,3 @@ def test_the_documented_shapes_are_printed(run_cli, migrated_default_db: Path) -
         assert status == 0, (argv, err)
         problems += [f"{name}: {d}" for d in differences(documented[name], json.loads(out))]
     assert not problems, "docs/gm-handbook.md JSON shapes:\n  " + "\n  ".join(problems)
-

@@ -40,16 +40,23 @@ def test_samples_in_the_docs_match_the_demo(tmp_path: Path, update_golden: bool)
     if update_golden:
         ms.write(samples)
     problems = ms.differences(samples)
-    assert not problems, "\n".join(problems) + "\nUpdate with: pytest tests/docs --update-golden (needs Chromium for the screenshot)"
+    assert not problems, (
+        "\n".join(problems)
+        + "\nUpdate with: pytest tests/docs --update-golden (needs Chromium for the screenshot)"
+    )
 
 
 def test_the_samples_are_shown_in_the_docs() -> None:
     ms = make_samples_module()
     text = "".join(p.read_text(encoding="utf-8") for p in ms.doc_files())
     shown = {name for name, _ in ms.embedded(text)}
-    assert shown <= set(ms.TEXT_SAMPLES), f"embedded samples that make_samples.py does not make: {shown - set(ms.TEXT_SAMPLES)}"
+    assert shown <= set(ms.TEXT_SAMPLES), (
+        f"embedded samples that make_samples.py does not make: {shown - set(ms.TEXT_SAMPLES)}"
+    )
     for name in ms.TEXT_SAMPLES:
-        assert name in shown or f"samples/{name}" in text, f"docs/samples/{name} is neither embedded nor linked"
+        assert name in shown or f"samples/{name}" in text, (
+            f"docs/samples/{name} is neither embedded nor linked"
+        )
     for name in [*ms.SCREENSHOTS, *ms.SITE_SCREENSHOTS]:
         assert f"samples/{name}" in text
 

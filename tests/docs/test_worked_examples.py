@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from tests.docs.mdblocks import DOCS
 from tests.rules.builders import Builder, o, one, order_events, run
+from turnproc.orders.orders import Action as A
 from turnproc.rules.actions import tech_cost
 from turnproc.rules.economy import income, is_blockaded, supply_cost
 from turnproc.rules.galaxy import distance_sq
-from turnproc.orders.orders import Action as A
 from turnproc.rules.state import GameState, Stance, SystemType
 from turnproc.rules.zoc import held_by_pin
 from turnproc.scenario import load_scenario_file

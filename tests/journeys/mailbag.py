@@ -47,14 +47,27 @@ class Mailbag:
             data = None
             for part in msg.iter_attachments():
                 if (part.get_filename() or "").endswith(".json"):
-                    data = json.loads(part.get_content() if isinstance(part.get_content(), str) else part.get_content().decode())
-            self.mails.append(Mail(i, [r.lower() for r in rcpts], " ".join(str(msg["Subject"]).split()), text, data))
+                    data = json.loads(
+                        part.get_content()
+                        if isinstance(part.get_content(), str)
+                        else part.get_content().decode()
+                    )
+            self.mails.append(
+                Mail(i, [r.lower() for r in rcpts], " ".join(str(msg["Subject"]).split()), text, data)
+            )
 
     def waiting(self, to: str, match: Callable[[Mail], bool]) -> list[Mail]:
         self.refresh()
         return [m for m in self.mails if not m.claimed_by and to.lower() in m.to and match(m)]
 
-    def take(self, to: str, what: str, match: Callable[[Mail], bool], alive: Callable[[], str | None], timeout: float = 60) -> Mail:
+    def take(
+        self,
+        to: str,
+        what: str,
+        match: Callable[[Mail], bool],
+        alive: Callable[[], str | None],
+        timeout: float = 60,
+    ) -> Mail:
         """Wait for the one unclaimed mail to ``to`` that ``match`` accepts; claim it."""
         end = time.monotonic() + timeout
         while time.monotonic() < end:
@@ -109,7 +122,9 @@ def gmail(sender: str, subject: str, text: str) -> bytes:
     """The Gmail web client: multipart/alternative, the HTML twin in <div>s."""
     msg = _envelope(sender, subject)
     msg.set_content(text)
-    html = '<div dir="ltr">' + "".join(f"<div>{line or '<br>'}</div>" for line in text.splitlines()) + "</div>"
+    html = (
+        '<div dir="ltr">' + "".join(f"<div>{line or '<br>'}</div>" for line in text.splitlines()) + "</div>"
+    )
     msg.add_alternative(html, subtype="html")
     return bytes(msg)
 
@@ -122,8 +137,9 @@ def outlook(sender: str, subject: str, text: str) -> bytes:
     body = (
         '<html><head><meta http-equiv=Content-Type content="text/html; charset=windows-1252">'
         "<style>p.MsoNormal{margin:0cm}</style></head>\r\n<body lang=EN-GB>\r\n<div class=WordSection1>\r\n"
-        + paras + "\r\n</div>\r\n</body></html>"
-    )  # fmt: skip
+        + paras
+        + "\r\n</div>\r\n</body></html>"
+    )
     msg.set_content(body.encode("windows-1252"), maintype="text", subtype="html", cte="quoted-printable")
     msg.replace_header("Content-Type", 'text/html; charset="windows-1252"')
     return bytes(msg)

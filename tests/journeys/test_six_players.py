@@ -28,15 +28,26 @@ from imapclient import IMAPClient
 from sqlalchemy import Engine, func, select, update
 
 from tests.conftest import IMAP_PASSWORD, IMAP_USER, SmtpSink
-from tests.journeys.mailbag import Mail, Mailbag, gmail, iphone, on_file, outlook, plain, subject_has, subject_is, table
+from tests.journeys.mailbag import (
+    Mail,
+    Mailbag,
+    gmail,
+    iphone,
+    on_file,
+    outlook,
+    plain,
+    subject_has,
+    subject_is,
+    table,
+)
 from tests.servers import DovecotServer
 from tests.service.test_worker_process import Worker, engine  # noqa: F401 - engine is a fixture
 from turnproc.app import open_app
 from turnproc.config import load_config
 from turnproc.service.demo import scripted_orders
+from turnproc.storage import models as m
 from turnproc.storage.queries import get_empire, get_game
 from turnproc.turns.run import report_for
-from turnproc.storage import models as m
 
 UTC = dt.timezone.utc
 GAME = "journey"
@@ -57,31 +68,61 @@ CODES = [p[0] for p in PLAYERS]
 #: What the player's own report already shows must fail (docs/orders.md,
 #: "Orders your report already shows must fail"): the acknowledgement refuses these.
 PROVABLE = {
-    "not_enemy", "not_planet", "not_star_from", "too_far", "bad_distance", "beyond_hyperspace",
-    "target_owned", "own_system", "no_reserve", "level_too_high", "blocked", "already_linked", "too_many_links",
-}  # fmt: skip
+    "not_enemy",
+    "not_planet",
+    "not_star_from",
+    "too_far",
+    "bad_distance",
+    "beyond_hyperspace",
+    "target_owned",
+    "own_system",
+    "no_reserve",
+    "level_too_high",
+    "blocked",
+    "already_linked",
+    "too_many_links",
+}
 
 
 def cli(config: Path, *args: str, stdin: str | None = None) -> str:
     env = {k: v for k, v in os.environ.items() if not k.startswith("TURNPROC_")}
     done = subprocess.run(
         [sys.executable, "-m", "turnproc", "--config", str(config), *args],
-        input=stdin, capture_output=True, text=True, env=env, timeout=120,
-    )  # fmt: skip
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
     assert done.returncode == 0, f"turnproc {' '.join(args)}: {done.returncode}\n{done.stdout}\n{done.stderr}"
     return done.stdout
 
 
 def write_config(path: Path, db_url: str, imap_port: int, smtp_port: int) -> Path:
     path.write_text(
-        "\n".join([
-            f'database_url = "{db_url}"', f'from_address = "{HOST}"', f'gm_address = "{GM}"',
-            "min_turn_interval = 0", 'transport = "imap"',
-            "[imap]", 'host = "127.0.0.1"', f"port = {imap_port}", 'security = "plain"',
-            f'user = "{IMAP_USER}"', f'password = "{IMAP_PASSWORD}"', "timeout = 5",
-            "[smtp]", 'host = "127.0.0.1"', f"port = {smtp_port}", 'security = "plain"', "timeout = 5",
-        ]) + "\n"
-    )  # fmt: skip
+        "\n".join(
+            [
+                f'database_url = "{db_url}"',
+                f'from_address = "{HOST}"',
+                f'gm_address = "{GM}"',
+                "min_turn_interval = 0",
+                'transport = "imap"',
+                "[imap]",
+                'host = "127.0.0.1"',
+                f"port = {imap_port}",
+                'security = "plain"',
+                f'user = "{IMAP_USER}"',
+                f'password = "{IMAP_PASSWORD}"',
+                "timeout = 5",
+                "[smtp]",
+                'host = "127.0.0.1"',
+                f"port = {smtp_port}",
+                'security = "plain"',
+                "timeout = 5",
+            ]
+        )
+        + "\n"
+    )
     return path
 
 
@@ -105,18 +146,31 @@ def must_fail(report: dict[str, Any]) -> list[tuple[str, set[str]]]:
     jump = emp["techs"]["JUMP"]
     stars = {s["code"]: s for s in report["map"]["systems"] if s["type"] not in ("PL", "AB")}
     base = stars[emp["base"]]
-    far = sorted((distsq(base, s), c) for c, s in stars.items() if distsq(base, s) > jump and s["owner"] is None)
-    linkable = sorted((distsq(base, s), c) for c, s in stars.items() if distsq(base, s) in (1, 2, 4, 9) and s["owner"] is None)
+    far = sorted(
+        (distsq(base, s), c) for c, s in stars.items() if distsq(base, s) > jump and s["owner"] is None
+    )
+    linkable = sorted(
+        (distsq(base, s), c)
+        for c, s in stars.items()
+        if distsq(base, s) in (1, 2, 4, 9) and s["owner"] is None
+    )
     orders = [(f"BOMBARD {emp['base']} {emp['home']}", {"not_enemy"})]
     if far:
         orders.append((f"DEEP {emp['base']} {far[0][1]} 1", {"too_far"}))
     if linkable:
-        orders.append((f"LINK {emp['base']} {linkable[0][1]}", {"beyond_hyperspace", "blocked", "already_linked", "too_many_links"}))
+        orders.append(
+            (
+                f"LINK {emp['base']} {linkable[0][1]}",
+                {"beyond_hyperspace", "blocked", "already_linked", "too_many_links"},
+            )
+        )
     return orders
 
 
 class Journey:
-    def __init__(self, config: Path, engine: Engine, imap: DovecotServer, sink: SmtpSink, worker: Worker) -> None:
+    def __init__(
+        self, config: Path, engine: Engine, imap: DovecotServer, sink: SmtpSink, worker: Worker
+    ) -> None:
         self.config, self.engine, self.imap, self.worker = config, engine, imap, worker
         self.bag = Mailbag(sink)
         self.address = {code: addr for code, _, addr, _ in PLAYERS}
@@ -165,7 +219,9 @@ class Journey:
         return ack
 
     def report(self, code: str, turn: int, corrected: bool = False) -> Mail:
-        subject = f"[{GAME}] Turn {turn} report for {self.name[code]} ({code})" + (" (corrected)" if corrected else "")
+        subject = f"[{GAME}] Turn {turn} report for {self.name[code]} ({code})" + (
+            " (corrected)" if corrected else ""
+        )
         mail = self.take(code, f"the turn {turn} report", subject_is(subject))
         assert mail.json is not None and mail.json["turn"] == turn and mail.json["empire"]["code"] == code
         assert f"game {GAME}" in mail.text and f"turn {turn}" in mail.text and f"({code})" in mail.text
@@ -181,13 +237,19 @@ def check_verdicts(code: str, ack: Mail, report: dict[str, Any], refused: dict[i
     acknowledgement refused is not in the report."""
     rows = table(ack.text)
     assert rows, f"{code}: no table in the acknowledgement:\n{ack.text}"
-    accepted = [(line, order, verdict) for line, (order, verdict) in sorted(rows.items()) if not verdict.startswith("ERROR")]
+    accepted = [
+        (line, order, verdict)
+        for line, (order, verdict) in sorted(rows.items())
+        if not verdict.startswith("ERROR")
+    ]
     carried = report["orders"]
     assert len(accepted) == len(carried), (
         f"{code}: the acknowledgement accepted {[a[1] for a in accepted]}, the report carried out {[o['text'] for o in carried]}"
     )
     for (line, order, verdict), done in zip(accepted, carried):
-        assert done["text"].startswith(order), f"{code} line {line}: acknowledged {order!r}, the report carried out {done['text']!r}"
+        assert done["text"].startswith(order), (
+            f"{code} line {line}: acknowledged {order!r}, the report carried out {done['text']!r}"
+        )
         assert verdict.startswith(("OK", "WARNING")), f"{code} line {line} {order!r}: {verdict!r}"
         if not done["ok"]:
             assert done["reason"] not in PROVABLE, (
@@ -197,7 +259,9 @@ def check_verdicts(code: str, ack: Mail, report: dict[str, Any], refused: dict[i
     for line, codes in refused.items():
         verdict = rows.get(line, ("", ""))[1]
         found = re.match(r"ERROR \[(\w+)\]", verdict)
-        assert found and found.group(1) in codes, f"{code} line {line}: expected ERROR {sorted(codes)}, got {verdict!r}\n{ack.text}"
+        assert found and found.group(1) in codes, (
+            f"{code} line {line}: expected ERROR {sorted(codes)}, got {verdict!r}\n{ack.text}"
+        )
         assert "The turn would fail this order" in verdict
 
 
@@ -207,7 +271,9 @@ def numbered(text: str) -> dict[str, int]:
 
 
 @pytest.mark.slow
-def test_six_players_four_turns(db_url: str, engine: Engine, imap: DovecotServer, smtp_server: SmtpSink, tmp_path: Path) -> None:
+def test_six_players_four_turns(
+    db_url: str, engine: Engine, imap: DovecotServer, smtp_server: SmtpSink, tmp_path: Path
+) -> None:
     began = time.monotonic()
     config = write_config(tmp_path / "turnproc.toml", db_url, imap.port, smtp_server.port)
 
@@ -235,7 +301,11 @@ def play(j: Journey) -> None:
     start: dict[str, dict[str, Any]] = {}
     # -- the welcomes: the password, and figures that are the turn-0 report's --
     for code in CODES:
-        welcome = j.take(code, "the welcome", subject_is(f"[{GAME}] Welcome to Star Chase: you play {j.name[code]} ({code})"))
+        welcome = j.take(
+            code,
+            "the welcome",
+            subject_is(f"[{GAME}] Welcome to Star Chase: you play {j.name[code]} ({code})"),
+        )
         found = re.search(r"Your password: +(\S+)", welcome.text)
         assert found, welcome.text
         j.password[code] = found.group(1)
@@ -255,7 +325,9 @@ def play(j: Journey) -> None:
     copy = j.take("ALF", "REPORT 0", subject_is(f"[{GAME}] Turn 0 report for {j.name['ALF']} (ALF)"))
     assert copy.json is not None
     assert (copy.json["empire"]["balance"], copy.json["empire"]["treasury"]) == (
-        start["ALF"]["empire"]["balance"], start["ALF"]["empire"]["treasury"])
+        start["ALF"]["empire"]["balance"],
+        start["ALF"]["empire"]["treasury"],
+    )
     figures = f"Balance for turn 1:  {copy.json['empire']['balance']} BP"
     assert figures in j.welcome["ALF"] and figures in copy.text, copy.text
 
@@ -285,7 +357,9 @@ def turn0_report(config: Path, code: str) -> dict[str, Any]:
         app.close()
 
 
-def first_orders(j: Journey, code: str, report: dict[str, Any], turn: int) -> tuple[str, list[str], dict[int, set[str]]]:
+def first_orders(
+    j: Journey, code: str, report: dict[str, Any], turn: int
+) -> tuple[str, list[str], dict[int, set[str]]]:
     """The mail text: header, orders the report shows must fail, then the
     scripted player's orders; with the line numbers of the failing ones."""
     bad = must_fail(report)
@@ -317,7 +391,10 @@ def turn1(j: Journey, start: dict[str, dict[str, Any]]) -> None:
     # The first acknowledgement's figures are the welcome's and the turn-0 report's.
     for code in ("ALF", "BET", "CAS", "DEN"):
         e = start[code]["empire"]
-        assert f"your balance of {e['balance']} BP" in acks[code].text and f"your treasury of {e['treasury']} BP" in acks[code].text, acks[code].text
+        assert (
+            f"your balance of {e['balance']} BP" in acks[code].text
+            and f"your treasury of {e['treasury']} BP" in acks[code].text
+        ), acks[code].text
         assert f"Orders received for game {GAME}, empire {code}, turn 1." in acks[code].text
 
     # Eve forwards her welcome with her password and orders written into its form.
@@ -325,15 +402,26 @@ def turn1(j: Journey, start: dict[str, dict[str, Any]]) -> None:
     form = welcome.index("EMPIRE ERI <password>\nTURN 1\n# Put")
     end = welcome.index("\nEND\n", form)
     mine = [line for line in scripted_orders(start["ERI"]) if not line.startswith("MESSAGE")][:3] or ["TAX"]
-    filled = (welcome[:form] + f"EMPIRE ERI {j.password['ERI']}" + welcome[form + len("EMPIRE ERI <password>"):end]
-              + "\n" + "\n".join(mine) + welcome[end:])  # fmt: skip
+    filled = (
+        welcome[:form]
+        + f"EMPIRE ERI {j.password['ERI']}"
+        + welcome[form + len("EMPIRE ERI <password>") : end]
+        + "\n"
+        + "\n".join(mine)
+        + welcome[end:]
+    )
     forwarded = (
         "My orders are in the form below.\n\n---------- Forwarded message ---------\n"
-        f"From: {HOST}\nDate: Wed, 2 Dec 2026 at 05:30\nSubject: [{GAME}] Welcome to Star Chase\nTo: <{j.address['ERI']}>\n\n" + filled
+        f"From: {HOST}\nDate: Wed, 2 Dec 2026 at 05:30\nSubject: [{GAME}] Welcome to Star Chase\nTo: <{j.address['ERI']}>\n\n"
+        + filled
     )
-    acks["ERI"] = j.send("ERI", f"Fwd: [{GAME}] Welcome to Star Chase: you play {j.name['ERI']} (ERI)", forwarded)
+    acks["ERI"] = j.send(
+        "ERI", f"Fwd: [{GAME}] Welcome to Star Chase: you play {j.name['ERI']} (ERI)", forwarded
+    )
     assert on_file(acks["ERI"].text) == mine, acks["ERI"].text
-    assert "Greetings" not in acks["ERI"].text.split("Orders now on file")[1] and "ERROR" not in acks["ERI"].text
+    assert (
+        "Greetings" not in acks["ERI"].text.split("Orders now on file")[1] and "ERROR" not in acks["ERI"].text
+    )
     refused["ERI"] = {}
 
     # The reminder, close to a hand-set deadline, says the real time left (FOX has no orders).
@@ -359,7 +447,9 @@ def turn1(j: Journey, start: dict[str, dict[str, Any]]) -> None:
     for code in CODES:
         press = (j.reports[(code, 1)].json or {})["press"]
         assert [p["text"] for p in press if p["from"] == "ALF"] == ["Hello from Alfheim"], press
-        assert not [p for p in press if p["from"] == "ERI"], f"press in Eve's name from her pasted welcome: {press}"
+        assert not [p for p in press if p["from"] == "ERI"], (
+            f"press in Eve's name from her pasted welcome: {press}"
+        )
 
 
 def turn2(j: Journey) -> None:
@@ -372,7 +462,9 @@ def turn2(j: Journey) -> None:
         lines = [line for line in scripted_orders(report) if not line.startswith("MESSAGE")] or ["TAX"]
         if code == "BET":
             acks[code] = j.send(code, "Orders turn 2", j.header(code, 2) + "\n".join(lines) + "\nWAIT\nEND\n")
-            assert "WAIT: the turn does not run early; it waits for the deadline." in acks[code].text, acks[code].text
+            assert "WAIT: the turn does not run early; it waits for the deadline." in acks[code].text, acks[
+                code
+            ].text
         elif code == "ERI":
             # A reply with the whole report pasted below the orders, no END, no quoting.
             text = j.header(code, 2) + "\n".join(lines) + "\n\n" + j.reports[(code, 1)].text
@@ -380,7 +472,9 @@ def turn2(j: Journey) -> None:
             assert on_file(acks[code].text) == lines, acks[code].text
             assert "ERROR" not in acks[code].text, acks[code].text
         else:
-            acks[code] = j.send(code, f"Orders turn 2 {code}", j.header(code, 2) + "\n".join(lines) + "\nEND\n")
+            acks[code] = j.send(
+                code, f"Orders turn 2 {code}", j.header(code, 2) + "\n".join(lines) + "\nEND\n"
+            )
     # Everyone is in, but Bo's WAIT holds the early run.
     time.sleep(3)
     assert j.turns_run() == 1, "the early run did not wait for BET's WAIT"
@@ -407,12 +501,19 @@ def turn3(j: Journey) -> None:
     orders_file = j.config.with_name("den.txt")
     orders_file.write_text("TAX\n")
     cli(j.config, "orders", "submit", GAME, "DEN", str(orders_file))
-    told = j.take("DEN", "the GM-entered orders notice", subject_is(f"{GAME}: the GM entered orders for DEN, turn 3"))
+    told = j.take(
+        "DEN", "the GM-entered orders notice", subject_is(f"{GAME}: the GM entered orders for DEN, turn 3")
+    )
     assert "  TAX" in told.text, told.text
     # The GM moves Cy to a new address: both addresses are told.
     cli(j.config, "empire", "set-email", GAME, "CAS", "cy@new.example")
     for address in ("cy@outlook.example", "cy@new.example"):
-        mail = j.bag.take(address, "the address notice", subject_is(f"{GAME}: the GM moved empire CAS to a new address"), j.alive)
+        mail = j.bag.take(
+            address,
+            "the address notice",
+            subject_is(f"{GAME}: the GM moved empire CAS to a new address"),
+            j.alive,
+        )
         assert "from cy@outlook.example to cy@new.example" in mail.text, mail.text
     j.address["CAS"] = "cy@new.example"
     acks["CAS"] = j.send("CAS", "Orders turn 3 CAS", j.header("CAS", 3) + "TAX\nEND\n")
@@ -425,14 +526,20 @@ def turn3(j: Journey) -> None:
         check_verdicts(code, ack, first[code].json or {}, {})
     cli(j.config, "turn", "rollback", GAME, "--to", "3", "--reason", "a host error lost orders")
     for code in CODES:
-        told = j.take(code, "the rollback notice", subject_is(f"[{GAME}] the GM took the game back to turn 3"))
-        assert "Why: a host error lost orders" in told.text and "turn 3 no longer holds" in told.text, told.text
+        told = j.take(
+            code, "the rollback notice", subject_is(f"[{GAME}] the GM took the game back to turn 3")
+        )
+        assert "Why: a host error lost orders" in told.text and "turn 3 no longer holds" in told.text, (
+            told.text
+        )
     cli(j.config, "turn", "run", GAME, "--yes")
     j.wait_turns(3)
     for code in CODES:
         again = j.report(code, 3, corrected=True)
         assert again.json is not None and again.json["corrected"]
-        assert [o["outcome"] for o in again.json["orders"]] == [o["outcome"] for o in (first[code].json or {})["orders"]]
+        assert [o["outcome"] for o in again.json["orders"]] == [
+            o["outcome"] for o in (first[code].json or {})["orders"]
+        ]
 
 
 def turn4(j: Journey) -> None:

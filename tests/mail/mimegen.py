@@ -33,25 +33,41 @@ def encode(data: bytes, cte: str) -> bytes:
 
 @st.composite
 def leaf(draw: st.DrawFn, number: int) -> str:
-    ctype = draw(st.sampled_from(["text/plain", "text/plain", "text/html", "application/octet-stream", "text/csv"]))
+    ctype = draw(
+        st.sampled_from(["text/plain", "text/plain", "text/html", "application/octet-stream", "text/csv"])
+    )
     charset = draw(st.sampled_from(["utf-8", "iso-8859-1", "windows-1252", None]))
     cte = draw(st.sampled_from(["7bit", "8bit", "quoted-printable", "base64", None]))
     disposition = draw(st.sampled_from([None, "inline", "attachment", "ATTACHMENT"]))
     filename = draw(
         st.sampled_from(
-            [None, 'filename="orders.txt"', "filename=ORDERS.TXT", 'filename="notes.pdf"',
-             'filename="=?utf-8?q?ordres_=C3=A9t=C3=A9.txt?="', "filename*=utf-8''ordres%20%C3%A9t%C3%A9.txt"]
+            [
+                None,
+                'filename="orders.txt"',
+                "filename=ORDERS.TXT",
+                'filename="notes.pdf"',
+                'filename="=?utf-8?q?ordres_=C3=A9t=C3=A9.txt?="',
+                "filename*=utf-8''ordres%20%C3%A9t%C3%A9.txt",
+            ]
         )
-    )  # fmt: skip
+    )
     name = draw(st.sampled_from([None, 'name="orders.txt"', "name=plan.bin"]))
     flowed = draw(st.booleans())
     text = draw(st.sampled_from(TEXTS))
     if ctype == "text/html":
-        text = '<div dir="ltr">' + "".join(f"<div>{html.escape(line)}</div>" for line in text.splitlines()) + "</div>"
+        text = (
+            '<div dir="ltr">'
+            + "".join(f"<div>{html.escape(line)}</div>" for line in text.splitlines())
+            + "</div>"
+        )
     elif flowed:
         text = text.replace("MOVE 101 103 2\n", "MOVE 101 \n103 2\n")
     data = text.encode(charset or "utf-8", "replace")
-    params = "".join(f"; {p}" for p in (f'charset="{charset}"' if charset else None, name, "format=flowed" if flowed else None) if p)
+    params = "".join(
+        f"; {p}"
+        for p in (f'charset="{charset}"' if charset else None, name, "format=flowed" if flowed else None)
+        if p
+    )
     head = f"Content-Type: {ctype}{params}\n"
     if cte:
         head += f"Content-Transfer-Encoding: {cte}\n"
@@ -76,10 +92,14 @@ def entity(draw: st.DrawFn, depth: int = 0, number: int = 0) -> str:
     boundary = draw(st.sampled_from([f"=_b{depth}_{number}", f"=_b{depth}", "0000a1b2c3"]))
     start = draw(st.sampled_from([None, f"<part{number * 4 + 2}@example>", "<nowhere@example>"]))
     disposition = draw(st.sampled_from(["", "Content-Disposition: attachment\n"]))
-    cte = draw(st.sampled_from(["", "Content-Transfer-Encoding: 7bit\n", "Content-Transfer-Encoding: base64\n"]))
+    cte = draw(
+        st.sampled_from(["", "Content-Transfer-Encoding: 7bit\n", "Content-Transfer-Encoding: base64\n"])
+    )
     head = f'Content-Type: multipart/{subtype}; boundary="{boundary}"{f"; start={chr(34)}{start}{chr(34)}" if start else ""}\n'
     after = draw(st.sampled_from(["", " ", "\t ", "x"]))  # what follows a delimiter on its line
-    preamble = draw(st.sampled_from(["", "This is a multi-part message in MIME format.\n", "\n", "--not-the-boundary\n"]))
+    preamble = draw(
+        st.sampled_from(["", "This is a multi-part message in MIME format.\n", "\n", "--not-the-boundary\n"])
+    )
     epilogue = draw(st.sampled_from(["", "\n", "epilogue text\n", f"--{boundary}\n", "trailing"]))
     delimiters = [f"--{boundary}{after}\n"] * len(parts)
     if parts and draw(st.integers(0, 9)) == 0:
@@ -89,7 +109,12 @@ def entity(draw: st.DrawFn, depth: int = 0, number: int = 0) -> str:
     # The line end before a delimiter is the delimiter's: a part that ends in
     # one may have no other (a nested multipart then has no epilogue at all).
     ends = [draw(st.sampled_from(["\n", ""])) if part.endswith("\n") else "\n" for part in parts]
-    body = preamble + "".join(f"{d}{part}{end}{lookalike}" for d, part, end in zip(delimiters, parts, ends)) + close + epilogue
+    body = (
+        preamble
+        + "".join(f"{d}{part}{end}{lookalike}" for d, part, end in zip(delimiters, parts, ends))
+        + close
+        + epilogue
+    )
     return head + cte + disposition + f"Content-ID: <part{number}@example>\n\n" + body
 
 
@@ -116,5 +141,9 @@ def headers(draw: st.DrawFn) -> str:
 
 
 def mail(tree: str, *, crlf: bool = False, first: str = "") -> bytes:
-    text = first + "From: Ann <ann@example.org>\nTo: turns@example.org\nSubject: orders\nMIME-Version: 1.0\n" + tree
+    text = (
+        first
+        + "From: Ann <ann@example.org>\nTo: turns@example.org\nSubject: orders\nMIME-Version: 1.0\n"
+        + tree
+    )
     return (text.replace("\n", "\r\n") if crlf else text).encode("latin-1")

@@ -29,9 +29,12 @@ SITE = "https://games.example.org/starchase/"
 @pytest.fixture
 def app(db_url: str, tmp_path: Path) -> Iterator[App]:
     config = Config(
-        database_url=db_url, maildir_in=tmp_path / "in", maildir_out=tmp_path / "out",
-        from_address="Host <turns@turnproc.example>", gm_address="gm@example.org",
-    )  # fmt: skip
+        database_url=db_url,
+        maildir_in=tmp_path / "in",
+        maildir_out=tmp_path / "out",
+        from_address="Host <turns@turnproc.example>",
+        gm_address="gm@example.org",
+    )
     app = open_app(config)
     with transaction(app.sessions) as session:
         make_game(session)
@@ -45,7 +48,9 @@ def _answers(app: App, raw: bytes) -> list[m.OutboxMail]:
     mailbox.Maildir(app.config.maildir_in, create=True).add(raw)
     poll_maildir(app, NOW)
     with app.sessions() as session:
-        rows = list(session.scalars(select(m.OutboxMail).where(m.OutboxMail.id > before).order_by(m.OutboxMail.id)))
+        rows = list(
+            session.scalars(select(m.OutboxMail).where(m.OutboxMail.id > before).order_by(m.OutboxMail.id))
+        )
         return with_bodies(session, rows, app.config.from_address)
 
 
@@ -60,7 +65,9 @@ def _ack(app: App, raw: bytes) -> tuple[str, str]:
 
 def _on_file(app: App) -> list[str]:
     with app.sessions() as session:
-        row = session.scalar(select(m.OrderSet).where(m.OrderSet.active.is_(True)).order_by(m.OrderSet.id.desc()))
+        row = session.scalar(
+            select(m.OrderSet).where(m.OrderSet.active.is_(True)).order_by(m.OrderSet.id.desc())
+        )
         return [] if row is None else list(row.lines)
 
 
@@ -74,9 +81,16 @@ def test_the_count_is_of_lines_with_errors_not_of_errors(app: App) -> None:
 
 @pytest.mark.parametrize(
     "signature",
-    ["Sent from my iPhone", "Sent from my Galaxy", "Get Outlook for Android", "Get Outlook for iOS",
-     "Sent from Outlook for iOS", "Von meinem iPhone gesendet", "Envoyé de mon iPhone"],
-)  # fmt: skip
+    [
+        "Sent from my iPhone",
+        "Sent from my Galaxy",
+        "Get Outlook for Android",
+        "Get Outlook for iOS",
+        "Sent from Outlook for iOS",
+        "Von meinem iPhone gesendet",
+        "Envoyé de mon iPhone",
+    ],
+)
 def test_a_phone_signature_without_end_ends_the_orders_quietly(app: App, signature: str) -> None:
     _, text = _ack(app, order_mail(f"TAX\nMOVE 101 103 2\n\n{signature}"))
     assert _on_file(app) == ["TAX", "MOVE 101 103 2"]
@@ -85,16 +99,22 @@ def test_a_phone_signature_without_end_ends_the_orders_quietly(app: App, signatu
 
 def test_answers_never_say_re_twice(app: App) -> None:
     for subject, expected in (
-        ("orders", "Re: orders"), ("Re: orders", "Re: orders"), ("RE: Re: orders", "Re: orders"),
-        ("AW: orders", "Re: orders"), ("Re[2]: orders", "Re: orders"),
-    ):  # fmt: skip
+        ("orders", "Re: orders"),
+        ("Re: orders", "Re: orders"),
+        ("RE: Re: orders", "Re: orders"),
+        ("AW: orders", "Re: orders"),
+        ("Re[2]: orders", "Re: orders"),
+    ):
         got, _ = _ack(app, order_mail("TAX", subject=subject))
         assert got == expected
 
 
 def test_wait_is_in_the_acknowledgement_and_the_orders_answer(app: App) -> None:
     _, text = _ack(app, order_mail("TAX\nWAIT\nEND"))
-    assert "Orders now on file (1/16 slots):\n  TAX\n  WAIT: the turn does not run early; it waits for the deadline." in text
+    assert (
+        "Orders now on file (1/16 slots):\n  TAX\n  WAIT: the turn does not run early; it waits for the deadline."
+        in text
+    )
     _, text = _ack(app, order_mail("ORDERS"))
     assert "  TAX\n  WAIT: the turn does not run early" in text
     _, text = _ack(app, order_mail("MOVE 101 103 2\nEND"))
@@ -108,7 +128,11 @@ def test_help_says_where_the_rules_are(app: App, tmp_path: Path) -> None:
     assert "docs/" not in text and "http" not in text
     assert "ask the game master (gm@example.org) for them, or send HELP" in text
     app.config = Config(**{**app.config.__dict__, "site_url": SITE})
-    [guide] = [mail for mail in _answers(app, order_mail("HELP", message_id="<help2@players.example>")) if mail.kind == "help"]
+    [guide] = [
+        mail
+        for mail in _answers(app, order_mail("HELP", message_id="<help2@players.example>"))
+        if mail.kind == "help"
+    ]
     text = _body(guide)
     assert "The rulebook:        https://games.example.org/starchase/corpus/rules.html" in text
     assert "How to send orders:  https://games.example.org/starchase/corpus/orders.html" in text

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from pathlib import Path
 from email import message_from_bytes, policy
+from pathlib import Path
 
 import pytest
 from sqlalchemy import select
@@ -18,9 +18,9 @@ from tests.conftest import IMAP_PASSWORD, IMAP_USER, SmtpSink
 from tests.factories import imap_app, order_mail
 from tests.mail.test_render_at_send import lf, plain
 from tests.servers import free_port
-from turnproc.outgoing import reportmail
 from turnproc.intake import handle_mail
 from turnproc.mail.outbox import Claimed, purge_sent_bodies
+from turnproc.outgoing import reportmail
 from turnproc.outgoing.mails import queue_notice
 from turnproc.outgoing.reportmail import mail_bytes, send_outbox
 from turnproc.storage import models as m
@@ -29,7 +29,9 @@ from turnproc.storage.db import transaction
 NOW = dt.datetime(2026, 1, 5, 19, 0, tzinfo=dt.UTC)
 
 
-def test_an_answer_is_built_when_sent_threaded_and_the_same_every_time(db_url: str, smtp_server: SmtpSink) -> None:
+def test_an_answer_is_built_when_sent_threaded_and_the_same_every_time(
+    db_url: str, smtp_server: SmtpSink
+) -> None:
     app = imap_app(db_url, free_port(), smtp_server.port, IMAP_USER, IMAP_PASSWORD)
     try:
         raw = order_mail("TAX\nBOGUS 1", subject="my orders", message_id="<turn-one@players.example>")
@@ -102,21 +104,36 @@ def test_a_rejection_is_queued_as_data_too(sqlite_url: str) -> None:
 
 def test_the_guide_names_the_batch_built_on_every_cpu() -> None:
     """deploy/OPERATIONS.md: a batch is rendered on every CPU from PARALLEL_FROM mails."""
-    guide = " ".join((Path(__file__).parents[2] / "deploy" / "OPERATIONS.md").read_text(encoding="utf-8").split())
+    guide = " ".join(
+        (Path(__file__).parents[2] / "deploy" / "OPERATIONS.md").read_text(encoding="utf-8").split()
+    )
     assert f"every CPU when the batch is big ({reportmail.PARALLEL_FROM} mails or more)" in guide
 
 
-def test_a_notice_is_queued_as_what_it_says_and_built_when_sent_too(sqlite_url: str, smtp_server: SmtpSink) -> None:
+def test_a_notice_is_queued_as_what_it_says_and_built_when_sent_too(
+    sqlite_url: str, smtp_server: SmtpSink
+) -> None:
     """Every mail is built when it is sent (turnproc/outgoing/mails.py): a
     notice to the GM as an answer is, from its template and context."""
     app = imap_app(sqlite_url, free_port(), smtp_server.port, IMAP_USER, IMAP_PASSWORD)
     try:
-        context = {"digest": "ab" * 32, "attempts": 3, "error": "a disk was full", "headers": "From: ann@example.org"}
+        context = {
+            "digest": "ab" * 32,
+            "attempts": 3,
+            "error": "a disk was full",
+            "headers": "From: ann@example.org",
+        }
         with transaction(app.sessions) as session:
-            assert queue_notice(session, app.config, "mail_set_aside", context, NOW, game_id=None, recipient="gm@example.org")
+            assert queue_notice(
+                session, app.config, "mail_set_aside", context, NOW, game_id=None, recipient="gm@example.org"
+            )
         with app.sessions() as session:
             (row,) = session.scalars(select(m.OutboxMail))
-            assert row.kind == "notice" and row.body is None and json.loads(row.data)["template"] == "mail_set_aside"
+            assert (
+                row.kind == "notice"
+                and row.body is None
+                and json.loads(row.data)["template"] == "mail_set_aside"
+            )
             assert row.subject == "turnproc: a mail could not be handled and was set aside (a disk was full)"
             built = mail_bytes(session, row, app.config.from_address)
         msg = message_from_bytes(built, policy=policy.default)

@@ -46,7 +46,9 @@ def test_the_guide_states_the_default_threshold() -> None:
     assert "more than 50 empires" in GUIDE and Config().bulletin_threshold == 50
 
 
-def test_a_big_game_mails_one_bulletin_to_every_player_with_the_recipients_hidden(db_url: str, smtp_server: SmtpSink) -> None:
+def test_a_big_game_mails_one_bulletin_to_every_player_with_the_recipients_hidden(
+    db_url: str, smtp_server: SmtpSink
+) -> None:
     app = imap_app(db_url, free_port(), smtp_server.port, IMAP_USER, IMAP_PASSWORD, bulletin_threshold=1)
     try:
         run_current_turn(app.sessions, "corpus", app.config, NOW)
@@ -57,7 +59,9 @@ def test_a_big_game_mails_one_bulletin_to_every_player_with_the_recipients_hidde
         assert send_outbox(app.sessions, app.config, NOW) == (3, 0)
     finally:
         app.close()
-    bulletins = [(to, parsed(raw)) for _, to, raw in smtp_server.messages if "bulletin" in str(parsed(raw)["Subject"])]
+    bulletins = [
+        (to, parsed(raw)) for _, to, raw in smtp_server.messages if "bulletin" in str(parsed(raw)["Subject"])
+    ]
     # One transaction to all: one message, every player in the envelope only.
     assert len(bulletins) == 1
     recipients, msg = bulletins[0]
@@ -67,7 +71,9 @@ def test_a_big_game_mails_one_bulletin_to_every_player_with_the_recipients_hidde
     assert msg["To"] == "undisclosed-recipients:;"
     text = plain(msg)
     assert "Rigel League" in text and "Vegan Collective" in text
-    reports = [parsed(raw) for _, _, raw in smtp_server.messages if "report for" in str(parsed(raw)["Subject"])]
+    reports = [
+        parsed(raw) for _, _, raw in smtp_server.messages if "report for" in str(parsed(raw)["Subject"])
+    ]
     assert len(reports) == 2
     for report in reports:
         # The report points to the bulletin by its subject.
@@ -83,10 +89,12 @@ def test_report_sends_the_turns_bulletin_again(db_url: str, smtp_server: SmtpSin
         assert "`REPORT n` sends you the report of turn n and that turn's bulletin again" in GUIDE
         for n, body in enumerate(("REPORT 1", "REPORT", "REPORT 0")):
             with transaction(app.sessions) as session:
-                result = handle_mail(session, order_mail(body, message_id=f"<again-{n}@example.org>"), app.config, NOW)
+                result = handle_mail(
+                    session, order_mail(body, message_id=f"<again-{n}@example.org>"), app.config, NOW
+                )
             assert result.outcome == "commands", result
         with app.sessions() as session:
-            kinds = [k for k, in session.execute(select(m.OutboxMail.kind).order_by(m.OutboxMail.id))]
+            kinds = [k for (k,) in session.execute(select(m.OutboxMail.kind).order_by(m.OutboxMail.id))]
             copies = session.scalars(select(m.OutboxMail).where(m.OutboxMail.kind == "bulletin_copy")).all()
             assert len(copies) == 2 and all(c.recipient == EMAILS["RIG"] and c.bcc is None for c in copies)
         assert kinds.count("report_copy") == 3
@@ -94,9 +102,17 @@ def test_report_sends_the_turns_bulletin_again(db_url: str, smtp_server: SmtpSin
         assert failed == 0
     finally:
         app.close()
-    acks = [plain(parsed(raw)) for _, _, raw in smtp_server.messages if "the report and the bulletin of turn 1" in plain(parsed(raw))]
+    acks = [
+        plain(parsed(raw))
+        for _, _, raw in smtp_server.messages
+        if "the report and the bulletin of turn 1" in plain(parsed(raw))
+    ]
     assert len(acks) == 2
-    copies = [parsed(raw) for _, to, raw in smtp_server.messages if to == [EMAILS["RIG"]] and "bulletin" in str(parsed(raw)["Subject"])]
+    copies = [
+        parsed(raw)
+        for _, to, raw in smtp_server.messages
+        if to == [EMAILS["RIG"]] and "bulletin" in str(parsed(raw)["Subject"])
+    ]
     assert len(copies) == 2 and all(c["To"] == EMAILS["RIG"] for c in copies)
 
 
@@ -119,8 +135,10 @@ def test_a_game_at_the_threshold_has_no_bulletin(sqlite_url: str, smtp_server: S
 class _FewRecipients(SmtpSink):
     """A server that takes at most one recipient per transaction (452 for the rest)."""
 
-    async def handle_RCPT(self, server: object, session: object, envelope: object, address: str, options: list[str]) -> str:
-        if getattr(envelope, "rcpt_tos"):
+    async def handle_RCPT(
+        self, server: object, session: object, envelope: object, address: str, options: list[str]
+    ) -> str:
+        if envelope.rcpt_tos:
             return "452 4.5.3 too many recipients"
         envelope.rcpt_tos.append(address)  # type: ignore[attr-defined]
         return "250 OK"
@@ -138,4 +156,6 @@ def test_a_server_taking_fewer_recipients_gets_the_rest_in_further_transactions(
         app.close()
         sink.controller.stop()
     bulletin = [to for _, to, raw in sink.messages if "bulletin" in str(parsed(raw)["Subject"])]
-    assert sorted(address for to in bulletin for address in to) == sorted(EMAILS.values()) and len(bulletin) == 2
+    assert (
+        sorted(address for to in bulletin for address in to) == sorted(EMAILS.values()) and len(bulletin) == 2
+    )

@@ -13,9 +13,9 @@ from tests.mailrows import with_bodies
 from turnproc.app import open_app
 from turnproc.config import Config
 from turnproc.intake import handle_mail
-from turnproc.turns.run import run_turn
 from turnproc.storage import models as m
 from turnproc.storage.db import transaction
+from turnproc.turns.run import run_turn
 
 NOW = dt.datetime(2026, 1, 5, 19, 0, tzinfo=dt.timezone.utc)
 
@@ -40,7 +40,11 @@ def send(app, body: str, n: int):
 
 def outbox(app) -> list[m.OutboxMail]:
     with app.sessions() as session:
-        return with_bodies(session, list(session.scalars(select(m.OutboxMail).order_by(m.OutboxMail.id))), app.config.from_address)
+        return with_bodies(
+            session,
+            list(session.scalars(select(m.OutboxMail).order_by(m.OutboxMail.id))),
+            app.config.from_address,
+        )
 
 
 def on_file(app) -> list[str]:
@@ -50,7 +54,9 @@ def on_file(app) -> list[str]:
 
 
 def text_of(row: m.OutboxMail) -> str:
-    return message_from_bytes(row.body, policy=policy.default).get_body(preferencelist=("plain",)).get_content()
+    return (
+        message_from_bytes(row.body, policy=policy.default).get_body(preferencelist=("plain",)).get_content()
+    )
 
 
 def test_orders_command_lists_what_is_on_file_and_changes_nothing(app) -> None:

@@ -6,6 +6,7 @@ attachments byte for byte, replies threaded, the same bytes every time."""
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 from email import message_from_bytes, policy
 from email.message import EmailMessage
 from html.parser import HTMLParser
@@ -57,27 +58,50 @@ def parsed(raw: bytes) -> EmailMessage:
     "subject, name, text",
     [
         ("[g] Turn 1 report for Rigel (RIG)", "Host", "STAR CHASE\n\n== Orders ==\nMOVE 101 102 5\nEND\n\n"),
-        ("[g] Turn 1 report for Ærø Ünion (AEU)", "Hôte du jeu", "naïve — text\twith tabs \nand = signs=\n" + "x" * 300 + "\n"),
+        (
+            "[g] Turn 1 report for Ærø Ünion (AEU)",
+            "Hôte du jeu",
+            "naïve — text\twith tabs \nand = signs=\n" + "x" * 300 + "\n",
+        ),
         ("short", "H", "no final newline"),
     ],
 )
 def test_a_report_mail_reads_back_part_for_part(subject: str, name: str, text: str) -> None:
-    html = f"<p style=\"x=1\">{text}</p>\n"
+    html = f'<p style="x=1">{text}</p>\n'
     raw = compose(
-        sender=f"{name} <turns@example.org>", recipient="ann@example.org", subject=subject, text=text, html=html,
-        when=WHEN, message_id="<abc.123@example.org>", boundary_seed="0123456789abcdef01234567",
-        attachments=[("g-turn1-AEU-map.svg", "image/svg+xml", SVG), ("g-turn1-AEU.json", "application/json", b'{"a":1}')],
+        sender=f"{name} <turns@example.org>",
+        recipient="ann@example.org",
+        subject=subject,
+        text=text,
+        html=html,
+        when=WHEN,
+        message_id="<abc.123@example.org>",
+        boundary_seed="0123456789abcdef01234567",
+        attachments=[
+            ("g-turn1-AEU-map.svg", "image/svg+xml", SVG),
+            ("g-turn1-AEU.json", "application/json", b'{"a":1}'),
+        ],
         inline=[("map@report.turnproc", "g-turn1-AEU-map.png", "image/png", PNG)],
-    )  # fmt: skip
+    )
     msg = parsed(raw)
-    assert (msg["Subject"], msg["To"], msg["Message-ID"]) == (subject, "ann@example.org", "<abc.123@example.org>")
+    assert (msg["Subject"], msg["To"], msg["Message-ID"]) == (
+        subject,
+        "ann@example.org",
+        "<abc.123@example.org>",
+    )
     assert msg["From"].addresses[0].display_name == name and msg["Date"].datetime == WHEN
     assert msg["Auto-Submitted"] == "auto-generated" and msg["In-Reply-To"] is None
     tree = [p.get_content_type() for p in msg.walk()]
     assert tree == [
-        "multipart/mixed", "multipart/related", "multipart/alternative", "text/plain", "text/html", "image/png",
-        "image/svg+xml", "application/json",
-    ]  # fmt: skip
+        "multipart/mixed",
+        "multipart/related",
+        "multipart/alternative",
+        "text/plain",
+        "text/html",
+        "image/png",
+        "image/svg+xml",
+        "application/json",
+    ]
     plain, rich = msg.get_body(preferencelist=("plain",)), msg.get_body(preferencelist=("html",))
     assert plain is not None and rich is not None
     assert plain.get_content() == text.replace("\r\n", "\n") and same_document(rich.get_content(), html)
@@ -91,9 +115,15 @@ def test_a_report_mail_reads_back_part_for_part(subject: str, name: str, text: s
 
 def test_an_answer_is_one_text_part_threaded_under_the_players_mail() -> None:
     raw = compose(
-        sender="Host <t@example.org>", recipient="bo@example.org", subject="Re: orders", text="Thanks.\n", when=WHEN,
-        message_id="<m2@example.org>", in_reply_to="<p1@player.example>", references="<p0@player.example>",
-    )  # fmt: skip
+        sender="Host <t@example.org>",
+        recipient="bo@example.org",
+        subject="Re: orders",
+        text="Thanks.\n",
+        when=WHEN,
+        message_id="<m2@example.org>",
+        in_reply_to="<p1@player.example>",
+        references="<p0@player.example>",
+    )
     msg = parsed(raw)
     assert msg.get_content_type() == "text/plain" and msg.get_content() == "Thanks.\n"
     assert msg["In-Reply-To"] == "<p1@player.example>"
@@ -103,45 +133,80 @@ def test_an_answer_is_one_text_part_threaded_under_the_players_mail() -> None:
 
 def test_the_same_mail_is_the_same_bytes() -> None:
     args = dict(
-        sender="Host <t@example.org>", recipient="b@example.org", subject="s", text="t\n", html="<p>t</p>", when=WHEN,
-        message_id="<x@example.org>", boundary_seed="feed",
-    )  # fmt: skip
+        sender="Host <t@example.org>",
+        recipient="b@example.org",
+        subject="s",
+        text="t\n",
+        html="<p>t</p>",
+        when=WHEN,
+        message_id="<x@example.org>",
+        boundary_seed="feed",
+    )
     assert compose(**args) == compose(**args)  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize("to", ["ann@example.org", "Ann Lee <ann@example.org>", "Zoë Ærø <z@example.org>", "undisclosed-recipients:;"])
+@pytest.mark.parametrize(
+    "to",
+    ["ann@example.org", "Ann Lee <ann@example.org>", "Zoë Ærø <z@example.org>", "undisclosed-recipients:;"],
+)
 def test_the_outbox_shows_the_recipient_as_the_mail_reads(to: str) -> None:
     """The outbox row's recipient, given by the caller, is what the To: header says."""
     from turnproc.mail.compose import shown_address
 
-    raw = compose(sender="H <h@example.org>", recipient=to, subject="s", text="t", when=WHEN, message_id="<m@x>")
+    raw = compose(
+        sender="H <h@example.org>", recipient=to, subject="s", text="t", when=WHEN, message_id="<m@x>"
+    )
     assert shown_address(to) == str(parsed(raw)["To"])
 
 
 def _encodings(raw: bytes) -> dict[str, str]:
-    return {p.get_content_type(): p["Content-Transfer-Encoding"] for p in parsed(raw).walk() if not p.is_multipart()}
+    return {
+        p.get_content_type(): p["Content-Transfer-Encoding"]
+        for p in parsed(raw).walk()
+        if not p.is_multipart()
+    }
 
 
 def test_parts_travel_as_they_are_when_they_can() -> None:
     """A mail server spends its time per line: an ASCII text, an HTML made
     ASCII and an SVG go unencoded (7bit); the compact JSON, one long line, is
     quoted-printable; the PNG base64. What the reader gets is the same."""
-    text, svg, data = "Turn 1\n= orders =\n", b'<svg width="9">\n<circle r="1"/>\n</svg>\n', b'{"a":"' + b"x" * 3000 + b'"}'
-    html = "<p style=\"margin:0\">Ærø — " + '<span style="color:red">x</span>' * 60 + "</p>\n<pre>a\n  b</pre>\n"
+    text, svg, data = (
+        "Turn 1\n= orders =\n",
+        b'<svg width="9">\n<circle r="1"/>\n</svg>\n',
+        b'{"a":"' + b"x" * 3000 + b'"}',
+    )
+    html = (
+        '<p style="margin:0">Ærø — ' + '<span style="color:red">x</span>' * 60 + "</p>\n<pre>a\n  b</pre>\n"
+    )
     raw = compose(
-        sender="H <h@example.org>", recipient="b@example.org", subject="s", text=text, html=html, when=WHEN,
-        message_id="<m@x>", boundary_seed="feed", attachments=[("m.svg", "image/svg+xml", svg), ("r.json", "application/json", data)],
+        sender="H <h@example.org>",
+        recipient="b@example.org",
+        subject="s",
+        text=text,
+        html=html,
+        when=WHEN,
+        message_id="<m@x>",
+        boundary_seed="feed",
+        attachments=[("m.svg", "image/svg+xml", svg), ("r.json", "application/json", data)],
         inline=[("map@report.turnproc", "m.png", "image/png", PNG)],
-    )  # fmt: skip
+    )
     assert _encodings(raw) == {
-        "text/plain": "7bit", "text/html": "7bit", "image/png": "base64", "image/svg+xml": "7bit", "application/json": "quoted-printable",
-    }  # fmt: skip
+        "text/plain": "7bit",
+        "text/html": "7bit",
+        "image/png": "base64",
+        "image/svg+xml": "7bit",
+        "application/json": "quoted-printable",
+    }
     assert max(len(line) for line in raw.split(b"\n")) <= 998
     msg = parsed(raw)
     rich = msg.get_body(preferencelist=("html",))
     assert rich is not None and same_document(rich.get_content(), html) and rich.get_content() != html
     assert "<pre>a\n  b</pre>" in rich.get_content()  # preformatted text keeps its lines
-    assert {p.get_filename(): p.get_content() for p in msg.iter_attachments()} == {"m.svg": svg, "r.json": data}
+    assert {p.get_filename(): p.get_content() for p in msg.iter_attachments()} == {
+        "m.svg": svg,
+        "r.json": data,
+    }
 
 
 @pytest.mark.parametrize(
@@ -156,9 +221,15 @@ def test_parts_travel_as_they_are_when_they_can() -> None:
 )
 def test_a_text_that_cannot_travel_as_it_is_is_quoted_printable(text: str) -> None:
     raw = compose(
-        sender="H <h@example.org>", recipient="b@example.org", subject="s", text=text, when=WHEN, message_id="<m@x>",
-        boundary_seed="feed", attachments=[("notes.txt", "text/plain", text.encode("utf-8"))],
-    )  # fmt: skip
+        sender="H <h@example.org>",
+        recipient="b@example.org",
+        subject="s",
+        text=text,
+        when=WHEN,
+        message_id="<m@x>",
+        boundary_seed="feed",
+        attachments=[("notes.txt", "text/plain", text.encode("utf-8"))],
+    )
     msg = parsed(raw)
     assert msg.get_content_type() == "multipart/mixed"
     parts = [p for p in msg.walk() if not p.is_multipart()]
@@ -169,7 +240,15 @@ def test_a_text_that_cannot_travel_as_it_is_is_quoted_printable(text: str) -> No
 
 def test_an_html_line_too_long_and_unbreakable_is_quoted_printable() -> None:
     html = "<p>" + "word " * 300 + "</p>\n"  # no tag to break it in
-    raw = compose(sender="H <h@example.org>", recipient="b@example.org", subject="s", text="t\n", html=html, when=WHEN, message_id="<m@x>")
+    raw = compose(
+        sender="H <h@example.org>",
+        recipient="b@example.org",
+        subject="s",
+        text="t\n",
+        html=html,
+        when=WHEN,
+        message_id="<m@x>",
+    )
     assert _encodings(raw)["text/html"] == "quoted-printable"
     rich = parsed(raw).get_body(preferencelist=("html",))
     assert rich is not None and rich.get_content() == html
@@ -211,9 +290,8 @@ def test_a_reports_html_and_map_travel_in_few_lines_as_the_same_documents() -> N
 
     from tests.reports.test_report_mail import whole_galaxy_context
     from turnproc.outgoing.reportmail import report_mail
-    from turnproc.reports.render import render_report_documents
-
     from turnproc.reports.links import game_links
+    from turnproc.reports.render import render_report_documents
 
     context = whole_galaxy_context(2)
     # As the mail has it: with the footer saying where the rules are.
@@ -229,7 +307,10 @@ def test_a_reports_html_and_map_travel_in_few_lines_as_the_same_documents() -> N
     assert order_form.count("\n") > 3 and order_form in html
     # The style sheet in as few lines as 998 characters allow, no empty line between the blocks.
     style = html.split("<style>")[1].split("</style>")[0]
-    assert style.count("\n") <= len(style) // MAX_LINE + 1 and docs.html.count("\n", 0, docs.html.index("</style>")) > 10
+    assert (
+        style.count("\n") <= len(style) // MAX_LINE + 1
+        and docs.html.count("\n", 0, docs.html.index("</style>")) > 10
+    )
     assert "\n\n" not in html.split("<pre")[0] and "\n\n" in docs.html.split("<pre")[0]
     svg = next(p for p in msg.iter_attachments() if p.get_content_type() == "image/svg+xml")
     sent = svg.get_content()
@@ -243,8 +324,22 @@ def test_a_reports_html_and_map_travel_in_few_lines_as_the_same_documents() -> N
     assert max(len(line) for line in raw.split(b"\n")) <= 998
 
 
-_PIECES = ["<p>", "</p>", "text", "a &lt; b", "", "<td class='n'>1</td>", "> <", "x" * 600, "<style>", "</style>",
-           "p { margin: 0; }", "  .n { text-align: right; }", "<span style='a'>", "<br>"]  # fmt: skip
+_PIECES = [
+    "<p>",
+    "</p>",
+    "text",
+    "a &lt; b",
+    "",
+    "<td class='n'>1</td>",
+    "> <",
+    "x" * 600,
+    "<style>",
+    "</style>",
+    "p { margin: 0; }",
+    "  .n { text-align: right; }",
+    "<span style='a'>",
+    "<br>",
+]
 
 
 @given(st.lists(st.sampled_from(_PIECES), max_size=40))
@@ -258,7 +353,13 @@ def test_packing_keeps_the_document(pieces: list[str]) -> None:
     assert max(map(len, packed.split("\n"))) <= max(MAX_LINE, *map(len, text.split("\n")))
 
 
-@given(st.lists(st.sampled_from(["<p>", "</p>", "<span style='x'>", "</span>", "text", "y" * 300]), min_size=1, max_size=60))
+@given(
+    st.lists(
+        st.sampled_from(["<p>", "</p>", "<span style='x'>", "</span>", "text", "y" * 300]),
+        min_size=1,
+        max_size=60,
+    )
+)
 def test_a_long_line_is_broken_inside_its_tags_as_few_times_as_it_must(pieces: list[str]) -> None:
     line = "".join(pieces)
     broken = compose_module._break_long(line)
@@ -266,7 +367,7 @@ def test_a_long_line_is_broken_inside_its_tags_as_few_times_as_it_must(pieces: l
     lines = broken.split("\n")
     # Each break was needed: the line it ends could not have taken the next
     # line up to where that one could have been broken.
-    for first, second in zip(lines, lines[1:]):
+    for first, second in itertools.pairwise(lines):
         found = compose_module._TAG_OPENING.search(second)
         assert len(first) + 1 + (found.end(1) if found else len(second)) > MAX_LINE
     if compose_module._TAG_OPENING.search(line):

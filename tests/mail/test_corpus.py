@@ -12,13 +12,13 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
+from tests.factories import make_game, order_mail
+from tests.mailrows import with_bodies
 from turnproc.app import open_app
 from turnproc.config import Config
 from turnproc.intake import poll_maildir
 from turnproc.storage import models as m
 from turnproc.storage.db import transaction
-from tests.factories import make_game, order_mail
-from tests.mailrows import with_bodies
 
 CORPUS = Path(__file__).parent / "corpus"
 NOW = dt.datetime(2026, 1, 5, 19, 0, tzinfo=dt.timezone.utc)
@@ -46,13 +46,19 @@ def _deliver(app, name: str) -> None:
 
 def _orders(app) -> list[str] | None:
     with app.sessions() as session:
-        row = session.scalar(select(m.OrderSet).where(m.OrderSet.active.is_(True)).order_by(m.OrderSet.id.desc()))
+        row = session.scalar(
+            select(m.OrderSet).where(m.OrderSet.active.is_(True)).order_by(m.OrderSet.id.desc())
+        )
         return None if row is None else list(row.lines)
 
 
 def _outbox(app) -> list[m.OutboxMail]:
     with app.sessions() as session:
-        return with_bodies(session, list(session.scalars(select(m.OutboxMail).order_by(m.OutboxMail.id))), app.config.from_address)
+        return with_bodies(
+            session,
+            list(session.scalars(select(m.OutboxMail).order_by(m.OutboxMail.id))),
+            app.config.from_address,
+        )
 
 
 def _body(mail: m.OutboxMail) -> str:
@@ -74,7 +80,10 @@ def _body(mail: m.OutboxMail) -> str:
         ("latin1.eml", [GOOD[0], GOOD[1], "NAME 101 Caf\u00e9 Sol", GOOD[3]]),
         (
             "format_flowed.eml",
-            [*GOOD[:3], "MESSAGE ALL Greetings from Rigel, this is a long message that a mail client wraps at seventy-two characters using format flowed soft breaks"],
+            [
+                *GOOD[:3],
+                "MESSAGE ALL Greetings from Rigel, this is a long message that a mail client wraps at seventy-two characters using format flowed soft breaks",
+            ],
         ),
     ],
 )
@@ -149,7 +158,9 @@ def test_wrong_passwords_are_told_once_in_a_digest(app) -> None:
     assert [r.outcome for r in results] == ["wrong_password"] * 25
     [digest] = _outbox(app)
     assert digest.kind == "guessing" and digest.recipient == "ann@example.org"
-    assert "25 mails with a wrong password for RIG" in digest.subject and "mallory@evil.example: 25" in _body(digest)
+    assert "25 mails with a wrong password for RIG" in digest.subject and "mallory@evil.example: 25" in _body(
+        digest
+    )
 
 
 def test_other_sender_with_the_right_password_is_accepted_and_the_owner_told(app) -> None:
@@ -214,7 +225,7 @@ def test_crash_between_commit_and_filing_applies_nothing_twice(app, monkeypatch:
 
     _deliver(app, "thunderbird_plain.eml")
 
-    def die(self, key, folder):  # noqa: ANN001
+    def die(self, key, folder):
         raise SystemExit("killed")
 
     monkeypatch.setattr(MaildirInbox, "file", die)
@@ -229,12 +240,14 @@ def test_crash_between_commit_and_filing_applies_nothing_twice(app, monkeypatch:
     assert len(mailbox.Maildir(app.config.maildir_in, create=False)) == 0
 
 
-def test_a_mail_that_fails_is_rolled_back_alone_and_left_for_the_next_poll(app, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_mail_that_fails_is_rolled_back_alone_and_left_for_the_next_poll(
+    app, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import turnproc.intake.inbox as intake
 
     real = intake.handle_mail
 
-    def flaky(session, raw, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003
+    def flaky(session, raw, *args, **kwargs):
         result = real(session, raw, *args, **kwargs)
         if b"b64-0005" in raw:
             raise RuntimeError("database hiccup")

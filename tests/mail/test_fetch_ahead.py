@@ -5,7 +5,6 @@ committed (turnproc/intake/ahead.py)."""
 from __future__ import annotations
 
 import threading
-
 from typing import Any
 
 import pytest
@@ -53,7 +52,13 @@ def test_the_next_batch_is_fetched_before_this_one_is_filed() -> None:
     box, handled = FakeBox([1, 2, 3, 4, 5]), []
     _poll(box, 2, handled)
     assert box.commands == [
-        ("search",), ("fetch", 1, 2), ("fetch", 3, 4), ("file", 1, 2), ("fetch", 5), ("file", 3, 4), ("file", 5),
+        ("search",),
+        ("fetch", 1, 2),
+        ("fetch", 3, 4),
+        ("file", 1, 2),
+        ("fetch", 5),
+        ("file", 3, 4),
+        ("file", 5),
     ]
     assert handled == [("committed", 1, 2), ("committed", 3, 4), ("committed", 5)]
     # One thread talks to the server, never the poll's own.
@@ -81,19 +86,29 @@ def test_an_empty_inbox_asks_once() -> None:
 
 
 @pytest.mark.parametrize("outcome", ["accepted", "rejected"])
-def test_an_acknowledgement_looks_for_its_missing_html_body_once(outcome: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_acknowledgement_looks_for_its_missing_html_body_once(
+    outcome: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Jinja keeps only the templates it found: render() remembers that an
     acknowledgement has no HTML body instead of asking the disk per mail."""
     context = {
         "subject": "spring26 orders",
         **ack_context(
-            outcome=outcome, game="spring26", empire="RIG", turn=3, reason="no", deadline="Monday",
-            lines=[{"line": 4, "text": "TAX", "result": "OK", "row": "   4  TAX" + " " * 28 + "OK"}], on_file=["TAX"], slots=1,
+            outcome=outcome,
+            game="spring26",
+            empire="RIG",
+            turn=3,
+            reason="no",
+            deadline="Monday",
+            lines=[{"line": 4, "text": "TAX", "result": "OK", "row": "   4  TAX" + " " * 28 + "OK"}],
+            on_file=["TAX"],
+            slots=1,
         ),
-    }  # fmt: skip
+    }
     first = render("ack", context)
     env, asked = environment(), list[str]()
     real = env.get_template
+
     def spy(name: str, *args: Any, **kwargs: Any) -> Any:
         asked.append(name)
         return real(name, *args, **kwargs)

@@ -26,9 +26,9 @@ from turnproc.app import App, open_app
 from turnproc.config import Config
 from turnproc.games.game import add_empire, new_game
 from turnproc.intake import poll_maildir
+from turnproc.outgoing.welcome import Welcome, send_welcomes
 from turnproc.storage import models as m
 from turnproc.storage.db import transaction
-from turnproc.outgoing.welcome import Welcome, send_welcomes
 
 NOW = dt.datetime(2026, 11, 30, 12, 0, tzinfo=dt.timezone.utc)
 ANN = "ann@example.org"
@@ -38,9 +38,12 @@ HOST = "turns@host.example"
 @pytest.fixture
 def app(db_url: str, tmp_path: Path) -> Iterator[App]:
     config = Config(
-        database_url=db_url, maildir_in=tmp_path / "in", maildir_out=tmp_path / "out",
-        from_address=f"Star Chase host <{HOST}>", site_url="https://games.example.org/starchase/",
-    )  # fmt: skip
+        database_url=db_url,
+        maildir_in=tmp_path / "in",
+        maildir_out=tmp_path / "out",
+        from_address=f"Star Chase host <{HOST}>",
+        site_url="https://games.example.org/starchase/",
+    )
     app = open_app(config)
     yield app
     app.close()
@@ -58,7 +61,9 @@ def _welcome(app: App) -> tuple[str, str]:
 
 def _outbox(app: App, since: int = 0) -> list[m.OutboxMail]:
     with app.sessions() as session:
-        rows = list(session.scalars(select(m.OutboxMail).where(m.OutboxMail.id > since).order_by(m.OutboxMail.id)))
+        rows = list(
+            session.scalars(select(m.OutboxMail).where(m.OutboxMail.id > since).order_by(m.OutboxMail.id))
+        )
         return with_bodies(session, rows, app.config.from_address, app.config.site_url, load_key(app.config))
 
 
@@ -90,7 +95,9 @@ def _send(app: App, text: str, subject: str = "orders") -> str:
 
 def _on_file(app: App) -> list[str]:
     with app.sessions() as session:
-        row = session.scalar(select(m.OrderSet).where(m.OrderSet.active.is_(True)).order_by(m.OrderSet.id.desc()))
+        row = session.scalar(
+            select(m.OrderSet).where(m.OrderSet.active.is_(True)).order_by(m.OrderSet.id.desc())
+        )
         return [] if row is None else list(row.lines)
 
 
@@ -188,40 +195,81 @@ def test_a_quoted_welcome_and_an_outlook_copy_give_nothing(app: App) -> None:
 # -- every mail the host writes a player starts a copy -------------------------------
 
 _FIRST_LINES = [
-    ("welcome", {"why": "new"}), ("welcome", {"why": "password"}), ("welcome", {"why": "replace"}),
-    ("welcome", {"why": "new", "report": "STAR CHASE - game g4 - turn 0 report\n\n== Order form for turn 1 ==\nGAME g4\n"
-                 "EMPIRE RIG <password>\nTURN 1\n# Put your password in place of <password>\n\nEND\n"}),
-    ("ack", {"outcome": "accepted"}), ("ack", {"outcome": "cleared"}), ("ack", {"outcome": "commands"}),
-    ("ack", {"outcome": "unchanged"}), ("ack", {"outcome": "older"}), ("ack", {"outcome": "rejected", "reason": "no"}),
-    ("help", {}), ("reminder", {}), ("deadline_changed", {}), ("announcement", {}), ("address_confirm", {}),
-    ("address_changed", {}), ("signup_received", {"code": "RIG"}), ("signup_refused", {"code": "RIG"}), ("bulletin", {}),
-]  # fmt: skip
+    ("welcome", {"why": "new"}),
+    ("welcome", {"why": "password"}),
+    ("welcome", {"why": "replace"}),
+    (
+        "welcome",
+        {
+            "why": "new",
+            "report": "STAR CHASE - game g4 - turn 0 report\n\n== Order form for turn 1 ==\nGAME g4\n"
+            "EMPIRE RIG <password>\nTURN 1\n# Put your password in place of <password>\n\nEND\n",
+        },
+    ),
+    ("ack", {"outcome": "accepted"}),
+    ("ack", {"outcome": "cleared"}),
+    ("ack", {"outcome": "commands"}),
+    ("ack", {"outcome": "unchanged"}),
+    ("ack", {"outcome": "older"}),
+    ("ack", {"outcome": "rejected", "reason": "no"}),
+    ("help", {}),
+    ("reminder", {}),
+    ("deadline_changed", {}),
+    ("announcement", {}),
+    ("address_confirm", {}),
+    ("address_changed", {}),
+    ("signup_received", {"code": "RIG"}),
+    ("signup_refused", {"code": "RIG"}),
+    ("bulletin", {}),
+]
 
 
-@pytest.mark.parametrize("kind, context", _FIRST_LINES, ids=lambda v: v if isinstance(v, str) else "-".join(map(str, v.values())))
+@pytest.mark.parametrize(
+    "kind, context", _FIRST_LINES, ids=lambda v: v if isinstance(v, str) else "-".join(map(str, v.values()))
+)
 def test_every_mail_to_a_player_is_known_by_its_first_line(kind: str, context: dict[str, str]) -> None:
     """mailshape's patterns of the host's first lines, held to the templates: each
     mail, pasted above a player's orders, is skipped whole and the orders are read."""
     import jinja2
 
+    from turnproc.orders.parser import parse_mail
     from turnproc.reports.render import environment
     from turnproc.runtime.resources import templates_dir
-    from turnproc.orders.parser import parse_mail
 
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader([str(templates_dir() / "mail"), str(templates_dir())]),
-        trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
     )
-    links = {"site": "https://example.org/g4/", "rules": "https://example.org/g4/rules.html", "orders": "o", "gm": ""}
-    example = "GAME g4\nEMPIRE RIG <password>\nTURN 3\n\nNEWCRS 101 1\nMESSAGE ALL Greetings from the Rigel League!"
-    values = {"example": example, "report": "", "game": "g4", "empire": "RIG", "empire_name": "Rigel League", "turn": 3, "links": links, **context}
+    links = {
+        "site": "https://example.org/g4/",
+        "rules": "https://example.org/g4/rules.html",
+        "orders": "o",
+        "gm": "",
+    }
+    example = (
+        "GAME g4\nEMPIRE RIG <password>\nTURN 3\n\nNEWCRS 101 1\nMESSAGE ALL Greetings from the Rigel League!"
+    )
+    values = {
+        "example": example,
+        "report": "",
+        "game": "g4",
+        "empire": "RIG",
+        "empire_name": "Rigel League",
+        "turn": 3,
+        "links": links,
+        **context,
+    }
     env.filters.update(environment().filters)
     text = env.get_template(f"{kind}/body.txt").render(values)
     # Right under the copy, without a blank line between.
     parsed = parse_mail(text + "GAME g4\nEMPIRE RIG sesame\nTAX\nEND\n")
     assert [o.action.value for o in parsed.orders] == ["TAX"] and parsed.header.password == "sesame"
     first = next(i for i, line in enumerate(text.splitlines(), 1) if line.strip())
-    assert parsed.skipped[0].first_line == first and parsed.skipped[0].reason.value == "host_report", parsed.skipped
+    assert parsed.skipped[0].first_line == first and parsed.skipped[0].reason.value == "host_report", (
+        parsed.skipped
+    )
 
 
 def test_the_html_report_read_as_text_gives_nothing(app: App) -> None:

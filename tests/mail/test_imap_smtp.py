@@ -10,12 +10,12 @@ import pytest
 from imapclient import IMAPClient
 from sqlalchemy import select
 
+from tests.conftest import IMAP_PASSWORD, IMAP_USER
+from tests.factories import imap_app
 from turnproc.intake import inbox, poll
 from turnproc.mail.imap import ImapMailbox
 from turnproc.outgoing.reportmail import send_outbox
 from turnproc.storage import models as m
-from tests.conftest import IMAP_PASSWORD, IMAP_USER
-from tests.factories import imap_app
 
 CORPUS = Path(__file__).parent / "corpus"
 NOW = dt.datetime(2026, 1, 5, 19, 0, tzinfo=dt.timezone.utc)
@@ -74,7 +74,14 @@ def test_poll_files_mail_after_commit_and_acks_go_out_over_smtp(app, smtp_server
 
 def test_a_poll_of_many_batches_files_every_mail(app, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(inbox, "BATCH", 2)  # three batches: fetched ahead, filed after each commit
-    _append(app, "gmail_alternative.eml", "outlook_html_1252.eml", "bounce.eml", "unknown_game.eml", "base64_body.eml")
+    _append(
+        app,
+        "gmail_alternative.eml",
+        "outlook_html_1252.eml",
+        "bounce.eml",
+        "unknown_game.eml",
+        "base64_body.eml",
+    )
     results = poll(app, NOW)
     assert len(results) == 5 and "failed" not in {r.outcome for r in results}
     assert _folder(app, "INBOX") == {}
@@ -95,7 +102,7 @@ def test_poll_twice_stores_nothing_twice(app) -> None:
 def test_killed_between_commit_and_move_applies_nothing_twice(app, monkeypatch: pytest.MonkeyPatch) -> None:
     _append(app, "thunderbird_plain.eml", "base64_body.eml")
 
-    def die(self, uids, folder):  # noqa: ANN001
+    def die(self, uids, folder):
         raise SystemExit("killed")
 
     monkeypatch.setattr(ImapMailbox, "file_many", die)
@@ -132,6 +139,9 @@ def test_imap_login_failure_is_an_error_not_a_loss(app) -> None:
     _append(app, "thunderbird_plain.eml")
     from turnproc.errors import ServerUnavailable
 
-    with pytest.raises(ServerUnavailable, match=r"IMAP login as 'turns' on 127\.0\.0\.1:\d+ refused: \[AUTHENTICATIONFAILED\]"):
+    with pytest.raises(
+        ServerUnavailable,
+        match=r"IMAP login as 'turns' on 127\.0\.0\.1:\d+ refused: \[AUTHENTICATIONFAILED\]",
+    ):
         poll(app, NOW)
     assert len(_folder(app, "INBOX")) == 1

@@ -8,9 +8,21 @@ from turnproc.mail.maildir import PROCESSED, REJECTED
 from turnproc.storage import models as m
 
 STORED = {
-    "pending", "duplicate", "ignored", "forged", "rejected", "wrong_password", "help", "signup", "accepted",
-    "cleared", "commands", "unchanged", "older", "failed",
-}  # fmt: skip
+    "pending",
+    "duplicate",
+    "ignored",
+    "forged",
+    "rejected",
+    "wrong_password",
+    "help",
+    "signup",
+    "accepted",
+    "cleared",
+    "commands",
+    "unchanged",
+    "older",
+    "failed",
+}
 
 
 def test_the_outcomes_are_the_stored_words() -> None:

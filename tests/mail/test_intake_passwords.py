@@ -13,11 +13,11 @@ from sqlalchemy import select
 
 from tests.factories import EMAILS
 from tests.mail.test_mail_safety import GOOD, NOW, Box, box, mail_at  # noqa: F401 - box is the fixture
+from turnproc.accounts.passwordkey import load_key
+from turnproc.accounts.passwords import verify_password
 from turnproc.intake import inbox, prepare
 from turnproc.intake.ahead import FetchAhead
 from turnproc.intake.cache import IntakeCache
-from turnproc.accounts.passwordkey import load_key
-from turnproc.accounts.passwords import verify_password
 from turnproc.storage import models as m
 
 
@@ -79,14 +79,18 @@ def test_a_flood_of_guesses_costs_scrypt_only_for_a_tag_match(box: Box, scrypt: 
     assert [r.outcome for r in box.poll()] == ["accepted"]
     assert len(scrypt.calls) == 1
     guesses = [f"guess{i}" for i in range(40)]
-    box.deliver(*(mail_at(1 + i, GOOD, sender="mallory@evil.example", password=g) for i, g in enumerate(guesses)))
+    box.deliver(
+        *(mail_at(1 + i, GOOD, sender="mallory@evil.example", password=g) for i, g in enumerate(guesses))
+    )
     assert [r.outcome for r in box.poll(NOW + dt.timedelta(minutes=5))] == ["wrong_password"] * 40
     ruled_out = _tag_rules_out(box, "RIG", guesses)
     assert scrypt.calls[1:] == [g for g, out in zip(guesses, ruled_out) if not out]
     assert sum(ruled_out) >= 30  # one in 4,096 matches: never ten of forty
 
 
-def test_the_owners_mail_is_checked_among_any_number_of_guesses(box: Box, scrypt: Counted, batch: int) -> None:
+def test_the_owners_mail_is_checked_among_any_number_of_guesses(
+    box: Box, scrypt: Counted, batch: int
+) -> None:
     guesses = [mail_at(i, GOOD, sender=EMAILS["RIG"], password=f"guess{i}") for i in range(12)]
     box.deliver(*guesses, mail_at(40, GOOD, sender=EMAILS["RIG"]))
     outcomes = [r.outcome for r in box.poll()]
@@ -155,12 +159,16 @@ def test_a_look_at_the_next_batch_never_waits_and_raises_nothing() -> None:
 
 
 @pytest.mark.parametrize("cores, threads", [(1, 1), (2, 1), (8, 7)])
-def test_the_pool_leaves_a_core_to_the_poll(monkeypatch: pytest.MonkeyPatch, cores: int, threads: int) -> None:
+def test_the_pool_leaves_a_core_to_the_poll(
+    monkeypatch: pytest.MonkeyPatch, cores: int, threads: int
+) -> None:
     monkeypatch.setattr(prepare.os, "cpu_count", lambda: cores)
     assert prepare._pool_size() == threads
 
 
-def test_an_answer_needed_before_the_pool_began_on_it_is_verified_by_the_poll(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_answer_needed_before_the_pool_began_on_it_is_verified_by_the_poll(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """One pool thread, busy with one mail's slow hash: the next mail's
     password is verified by the poll's own thread when it needs the answer,
     not waited for, and still only once."""

@@ -20,8 +20,7 @@ from sqlalchemy.orm import Session
 from tests.factories import make_game, order_mail
 from turnproc.app import App, open_app
 from turnproc.config import Config
-from turnproc.intake import IntakeCache, handle_mail
-from turnproc.intake import inbox
+from turnproc.intake import IntakeCache, handle_mail, inbox
 from turnproc.mail.outbox import Deferred, queue_deferred, queue_mail
 from turnproc.storage import models as m
 from turnproc.storage.db import transaction
@@ -34,7 +33,9 @@ POISON = b"X-Test: poison"
 def _at(minutes: int, text: str, **kw: Any) -> bytes:
     msg = message_from_bytes(order_mail(text, **kw), policy=policy.default)
     del msg["Date"]
-    msg["Date"] = (NOW.replace(hour=18) + dt.timedelta(minutes=minutes)).strftime("%a, %d %b %Y %H:%M:%S +0000")
+    msg["Date"] = (NOW.replace(hour=18) + dt.timedelta(minutes=minutes)).strftime(
+        "%a, %d %b %Y %H:%M:%S +0000"
+    )
     return msg.as_bytes()
 
 
@@ -79,12 +80,39 @@ def _rows(app: App) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]], list[
         sets = list(session.scalars(select(m.OrderSet).order_by(m.OrderSet.id)))
         outbox = list(session.scalars(select(m.OutboxMail).order_by(m.OutboxMail.id)))
         found = (
-            [(r.sha256, r.message_id, r.sender, r.subject, r.game_id, r.empire_id, r.outcome, r.detail, r.received_at)
-             for r in inbound],
-            [(r.game_id, r.empire_id, r.turn, r.raw_text, r.lines, r.orders, r.problems, digest.get(r.message_id or 0),
-              r.received_at, r.sent_at, r.active, r.wait) for r in sets],
+            [
+                (
+                    r.sha256,
+                    r.message_id,
+                    r.sender,
+                    r.subject,
+                    r.game_id,
+                    r.empire_id,
+                    r.outcome,
+                    r.detail,
+                    r.received_at,
+                )
+                for r in inbound
+            ],
+            [
+                (
+                    r.game_id,
+                    r.empire_id,
+                    r.turn,
+                    r.raw_text,
+                    r.lines,
+                    r.orders,
+                    r.problems,
+                    digest.get(r.message_id or 0),
+                    r.received_at,
+                    r.sent_at,
+                    r.active,
+                    r.wait,
+                )
+                for r in sets
+            ],
             [(r.kind, r.recipient, r.subject, _OUR_ID.sub(b"<ours>", r.body or b""), r.data) for r in outbox],
-        )  # fmt: skip
+        )
         for model in (m.OrderSet, m.InboundMessage, m.OutboxMail, m.SuppressedReply, m.InboundFailure):
             session.execute(delete(model))
     return found
@@ -100,9 +128,18 @@ def test_a_batch_a_batch_handled_mail_by_mail_and_mails_alone_leave_the_same_row
             handle_mail(session, raw, app.config, NOW)
     alone = _rows(app)
     assert [row[6] for row in alone[0]] == [
-        "accepted", "accepted", "older", "commands", "accepted", "cleared", "wrong_password", "commands", "help",
-        "unchanged", "accepted",
-    ]  # fmt: skip
+        "accepted",
+        "accepted",
+        "older",
+        "commands",
+        "accepted",
+        "cleared",
+        "wrong_password",
+        "commands",
+        "help",
+        "unchanged",
+        "accepted",
+    ]
 
     def poll(batch: list[bytes]) -> None:
         cache = IntakeCache()
@@ -138,16 +175,45 @@ def _queue_answers(session: Session) -> None:
     game_id = session.scalar(select(m.Game.id))
 
     def mail(n: int, **kw: Any) -> None:
-        queue_mail(session, b"mail %d" % n, kind="ack", game_id=game_id, now=NOW, headers=(f"p{n}@x.example", "s", f"<{n}@t>"), **kw)
+        queue_mail(
+            session,
+            b"mail %d" % n,
+            kind="ack",
+            game_id=game_id,
+            now=NOW,
+            headers=(f"p{n}@x.example", "s", f"<{n}@t>"),
+            **kw,
+        )
 
     mail(1)
     mail(2, turn=3, held=True)
-    queue_deferred(session, [Deferred("p3@x.example", "report", "<3@t>")], kind="report", game_id=game_id, now=NOW)
-    session.add(m.OutboxMail(kind="bulletin", recipient="all", subject="b", message_id="<4@t>", bcc=["a@x.example"], created_at=NOW))
+    queue_deferred(
+        session, [Deferred("p3@x.example", "report", "<3@t>")], kind="report", game_id=game_id, now=NOW
+    )
+    session.add(
+        m.OutboxMail(
+            kind="bulletin",
+            recipient="all",
+            subject="b",
+            message_id="<4@t>",
+            bcc=["a@x.example"],
+            created_at=NOW,
+        )
+    )
     mail(5)
     session.flush()
     mail(6)
-    session.add(m.OutboxMail(kind="notice", recipient="gm@x.example", subject="n", message_id="<7@t>", body=b"n", attempts=2, created_at=NOW))
+    session.add(
+        m.OutboxMail(
+            kind="notice",
+            recipient="gm@x.example",
+            subject="n",
+            message_id="<7@t>",
+            body=b"n",
+            attempts=2,
+            created_at=NOW,
+        )
+    )
     mail(8)
 
 
@@ -159,7 +225,9 @@ def test_answers_written_in_one_insert_are_the_rows_a_flush_writes(app: App) -> 
         with transaction(app.sessions) as session:
             rows = session.execute(select(m.OutboxMail.__table__).order_by(m.OutboxMail.id)).all()
             session.execute(delete(m.OutboxMail))
-        return [tuple(row)[1:] for row in rows]  # the order of the keys, not the keys (PostgreSQL hands out new ones)
+        return [
+            tuple(row)[1:] for row in rows
+        ]  # the order of the keys, not the keys (PostgreSQL hands out new ones)
 
     with transaction(app.sessions) as session:
         _queue_answers(session)

@@ -103,12 +103,18 @@ def closed_soon(sink: LimitedSink) -> bool:
 
 @pytest.mark.parametrize("connections", [1, 3])
 def test_a_flush_goes_over_the_connections_set_and_closes_them(
-    sqlite_url: str, sessions: sessionmaker, limited: Any, connections: int  # type: ignore[type-arg]
+    sqlite_url: str,
+    sessions: sessionmaker,
+    limited: Any,
+    connections: int,  # type: ignore[type-arg]
 ) -> None:
     sink = limited(10)
     mails = 2 * outbox.BATCH + 3
     ids = queue(create_engine(sqlite_url), mails)
-    assert outbox.flush_outbox(sessions, transport(sink.port, connections), dt.datetime.now(UTC)) == (mails, 0)
+    assert outbox.flush_outbox(sessions, transport(sink.port, connections), dt.datetime.now(UTC)) == (
+        mails,
+        0,
+    )
     assert arrived(sink) == {mid: 1 for mid in ids}
     assert len(set(sink.connections)) == connections
     assert unsent(sessions) == 0
@@ -123,7 +129,10 @@ def test_one_mail_opens_one_connection(sqlite_url: str, sessions: sessionmaker, 
 
 
 def test_a_server_that_takes_one_connection_gets_every_mail_over_it(
-    sqlite_url: str, sessions: sessionmaker, limited: Any, caplog: pytest.LogCaptureFixture  # type: ignore[type-arg]
+    sqlite_url: str,
+    sessions: sessionmaker,
+    limited: Any,
+    caplog: pytest.LogCaptureFixture,  # type: ignore[type-arg]
 ) -> None:
     sink = limited(1)
     mails = 2 * outbox.BATCH + 3
@@ -139,7 +148,9 @@ def test_a_server_that_takes_one_connection_gets_every_mail_over_it(
 
 
 def test_a_refused_mail_fails_alone_whichever_connection_carries_it(
-    sqlite_url: str, sessions: sessionmaker, smtp_server: SmtpSink  # type: ignore[type-arg]
+    sqlite_url: str,
+    sessions: sessionmaker,
+    smtp_server: SmtpSink,  # type: ignore[type-arg]
 ) -> None:
     queue(create_engine(sqlite_url), 30)
     smtp_server.fail_next = 1
@@ -199,7 +210,11 @@ def _built(mails: list[outbox.Claimed]) -> dict[int, bytes | Exception]:
     ),
 )
 def test_whatever_stops_a_flush_every_delivered_mail_is_recorded_and_only_the_rest_go_back(
-    tmp_path_factory: pytest.TempPathFactory, mails: int, built_from: int, connections: int, plan: dict[int, Exception]
+    tmp_path_factory: pytest.TempPathFactory,
+    mails: int,
+    built_from: int,
+    connections: int,
+    plan: dict[int, Exception],
 ) -> None:
     """Mails from ``built_from`` on are built when sent: while one of their
     batches goes out, the next ones are claimed ahead (outbox.AHEAD), and a
@@ -234,7 +249,9 @@ def test_whatever_stops_a_flush_every_delivered_mail_is_recorded_and_only_the_re
 
 
 @pytest.mark.parametrize("built", [True, False])
-def test_while_a_batch_of_reports_goes_out_the_next_ones_are_claimed_and_built(tmp_path: Any, built: bool) -> None:
+def test_while_a_batch_of_reports_goes_out_the_next_ones_are_claimed_and_built(
+    tmp_path: Any, built: bool
+) -> None:
     """deploy/OPERATIONS.md, "Outbox": while a batch of mails built when sent
     goes out, the next outbox.AHEAD batches are already claimed and built; a
     batch of stored mails claims nothing ahead."""
@@ -257,7 +274,9 @@ def test_while_a_batch_of_reports_goes_out_the_next_ones_are_claimed_and_built(t
             if recipient == "p0@example.org":
                 time.sleep(0.3)  # the claims ahead are made while this goes
                 with factory() as session:
-                    claimed = session.scalar(select(func.count()).where(m.OutboxMail.claimed_until.is_not(None)))
+                    claimed = session.scalar(
+                        select(func.count()).where(m.OutboxMail.claimed_until.is_not(None))
+                    )
                 seen.append((claimed or 0, len(builds)))
 
     sent, failed = outbox.flush_outbox(factory, Watching(), dt.datetime.now(UTC), build=build)

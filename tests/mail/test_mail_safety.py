@@ -91,7 +91,7 @@ def body(mail: m.OutboxMail) -> str:
 
 
 @pytest.fixture
-def box(db_url: str, imap, smtp_server) -> Iterator[Box]:  # noqa: ANN001
+def box(db_url: str, imap, smtp_server) -> Iterator[Box]:
     app = imap_app(db_url, imap.port, smtp_server.port, IMAP_USER, IMAP_PASSWORD, gm_address="gm@example.org")
     yield Box(app, imap.port)
     app.close()
@@ -101,7 +101,9 @@ def mail_at(minutes: int, text: str, **kw: object) -> bytes:
     """An order mail written ``minutes`` after 18:00 on NOW's day."""
     msg = message_from_bytes(order_mail(text, **kw), policy=policy.default)  # type: ignore[arg-type]
     del msg["Date"]
-    msg["Date"] = (NOW.replace(hour=18) + dt.timedelta(minutes=minutes)).strftime("%a, %d %b %Y %H:%M:%S +0000")
+    msg["Date"] = (NOW.replace(hour=18) + dt.timedelta(minutes=minutes)).strftime(
+        "%a, %d %b %Y %H:%M:%S +0000"
+    )
     return msg.as_bytes()
 
 
@@ -202,11 +204,17 @@ def hostile(**headers: str) -> bytes:
 
 
 def test_nul_bytes_long_subjects_and_long_senders_are_handled_on_every_database(box: Box) -> None:
-    nul_subject = hostile(From=EMAILS["RIG"], To=HOST_ADDRESS, Subject="=?utf-8?b?" + base64.b64encode(b"ord\x00ers").decode() + "?=")
+    nul_subject = hostile(
+        From=EMAILS["RIG"],
+        To=HOST_ADDRESS,
+        Subject="=?utf-8?b?" + base64.b64encode(b"ord\x00ers").decode() + "?=",
+    )
     b64 = (
         f"From: {EMAILS['RIG']}\r\nTo: {HOST_ADDRESS}\r\nSubject: b64\r\nMIME-Version: 1.0\r\n"
         "Content-Type: text/plain; charset=utf-8\r\nContent-Transfer-Encoding: base64\r\n\r\n"
-        + base64.b64encode(f"GAME corpus\nEMPIRE RIG {PASSWORD}\nTAX\nMOVE 101 103 1\nMESSAGE ALL null\x00byte\n".encode()).decode()
+        + base64.b64encode(
+            f"GAME corpus\nEMPIRE RIG {PASSWORD}\nTAX\nMOVE 101 103 1\nMESSAGE ALL null\x00byte\n".encode()
+        ).decode()
         + "\r\n"
     ).encode()
     long_subject = hostile(From=EMAILS["RIG"], To=HOST_ADDRESS, Subject="orders " + "x" * 2250)
@@ -224,7 +232,9 @@ def test_nul_bytes_long_subjects_and_long_senders_are_handled_on_every_database(
     assert all(len(s) <= 998 for s in subjects)
 
 
-def test_a_mail_that_keeps_failing_is_set_aside_and_the_gm_told(box: Box, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_mail_that_keeps_failing_is_set_aside_and_the_gm_told(
+    box: Box, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import turnproc.intake.inbox as inbox
 
     def broken(*args: object, **kwargs: object) -> IntakeResult:
@@ -264,7 +274,9 @@ def test_reply_to_decides_nothing_about_who_sent_a_mail(box: Box) -> None:
 
 
 def test_a_wrong_password_warning_names_the_from_address(box: Box) -> None:
-    msg = message_from_bytes(mail_at(1, GOOD, sender="mallory@evil.example", password="guess"), policy=policy.default)
+    msg = message_from_bytes(
+        mail_at(1, GOOD, sender="mallory@evil.example", password="guess"), policy=policy.default
+    )
     msg["Reply-To"] = EMAILS["RIG"]
     box.deliver(msg.as_bytes())
     box.poll()
@@ -275,7 +287,13 @@ def test_a_wrong_password_warning_names_the_from_address(box: Box) -> None:
 
 
 @pytest.mark.parametrize(
-    "subject", ["Out of Office: Re: Orders", "Automatische Antwort: Orders", "Automatic reply: orders", "Réponse automatique : ordres"]
+    "subject",
+    [
+        "Out of Office: Re: Orders",
+        "Automatische Antwort: Orders",
+        "Automatic reply: orders",
+        "Réponse automatique : ordres",
+    ],
 )
 def test_out_of_office_replies_are_known_by_their_subject(box: Box, subject: str) -> None:
     msg = EmailMessage()
@@ -320,7 +338,6 @@ def test_a_missing_or_placeholder_password_gets_its_own_answer(box: Box, passwor
     assert words in body(answer)
 
 
-
 def turn_one_report(box: Box) -> str:
     from turnproc.turns.run import run_turn
 
@@ -334,8 +351,11 @@ def test_a_report_pasted_above_the_orders_is_ignored(box: Box) -> None:
     with its own order form (EMPIRE RIG <password>)."""
     report = turn_one_report(box)
     assert "EMPIRE RIG <password>" in report
-    box.deliver(mail_at(61, report + "\n\n" + f"GAME corpus\nEMPIRE RIG {PASSWORD}\n{GOOD}\nEND\n", password=PASSWORD)
-                .replace(b"GAME corpus\nEMPIRE RIG sesame\n", b"", 1))
+    box.deliver(
+        mail_at(
+            61, report + "\n\n" + f"GAME corpus\nEMPIRE RIG {PASSWORD}\n{GOOD}\nEND\n", password=PASSWORD
+        ).replace(b"GAME corpus\nEMPIRE RIG sesame\n", b"", 1)
+    )
     results = box.poll(NOW + dt.timedelta(hours=2))
     assert [r.outcome for r in results] == ["accepted"]
     assert box.outbox("reject") == []
@@ -346,7 +366,8 @@ def test_an_outlook_reply_with_the_report_below_is_read_without_errors(box: Box)
     report = turn_one_report(box)
     outlook = (
         f"{GOOD}\n\n________________________________\nFrom: Host <{HOST_ADDRESS}>\n"
-        "Sent: Monday, January 5, 2026 7:00 PM\nTo: ann@example.org\nSubject: corpus turn 1 report\n\n" + report
+        "Sent: Monday, January 5, 2026 7:00 PM\nTo: ann@example.org\nSubject: corpus turn 1 report\n\n"
+        + report
     )
     box.deliver(mail_at(61, outlook))
     box.poll(NOW + dt.timedelta(hours=2))
@@ -361,7 +382,7 @@ def test_gmails_on_wrote_line_ends_the_orders(box: Box) -> None:
     box.deliver(mail_at(1, gmail))
     box.poll()
     ack = body(box.outbox("ack")[-1])
-    assert "ERROR" not in ack and "quoted text (lines starting with >)" not in ack or "Not read:" in ack
+    assert ("ERROR" not in ack and "quoted text (lines starting with >)" not in ack) or "Not read:" in ack
     assert box.on_file() == ["TAX", "MOVE 101 103 1"]
 
 
@@ -440,7 +461,9 @@ def test_no_reply_goes_to_something_that_is_not_an_address(box: Box) -> None:
 
 
 def test_no_password_is_stored_anywhere(box: Box) -> None:
-    box.deliver(mail_at(1, GOOD), mail_at(2, "TAX\n> EMPIRE RIG " + PASSWORD), mail_at(3, GOOD, password="wrong-one"))
+    box.deliver(
+        mail_at(1, GOOD), mail_at(2, "TAX\n> EMPIRE RIG " + PASSWORD), mail_at(3, GOOD, password="wrong-one")
+    )
     box.poll()
     with box.app.engine.connect() as conn:
         for table in inspect(conn).get_table_names():
@@ -459,8 +482,16 @@ COMMANDS = ["WAIT", "ORDERS", "CLEAR"]
 
 @pytest.mark.slow
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(mails=st.lists(st.lists(st.sampled_from(VALID + INVALID + COMMANDS), min_size=1, max_size=5, unique=True), min_size=1, max_size=6))
-def test_orders_on_file_are_those_of_the_newest_mail_with_an_accepted_line(sqlite_url: str, mails: list[list[str]]) -> None:
+@given(
+    mails=st.lists(
+        st.lists(st.sampled_from(VALID + INVALID + COMMANDS), min_size=1, max_size=5, unique=True),
+        min_size=1,
+        max_size=6,
+    )
+)
+def test_orders_on_file_are_those_of_the_newest_mail_with_an_accepted_line(
+    sqlite_url: str, mails: list[list[str]]
+) -> None:
     """docs/orders.md "Sending again": whatever a player sends, in order, the
     orders on file are those of the newest mail that had at least one accepted
     line, or none after a CLEAR without orders."""
@@ -491,13 +522,13 @@ def test_orders_on_file_are_those_of_the_newest_mail_with_an_accepted_line(sqlit
         app.close()
 
 
-
 # -- no backscatter, no password guessing (issue: security) ------------------------------------
 
 
 def test_headerless_mail_with_forged_senders_is_never_answered(box: Box) -> None:
     forged = [
-        f"From: victim{i}@example.com\r\nTo: {HOST_ADDRESS}\r\nSubject: buy now\r\n\r\nhello\r\n".encode() for i in range(30)
+        f"From: victim{i}@example.com\r\nTo: {HOST_ADDRESS}\r\nSubject: buy now\r\n\r\nhello\r\n".encode()
+        for i in range(30)
     ]
     box.deliver(*forged)
     assert len(box.poll()) == 30

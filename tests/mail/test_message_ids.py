@@ -20,7 +20,10 @@ SHAPE = re.compile(r"^<turnproc\.([A-Za-z0-9-]+\.)*[0-9a-f]+@host\.example>$")
 
 def like(pattern: str, text: str) -> bool:
     """SQL LIKE, as the outbox query reads the pattern (% any run, _ any one character)."""
-    return re.fullmatch("".join(".*" if c == "%" else "." if c == "_" else re.escape(c) for c in pattern), text) is not None
+    return (
+        re.fullmatch("".join(".*" if c == "%" else "." if c == "_" else re.escape(c) for c in pattern), text)
+        is not None
+    )
 
 
 def game(name: str, seed: str, id_: int) -> m.Game:
@@ -52,11 +55,17 @@ def test_a_fresh_id_is_new_each_time() -> None:
 
 def test_a_mail_that_goes_once_has_one_id_per_game() -> None:
     alpha = game("alpha", "s1", 1)
-    assert game_once_id(HOST, alpha, "deadline", "t4", "paused", "E1") == game_once_id(HOST, alpha, "deadline", "t4", "paused", "E1")
-    assert game_once_id(HOST, alpha, "deadline", "t4", "paused", "E1") != game_once_id(HOST, alpha, "deadline", "t4", "paused", "E2")
+    assert game_once_id(HOST, alpha, "deadline", "t4", "paused", "E1") == game_once_id(
+        HOST, alpha, "deadline", "t4", "paused", "E1"
+    )
+    assert game_once_id(HOST, alpha, "deadline", "t4", "paused", "E1") != game_once_id(
+        HOST, alpha, "deadline", "t4", "paused", "E2"
+    )
     # A new game that reuses the name (a new seed, a new id) gets fresh ids.
     again = game("alpha", "s2", 2)
-    assert game_once_id(HOST, alpha, "reminder", "t4", "E1") != game_once_id(HOST, again, "reminder", "t4", "E1")
+    assert game_once_id(HOST, alpha, "reminder", "t4", "E1") != game_once_id(
+        HOST, again, "reminder", "t4", "E1"
+    )
     # The announcement's mails are found by the start of their ids.
     assert game_once_id(HOST, alpha, "announce", "a3", "E1").startswith("<turnproc.announce.alpha.a3.")
 
@@ -71,6 +80,11 @@ def test_the_tag_pattern_finds_a_tagged_id_and_no_other() -> None:
 def test_the_id_goes_out_in_the_mail() -> None:
     mid = message_id(HOST)
     raw = compose(
-        sender=HOST, recipient="player@players.example", subject="s", text="t", when=dt.datetime(2026, 1, 1, tzinfo=dt.UTC), message_id=mid
+        sender=HOST,
+        recipient="player@players.example",
+        subject="s",
+        text="t",
+        when=dt.datetime(2026, 1, 1, tzinfo=dt.UTC),
+        message_id=mid,
     )
     assert f"Message-ID: {mid}".encode() in raw

@@ -22,6 +22,7 @@ from turnproc.orders.parser import parse_header, shape_mail
 
 CORPUS = Path(__file__).parent / "corpus"
 
+
 def _reference(raw: bytes) -> str | None:
     """What the reader found when it read a mail with the full API: the
     default policy's parse and ``get_body``, ``walk`` and ``get_filename``;
@@ -95,7 +96,10 @@ def test_the_header_kept_from_choosing_the_text_is_the_chosen_texts(tree: str) -
     "markup, lines",
     [
         ("<p>A</p>\n<p>B</p>", ["A", "B"]),
-        ("<p class=MsoNormal>A<o:p></o:p></p>\r\n<p class=MsoNormal><o:p>&nbsp;</o:p></p>\r\n<p class=MsoNormal>B</p>", ["A", "", "B"]),
+        (
+            "<p class=MsoNormal>A<o:p></o:p></p>\r\n<p class=MsoNormal><o:p>&nbsp;</o:p></p>\r\n<p class=MsoNormal>B</p>",
+            ["A", "", "B"],
+        ),
         ("<div>A</div>\n\n<div>B<br>C</div>", ["A", "B", "C"]),
         ("<p>A<br><br>B</p>", ["A", "", "B"]),
     ],

@@ -18,16 +18,16 @@ import os
 import signal
 import time
 from collections import Counter
-from typing import Any
 from email.message import EmailMessage
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy import Engine, create_engine, event, func, insert, select
 
 from tests.conftest import SmtpSink, database_copy
-from tests.service.test_worker_process import Worker, wait_for, write_config
 from tests.servers import free_port
+from tests.service.test_worker_process import Worker, wait_for, write_config
 from turnproc.cli import main
 from turnproc.mail import outbox
 from turnproc.mail.marks import UNRECORDED
@@ -46,8 +46,19 @@ def queue(engine: Engine, n: int) -> list[str]:
         msg["Message-ID"] = mid = f"<outbox-{i}@turnproc.example>"
         msg.set_content(f"number {i}\n")
         ids.append(mid)
-        rows.append(dict(kind="test", recipient=f"p{i}@example.org", subject=f"mail {i}", message_id=mid,
-                         body=msg.as_bytes(), created_at=now, attempts=0, last_error="", held=False))
+        rows.append(
+            dict(
+                kind="test",
+                recipient=f"p{i}@example.org",
+                subject=f"mail {i}",
+                message_id=mid,
+                body=msg.as_bytes(),
+                created_at=now,
+                attempts=0,
+                last_error="",
+                held=False,
+            )
+        )
     with engine.begin() as conn:
         conn.execute(insert(m.OutboxMail), rows)
     return ids
@@ -59,7 +70,12 @@ def arrived(sink: SmtpSink) -> Counter[str]:
 
 def sent_count(engine: Engine) -> int:
     with engine.connect() as conn:
-        return conn.scalar(select(func.count()).select_from(m.OutboxMail).where(m.OutboxMail.sent_at.is_not(None))) or 0
+        return (
+            conn.scalar(
+                select(func.count()).select_from(m.OutboxMail).where(m.OutboxMail.sent_at.is_not(None))
+            )
+            or 0
+        )
 
 
 def disk_fills(smtp_server: SmtpSink) -> tuple[dict[str, bool], Any]:
@@ -89,19 +105,27 @@ def test_three_workers_one_killed_deliver_each_mail_once(
         for n in range(3):
             folder = tmp_path / f"w{n}"
             folder.mkdir()
-            config = write_config(folder / "turnproc.toml", url, imap_port=free_port(), smtp_port=smtp_server.port)
+            config = write_config(
+                folder / "turnproc.toml", url, imap_port=free_port(), smtp_port=smtp_server.port
+            )
             config.write_text("outbox_lease = 3\n" + config.read_text())
             workers.append(Worker(config))
         try:
             victim = workers[0]
-            wait_for("a quarter of the mails", lambda: len(smtp_server.messages) >= mails // 4, workers, timeout=60)
+            wait_for(
+                "a quarter of the mails", lambda: len(smtp_server.messages) >= mails // 4, workers, timeout=60
+            )
             os.kill(victim.proc.pid, signal.SIGKILL)
             victim.proc.wait()
             with engine.connect() as conn:
-                in_flight = set(conn.scalars(
-                    select(m.OutboxMail.message_id).where(
-                        m.OutboxMail.claimed_by.like(f"%/{victim.proc.pid}/%"), m.OutboxMail.sent_at.is_(None))
-                ))
+                in_flight = set(
+                    conn.scalars(
+                        select(m.OutboxMail.message_id).where(
+                            m.OutboxMail.claimed_by.like(f"%/{victim.proc.pid}/%"),
+                            m.OutboxMail.sent_at.is_(None),
+                        )
+                    )
+                )
             survivors = workers[1:]
             wait_for("every mail marked sent", lambda: sent_count(engine) == mails, survivors, timeout=120)
             time.sleep(0.5)  # anything still on its way to the sink
@@ -124,14 +148,20 @@ def test_three_workers_one_killed_deliver_each_mail_once(
 
 
 def test_a_sent_mark_that_cannot_be_committed_sends_nothing_twice(
-    db_url: str, smtp_server: SmtpSink, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    db_url: str,
+    smtp_server: SmtpSink,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Case 3: the disk fills between the server's 250 and the sent mark. One
     line, exit 1; after space is freed, `turnproc send` sends only the rest,
     even from a new process (the claims' lease holds the delivered batch)."""
     engine = create_engine(db_url)
     ids = queue(engine, outbox.BATCH + 1)
-    config = write_config(tmp_path / "turnproc.toml", db_url, imap_port=free_port(), smtp_port=smtp_server.port)
+    config = write_config(
+        tmp_path / "turnproc.toml", db_url, imap_port=free_port(), smtp_port=smtp_server.port
+    )
     disk, full_disk = disk_fills(smtp_server)
 
     event.listen(Engine, "before_cursor_execute", full_disk)
@@ -155,7 +185,9 @@ def test_a_sent_mark_that_cannot_be_committed_sends_nothing_twice(
     engine.dispose()
 
 
-def test_the_same_process_records_the_mark_at_its_next_flush(db_url: str, smtp_server: SmtpSink, tmp_path: Path) -> None:
+def test_the_same_process_records_the_mark_at_its_next_flush(
+    db_url: str, smtp_server: SmtpSink, tmp_path: Path
+) -> None:
     """A worker that could not record a delivery records it first thing at
     its next flush, before claiming anything: the mail is marked sent, not
     left to its lease."""
@@ -165,7 +197,9 @@ def test_the_same_process_records_the_mark_at_its_next_flush(db_url: str, smtp_s
 
     engine = create_engine(db_url)
     queue(engine, 1)
-    config = load_config(write_config(tmp_path / "turnproc.toml", db_url, imap_port=free_port(), smtp_port=smtp_server.port))
+    config = load_config(
+        write_config(tmp_path / "turnproc.toml", db_url, imap_port=free_port(), smtp_port=smtp_server.port)
+    )
     app = open_app(config)
     disk, full_disk = disk_fills(smtp_server)
 
@@ -189,7 +223,9 @@ def test_a_new_send_after_the_lease_records_the_marks_from_the_journal(
     the journal (outbox_journal) and sends none of those mails again."""
     engine = create_engine(db_url)
     ids = queue(engine, 3)
-    config = write_config(tmp_path / "turnproc.toml", db_url, imap_port=free_port(), smtp_port=smtp_server.port)
+    config = write_config(
+        tmp_path / "turnproc.toml", db_url, imap_port=free_port(), smtp_port=smtp_server.port
+    )
     config.write_text("outbox_lease = 1\n" + config.read_text())
     disk, full_disk = disk_fills(smtp_server)
 

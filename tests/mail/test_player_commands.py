@@ -23,11 +23,11 @@ from tests.conftest import IMAP_PASSWORD, IMAP_USER
 from tests.factories import HOST_ADDRESS, imap_app, order_mail
 from turnproc.intake import poll
 from turnproc.outgoing.reportmail import send_outbox
-from turnproc.turns.schedule import decide
 from turnproc.storage import models as m
 from turnproc.storage.db import transaction
 from turnproc.storage.queries import get_game, load_game_view
 from turnproc.turns.run import run_turn
+from turnproc.turns.schedule import decide
 
 NOW = dt.datetime(2026, 1, 5, 19, 0, tzinfo=dt.timezone.utc)
 GM = "gm@example.org"
@@ -45,7 +45,7 @@ class Host:
     """The host on loopback: mail goes into Dovecot, one poll reads it, one
     flush delivers every answer to the SMTP sink."""
 
-    def __init__(self, app, smtp) -> None:  # noqa: ANN001
+    def __init__(self, app, smtp) -> None:
         self.app, self.smtp, self.seen = app, smtp, 0
         self.results: list = []
 
@@ -63,7 +63,9 @@ class Host:
         out = []
         for _, rcpts, raw in new:
             msg = message_from_bytes(raw, policy=policy.default)
-            out.append(Sent(rcpts[0], str(msg["Subject"]), msg.get_body(preferencelist=("plain",)).get_content()))
+            out.append(
+                Sent(rcpts[0], str(msg["Subject"]), msg.get_body(preferencelist=("plain",)).get_content())
+            )
         return out
 
     def outcome(self) -> str:
@@ -78,7 +80,7 @@ class Host:
 
 
 @pytest.fixture
-def host(db_url: str, imap, smtp_server):  # noqa: ANN001
+def host(db_url: str, imap, smtp_server):
     app = imap_app(db_url, imap.port, smtp_server.port, IMAP_USER, IMAP_PASSWORD, gm_address=GM)
     yield Host(app, smtp_server)
     app.close()
@@ -179,13 +181,17 @@ def test_weak_password_is_refused_and_the_old_one_stays(host: Host) -> None:
 def test_password_change_needs_the_current_password(host: Host) -> None:
     told = host.mail(player(f"PASSWORD {NEW_PASSWORD}", password="guessing"))
     assert host.outcome() == "wrong_password"
-    assert told and all("wrong password" in t.subject and NEW_PASSWORD not in t.text for t in told)  # the digest
+    assert told and all(
+        "wrong password" in t.subject and NEW_PASSWORD not in t.text for t in told
+    )  # the digest
     host.mail(player("ORDERS"))
     assert host.outcome() == "commands"
 
 
 def test_commands_for_an_unknown_empire_change_nothing(host: Host) -> None:
-    (answer,) = host.mail(player(f"PASSWORD {NEW_PASSWORD}", empire="RIG").replace(b"EMPIRE RIG", b"EMPIRE RIX"))
+    (answer,) = host.mail(
+        player(f"PASSWORD {NEW_PASSWORD}", empire="RIG").replace(b"EMPIRE RIG", b"EMPIRE RIX")
+    )
     assert host.outcome() == "rejected"
     assert "has no empire 'RIX'" in answer.text and "did you mean RIG" in answer.text
 

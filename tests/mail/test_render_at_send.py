@@ -54,14 +54,18 @@ def test_a_report_mail_is_built_when_sent_and_the_same_every_time(db_url: str, s
         sent, failed = send_outbox(app.sessions, app.config, NOW)
         assert (sent, failed) == (2, 0)
         received = {
-            str(message_from_bytes(raw, policy=policy.default)["Message-ID"]).strip(): raw for _, _, raw in smtp_server.messages
+            str(message_from_bytes(raw, policy=policy.default)["Message-ID"]).strip(): raw
+            for _, _, raw in smtp_server.messages
         }
         for message_id, raw in built.items():
             assert lf(received[message_id]) == lf(raw)
             # The report's text, and under it the footer saying where the rules are.
             text = plain(raw)
             assert text.startswith(render_report_text(data[message_id]))
-            assert "\n-- \nturnproc for game " + data[message_id]["game"] + "\n" in text[len(render_report_text(data[message_id])) :]
+            assert (
+                "\n-- \nturnproc for game " + data[message_id]["game"] + "\n"
+                in text[len(render_report_text(data[message_id])) :]
+            )
         with app.sessions() as session:
             assert all(r.sent_at is not None for r in session.scalars(select(m.OutboxMail)))
     finally:
@@ -81,15 +85,18 @@ def test_a_mail_whose_report_is_gone_fails_and_is_not_sent(sqlite_url: str, smtp
         sent, failed = send_outbox(app.sessions, app.config, NOW)
         assert failed == 1 and sent >= 1
         with app.sessions() as session:
-            row = session.scalars(select(m.OutboxMail).where(m.OutboxMail.report_id.is_(None), m.OutboxMail.kind == "report")).one()
+            row = session.scalars(
+                select(m.OutboxMail).where(m.OutboxMail.report_id.is_(None), m.OutboxMail.kind == "report")
+            ).one()
             assert row.sent_at is None and "no longer stored" in row.last_error
     finally:
         app.close()
 
 
-
 @pytest.mark.slow
-def test_a_big_batch_is_built_on_the_process_pool_the_same_as_in_process(sqlite_url: str, monkeypatch) -> None:
+def test_a_big_batch_is_built_on_the_process_pool_the_same_as_in_process(
+    sqlite_url: str, monkeypatch
+) -> None:
     """A batch of PARALLEL_FROM or more reports is rendered by the rendering
     processes; each mail is the same bytes as built here, one by one."""
     from tests.factories import make_generated_game

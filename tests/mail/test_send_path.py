@@ -34,7 +34,9 @@ def sessions(sqlite_url: str) -> sessionmaker:  # type: ignore[type-arg]
     return sessionmaker(make_engine(sqlite_url))
 
 
-def test_one_connection_carries_the_whole_flush(sqlite_url: str, sessions: sessionmaker, smtp_server: SmtpSink) -> None:  # type: ignore[type-arg]
+def test_one_connection_carries_the_whole_flush(
+    sqlite_url: str, sessions: sessionmaker, smtp_server: SmtpSink
+) -> None:  # type: ignore[type-arg]
     mails = 2 * outbox.BATCH + 3
     ids = queue(create_engine(sqlite_url), mails)
     t = transport(smtp_server)
@@ -43,10 +45,17 @@ def test_one_connection_carries_the_whole_flush(sqlite_url: str, sessions: sessi
     assert len(set(smtp_server.connections)) == 1
     assert t._client is None  # closed at the end of the flush: no idle connection left behind
     with sessions() as session:
-        assert session.scalar(select(func.count()).select_from(m.OutboxMail).where(m.OutboxMail.sent_at.is_(None))) == 0
+        assert (
+            session.scalar(
+                select(func.count()).select_from(m.OutboxMail).where(m.OutboxMail.sent_at.is_(None))
+            )
+            == 0
+        )
 
 
-def test_a_refused_mail_does_not_cost_the_connection(sqlite_url: str, sessions: sessionmaker, smtp_server: SmtpSink) -> None:  # type: ignore[type-arg]
+def test_a_refused_mail_does_not_cost_the_connection(
+    sqlite_url: str, sessions: sessionmaker, smtp_server: SmtpSink
+) -> None:  # type: ignore[type-arg]
     queue(create_engine(sqlite_url), 5)
     smtp_server.fail_next = 1
     assert outbox.flush_outbox(sessions, transport(smtp_server), dt.datetime.now(UTC)) == (4, 1)
@@ -103,12 +112,18 @@ def test_lines_of_dots_arrive_as_they_were_written(smtp_server: SmtpSink) -> Non
     t.close()
     assert [(sender, rcpts, raw) for sender, rcpts, raw in smtp_server.messages] == [
         ("turns@turnproc.example", ["ann@example.org"], body.replace(b"\n", b"\r\n")),
-        ("turns@turnproc.example", ["bob@example.org", "cy@example.org"], body.replace(b"\n", b"\r\n") + b"no end of line.\r\n"),
+        (
+            "turns@turnproc.example",
+            ["bob@example.org", "cy@example.org"],
+            body.replace(b"\n", b"\r\n") + b"no end of line.\r\n",
+        ),
     ]
 
 
 def test_sent_mails_older_than_the_setting_lose_their_bytes_not_their_rows(
-    sqlite_url: str, sessions: sessionmaker, smtp_server: SmtpSink  # type: ignore[type-arg]
+    sqlite_url: str,
+    sessions: sessionmaker,
+    smtp_server: SmtpSink,  # type: ignore[type-arg]
 ) -> None:
     """gm-handbook, `outbox_keep_days`: after that many days only the row is kept."""
     engine = create_engine(sqlite_url)
@@ -121,7 +136,9 @@ def test_sent_mails_older_than_the_setting_lose_their_bytes_not_their_rows(
         old_id, recent_id, unsent_id = old.id, recent.id, unsent.id
     assert outbox.flush_outbox(sessions, transport(smtp_server), now, keep_days=30) == (1, 0)
     with sessions() as session:
-        bodies = {mail_id: body for mail_id, body in session.execute(select(m.OutboxMail.id, m.OutboxMail.body))}
+        bodies = {
+            mail_id: body for mail_id, body in session.execute(select(m.OutboxMail.id, m.OutboxMail.body))
+        }
     assert bodies[old_id] == b"" and bodies[recent_id] and bodies[unsent_id]
     assert outbox.purge_sent_bodies(sessions, now + dt.timedelta(days=40), 0) == 0  # 0 keeps everything
     assert outbox.purge_sent_bodies(sessions, now + dt.timedelta(days=40), 30) == 2
@@ -142,7 +159,9 @@ def test_the_keep_days_setting_is_read_and_checked(tmp_path: Path) -> None:
 
 def test_the_operations_guide_states_the_batch_the_code_uses() -> None:
     """deploy/OPERATIONS.md, "Outbox": the batch size and the seconds between marks."""
-    guide = " ".join((Path(__file__).parents[2] / "deploy" / "OPERATIONS.md").read_text(encoding="utf-8").split())
+    guide = " ".join(
+        (Path(__file__).parents[2] / "deploy" / "OPERATIONS.md").read_text(encoding="utf-8").split()
+    )
     assert f"a batch of at most {outbox.BATCH} mails" in guide
     assert f"at the latest every {outbox.BATCH_SECONDS:g} seconds of delivering" in guide
     assert f"keep it longer than {(outbox.AHEAD + 1) * outbox.BATCH} SMTP deliveries can take" in guide

@@ -16,9 +16,9 @@ from sqlalchemy import select
 from tests.conftest import IMAP_PASSWORD, IMAP_USER
 from tests.factories import imap_app
 from tests.mail.test_player_commands import GM, Host, Sent, _stored, player, stranger, to
+from turnproc.accounts.passwords import verify_password
 from turnproc.cli import main
 from turnproc.games.game import add_empire, new_game
-from turnproc.accounts.passwords import verify_password
 from turnproc.storage import models as m
 from turnproc.storage.db import transaction
 
@@ -28,8 +28,16 @@ JOIN = 'JOIN spring26 ZED "Zedonian Reach"'
 
 
 @pytest.fixture
-def host(db_url: str, imap, smtp_server, monkeypatch: pytest.MonkeyPatch, tmp_path):  # noqa: ANN001
-    app = imap_app(db_url, imap.port, smtp_server.port, IMAP_USER, IMAP_PASSWORD, gm_address=GM, stranger_replies_per_hour=50)
+def host(db_url: str, imap, smtp_server, monkeypatch: pytest.MonkeyPatch, tmp_path):
+    app = imap_app(
+        db_url,
+        imap.port,
+        smtp_server.port,
+        IMAP_USER,
+        IMAP_PASSWORD,
+        gm_address=GM,
+        stranger_replies_per_hour=50,
+    )
     with transaction(app.sessions) as session:
         game, _ = new_game(session, "spring26", players=3, seed="signup-seed")
         add_empire(session, game, "RIG", "Rigel League", "ann@example.org")
@@ -62,7 +70,10 @@ def join(host: Host, line: str = JOIN, sender: str = ZED, now: dt.datetime = NOW
 
 def requests(host: Host) -> list[tuple[str, str, str]]:
     with host.app.sessions() as session:
-        return [(r.code, r.email, r.status) for r in session.scalars(select(m.SignupRequest).order_by(m.SignupRequest.id))]
+        return [
+            (r.code, r.email, r.status)
+            for r in session.scalars(select(m.SignupRequest).order_by(m.SignupRequest.id))
+        ]
 
 
 def test_join_while_sign_up_is_closed_is_refused(host: Host) -> None:
@@ -71,7 +82,7 @@ def test_join_while_sign_up_is_closed_is_refused(host: Host) -> None:
     assert requests(host) == []
 
 
-def test_join_approved_creates_the_empire_and_mails_the_password(host: Host, capsys) -> None:  # noqa: ANN001
+def test_join_approved_creates_the_empire_and_mails_the_password(host: Host, capsys) -> None:
     assert cli(capsys, "game", "signup", "spring26", "--open", "--limit", "3")[0] == 0
     sent = join(host)
     assert host.outcome() == "signup"
@@ -102,7 +113,7 @@ def test_join_approved_creates_the_empire_and_mails_the_password(host: Host, cap
     assert host.outcome() == "commands"
 
 
-def test_refusal_tells_the_applicant_the_reason(host: Host, capsys) -> None:  # noqa: ANN001
+def test_refusal_tells_the_applicant_the_reason(host: Host, capsys) -> None:
     cli(capsys, "game", "signup", "spring26", "--open")
     join(host)
     code, out, _ = cli(capsys, "empire", "refuse", "spring26", "ZED", "--reason", "club members only")
@@ -117,11 +128,17 @@ def test_refusal_tells_the_applicant_the_reason(host: Host, capsys) -> None:  # 
     "line,sender,reason",
     [
         ('JOIN spring26 RIG "Second Rigel"', ZED, "the code RIG is taken in game spring26"),
-        ('JOIN spring26 ANN "Ann Again"', "ann@example.org", "ann@example.org already plays in game spring26"),
+        (
+            'JOIN spring26 ANN "Ann Again"',
+            "ann@example.org",
+            "ann@example.org already plays in game spring26",
+        ),
         ('JOIN spring26 R1G "Digits"', ZED, '"R1G" is not an empire code'),
     ],
 )
-def test_join_failures_are_answered_with_the_reason(host: Host, capsys, line: str, sender: str, reason: str) -> None:  # noqa: ANN001
+def test_join_failures_are_answered_with_the_reason(
+    host: Host, capsys, line: str, sender: str, reason: str
+) -> None:
     cli(capsys, "game", "signup", "spring26", "--open")
     sent = host.mail(stranger(line, sender))
     assert [s.to for s in sent] == [sender]
@@ -129,7 +146,7 @@ def test_join_failures_are_answered_with_the_reason(host: Host, capsys, line: st
     assert requests(host) == []
 
 
-def test_a_full_game_refuses_more_requests(host: Host, capsys) -> None:  # noqa: ANN001
+def test_a_full_game_refuses_more_requests(host: Host, capsys) -> None:
     cli(capsys, "game", "signup", "spring26", "--open", "--limit", "2")
     join(host)
     (answer,) = host.mail(stranger('JOIN spring26 YON "Yonder"', "yo@elsewhere.example"))
@@ -137,7 +154,7 @@ def test_a_full_game_refuses_more_requests(host: Host, capsys) -> None:  # noqa:
     assert [r[0] for r in requests(host)] == ["ZED"]
 
 
-def test_a_second_request_from_the_same_address_is_refused(host: Host, capsys) -> None:  # noqa: ANN001
+def test_a_second_request_from_the_same_address_is_refused(host: Host, capsys) -> None:
     cli(capsys, "game", "signup", "spring26", "--open")
     join(host)
     (answer,) = host.mail(stranger('JOIN spring26 ZZZ "Again"'), now=NOW + dt.timedelta(hours=2))
@@ -151,8 +168,10 @@ def test_join_for_a_game_not_here_is_not_answered(host: Host) -> None:
     assert host.outcome() == "rejected"
 
 
-def test_game_set_changes_the_settings_and_refuses_bad_values(host: Host, capsys) -> None:  # noqa: ANN001
-    code, out, _ = cli(capsys, "game", "set", "spring26", "--turn-limit", "40", "--vp-target", "120", "--vacation-limit", "1")
+def test_game_set_changes_the_settings_and_refuses_bad_values(host: Host, capsys) -> None:
+    code, out, _ = cli(
+        capsys, "game", "set", "spring26", "--turn-limit", "40", "--vp-target", "120", "--vacation-limit", "1"
+    )
     assert code == 0 and "turn limit 40, VP target 120, vacations of at most 1 turns" in out
     code, _, err = cli(capsys, "game", "set", "spring26", "--vacation-limit", "101")
     assert code == 1 and "--vacation-limit 101" in err
@@ -165,7 +184,7 @@ def test_game_set_changes_the_settings_and_refuses_bad_values(host: Host, capsys
         assert (game.turn_limit, game.vp_target, game.vacation_limit) == (40, 120, 1)
 
 
-def test_game_show_lists_vacations_and_quits(host: Host, capsys) -> None:  # noqa: ANN001
+def test_game_show_lists_vacations_and_quits(host: Host, capsys) -> None:
     host.mail(player("VACATION 2"), player("QUIT", empire="VEG"))
     code, out, _ = cli(capsys, "game", "show", "corpus")
     assert code == 0
@@ -174,7 +193,7 @@ def test_game_show_lists_vacations_and_quits(host: Host, capsys) -> None:  # noq
     assert "sign-up: closed" in out
 
 
-def test_approval_prints_no_password_and_mails_it_to_the_applicant(host: Host, capsys) -> None:  # noqa: ANN001
+def test_approval_prints_no_password_and_mails_it_to_the_applicant(host: Host, capsys) -> None:
     cli(capsys, "game", "signup", "spring26", "--open")
     join(host)
     code, out, err = cli(capsys, "empire", "approve", "spring26", "ZED")
@@ -190,7 +209,7 @@ def test_approval_prints_no_password_and_mails_it_to_the_applicant(host: Host, c
     assert bodies and not any(password.encode() in body for body in bodies)
 
 
-def test_a_join_beyond_the_answer_cap_is_not_kept(host: Host, capsys) -> None:  # noqa: ANN001
+def test_a_join_beyond_the_answer_cap_is_not_kept(host: Host, capsys) -> None:
     """Its code could not be mailed, so it could never be confirmed."""
     cli(capsys, "game", "signup", "spring26", "--open")
     host.mail(stranger("HELP"))  # this address's one answer this hour

@@ -28,7 +28,11 @@ def test_every_mail_folder_has_a_subject_and_a_text() -> None:
 def test_every_template_a_mail_names_is_there() -> None:
     """The kinds named in the code that queues and builds mails, each found by the renderer."""
     named = set()
-    for path in [*(PACKAGE / "outgoing").glob("*.py"), PACKAGE / "games" / "notices.py", PACKAGE / "intake" / "account.py"]:
+    for path in [
+        *(PACKAGE / "outgoing").glob("*.py"),
+        PACKAGE / "games" / "notices.py",
+        PACKAGE / "intake" / "account.py",
+    ]:
         text = path.read_text(encoding="utf-8")
         named |= set(re.findall(r'queue_notice\(\s*session, config, "([a-z_]+)"', text))
         named |= set(re.findall(r'_queue_built_when_sent\(\s*session, \w+, "([a-z_]+)"', text))

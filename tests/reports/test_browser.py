@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from tests.browser import chromium_run, console_lines, render_page
-from turnproc.service.demo import run_demo
 from turnproc.reports.render import render_report_documents
+from turnproc.service.demo import run_demo
 from turnproc.storage import models as m
 
 #: Added to the page for the test only (a report carries no script): measures
@@ -71,8 +71,10 @@ def test_console_errors_are_caught_by_this_harness(tmp_path: Path) -> None:
 
 
 def test_the_layout_check_sees_a_page_that_scrolls_sideways(tmp_path: Path) -> None:
-    wide = "<!DOCTYPE html><html><body><table><thead><tr><th>a</th><th>b</th></tr></thead><tbody><tr>" \
-           '<td data-label="a">x</td><td data-label="b" style="padding-left:900px">y</td></tr></tbody></table></body></html>'
+    wide = (
+        "<!DOCTYPE html><html><body><table><thead><tr><th>a</th><th>b</th></tr></thead><tbody><tr>"
+        '<td data-label="a">x</td><td data-label="b" style="padding-left:900px">y</td></tr></tbody></table></body></html>'
+    )
     found = layout(wide, tmp_path, 390)
     assert found["innerWidth"] == 390
     assert found["scrollWidth"] > found["innerWidth"] and found["offscreen"]
@@ -95,7 +97,9 @@ def demo_page(tmp_path_factory: pytest.TempPathFactory) -> str:
 
 
 @pytest.mark.parametrize("width", [390, 1200])
-def test_demo_report_fits_the_screen_without_console_errors(demo_page: str, tmp_path: Path, width: int) -> None:
+def test_demo_report_fits_the_screen_without_console_errors(
+    demo_page: str, tmp_path: Path, width: int
+) -> None:
     found = layout(demo_page, tmp_path, width)
     assert found["innerWidth"] == width
     assert found["scrollWidth"] <= found["innerWidth"], found

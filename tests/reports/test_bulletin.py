@@ -36,12 +36,18 @@ CODES = [f"E{chr(ord('A') + i)}{chr(ord('A') + i)}" for i in range(16)]  # EAA, 
 
 
 def _schema(name: str) -> dict[str, Any]:
-    loaded: dict[str, Any] = json.loads(resources.files("turnproc.reports").joinpath(name).read_text(encoding="utf-8"))
+    loaded: dict[str, Any] = json.loads(
+        resources.files("turnproc.reports").joinpath(name).read_text(encoding="utf-8")
+    )
     return loaded
 
 
-REPORT_SCHEMA = jsonschema.Draft202012Validator(_schema("report.schema.json"), format_checker=jsonschema.FormatChecker())
-BULLETIN_SCHEMA = jsonschema.Draft202012Validator(_schema("bulletin.schema.json"), format_checker=jsonschema.FormatChecker())
+REPORT_SCHEMA = jsonschema.Draft202012Validator(
+    _schema("report.schema.json"), format_checker=jsonschema.FormatChecker()
+)
+BULLETIN_SCHEMA = jsonschema.Draft202012Validator(
+    _schema("bulletin.schema.json"), format_checker=jsonschema.FormatChecker()
+)
 
 
 def big_game() -> tuple[GameState, list[Event]]:
@@ -63,7 +69,9 @@ def big_game() -> tuple[GameState, list[Event]]:
 
 def bulletin_report(state: GameState, events: list[Event], code: str, **extra: Any) -> dict[str, Any]:
     pointer = bulletin_pointer("big", 4, len(state.empires), corrected=bool(extra.get("corrected")))
-    return report_context(state, events, code, game_name="big", turn=4, deadline=DEADLINE, bulletin=pointer, **extra)
+    return report_context(
+        state, events, code, game_name="big", turn=4, deadline=DEADLINE, bulletin=pointer, **extra
+    )
 
 
 def test_14_bulletin_report_roundup_is_top_own_and_met() -> None:
@@ -75,9 +83,16 @@ def test_14_bulletin_report_roundup_is_top_own_and_met() -> None:
     assert [r["code"] for r in context["roundup"]] == [*CODES[:BULLETIN_TOP], "ENN", "EPP"]
     assert [r["rank"] for r in context["roundup"]] == [*range(1, BULLETIN_TOP + 1), 14, 16]
     assert context["empire"]["rank"] == 16
-    assert context["bulletin"] == {"subject": "[big] Turn 4 bulletin: roundup and press", "turn": 4, "empires": 16, "top": 10}
+    assert context["bulletin"] == {
+        "subject": "[big] Turn 4 bulletin: roundup and press",
+        "turn": 4,
+        "empires": 16,
+        "top": 10,
+    }
     docs = render_report_documents(context)
-    assert "The top 10, you and the empires you have met, of 16 empires (all are in the bulletin):" in docs.text
+    assert (
+        "The top 10, you and the empires you have met, of 16 empires (all are in the bulletin):" in docs.text
+    )
     roundup_text = docs.text.split("== Roundup ==")[1].split("== Press ==")[0]
     assert "EMM" not in roundup_text and " 14. ENN" in roundup_text and " 16. EPP" in roundup_text
     assert "The top 10, you and the empires you have met, of 16 empires" in docs.html
@@ -117,8 +132,11 @@ def test_bulletin_report_points_to_the_bulletin() -> None:
         'a separate mail to every player: "[big] Turn 4 bulletin: roundup and press".\n'
         "REPORT 4 sends this report and that bulletin again.\n"
     ) in docs.text
-    assert "<b class=\"name\">[big] Turn 4 bulletin: roundup and press</b>" in docs.html
-    assert "a separate mail to every player" in docs.html and "<code>REPORT 4</code> sends this report and that bulletin again." in docs.html
+    assert '<b class="name">[big] Turn 4 bulletin: roundup and press</b>' in docs.html
+    assert (
+        "a separate mail to every player" in docs.html
+        and "<code>REPORT 4</code> sends this report and that bulletin again." in docs.html
+    )
 
 
 def test_bulletin_report_keeps_all_else_and_follows_the_schema() -> None:
@@ -140,9 +158,13 @@ def test_without_a_bulletin_reports_are_as_before(case: Path) -> None:
     orders, _ = parse_case(case, state)
     new, events = resolve(state, orders, turn_rng(SEED, state.turn))
     for code in sorted(new.empires):
-        context = report_context(new, events, code, game_name=case.name, turn=state.turn, deadline=DEADLINE, bulletin=None)
+        context = report_context(
+            new, events, code, game_name=case.name, turn=state.turn, deadline=DEADLINE, bulletin=None
+        )
         assert "bulletin" not in context
-        assert context == report_context(new, events, code, game_name=case.name, turn=state.turn, deadline=DEADLINE)
+        assert context == report_context(
+            new, events, code, game_name=case.name, turn=state.turn, deadline=DEADLINE
+        )
         docs = render_report_documents(context)
         assert docs.text == (GOLDEN / case.name / f"{code}.txt").read_text(encoding="utf-8")
         assert "bulletin" not in docs.text and "bulletin" not in docs.html
@@ -150,7 +172,9 @@ def test_without_a_bulletin_reports_are_as_before(case: Path) -> None:
 
 def big_bulletin(**extra: Any) -> dict[str, Any]:
     state, events = big_game()
-    context = bulletin_context(state, events, game_name="big", turn=4, deadline=DEADLINE, corrected=bool(extra))
+    context = bulletin_context(
+        state, events, game_name="big", turn=4, deadline=DEADLINE, corrected=bool(extra)
+    )
     context.update(extra)
     return context
 
@@ -187,7 +211,9 @@ def test_bulletin_html_is_mail_safe() -> None:
 
 
 def test_bulletin_prints_announcements_and_the_correction() -> None:
-    context = big_bulletin(announcements=[{"subject": "Break <1>", "text": "No turn\nnext week"}], correction_reason="a <bug>")
+    context = big_bulletin(
+        announcements=[{"subject": "Break <1>", "text": "No turn\nnext week"}], correction_reason="a <bug>"
+    )
     BULLETIN_SCHEMA.validate(json.loads(json.dumps(context)))
     rendered = render("bulletin", context)
     assert rendered.html is not None
@@ -214,13 +240,18 @@ def test_14_the_bulletin_holds_only_what_is_public() -> None:
     """rules.md §14: the roundup and the public press are public; nothing else
     (positions, fleets, purses, private press) changes the bulletin."""
     state, events = big_game()
-    plain = bulletin_context(state, [e for e in events if audience(e) is None], game_name="big", turn=4, deadline=DEADLINE)
+    plain = bulletin_context(
+        state, [e for e in events if audience(e) is None], game_name="big", turn=4, deadline=DEADLINE
+    )
     other = state.copy()
     for s in other.systems.values():
         s.owner, s.cruisers, s.pop = "EAA", s.cruisers + 7, s.pop + 1
     for e in other.empires.values():
         e.balance, e.treasury = 999, 999
-    noisy = [*events, Event(kind="battle", empire="EAA", data={"attacker": "EAA", "defender": "EBB", "system": 100})]
+    noisy = [
+        *events,
+        Event(kind="battle", empire="EAA", data={"attacker": "EAA", "defender": "EBB", "system": 100}),
+    ]
     assert bulletin_context(other, noisy, game_name="big", turn=4, deadline=DEADLINE) == plain
     rendered = render("bulletin", plain)
     assert rendered.html is not None
@@ -248,7 +279,9 @@ def test_14_bulletin_reports_list_everyone_they_meet(seed: int) -> None:
     view = TurnView.build(state, events)
     for code in state.empires:
         pointer = {**bulletin_pointer("fog", state.turn - 1, len(state.empires)), "top": 1}
-        context = report_context(state, events, code, game_name="fog", turn=state.turn - 1, view=view, bulletin=pointer)
+        context = report_context(
+            state, events, code, game_name="fog", turn=state.turn - 1, view=view, bulletin=pointer
+        )
         listed = [r["code"] for r in context["roundup"]]
         assert listed == [r["code"] for r in view.roundup if r["code"] in listed]
         assert view.roundup[0]["code"] in listed and code in listed
@@ -256,5 +289,7 @@ def test_14_bulletin_reports_list_everyone_they_meet(seed: int) -> None:
         named = {c for e in view.events[code] if (who := audience(e)) for c in who}
         assert owners | named <= set(listed)
         hidden_state, hidden_events = perturb(state, events, code, random.Random(seed))
-        again = report_context(hidden_state, hidden_events, code, game_name="fog", turn=state.turn - 1, bulletin=pointer)
+        again = report_context(
+            hidden_state, hidden_events, code, game_name="fog", turn=state.turn - 1, bulletin=pointer
+        )
         assert render_report_documents(again).text == render_report_documents(context).text

@@ -17,9 +17,14 @@ from turnproc.reports.render import render, render_report_documents
 
 def pages() -> dict[str, str]:
     state, events = big_game()
-    bulletin = render("bulletin", big_bulletin(announcements=[{"subject": "Break", "text": "No turn next week"}]))
+    bulletin = render(
+        "bulletin", big_bulletin(announcements=[{"subject": "Break", "text": "No turn next week"}])
+    )
     assert bulletin.html is not None
-    return {"bulletin": bulletin.html, "report": render_report_documents(bulletin_report(state, events, "EPP")).page()}
+    return {
+        "bulletin": bulletin.html,
+        "report": render_report_documents(bulletin_report(state, events, "EPP")).page(),
+    }
 
 
 @pytest.mark.slow

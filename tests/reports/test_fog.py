@@ -11,17 +11,33 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from turnproc.orders.parser import parse_orders
 from turnproc.reports.context import report_context
 from turnproc.reports.render import render_report_documents
 from turnproc.rules.events import Event
 from turnproc.rules.generate import generate_galaxy, place_empire
-from turnproc.orders.parser import parse_orders
 from turnproc.rules.state import GameSettings, GameState, Stance, Tech
 from turnproc.rules.turn import resolve, turn_rng
 from turnproc.rules.visibility import visible_systems
 
 CODES = ["AAA", "BBB", "CCC"]
-ACTIONS = ["MOVE", "ASSAULT", "DEEP", "DISTSQ", "NEWCRS", "NEWFTR", "BUILD", "GROW", "COLONISE", "TAX", "MOVEF", "RETREAT", "AMBUSH", "STANDOFF", "MESSAGE"]
+ACTIONS = [
+    "MOVE",
+    "ASSAULT",
+    "DEEP",
+    "DISTSQ",
+    "NEWCRS",
+    "NEWFTR",
+    "BUILD",
+    "GROW",
+    "COLONISE",
+    "TAX",
+    "MOVEF",
+    "RETREAT",
+    "AMBUSH",
+    "STANDOFF",
+    "MESSAGE",
+]
 
 
 def random_orders(state: GameState, code: str, rng: random.Random) -> list:
@@ -64,7 +80,9 @@ def documents(state: GameState, events: list[Event], viewer: str) -> tuple[str, 
     return docs.text, docs.html, docs.svg, docs.json
 
 
-def perturb(state: GameState, events: list[Event], viewer: str, rng: random.Random) -> tuple[GameState, list[Event]]:
+def perturb(
+    state: GameState, events: list[Event], viewer: str, rng: random.Random
+) -> tuple[GameState, list[Event]]:
     """Change everything ``viewer`` may not see: hidden systems, other empires'
     private standing, and every event it is not part of."""
     other = state.copy()
@@ -133,11 +151,15 @@ ALL_MODULES = frozenset({"zoc", "pinning", "engage"})
 
 @pytest.mark.slow
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(seed=st.integers(0, 10**6), turns=st.integers(1, 4), modules=st.sampled_from([frozenset(), ALL_MODULES]))
+@given(
+    seed=st.integers(0, 10**6), turns=st.integers(1, 4), modules=st.sampled_from([frozenset(), ALL_MODULES])
+)
 # A foreign black dwarf's limit once showed its owner's Life Support tech.
 @example(seed=7375, turns=4, modules=frozenset())
 @example(seed=7375, turns=4, modules=ALL_MODULES)
-def test_reports_depend_only_on_what_the_empire_may_see(seed: int, turns: int, modules: frozenset[str]) -> None:
+def test_reports_depend_only_on_what_the_empire_may_see(
+    seed: int, turns: int, modules: frozenset[str]
+) -> None:
     state, events = play(seed, turns, modules)
     rng = random.Random(seed)
     for viewer in CODES:
@@ -156,7 +178,9 @@ def test_unseen_systems_are_not_named_in_the_json() -> None:
     state, events = play(7, 3, frozenset({"zoc", "pinning", "engage"}))
     for viewer in CODES:
         known = state.seen[viewer] | visible_systems(state, viewer) | {s.code for s in state.owned_by(viewer)}
-        ctx = json.loads(render_report_documents(report_context(state, events, viewer, game_name="fog", turn=3)).json)
+        ctx = json.loads(
+            render_report_documents(report_context(state, events, viewer, game_name="fog", turn=3)).json
+        )
         codes = {s["code"] for s in ctx["systems"] + ctx["scouting"] + ctx["map"]["systems"]}
         codes |= {c for row in ctx["systems"] + ctx["scouting"] for c in row["links"]}
         codes |= {c for link in ctx["map"]["links"] for c in link}

@@ -16,10 +16,11 @@ import jsonschema
 import pytest
 
 from tests.reports.test_fog import CODES, play
-from turnproc.service.demo import run_demo
 from turnproc.reports.context import report_context
 from turnproc.reports.render import MAP_CID, NEAR_CID, render_report_documents, report_json
 from turnproc.rules.events import Event
+from turnproc.service.demo import run_demo
+
 
 def inline_picture(msg: EmailMessage, html: str, cid: str = MAP_CID) -> bytes:
     """A map picture as a mail program finds it: the HTML's one ``cid:``
@@ -37,7 +38,9 @@ def inline_picture(msg: EmailMessage, html: str, cid: str = MAP_CID) -> bytes:
     return data
 
 
-SCHEMA = json.loads(resources.files("turnproc.reports").joinpath("report.schema.json").read_text(encoding="utf-8"))
+SCHEMA = json.loads(
+    resources.files("turnproc.reports").joinpath("report.schema.json").read_text(encoding="utf-8")
+)
 
 
 def validate(data: dict) -> None:
@@ -52,7 +55,9 @@ def test_the_schema_is_a_valid_json_schema() -> None:
 def test_reports_of_random_games_validate(seed: int) -> None:
     state, events = play(seed, 3, frozenset({"zoc", "pinning", "engage"}))
     for viewer in CODES:
-        docs = render_report_documents(report_context(state, events, viewer, game_name="g", turn=state.turn - 1))
+        docs = render_report_documents(
+            report_context(state, events, viewer, game_name="g", turn=state.turn - 1)
+        )
         validate(json.loads(docs.json))
 
 
@@ -60,7 +65,7 @@ def test_demo_report_mails_carry_every_format(tmp_path: Path) -> None:
     run_demo(tmp_path / "d", turns=2)
     out = mailbox.Maildir(tmp_path / "d" / "mail" / "out", create=False)
     reports = []
-    for key in out.keys():
+    for key in out:
         msg = message_from_bytes(out.get_bytes(key), policy=policy.default)
         if "report for" in str(msg["Subject"]):
             reports.append(msg)
@@ -75,12 +80,16 @@ def test_demo_report_mails_carry_every_format(tmp_path: Path) -> None:
         svg = next(p for name, p in attachments.items() if name.endswith("-map.svg"))
         assert svg.get_content_type() == "image/svg+xml"
         data = next(p for name, p in attachments.items() if name.endswith(".json"))
-        validate(json.loads(data.get_content() if isinstance(data.get_content(), str) else data.get_content().decode()))
+        validate(
+            json.loads(
+                data.get_content() if isinstance(data.get_content(), str) else data.get_content().decode()
+            )
+        )
 
 
 HOSTILE = {
     "name": "<script>x</script>",
-    "message": "\"quotes\" & <b>tags</b> <img src=x onerror=alert(1)> " + "W" * 300,
+    "message": '"quotes" & <b>tags</b> <img src=x onerror=alert(1)> ' + "W" * 300,
     "rtl": "\u05e9\u05dc\u05d5\u05dd \u0645\u0631\u062d\u0628\u0627",
     "emoji": "\U0001f680\U0001f31f\U0001f47e",
 }
@@ -96,7 +105,11 @@ def hostile_context() -> dict:
     events = [
         *events,
         Event("message", CODES[1], {"from": CODES[1], "to": None, "text": HOSTILE["message"]}),
-        Event("message", CODES[2], {"from": CODES[2], "to": viewer, "text": HOSTILE["rtl"] + " " + HOSTILE["emoji"]}),
+        Event(
+            "message",
+            CODES[2],
+            {"from": CODES[2], "to": viewer, "text": HOSTILE["rtl"] + " " + HOSTILE["emoji"]},
+        ),
     ]
     return report_context(state, events, viewer, game_name="g", turn=1)
 
@@ -146,6 +159,11 @@ def test_the_json_report_is_the_standard_librarys_bytes() -> None:
     """The attachment's JSON is written by orjson; it must be byte for byte what
     ``json.dumps(sort_keys=True, ensure_ascii=False)`` compact gives, hostile
     text and all, and a lone surrogate still gets written."""
-    for context in (hostile_context(), {"x": "a\x1b\u2028</script>\U0001f600", "k": {1: 2}, "f": 1.5, "n": None}):
-        assert report_json(context) == json.dumps(context, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    for context in (
+        hostile_context(),
+        {"x": "a\x1b\u2028</script>\U0001f600", "k": {1: 2}, "f": 1.5, "n": None},
+    ):
+        assert report_json(context) == json.dumps(
+            context, sort_keys=True, ensure_ascii=False, separators=(",", ":")
+        )
     assert report_json({"bad": "\ud800"}) == '{"bad":"\ud800"}'

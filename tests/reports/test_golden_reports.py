@@ -33,7 +33,9 @@ def reports_for(case: Path) -> dict[str, str]:
         )
         files[f"{code}.txt"] = docs.text
         # Pretty-printed here so a change reads as a small diff.
-        files[f"{code}.json"] = json.dumps(json.loads(docs.json), indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+        files[f"{code}.json"] = (
+            json.dumps(json.loads(docs.json), indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+        )
     return files
 
 
@@ -53,5 +55,9 @@ def test_golden_reports(case: Path, update_golden: bool) -> None:
     assert sorted(expected) == sorted(produced)
     for name, text in produced.items():
         if text != expected[name]:
-            diff = "".join(difflib.unified_diff(expected[name].splitlines(True), text.splitlines(True), f"golden/{name}", "now"))
+            diff = "".join(
+                difflib.unified_diff(
+                    expected[name].splitlines(True), text.splitlines(True), f"golden/{name}", "now"
+                )
+            )
             pytest.fail(f"{case.name}/{name} differs from its golden file:\n{diff[:4000]}")

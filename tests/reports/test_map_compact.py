@@ -18,9 +18,24 @@ from turnproc.reports.mapimage import png_map, png_size
 from turnproc.reports.pixelmap import DASH_PX
 from turnproc.reports.render import render_report_documents
 from turnproc.reports.svgmap import (
-    ARROW_COLOUR, BACKGROUND, CELL, COMPACT_OWNERS, COMPACT_SIDE, INK, LINK, MARGIN, MAX_BOOST, MAX_PNG_SIDE, MIN_LABEL_SCALE,
-    MIN_STAR_PX, OWN, PLANET_FILL, STAR_FILL, compact_layout, compact_legend, owner_colour,
-)  # fmt: skip
+    ARROW_COLOUR,
+    BACKGROUND,
+    CELL,
+    COMPACT_OWNERS,
+    COMPACT_SIDE,
+    INK,
+    LINK,
+    MARGIN,
+    MAX_BOOST,
+    MIN_LABEL_SCALE,
+    MIN_STAR_PX,
+    OWN,
+    PLANET_FILL,
+    STAR_FILL,
+    compact_layout,
+    compact_legend,
+    owner_colour,
+)
 
 
 @pytest.fixture(scope="module")
@@ -42,15 +57,38 @@ def _half(colour: str) -> tuple[int, int, int]:
     return tuple((a + b + 1) // 2 for a, b in zip(_rgb(colour), _rgb(BACKGROUND), strict=True))  # type: ignore[return-value]
 
 
-def _system(code: int, row: int, col: int, *, type_: str = "YD", owner: str | None = None, visible: bool = True, star: int | None = None) -> dict:
-    return {"code": code, "row": row, "col": col, "star": star, "type": type_, "owner": owner, "visible": visible}
-
-
-def _context(systems: list[dict], links: list[list[int]], arrows: list[dict] | None = None, viewer: str = "ME") -> dict[str, Any]:
+def _system(
+    code: int,
+    row: int,
+    col: int,
+    *,
+    type_: str = "YD",
+    owner: str | None = None,
+    visible: bool = True,
+    star: int | None = None,
+) -> dict:
     return {
-        "game": "g", "turn": 3, "empire": {"code": viewer, "home": systems[0]["code"], "base": systems[0]["code"]},
-        "map": {"systems": systems, "links": links, "arrows": arrows or []}, "scouting": [], "systems": [],
-    }  # fmt: skip
+        "code": code,
+        "row": row,
+        "col": col,
+        "star": star,
+        "type": type_,
+        "owner": owner,
+        "visible": visible,
+    }
+
+
+def _context(
+    systems: list[dict], links: list[list[int]], arrows: list[dict] | None = None, viewer: str = "ME"
+) -> dict[str, Any]:
+    return {
+        "game": "g",
+        "turn": 3,
+        "empire": {"code": viewer, "home": systems[0]["code"], "base": systems[0]["code"]},
+        "map": {"systems": systems, "links": links, "arrows": arrows or []},
+        "scouting": [],
+        "systems": [],
+    }
 
 
 def _centre(context: dict, code: int) -> tuple[int, int]:
@@ -63,7 +101,10 @@ def test_the_rulebook_states_the_compact_limits() -> None:
     """rules.md §5.1 states the compact picture's limits in numbers: they are these."""
     text = (Path(__file__).parents[2] / "docs" / "rules.md").read_text(encoding="utf-8")
     section = text.split("### 5.1 The map picture")[1].split("\n## ")[0]
-    assert "Ruling, big games: in a game whose reports come with a turn bulletin (more than 50\nempires" in section
+    assert (
+        "Ruling, big games: in a game whose reports come with a turn bulletin (more than 50\nempires"
+        in section
+    )
     assert Config().bulletin_threshold == 50
     assert f"at most {COMPACT_SIDE} pixels wide and high, because" in section
     assert "no\nlegend inside it: the legend is printed under the picture as text" in section
@@ -162,12 +203,24 @@ def _drawn() -> dict:
     """Six stars in a row of grid squares, far enough apart to look at one by
     one: the reader's, another empire's, nobody's, a faded one, a planet."""
     systems = [
-        _system(10, 0, 0, owner="ME"), _system(11, 0, 2, type_="RD", owner="OTH"), _system(12, 0, 4, type_="SG"),
-        _system(13, 0, 6, type_="RG", visible=False), _system(14, 0, 8, type_="WD"), _system(15, 0, 9, type_="BD"),
-        _system(16, 0, 0, type_="PL", star=10), _system(17, 3, 0), _system(18, 3, 4), _system(19, 3, 8),
-        _system(20, 6, 0), _system(21, 6, 4),
-    ]  # fmt: skip
-    arrows = [{"from": 17, "to": 18, "kind": "lost"}, {"from": 18, "to": 19, "kind": "capture"}, {"from": 20, "to": 21, "kind": "attack"}]
+        _system(10, 0, 0, owner="ME"),
+        _system(11, 0, 2, type_="RD", owner="OTH"),
+        _system(12, 0, 4, type_="SG"),
+        _system(13, 0, 6, type_="RG", visible=False),
+        _system(14, 0, 8, type_="WD"),
+        _system(15, 0, 9, type_="BD"),
+        _system(16, 0, 0, type_="PL", star=10),
+        _system(17, 3, 0),
+        _system(18, 3, 4),
+        _system(19, 3, 8),
+        _system(20, 6, 0),
+        _system(21, 6, 4),
+    ]
+    arrows = [
+        {"from": 17, "to": 18, "kind": "lost"},
+        {"from": 18, "to": 19, "kind": "capture"},
+        {"from": 20, "to": 21, "kind": "attack"},
+    ]
     return _context(systems, [[10, 11], [11, 12]], arrows)
 
 
@@ -177,13 +230,19 @@ def test_the_compact_picture_shows_each_symbol_in_its_colours() -> None:
     context = _drawn()
     pixels = _pixels(png_map(context, compact=True))
     at = {s["code"]: pixels.getpixel(_centre(context, s["code"])) for s in context["map"]["systems"]}
-    assert at[10] == _rgb(STAR_FILL["YD"]) and at[11] == _rgb(STAR_FILL["RD"]) and at[12] == _rgb(STAR_FILL["SG"])
+    assert (
+        at[10] == _rgb(STAR_FILL["YD"])
+        and at[11] == _rgb(STAR_FILL["RD"])
+        and at[12] == _rgb(STAR_FILL["SG"])
+    )
     assert at[13] == _half(STAR_FILL["RG"])  # not seen now: faded
     assert at[14] == _rgb(STAR_FILL["WD"]) and at[15] == _rgb(STAR_FILL["BD"]) and at[16] == _rgb(PLANET_FILL)
     layout = compact_layout(context)
     x, y = _centre(context, 10)
     reach = math.ceil((9 * layout.boost + 4 * layout.boost / 2) * layout.scale) + 1
-    ring = {rgb for _, rgb in pixels.crop((x - reach, y - reach, x + reach + 1, y + reach + 1)).getcolors(1 << 16)}
+    ring = {
+        rgb for _, rgb in pixels.crop((x - reach, y - reach, x + reach + 1, y + reach + 1)).getcolors(1 << 16)
+    }
     assert _rgb(OWN) in ring
     # Half way between stars 10 and 11, on the link between them.
     (x1, _), (x2, _) = _centre(context, 10), _centre(context, 11)

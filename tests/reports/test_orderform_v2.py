@@ -8,8 +8,8 @@ import re
 from pathlib import Path
 
 from tests.rules.test_golden import GOLDEN, SEED, parse_case
-from turnproc.reports.context import report_context
 from turnproc.orders.parser import parse_orders
+from turnproc.reports.context import report_context
 from turnproc.rules.state import GameState, Tech
 from turnproc.rules.turn import resolve, turn_rng
 from turnproc.scenario import load_scenario_file

@@ -20,11 +20,19 @@ from sqlalchemy.orm import Session
 
 from tests.browser import phone_layout
 from tests.docs.mdblocks import DOCS
-from turnproc.service.demo import GAME, run_demo
 from turnproc.games.publish import write_site
 from turnproc.reports.mapimage import png_size
-from turnproc.reports.nearmap import MIN_LABEL_PX, NEAR_CELL, NEAR_COLS, NEAR_ROWS, NEAR_WIDTH, near_svg, near_window
+from turnproc.reports.nearmap import (
+    MIN_LABEL_PX,
+    NEAR_CELL,
+    NEAR_COLS,
+    NEAR_ROWS,
+    NEAR_WIDTH,
+    near_svg,
+    near_window,
+)
 from turnproc.reports.render import ReportDocuments, render_report_documents
+from turnproc.service.demo import GAME, run_demo
 from turnproc.storage import models as m
 
 PHONE = (390, 844)
@@ -76,7 +84,14 @@ def test_reports_and_site_pages_on_a_phone(demo: tuple[dict[str, ReportDocuments
         path.write_text(doc.page(), encoding="utf-8")
         pages[f"report {code}"] = path
     site_pages = sorted(site.glob("*.html"))
-    assert {p.name for p in site_pages} >= {"index.html", "turns.html", "press.html", "announcements.html", "rules.html", "orders.html"}
+    assert {p.name for p in site_pages} >= {
+        "index.html",
+        "turns.html",
+        "press.html",
+        "announcements.html",
+        "rules.html",
+        "orders.html",
+    }
     pages.update({p.name: p for p in site_pages})
     # Each turn's own page carries that turn's standings table.
     turn_pages = sorted(site.glob("turns/*.html"))
@@ -103,18 +118,29 @@ def test_the_docs_say_what_a_phone_shows() -> None:
     """Each sentence is held by the tests above (and docs/samples' phone screenshots)."""
     orders = " ".join((DOCS / "orders.md").read_text(encoding="utf-8").split())
     handbook = " ".join((DOCS / "gm-handbook.md").read_text(encoding="utf-8").split())
-    assert "Under the heading comes a map of your neighbourhood: the grid squares around your systems (at most 4 across and 5 down" in orders
+    assert (
+        "Under the heading comes a map of your neighbourhood: the grid squares around your systems (at most 4 across and 5 down"
+        in orders
+    )
     assert "with each system's code, your HOME and BASE, and the ships you see there" in orders
-    assert "so its labels are at least 11 pixels on a 390-pixel screen; system names are left out of it" in orders
+    assert (
+        "so its labels are at least 11 pixels on a 390-pixel screen; system names are left out of it"
+        in orders
+    )
     assert "After the map comes the order form, and then the tables" in orders
     assert "On a phone nothing scrolls sideways: each table row becomes a card" in orders
     assert "(samples/report-phone.png)" in orders
-    assert "The pages fit a phone: on a screen 390 pixels wide nothing scrolls sideways, every standings table fits the screen" in handbook
+    assert (
+        "The pages fit a phone: on a screen 390 pixels wide nothing scrolls sideways, every standings table fits the screen"
+        in handbook
+    )
     assert "the plot's numbers and its legend are at least 11 pixels" in handbook
     assert "(samples/site-phone.png)" in handbook
 
 
-def test_the_neighbourhood_shows_codes_marks_and_ships_but_no_names(demo: tuple[dict[str, ReportDocuments], Path]) -> None:
+def test_the_neighbourhood_shows_codes_marks_and_ships_but_no_names(
+    demo: tuple[dict[str, ReportDocuments], Path],
+) -> None:
     docs, _ = demo
     for code, doc in docs.items():
         assert doc.near is not None
@@ -127,17 +153,30 @@ def test_the_neighbourhood_shows_codes_marks_and_ships_but_no_names(demo: tuple[
         if home in windowed:
             assert any(t in (f"{home} H", "H", "HB") for t in texts), (code, texts)
         if base in windowed:
-            assert any("B" in t.split() or t in ("B", "HB") or t.endswith(" HB") for t in texts), (code, texts)
+            assert any("B" in t.split() or t in ("B", "HB") or t.endswith(" HB") for t in texts), (
+                code,
+                texts,
+            )
         ships = [s for s in data["systems"] if s["code"] in windowed and (s["cruisers"] or s["fighters"])]
-        assert ships and all(f'{s["cruisers"]}c {s["fighters"]}f' in shown for s in ships), code
+        assert ships and all(f"{s['cruisers']}c {s['fighters']}f" in shown for s in ships), code
         named = [s["name"] for s in data["systems"] + data["scouting"] if s["name"]]
         assert not any(name in shown for name in named), code
 
 
 def _context(own: list[tuple[int, int]], others: list[tuple[int, int]]) -> dict:
-    systems = [{"code": 100 + i, "row": r, "col": c, "type": "YD", "star": None, "owner": "RIG", "visible": True} for i, (r, c) in enumerate(own)]
-    systems += [{"code": 200 + i, "row": r, "col": c, "type": "RD", "star": None, "owner": None, "visible": False} for i, (r, c) in enumerate(others)]
-    return {"empire": {"code": "RIG", "home": 100, "base": 100}, "map": {"systems": systems, "links": []}, "scouting": []}
+    systems = [
+        {"code": 100 + i, "row": r, "col": c, "type": "YD", "star": None, "owner": "RIG", "visible": True}
+        for i, (r, c) in enumerate(own)
+    ]
+    systems += [
+        {"code": 200 + i, "row": r, "col": c, "type": "RD", "star": None, "owner": None, "visible": False}
+        for i, (r, c) in enumerate(others)
+    ]
+    return {
+        "empire": {"code": "RIG", "home": 100, "base": 100},
+        "map": {"systems": systems, "links": []},
+        "scouting": [],
+    }
 
 
 def test_the_window_holds_the_most_own_systems_within_what_is_known() -> None:

@@ -40,7 +40,9 @@ def sent_reports(sink: SmtpSink) -> list[EmailMessage]:
     return out
 
 
-def test_the_sent_report_shows_the_map_inline_and_attaches_svg_and_json(sqlite_url: str, smtp_server: SmtpSink) -> None:
+def test_the_sent_report_shows_the_map_inline_and_attaches_svg_and_json(
+    sqlite_url: str, smtp_server: SmtpSink
+) -> None:
     app = imap_app(sqlite_url, free_port(), smtp_server.port, IMAP_USER, IMAP_PASSWORD)
     try:
         run_current_turn(app.sessions, "corpus", app.config, NOW)
@@ -60,7 +62,9 @@ def test_the_sent_report_shows_the_map_inline_and_attaches_svg_and_json(sqlite_u
         assert re.search(rf'<img[^>]* width="{width}"', html)
         assert 0 < width <= MAX_PNG_SIDE + 1 and height > 0
         names = {p.get_filename() for p in msg.iter_attachments()}
-        assert any(n and n.endswith("-map.svg") for n in names) and any(n and n.endswith(".json") for n in names)
+        assert any(n and n.endswith("-map.svg") for n in names) and any(
+            n and n.endswith(".json") for n in names
+        )
         # The text alternative is still there for text-only clients.
         plain = msg.get_body(preferencelist=("plain",))
         assert plain is not None and "== Your systems ==" in plain.get_content()

@@ -20,7 +20,9 @@ from turnproc.reports.render import render_report_documents
 from turnproc.rules.events import Event
 from turnproc.rules.turn import resolve
 
-SCHEMA = json.loads(resources.files("turnproc.reports").joinpath("report.schema.json").read_text(encoding="utf-8"))
+SCHEMA = json.loads(
+    resources.files("turnproc.reports").joinpath("report.schema.json").read_text(encoding="utf-8")
+)
 #: Built once: ``jsonschema.validate`` checks the schema itself on every call.
 VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)
 
@@ -58,7 +60,10 @@ def test_r19_2_reports_agree_with_the_events(data: st.DataObject, ruleset: int) 
                 assert context["schema"] == SCHEMA_ID and context["ruleset"] == 2
                 pool = _last(events, "reserve", code)
                 if pool is not None:
-                    assert (shown["reserve"], shown["lost_in_space"]) == (pool["reserve"], pool["lost_in_space"])
+                    assert (shown["reserve"], shown["lost_in_space"]) == (
+                        pool["reserve"],
+                        pool["lost_in_space"],
+                    )
                 view = _last(events, "probe_view", code)
                 assert context["probes"]["probes"] == (view["probes"] if view else [])
             else:

@@ -38,7 +38,13 @@ def test_r14_an_attacked_system_out_of_range_is_reported_as_right_after_the_atta
     rows = {r["code"]: r for r in ctx["scouting"]}
     row = rows[104]
     assert row["after_attack"] is True
-    assert (row["owner"], row["pop"], row["industry"], row["cruisers"], row["fighters"]) == ("ZAP", 2, 2, 2, 0)
+    assert (row["owner"], row["pop"], row["industry"], row["cruisers"], row["fighters"]) == (
+        "ZAP",
+        2,
+        2,
+        2,
+        0,
+    )
     assert next(s for s in ctx["map"]["systems"] if s["code"] == 104)["owner"] == "ZAP"
     text = render_report_documents(ctx).text
     assert re.search(r"^104 .* owner ZAP pop 2 ind 2 crs 2 ftr 0 .*right after your attack", text, re.M)
@@ -52,7 +58,9 @@ def test_r14_a_system_in_scanner_range_is_shown_as_it_is_now() -> None:
     state = load_scenario_file(PLAIN / "scenario.toml").state
     orders, _ = parse_case(PLAIN, state)
     new, events = resolve(state, orders, turn_rng(SEED, state.turn))
-    row = {r["code"]: r for r in report_context(new, events, "RIG", game_name="plain", turn=1)["scouting"]}[104]
+    row = {r["code"]: r for r in report_context(new, events, "RIG", game_name="plain", turn=1)["scouting"]}[
+        104
+    ]
     assert "after_attack" not in row and row["pop"] == 5
 
 

@@ -21,11 +21,11 @@ from turnproc.reports.schema import (
     OrderRow,
     OwnSystemRow,
     PressRow,
+    ProbeSection,
     ReportContext,
     ReportMap,
     RoundupRow,
     SystemRow,
-    ProbeSection,
     report_extras,
     schema_version,
     upgrade_report,
@@ -73,7 +73,9 @@ def test_a_version_1_report_without_a_schema_key_is_upgraded_as_version_1() -> N
     assert upgraded["deadline_text"] == old["deadline"] and upgraded["on_leave_until"] is None
     empire = upgraded["empire"]
     assert (empire["economy_ran"], empire["supply_paid"], empire["next_income"]) == (True, 86, 86)
-    assert "deadline_text" not in old and "economy_ran" not in old["empire"], "the stored report is left as it was"
+    assert "deadline_text" not in old and "economy_ran" not in old["empire"], (
+        "the stored report is left as it was"
+    )
     assert "Orders for turn 2 are due Friday 09 January 2026, 20:00 GMT." in render_report_text(old)
 
 
@@ -122,7 +124,9 @@ def test_the_typed_report_has_the_keys_of_report_schema_json(pointer: str, shape
     """Each part of the typed report context names the keys the published
     schema does, and requires the ones it requires (the rule-set-2 keys, which
     the schema requires only in a rule-set-2 report, are optional in the type)."""
-    schema = json.loads((Path(turnproc.reports.__file__).parent / "report.schema.json").read_text(encoding="utf-8"))
+    schema = json.loads(
+        (Path(turnproc.reports.__file__).parent / "report.schema.json").read_text(encoding="utf-8")
+    )
     node = schema
     for part in filter(None, pointer.split("/")):
         node = node[part]
@@ -133,7 +137,9 @@ def test_the_typed_report_has_the_keys_of_report_schema_json(pointer: str, shape
 
 
 def test_own_systems_have_the_keys_of_the_schema() -> None:
-    schema = json.loads((Path(turnproc.reports.__file__).parent / "report.schema.json").read_text(encoding="utf-8"))
+    schema = json.loads(
+        (Path(turnproc.reports.__file__).parent / "report.schema.json").read_text(encoding="utf-8")
+    )
     system, own = schema["$defs"]["system"], schema["$defs"]["own_system"]
     required, every = _keys(OwnSystemRow)
     # supply_paid is described for an own system but never written: the empire has it.

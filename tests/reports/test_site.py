@@ -19,8 +19,8 @@ from tests.factories import make_game
 from turnproc.app import App, open_app
 from turnproc.cli import main
 from turnproc.config import Config
-from turnproc.intake import submit_orders
 from turnproc.games.publish import write_site
+from turnproc.intake import submit_orders
 from turnproc.reports.site import PLOTTED, Announcement, PublicGame, Standing, site_files, vp_plot
 from turnproc.runtime.resources import public_docs
 from turnproc.storage import models as m
@@ -45,7 +45,12 @@ def app(sqlite_url: str, tmp_path: Path) -> App:
     app = open_app(config)
     with transaction(app.sessions) as session:
         game = make_game(session, emails=PLAYERS)
-        _orders(session, game, "RIG", "MESSAGE ALL Rigel greets the galaxy\nMESSAGE VEG SECRET-PLAN-7\nNAME 101 Hidden Haven\nMOVE 101 103 2")
+        _orders(
+            session,
+            game,
+            "RIG",
+            "MESSAGE ALL Rigel greets the galaxy\nMESSAGE VEG SECRET-PLAN-7\nNAME 101 Hidden Haven\nMOVE 101 103 2",
+        )
         _orders(session, game, "VEG", "MESSAGE ALL Vega answers")
         run_turn(session, game, config, NOW)
         # Turn 2 waits for the GM's release: nothing of it is public yet.
@@ -86,7 +91,9 @@ def _parsed(path: Path) -> _Links:
 
 
 def test_every_local_link_resolves(site: Path) -> None:
-    pages = {p.relative_to(site).as_posix(): _parsed(p) for p in [*site.glob("*.html"), *site.glob("turns/*.html")]}
+    pages = {
+        p.relative_to(site).as_posix(): _parsed(p) for p in [*site.glob("*.html"), *site.glob("turns/*.html")]
+    }
     assert set(pages) == {*GAME_PAGES, "rules.html", "orders.html", "turns/0.html", "turns/1.html"}
     broken = []
     checked = 0
@@ -98,7 +105,11 @@ def test_every_local_link_resolves(site: Path) -> None:
             target = (site / name).parent / path if path else site / name
             if not target.is_file():
                 broken.append(f"{name}: {link} (no file {path})")
-            elif anchor and target.suffix == ".html" and anchor not in pages[target.resolve().relative_to(site.resolve()).as_posix()].ids:
+            elif (
+                anchor
+                and target.suffix == ".html"
+                and anchor not in pages[target.resolve().relative_to(site.resolve()).as_posix()].ids
+            ):
                 broken.append(f"{name}: {link} (no id {anchor} in {target.name})")
             checked += 1
     assert not broken, "\n".join(broken)
@@ -116,14 +127,20 @@ def test_every_page_renders_in_chromium_without_console_messages(site: Path, tmp
 
 def test_fog_of_war_holds_on_every_page(site: Path) -> None:
     """rules.md §14: the pages show what every report shows everyone, nothing more."""
-    texts = {p.relative_to(site).as_posix(): p.read_text(encoding="utf-8") for p in [*site.iterdir(), *site.glob("turns/*")] if p.is_file()}
+    texts = {
+        p.relative_to(site).as_posix(): p.read_text(encoding="utf-8")
+        for p in [*site.iterdir(), *site.glob("turns/*")]
+        if p.is_file()
+    }
     for name, text in texts.items():
         for secret in SECRETS:
             assert secret not in text, f"{name} shows {secret!r}"
     for name in GAME_PAGES:
         text = re.sub(r"<[^>]+>", " ", texts[name])
         # System codes are 100 and up; VP, ranks and turns here are small.
-        assert not [n for n in re.findall(r"\b\d{3,5}\b", text) if int(n) >= 100 and n != "2026"], f"{name} shows a system code"
+        assert not [n for n in re.findall(r"\b\d{3,5}\b", text) if int(n) >= 100 and n != "2026"], (
+            f"{name} shows a system code"
+        )
         for word in ("cruiser", "fighter", "balance", "treasury", "industry", "population"):
             assert word not in text.lower(), f"{name} speaks of {word}"
     for name in ("press.html", "turns/1.html"):
@@ -151,7 +168,13 @@ def test_the_command_writes_the_pages(app: App, tmp_path: Path, capsys: pytest.C
 def _standings(turns: int, empires: int) -> list[Standing]:
     codes = [f"E{chr(65 + i // 26)}{chr(65 + i % 26)}" for i in range(empires)]
     return [
-        Standing(t, [{"code": c, "name": f"Empire {c}", "vp": t * (i + 1), "rank": empires - i, "active": True} for i, c in reversed(list(enumerate(codes)))])
+        Standing(
+            t,
+            [
+                {"code": c, "name": f"Empire {c}", "vp": t * (i + 1), "rank": empires - i, "active": True}
+                for i, c in reversed(list(enumerate(codes)))
+            ],
+        )
         for t in range(turns + 1)
     ]
 

@@ -15,8 +15,8 @@ from sqlalchemy import event
 
 from tests.factories import make_game
 from turnproc.config import Config
-from turnproc.intake import submit_orders
 from turnproc.games.publish import write_site
+from turnproc.intake import submit_orders
 from turnproc.storage import models as m
 from turnproc.storage.db import make_engine, make_sessionmaker, transaction
 from turnproc.storage.queries import get_game
@@ -94,7 +94,9 @@ def test_a_refresh_writes_only_the_new_turns_pages(sessions, config: Config, tmp
     assert [t for t in range(1, TURNS + 1) if f"news of turn {t}<" in press] == [TURNS - 2, TURNS - 1, TURNS]
 
 
-def test_rollback_and_rerun_over_a_long_game_show_the_turns_that_hold(sessions, config: Config, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_rollback_and_rerun_over_a_long_game_show_the_turns_that_hold(
+    sessions, config: Config, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
     site = tmp_path / "site"
     later = NOW + dt.timedelta(days=7 * TURNS)
     with transaction(sessions) as session:

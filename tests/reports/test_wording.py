@@ -13,12 +13,12 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from tests.reports.test_fog import CODES, play
+from turnproc.orders.parser import parse_mail
 from turnproc.reports.context import SCHEMA_ID, SCHEMA_VERSION, report_context
 from turnproc.reports.narrative import narrate
 from turnproc.reports.orderform import WIDTH
 from turnproc.reports.render import press_heading, render_report_documents
 from turnproc.rules.events import Event
-from turnproc.orders.parser import parse_mail
 
 
 @pytest.mark.parametrize(("lost", "words"), [(1, "1 BP was lost"), (2, "2 BP were lost")])
@@ -28,18 +28,37 @@ def test_leftovers_lost_agree_with_their_number(lost: int, words: str) -> None:
 
 
 def test_withdrawals_agree_with_their_number() -> None:
-    e = Event("withdraw", "ZAP", {"system": 104, "to": 105, "cruisers": 3, "caught": 1, "lost": 2, "attacker": "RIG"})
+    e = Event(
+        "withdraw",
+        "ZAP",
+        {"system": 104, "to": 105, "cruisers": 3, "caught": 1, "lost": 2, "attacker": "RIG"},
+    )
     text = narrate(e, "RIG")
     assert "1 was caught" in text and "2 were lost" in text
 
 
 def test_a_failed_attack_nobody_survived_sends_no_survivors_home() -> None:
-    data = {"system": 104, "attacker": "RIG", "defender": "ZAP", "from": 101, "attack": 9, "defence": 14,
-            "losses": {"attacker": {"cruisers": 9}, "defender": {"cruisers": 0, "fighters": 2}},
-            "survivors": 0, "captured": False, "defence_level": 2, "engage": None, "fire_order": "simultaneous",
-            "rounds": [{"attack": 9, "defence": 14}]}  # fmt: skip
+    data = {
+        "system": 104,
+        "attacker": "RIG",
+        "defender": "ZAP",
+        "from": 101,
+        "attack": 9,
+        "defence": 14,
+        "losses": {"attacker": {"cruisers": 9}, "defender": {"cruisers": 0, "fighters": 2}},
+        "survivors": 0,
+        "captured": False,
+        "defence_level": 2,
+        "engage": None,
+        "fire_order": "simultaneous",
+        "rounds": [{"attack": 9, "defence": 14}],
+    }
     text = narrate(Event("battle", "RIG", data), "RIG")
-    assert "you lost 9 cruisers" in text and "survivors went home" not in text and "no attacking cruiser survived" in text
+    assert (
+        "you lost 9 cruisers" in text
+        and "survivors went home" not in text
+        and "no attacking cruiser survived" in text
+    )
     assert "survivors went home" in narrate(Event("battle", "RIG", {**data, "survivors": 1}), "RIG")
 
 
@@ -59,7 +78,11 @@ def test_orders_are_listed_in_line_order() -> None:
 def test_the_json_deadline_is_iso_8601_with_the_text_beside_it() -> None:
     state, events = play(1, 1, frozenset())
     when = dt.datetime(2026, 7, 9, 20, 0, tzinfo=ZoneInfo("Europe/London"))
-    ctx = json.loads(render_report_documents(report_context(state, events, "AAA", game_name="g", turn=1, deadline=when)).json)
+    ctx = json.loads(
+        render_report_documents(
+            report_context(state, events, "AAA", game_name="g", turn=1, deadline=when)
+        ).json
+    )
     assert ctx["deadline"] == "2026-07-09T20:00:00+01:00"
     assert dt.datetime.fromisoformat(ctx["deadline"]) == when
     assert ctx["deadline_text"] == "Thursday 09 July 2026, 20:00 BST"
@@ -68,7 +91,9 @@ def test_the_json_deadline_is_iso_8601_with_the_text_beside_it() -> None:
 
 
 def test_the_schema_id_is_versioned_and_the_reports_name_it() -> None:
-    schema = json.loads(resources.files("turnproc.reports").joinpath("report.schema.json").read_text(encoding="utf-8"))
+    schema = json.loads(
+        resources.files("turnproc.reports").joinpath("report.schema.json").read_text(encoding="utf-8")
+    )
     assert schema["$id"] == SCHEMA_ID == schema["properties"]["schema"]["const"]
     assert SCHEMA_ID.endswith(f":{SCHEMA_VERSION}") and "example" not in SCHEMA_ID
     state, events = play(1, 1, frozenset())
@@ -91,7 +116,9 @@ def test_the_order_form_lists_every_system_and_reads_back_as_no_orders(seed: int
         assert parsed.header.empire == viewer and parsed.orders == [] and parsed.problems == []
         # With an order written in, that order and only it is read.
         own = ctx["systems"][0]["code"]
-        filled = parse_mail(form.replace("<password>", "secret").replace("\nEND", f"\nGROW {own} 1\nEND"), state, viewer)
+        filled = parse_mail(
+            form.replace("<password>", "secret").replace("\nEND", f"\nGROW {own} 1\nEND"), state, viewer
+        )
         assert [o.action.value for o in filled.orders] == ["GROW"] and filled.errors == []
 
 

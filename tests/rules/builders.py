@@ -7,12 +7,13 @@ typed orders the way the parser would.
 
 from __future__ import annotations
 
+import itertools
 import random
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from turnproc.rules.events import Event
 from turnproc.orders.orders import Action, Order, Quantity
+from turnproc.rules.events import Event
 from turnproc.rules.state import (
     MODULES,
     Empire,
@@ -53,7 +54,7 @@ class Builder:
 
     def link(self, *codes: int) -> Builder:
         """Link consecutive codes: ``link(101, 102, 103)`` is a chain."""
-        for a, b in zip(codes, codes[1:], strict=False):
+        for a, b in itertools.pairwise(codes):
             self.links.add(link_key(a, b))
         return self
 

@@ -86,7 +86,7 @@ def test_help_and_join_need_no_header() -> None:
     for text in ("help", "\n\nHELP\n-- \nZed", 'JOIN duel rig "Rigel  League"'):
         parsed = parse_mail(text)
         assert parsed.errors == [], text
-    join = parse_mail('JOIN duel rig \u201cRigel  League\u201d').command(MailCommand.JOIN)
+    join = parse_mail("JOIN duel rig \u201cRigel  League\u201d").command(MailCommand.JOIN)
     assert join == CommandLine(1, MailCommand.JOIN, text="duel", code="RIG", name="Rigel League")
     # Anything else without a header still misses it, and a request only starts a mail.
     assert [p.code for p in parse_mail("TAX\nHELP").problems] == ["missing_game", "missing_empire"]
@@ -109,4 +109,6 @@ def test_redaction_hides_new_passwords_quoted_or_not() -> None:
 
 
 def test_commands_in_bare_order_lines() -> None:
-    assert parse_orders("VACATION 2\nTAX").command(MailCommand.VACATION) == CommandLine(1, MailCommand.VACATION, number=2)
+    assert parse_orders("VACATION 2\nTAX").command(MailCommand.VACATION) == CommandLine(
+        1, MailCommand.VACATION, number=2
+    )

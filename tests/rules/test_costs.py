@@ -10,16 +10,39 @@ from __future__ import annotations
 import pytest
 
 from tests.rules.builders import A, Builder, T, o, order_events, run
-from turnproc.rules.costs import FREE, order_cost, spending
 from turnproc.orders.orders import Action, Order
+from turnproc.rules.costs import FREE, order_cost, spending
 from turnproc.rules.state import GameState, Tech
 
 #: Every action the estimate prices; a new action must be priced (or made free) there.
 PRICED = {
-    A.MOVE, A.ASSAULT, A.DEEP, A.COLONISE, A.TAX, A.NEWCRS, A.NEWFTR, A.NEWCOL, A.BUILD, A.GROW,
-    A.SCRAPC, A.SCRAPF, A.MOVEF, A.MOVECOL, A.STASH, A.CASH, A.GIFT, A.TECH,
-    A.LAYUP, A.RESERVE, A.RECOVER, A.BOMBARD, A.LINK, A.PROBE, A.FIND, A.TAKE,
-}  # fmt: skip
+    A.MOVE,
+    A.ASSAULT,
+    A.DEEP,
+    A.COLONISE,
+    A.TAX,
+    A.NEWCRS,
+    A.NEWFTR,
+    A.NEWCOL,
+    A.BUILD,
+    A.GROW,
+    A.SCRAPC,
+    A.SCRAPF,
+    A.MOVEF,
+    A.MOVECOL,
+    A.STASH,
+    A.CASH,
+    A.GIFT,
+    A.TECH,
+    A.LAYUP,
+    A.RESERVE,
+    A.RECOVER,
+    A.BOMBARD,
+    A.LINK,
+    A.PROBE,
+    A.FIND,
+    A.TAKE,
+}
 
 
 def galaxy(balance: int = 500, treasury: int = 200) -> GameState:

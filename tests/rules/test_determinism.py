@@ -11,9 +11,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from turnproc.orders.orders import Action, Order, Quantity
 from turnproc.rules.events import events_from_json, events_to_json
 from turnproc.rules.invariants import check_invariants
-from turnproc.orders.orders import Action, Order, Quantity
 from turnproc.rules.serialize import state_to_json
 from turnproc.rules.state import MODULES, GameState, Stance, SystemType, Tech
 from turnproc.rules.turn import resolve, turn_rng
@@ -151,13 +151,9 @@ def galaxies(draw: st.DrawFn, ruleset: int = 1) -> GameState:
             code += 1
     all_codes = sorted(b.systems)
     n_emp = draw(st.integers(1, min(3, len(all_codes))))
-    owned = draw(
-        st.lists(st.sampled_from(all_codes), min_size=n_emp, max_size=len(all_codes), unique=True)
-    )
+    owned = draw(st.lists(st.sampled_from(all_codes), min_size=n_emp, max_size=len(all_codes), unique=True))
     for emp_code in CODES[:n_emp]:
-        emp = b.empire(
-            emp_code, balance=draw(st.integers(0, 80)), treasury=draw(st.integers(0, 30))
-        )
+        emp = b.empire(emp_code, balance=draw(st.integers(0, 80)), treasury=draw(st.integers(0, 30)))
         for tech in (Tech.WEAPONS, Tech.DRIVE, Tech.JUMP, Tech.MARINES, Tech.LIFE_SUPPORT):
             emp.techs[tech] = draw(st.integers(0, 4))
         if ruleset >= 2:
@@ -269,15 +265,33 @@ _SENSIBLE = [
     A.DISTSQ,
 ]
 _ONE_PLACE = {
-    A.NEWCRS, A.NEWFTR, A.NEWCOL, A.BUILD, A.GROW, A.SCRAPC, A.STANDOFF,
-    A.LAYUP, A.RESERVE, A.RECOVER, A.FIND, A.STASH,
-}  # fmt: skip
+    A.NEWCRS,
+    A.NEWFTR,
+    A.NEWCOL,
+    A.BUILD,
+    A.GROW,
+    A.SCRAPC,
+    A.STANDOFF,
+    A.LAYUP,
+    A.RESERVE,
+    A.RECOVER,
+    A.FIND,
+    A.STASH,
+}
 _NO_PLACE = {A.TRADE, A.TAKE, A.STASH}
 #: Rule set 2's orders (rules.md §19), all in the sensible mix of a version-2 game;
 #: PROBE lines come from their own strategy.
 _SENSIBLE_V2 = [
-    A.LAYUP, A.RESERVE, A.RECOVER, A.BOMBARD, A.LINK, A.FIND, A.TRADE, A.TAKE, A.STASH,
-]  # fmt: skip
+    A.LAYUP,
+    A.RESERVE,
+    A.RECOVER,
+    A.BOMBARD,
+    A.LINK,
+    A.FIND,
+    A.TRADE,
+    A.TAKE,
+    A.STASH,
+]
 
 
 @pytest.mark.slow
@@ -331,15 +345,11 @@ def _check_conservation(old: GameState, new: GameState, events: list[Any]) -> No
     for e in events:
         if e.kind == "trade":
             assert e.data["received"] == e.data["paid"] // 2
-    gifts = sum(
-        e.data["treasury_cost"] for e in events if e.kind == "order" and e.data["action"] == "GIFT"
-    )
+    gifts = sum(e.data["treasury_cost"] for e in events if e.kind == "order" and e.data["action"] == "GIFT")
     received: dict[str, int] = {}
     for e in events:
         if e.kind == "order" and e.data["action"] == "GIFT" and e.data["ok"]:
-            received[e.data["recipient"]] = (
-                received.get(e.data["recipient"], 0) + e.data["treasury_cost"]
-            )
+            received[e.data["recipient"]] = received.get(e.data["recipient"], 0) + e.data["treasury_cost"]
     assert gifts == sum(received.values())
 
 

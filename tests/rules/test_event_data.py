@@ -2,7 +2,6 @@
 and a state as rules/serialize.py says; the report's phrasing reads only keys
 the shapes have."""
 
-
 import ast
 import types
 import typing
@@ -13,12 +12,12 @@ from typing import Any, Literal, NotRequired, TypedDict, get_args, get_origin, g
 import pytest
 
 from tests.rules.test_golden import CASES, SEED, load_scenario_file, parse_case_foreseen
+from turnproc.orders.vocabulary import EventKind
 from turnproc.reports import narrative
 from turnproc.rules import eventdata
 from turnproc.rules.events import Event
 from turnproc.rules.serialize import SYSTEM_FIELDS, StateDict, SystemDict, state_to_dict, state_to_record
 from turnproc.rules.turn import resolve, turn_rng
-from turnproc.orders.vocabulary import EventKind
 
 
 def _golden_events() -> Iterator[tuple[str, Event]]:
@@ -47,7 +46,9 @@ def _problems(value: object, hint: Any, where: str) -> list[str]:
     if origin is list:
         if not isinstance(value, list):
             return [f"{where}: {value!r} is not a list"]
-        return [p for i, item in enumerate(value) for p in _problems(item, get_args(hint)[0], f"{where}[{i}]")]
+        return [
+            p for i, item in enumerate(value) for p in _problems(item, get_args(hint)[0], f"{where}[{i}]")
+        ]
     if origin is dict:
         if not isinstance(value, dict):
             return [f"{where}: {value!r} is not a dict"]
@@ -113,9 +114,11 @@ def _keys_read(function: ast.FunctionDef) -> tuple[str | None, set[str]]:
     keys: set[str] = set()
     for node in ast.walk(function):
         if (
-            isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "cast"
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id == "cast"
             and isinstance(node.args[0], ast.Name)
-        ):  # fmt: skip
+        ):
             shape = node.args[0].id
         elif isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == "d":
             if isinstance(node.slice, ast.Constant):
@@ -124,7 +127,11 @@ def _keys_read(function: ast.FunctionDef) -> tuple[str | None, set[str]]:
             target = node.func.value
             if isinstance(target, ast.Name) and target.id == "d" and isinstance(node.args[0], ast.Constant):
                 keys.add(node.args[0].value)
-        elif isinstance(node, ast.Compare) and isinstance(node.comparators[0], ast.Name) and node.comparators[0].id == "d":
+        elif (
+            isinstance(node, ast.Compare)
+            and isinstance(node.comparators[0], ast.Name)
+            and node.comparators[0].id == "d"
+        ):
             if isinstance(node.left, ast.Constant):
                 keys.add(node.left.value)
     return shape, keys
@@ -140,7 +147,9 @@ def test_the_phrasing_reads_only_keys_its_shape_has() -> None:
         if shape_name is None:
             continue
         shape = getattr(eventdata, shape_name)
-        assert keys <= set(get_type_hints(shape)), f"{function.name} reads {sorted(keys - set(get_type_hints(shape)))}"
+        assert keys <= set(get_type_hints(shape)), (
+            f"{function.name} reads {sorted(keys - set(get_type_hints(shape)))}"
+        )
         checked += 1
     assert checked >= 25
 

@@ -16,9 +16,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from turnproc.orders import reader
-from turnproc.rules.generate import generate_galaxy, place_empire
-from turnproc.rules.checks import known_systems, known_systems_all
 from turnproc.orders.orders import Action, Order, Quantity
+from turnproc.rules.checks import known_systems, known_systems_all
+from turnproc.rules.generate import generate_galaxy, place_empire
 from turnproc.rules.serialize import SYSTEM_FIELDS as RECORD_FIELDS
 from turnproc.rules.serialize import state_to_json
 from turnproc.rules.state import Empire, GameSettings, GameState, Stance, System, Tech
@@ -28,14 +28,40 @@ from .test_determinism import skirmish
 # Every field and whether copy() must give the copy its own object for it.
 # A new field fails test_fields_are_known: decide how copy() treats it, then add it here.
 SYSTEM_FIELDS = {
-    "code", "type", "row", "col", "star", "name", "owner", "pop", "industry", "cruisers",
-    "fighters", "colony_ships", "stance", "stance_target", "retreat_parts", "ever_owned",
+    "code",
+    "type",
+    "row",
+    "col",
+    "star",
+    "name",
+    "owner",
+    "pop",
+    "industry",
+    "cruisers",
+    "fighters",
+    "colony_ships",
+    "stance",
+    "stance_target",
+    "retreat_parts",
+    "ever_owned",
     "home_slot",
-}  # fmt: skip
+}
 EMPIRE_FIELDS = {
-    "code", "name", "balance", "treasury", "vp", "techs", "base", "home", "lost_in_space",
-    "active", "missed_turns", "reserve", "active_probe", "inactive_probes",
-}  # fmt: skip
+    "code",
+    "name",
+    "balance",
+    "treasury",
+    "vp",
+    "techs",
+    "base",
+    "home",
+    "lost_in_space",
+    "active",
+    "missed_turns",
+    "reserve",
+    "active_probe",
+    "inactive_probes",
+}
 STATE_FIELDS = {"turn", "systems", "links", "empires", "settings", "seen", "finished", "_adj_cache"}
 
 
@@ -48,7 +74,7 @@ def test_fields_are_known() -> None:
     assert {f.name for f in dataclasses.fields(GameState)} == STATE_FIELDS
     assert dataclasses.fields(GameSettings) and GameSettings.__dataclass_params__.frozen  # type: ignore[attr-defined]
     # A turn record's rows hold every field of a system (serialize.state_to_record).
-    assert RECORD_FIELDS == tuple(f.name for f in dataclasses.fields(System))
+    assert tuple(f.name for f in dataclasses.fields(System)) == RECORD_FIELDS
 
 
 def test_order_from_dict_builds_what_the_constructor_builds() -> None:

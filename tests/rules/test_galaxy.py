@@ -59,11 +59,27 @@ def _min_home_separation(state: GameState) -> int:
 # -- rules.md §2.3 distance squared (3.12) ---------------------------------------------------
 
 DISTANCE_TABLE = [
-    ((1, 0), 1), ((0, 1), 1), ((1, 1), 2), ((2, 2), 8), ((2, 0), 4), ((0, 2), 4),
-    ((2, 1), 5), ((1, 2), 5), ((3, 0), 9), ((0, 3), 9), ((3, 1), 10), ((1, 3), 10),
-    ((4, 0), 16), ((0, 4), 16), ((4, 1), 17), ((2, 3), 13), ((5, 0), 25), ((0, 5), 25),
-    ((5, 1), 26), ((3, 2), 13),
-]  # fmt: skip
+    ((1, 0), 1),
+    ((0, 1), 1),
+    ((1, 1), 2),
+    ((2, 2), 8),
+    ((2, 0), 4),
+    ((0, 2), 4),
+    ((2, 1), 5),
+    ((1, 2), 5),
+    ((3, 0), 9),
+    ((0, 3), 9),
+    ((3, 1), 10),
+    ((1, 3), 10),
+    ((4, 0), 16),
+    ((0, 4), 16),
+    ((4, 1), 17),
+    ((2, 3), 13),
+    ((5, 0), 25),
+    ((0, 5), 25),
+    ((5, 1), 26),
+    ((3, 2), 13),
+]
 
 
 @pytest.mark.parametrize(("delta", "expected"), DISTANCE_TABLE)
@@ -98,10 +114,15 @@ def test_r6_4_distsq_from_a_planet_measures_from_its_star() -> None:
 @pytest.mark.parametrize(
     ("stype", "limit"),
     [
-        (SystemType.YD, 40), (SystemType.WD, 20), (SystemType.RD, 25), (SystemType.RG, 15),
-        (SystemType.SG, 10), (SystemType.PL, 60), (SystemType.AB, 15),
+        (SystemType.YD, 40),
+        (SystemType.WD, 20),
+        (SystemType.RD, 25),
+        (SystemType.RG, 15),
+        (SystemType.SG, 10),
+        (SystemType.PL, 60),
+        (SystemType.AB, 15),
     ],
-)  # fmt: skip
+)
 def test_r2_1_population_limit_by_type(stype: SystemType, limit: int) -> None:
     star = 100 if stype in (SystemType.PL, SystemType.AB) else None
     system = System(101, stype, 0, 0, star=star)
@@ -144,9 +165,7 @@ def test_r2_5_check_galaxy_finds_broken_maps() -> None:
     )
     assert check_galaxy(good) == []
 
-    cut_off = _state(
-        System(100, SystemType.YD, 0, 0), System(101, SystemType.RD, 0, 1), links=()
-    )
+    cut_off = _state(System(100, SystemType.YD, 0, 0), System(101, SystemType.RD, 0, 1), links=())
     assert any("not reachable" in p for p in check_galaxy(cut_off))
 
     same_square = _state(
@@ -204,8 +223,10 @@ def test_r2_5_new_galaxy_is_turn_1_without_empires() -> None:
     state = generate_galaxy("s", 2)
     assert state.turn == 1 and state.empires == {} and not state.finished
     assert state.settings == GameSettings()
-    assert all(s.owner is None and s.pop == s.industry == s.fleet == s.colony_ships == 0
-               for s in state.systems.values())  # fmt: skip
+    assert all(
+        s.owner is None and s.pop == s.industry == s.fleet == s.colony_ships == 0
+        for s in state.systems.values()
+    )
 
 
 def test_r2_5_settings_are_kept() -> None:

@@ -35,10 +35,10 @@ from typing import Any
 
 import pytest
 
-from turnproc.rules.events import Event
 from turnproc.orders.orders import Order, Severity
 from turnproc.orders.parser import parse_orders
 from turnproc.orders.problems import FORESEEN
+from turnproc.rules.events import Event
 from turnproc.rules.serialize import state_to_dict
 from turnproc.rules.state import GameState
 from turnproc.rules.turn import resolve, turn_rng
@@ -190,7 +190,9 @@ def render_case(case: Path) -> str:
     new, events = resolve(state, orders, turn_rng(SEED, state.turn))
     failed = {(e.empire, e.data["line"]): e.data["reason"] for e in events if e.kind == "order"}
     for (code, line), problem in foreseen.items():
-        assert failed.get((code, line)) == problem, f"{case.name}: {code} line {line} refused as {problem}, the turn says {failed.get((code, line))}"
+        assert failed.get((code, line)) == problem, (
+            f"{case.name}: {code} line {line} refused as {problem}, the turn says {failed.get((code, line))}"
+        )
     out = [
         f"# Golden turn {case.name!r}: scenario.toml + orders.txt, dice turn_rng({SEED!r}, {state.turn}).",
         "# Written by tests/rules/test_golden.py --update-golden; check every change against docs/rules.md.",
@@ -239,4 +241,4 @@ def test_orders_sections() -> None:
 
 def test_value_format() -> None:
     data = {"b": [1, "x y"], "a": {"z": None, "y": True}, "c": [{"k": "101"}]}
-    assert fmt_pairs(data) == ['a.y=true', 'a.z=null', 'b=[1, "x y"]', 'c=[{k="101"}]']
+    assert fmt_pairs(data) == ["a.y=true", "a.z=null", 'b=[1, "x y"]', 'c=[{k="101"}]']

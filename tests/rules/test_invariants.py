@@ -53,9 +53,7 @@ def _recode_system(state: GameState, old: int, new: int) -> None:
     sys = state.systems.pop(old)
     sys.code = new
     state.systems[new] = sys
-    state.links = frozenset(
-        link_key(new if a == old else a, new if b == old else b) for a, b in state.links
-    )
+    state.links = frozenset(link_key(new if a == old else a, new if b == old else b) for a, b in state.links)
 
 
 Case = tuple[str, Callable[[GameState], None], tuple[int, ...], tuple[str, ...]]
@@ -135,7 +133,9 @@ def test_a_break_after_a_check_is_found_as_on_a_fresh_state(case: Case) -> None:
     assert check_invariants(after) == _break(breaker)
 
 
-def test_the_lean_pass_over_systems_doubts_every_broken_system(case: Case, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_lean_pass_over_systems_doubts_every_broken_system(
+    case: Case, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The lean pass answers "sound" exactly when the full loop, which names
     the culprits, would find nothing."""
     from turnproc.rules import invariants

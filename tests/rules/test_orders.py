@@ -104,8 +104,16 @@ def test_tech_from_name_refuses_other_words() -> None:
 def test_header_codes_are_flagged_in_the_catalogue() -> None:
     header = {code for code in PROBLEMS if is_header_code(code)}
     assert header == {
-        "missing_game", "missing_empire", "missing_password", "bad_empire",
-        "bad_turn", "wrong_turn", "conflicting_header", "late_header",
-        "placeholder_password", "password_in_brackets", "header_only_quoted",
-    }  # fmt: skip
+        "missing_game",
+        "missing_empire",
+        "missing_password",
+        "bad_empire",
+        "bad_turn",
+        "wrong_turn",
+        "conflicting_header",
+        "late_header",
+        "placeholder_password",
+        "password_in_brackets",
+        "header_only_quoted",
+    }
     assert not is_header_code("no_such_code")

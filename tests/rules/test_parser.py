@@ -7,7 +7,7 @@ import string
 from dataclasses import replace
 
 import pytest
-from hypothesis import assume, example, HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
 from turnproc.orders.grammar import ACTION_SPECS, MAX_MESSAGE_LENGTH
@@ -23,8 +23,7 @@ from turnproc.orders.orders import (
 )
 from turnproc.orders.parser import parse_mail, parse_orders
 from turnproc.orders.problems import PROBLEMS
-from turnproc.rules.state import TECH_NAMES
-from turnproc.rules.state import Empire, GameState, System, SystemType, Tech, link_key
+from turnproc.rules.state import TECH_NAMES, Empire, GameState, System, SystemType, Tech, link_key
 
 A = Action
 Q = Quantity
@@ -48,13 +47,14 @@ def make_state() -> GameState:
     }
     links = frozenset(
         link_key(a, b)
-        for a, b in [
-            (101, 102), (101, 103), (101, 110), (110, 201), (201, 202), (103, 300), (110, 120)
-        ]
+        for a, b in [(101, 102), (101, 103), (101, 110), (110, 201), (201, 202), (103, 300), (110, 120)]
     )
     empires = {c: Empire(c, f"Empire {c}") for c in ("ABC", "XYZ", "QRS")}
     return GameState(
-        turn=3, systems=systems, links=links, empires=empires,
+        turn=3,
+        systems=systems,
+        links=links,
+        empires=empires,
         seen={"ABC": {110, 120, 201, 202}, "XYZ": {101}},
     )
 
@@ -161,8 +161,7 @@ VALID = [
     ("name 101,   New  Haven   ", O(A.NAME, where=101, text="New  Haven")),
     ("NAME 101 x" + "y" * 23, O(A.NAME, where=101, text="x" + "y" * 23)),
     ("NAME 101 #1, the Best", O(A.NAME, where=101, text="#1, the Best")),
-    ("MESSAGE ALL Greetings from the Rigel League",
-     O(A.MESSAGE, text="Greetings from the Rigel League")),
+    ("MESSAGE ALL Greetings from the Rigel League", O(A.MESSAGE, text="Greetings from the Rigel League")),
     ("message xyz  Hi there,  friend!  ", O(A.MESSAGE, empire="XYZ", text="Hi there,  friend!")),
     ("MESSAGE all, 日本語 ok", O(A.MESSAGE, text="日本語 ok")),
     # Rule set 2 (rules.md §19); whether the game has them is a state check
@@ -324,8 +323,12 @@ def test_did_you_mean_actions(text: str, suggestion: str) -> None:
 
 @pytest.mark.parametrize(
     "text,suggestion",
-    [("TECH WEPONS", "WEAPONS"), ("TECH SCANER", "SCANNER"), ("TECH DEFENSES", "DEFENCE"),
-     ("TECH LIFESUPORT", "LIFESUPPORT")],
+    [
+        ("TECH WEPONS", "WEAPONS"),
+        ("TECH SCANER", "SCANNER"),
+        ("TECH DEFENSES", "DEFENCE"),
+        ("TECH LIFESUPORT", "LIFESUPPORT"),
+    ],
 )
 def test_did_you_mean_techs(text: str, suggestion: str) -> None:
     problem = parse_orders(text).problems[0]
@@ -451,7 +454,7 @@ def test_quoted_header_does_not_start_orders() -> None:
 def test_header_problems(text: str, code: str) -> None:
     result = parse_mail(text)
     assert code in codes(result), result.problems
-    assert [p for p in result.problems if p.code == code][0].severity is Severity.ERROR
+    assert next(p for p in result.problems if p.code == code).severity is Severity.ERROR
     assert len(result.orders) == 1  # the TAX still counts
 
 
@@ -514,10 +517,7 @@ def test_parse_orders_accepts_header_lines_without_requiring_them() -> None:
 
 
 def test_quoted_comment_and_blank_lines_ignored() -> None:
-    text = (
-        "GAME G\nEMPIRE ABC pw\n\n> MOVE 101 102 5\n   >> TAX\n"
-        "# a comment\n  # another\n,, ,\nSTASH 2\n"
-    )
+    text = "GAME G\nEMPIRE ABC pw\n\n> MOVE 101 102 5\n   >> TAX\n# a comment\n  # another\n,, ,\nSTASH 2\n"
     result = parse_mail(text)
     assert result.problems == []
     assert [(o.line, o.action) for o in result.orders] == [(9, A.STASH)]
@@ -871,9 +871,7 @@ def test_format_order(order: Order, text: str) -> None:
 
 codes_st = st.integers(100, 99999)
 counts = st.integers(1, 999_999_999)
-quantities = st.one_of(
-    st.just(Q()), counts.map(lambda n: Q(count=n)), counts.map(lambda n: Q(all_but=n))
-)
+quantities = st.one_of(st.just(Q()), counts.map(lambda n: Q(count=n)), counts.map(lambda n: Q(all_but=n)))
 # "ALL" is the public recipient of MESSAGE, never an empire code (the parser stores it as None).
 empire_codes = st.text(alphabet=string.ascii_uppercase, min_size=3, max_size=3).filter(lambda c: c != "ALL")
 # U+FFFD stands for a character the mail could not carry, so the parser refuses it (rules.md §1).
@@ -922,9 +920,7 @@ def orders_for(action: Action) -> st.SearchStrategy[Order]:
     if action in (A.BASE, A.HOME, A.DEFEND, A.STANDOFF):
         return codes_st.map(lambda w: make(where=w))
     if action is A.RETREAT:
-        return st.builds(
-            lambda p, k: make(where=p[0], to=p[1], number=Q(k)), _pair(True), st.integers(1, 3)
-        )
+        return st.builds(lambda p, k: make(where=p[0], to=p[1], number=Q(k)), _pair(True), st.integers(1, 3))
     if action is A.AMBUSH:
         return _pair(True).map(lambda p: make(where=p[0], to=p[1]))
     if action is A.NAME:
@@ -938,7 +934,10 @@ def orders_for(action: Action) -> st.SearchStrategy[Order]:
     if action is A.TRADE:
         levels = st.none() | counts.map(lambda k: Q(k))
         return st.builds(
-            lambda t, e, q: make(tech=t, empire=e, number=q), st.sampled_from(list(Tech)), empire_codes, levels
+            lambda t, e, q: make(tech=t, empire=e, number=q),
+            st.sampled_from(list(Tech)),
+            empire_codes,
+            levels,
         )
     if action is A.TAKE:
         return st.builds(lambda t, e: make(tech=t, empire=e), st.sampled_from(list(Tech)), empire_codes)
@@ -998,10 +997,53 @@ def test_never_raises_on_any_text(text: str, with_state: bool, empire: str | Non
 
 _words = st.sampled_from(
     [a.value for a in Action]
-    + ["GAME", "EMPIRE", "TURN", "END", "REPORT", "ORDERS", "CLEAR", "WAIT", "COLONIZE",
-       "ALL", "AB-2", "AB-", "-", "–", "0", "1", "3", "4", "101", "102", "103", "110", "120",
-       "201", "202", "300", "999", "ABC", "XYZ", "QQQ", "LIFE", "SUPPORT", "BP", "INCOME",
-       "WEAPONS", "LS", ">", "#", "--", "x" * 30, "9" * 40, "\x00", "\u2028", "\ufeff", "é"]
+    + [
+        "GAME",
+        "EMPIRE",
+        "TURN",
+        "END",
+        "REPORT",
+        "ORDERS",
+        "CLEAR",
+        "WAIT",
+        "COLONIZE",
+        "ALL",
+        "AB-2",
+        "AB-",
+        "-",
+        "–",
+        "0",
+        "1",
+        "3",
+        "4",
+        "101",
+        "102",
+        "103",
+        "110",
+        "120",
+        "201",
+        "202",
+        "300",
+        "999",
+        "ABC",
+        "XYZ",
+        "QQQ",
+        "LIFE",
+        "SUPPORT",
+        "BP",
+        "INCOME",
+        "WEAPONS",
+        "LS",
+        ">",
+        "#",
+        "--",
+        "x" * 30,
+        "9" * 40,
+        "\x00",
+        "\u2028",
+        "\ufeff",
+        "é",
+    ]
 )
 _seps = st.sampled_from([" ", "\t", ",", " , ", "\u00a0", "  "])
 _line = st.lists(st.tuples(_words | st.text(max_size=6), _seps), max_size=6).map(
@@ -1048,15 +1090,45 @@ def test_never_raises_on_nasty_text(text: str) -> None:
 
 
 @settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(st.sampled_from([
-    "GAME x", "EMPIRE ABC pw", "TURN 2", "TURN x", "MOVE 101 102 3", "> quoted", "", "# c", "TAX",
-    "junk", "EMPIRE DEF other", "GAME y", "END", "-- ",
-    # mail shapes (docs/orders.md, "Where the host starts and stops reading")
-    "> GAME x", "> EMPIRE ABC pw", "EMPIRE ABC <password>", "EMPIRE ABC <pw>", "EMPIRE ABC <s3cret>",
-    "On Mon, 12 Jan 2026, GM <gm@example.org> wrote:", "Le lun. 12 janv. 2026, GM a écrit :",
-    "-----Original Message-----", "________________", "From: GM <gm@example.org>", "Sent: Monday",
-    "Von: GM", "Gesendet: Montag", "STAR CHASE - game x - turn 1 report", "== Order form for turn 2 ==",
-]), max_size=30))
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "GAME x",
+                "EMPIRE ABC pw",
+                "TURN 2",
+                "TURN x",
+                "MOVE 101 102 3",
+                "> quoted",
+                "",
+                "# c",
+                "TAX",
+                "junk",
+                "EMPIRE DEF other",
+                "GAME y",
+                "END",
+                "-- ",
+                # mail shapes (docs/orders.md, "Where the host starts and stops reading")
+                "> GAME x",
+                "> EMPIRE ABC pw",
+                "EMPIRE ABC <password>",
+                "EMPIRE ABC <pw>",
+                "EMPIRE ABC <s3cret>",
+                "On Mon, 12 Jan 2026, GM <gm@example.org> wrote:",
+                "Le lun. 12 janv. 2026, GM a écrit :",
+                "-----Original Message-----",
+                "________________",
+                "From: GM <gm@example.org>",
+                "Sent: Monday",
+                "Von: GM",
+                "Gesendet: Montag",
+                "STAR CHASE - game x - turn 1 report",
+                "== Order form for turn 2 ==",
+            ]
+        ),
+        max_size=30,
+    )
+)
 # A blank line after a quoted line below the host's report once crashed the reader.
 @example(["GAME x", "STAR CHASE - game x - turn 1 report", "> GAME x", ""])
 def test_parse_header_agrees_with_parse_mail(lines: list[str]) -> None:
@@ -1066,10 +1138,29 @@ def test_parse_header_agrees_with_parse_mail(lines: list[str]) -> None:
     assert parse_header(text) == parse_mail(text).header
 
 
-@given(st.lists(st.sampled_from([
-    "GAME x", "EMPIRE ABC pw", "TURN 2", "MOVE 101 102 3", "> quoted", "", "TAX", "junk", "END", "-- ",
-    "> GAME x", "On Mon, 12 Jan 2026, GM <gm@example.org> wrote:", "== Order form for turn 2 ==",
-]), max_size=20), st.text(max_size=40))
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "GAME x",
+                "EMPIRE ABC pw",
+                "TURN 2",
+                "MOVE 101 102 3",
+                "> quoted",
+                "",
+                "TAX",
+                "junk",
+                "END",
+                "-- ",
+                "> GAME x",
+                "On Mon, 12 Jan 2026, GM <gm@example.org> wrote:",
+                "== Order form for turn 2 ==",
+            ]
+        ),
+        max_size=20,
+    ),
+    st.text(max_size=40),
+)
 def test_a_mail_shaped_once_parses_as_it_does_alone(lines: list[str], other: str) -> None:
     """Intake finds a mail's shape for its header and hands it to the whole
     parse; the shape of another text is never used for this one."""

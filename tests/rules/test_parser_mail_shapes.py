@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from turnproc.orders.orders import Action, ParsedOrders, Severity, SkipReason, Skipped
+from turnproc.orders.orders import Action, ParsedOrders, Severity, Skipped, SkipReason
 from turnproc.orders.parser import parse_header, parse_mail, parse_orders
 from turnproc.orders.problems import PROBLEMS, is_header_code
 
@@ -85,7 +85,9 @@ def test_outlook_reply_with_the_report_below_unquoted() -> None:
     orders end at the underscores, and the report's 60 lines (its order form with
     <password> included) give no problem. "Regards" is still an order line."""
     result = agrees(OUTLOOK_REPLY)
-    assert [(p.line, p.code) for p in result.problems] == [(line_of(OUTLOOK_REPLY, "Regards"), "unknown_action")]
+    assert [(p.line, p.code) for p in result.problems] == [
+        (line_of(OUTLOOK_REPLY, "Regards"), "unknown_action")
+    ]
     assert result.header.password == "mq7hv3kaxp2e"
     assert len(result.orders) == 2
     first = line_of(OUTLOOK_REPLY, "____")
@@ -142,9 +144,8 @@ def test_form_filled_in_below_the_mail_replied_to() -> None:
     """Bottom-posting in Outlook: the player filled in the report's own order form
     below the From/Sent block. With no header above the reply line, the first real
     header anywhere counts."""
-    text = (
-        "From: Star Chase GM <gm@example.org>\nSent: Monday, 12 January 2026 20:05\n\n"
-        + REPORT.replace("EMPIRE RIG <password>\nTURN 4\n", "EMPIRE RIG mq7hv3kaxp2e\nTURN 4\nGROW 144 2\n")
+    text = "From: Star Chase GM <gm@example.org>\nSent: Monday, 12 January 2026 20:05\n\n" + REPORT.replace(
+        "EMPIRE RIG <password>\nTURN 4\n", "EMPIRE RIG mq7hv3kaxp2e\nTURN 4\nGROW 144 2\n"
     )
     result = agrees(text)
     assert result.problems == []
@@ -230,7 +231,10 @@ def test_top_posted_reply_header_only_in_quoted_text() -> None:
     """The player answered at the top with orders but no header; the header is only
     in the quoted report. Quoted text never counts: the mail has no header, and the
     result says a header was seen in quoted text and which lines were quoted."""
-    text = "MOVE 143 161 2\nGROW 144 2\n\nOn Mon, 12 Jan 2026 at 20:05, GM <gm@example.org> wrote:\n" + quoted(REPORT)
+    text = (
+        "MOVE 143 161 2\nGROW 144 2\n\nOn Mon, 12 Jan 2026 at 20:05, GM <gm@example.org> wrote:\n"
+        + quoted(REPORT)
+    )
     result = agrees(text)
     assert result.header.line == 0 and result.orders == []
     assert codes(result) == ["missing_game", "missing_empire", "header_only_quoted"]
@@ -251,7 +255,13 @@ def test_quoted_report_without_attribution_is_said_quoted() -> None:
 
 
 def test_bottom_posted_gmail_reply() -> None:
-    text = "On Mon, 12 Jan 2026 at 20:05, GM <gm@example.org> wrote:\n" + quoted(REPORT) + "\n\n" + HEADER + "TAX\n"
+    text = (
+        "On Mon, 12 Jan 2026 at 20:05, GM <gm@example.org> wrote:\n"
+        + quoted(REPORT)
+        + "\n\n"
+        + HEADER
+        + "TAX\n"
+    )
     result = agrees(text)
     assert result.problems == [] and len(result.orders) == 1
     assert result.skipped == [Skipped(1, last_filled(quoted(REPORT)) + 1, S.REPLY_HEADER)]
@@ -262,8 +272,18 @@ def test_bottom_posted_gmail_reply() -> None:
 
 @pytest.mark.parametrize(
     "password",
-    ["<password>", "<your password>", "<PW>", "<pw>", "<Your_Password>", "<>", "<passwort>",
-     "<mot de passe>", "<my secret word>", "<password here>"],
+    [
+        "<password>",
+        "<your password>",
+        "<PW>",
+        "<pw>",
+        "<Your_Password>",
+        "<>",
+        "<passwort>",
+        "<mot de passe>",
+        "<my secret word>",
+        "<password here>",
+    ],
 )
 def test_placeholder_password(password: str) -> None:
     result = agrees(f"GAME demo\nEMPIRE RIG {password}\nTAX\n")
@@ -293,7 +313,9 @@ def test_copied_form_after_a_pasted_report_is_the_header() -> None:
     own copy (with their orders) is read and told to put the password in."""
     text = REPORT + "\nGAME demo\nEMPIRE RIG <password>\nTURN 4\nGROW 144 2\n"
     result = agrees(text)
-    assert [(p.line, p.code) for p in result.problems] == [(line_of(text, "GROW") - 2, "placeholder_password")]
+    assert [(p.line, p.code) for p in result.problems] == [
+        (line_of(text, "GROW") - 2, "placeholder_password")
+    ]
     assert len(result.orders) == 1
 
 
@@ -315,12 +337,34 @@ def test_skipped_round_trips_through_json() -> None:
 # -- properties --------------------------------------------------------------------------
 
 _PIECES = [
-    "GAME demo", "GAME other", "EMPIRE RIG mq7hv3kaxp2e", "EMPIRE RIG <password>", "EMPIRE RIG <s3cret>",
-    "EMPIRE SOL pw", "TURN 4", "TURN x", "MOVE 143 161 2", "TAX", "junk", "", "# c", "END", "-- ",
-    "> GAME demo", "> EMPIRE RIG pw", "> TAX", "On Mon, 12 Jan 2026, GM <gm@example.org> wrote:",
-    "-----Original Message-----", "________________", "From: GM <gm@example.org>",
-    "Sent: Monday 20:05", "Von: GM", "Gesendet: Montag", "STAR CHASE - game demo - turn 3 report",
-    "== Order form for turn 4 ==", "Am Mo., 12. Jan. 2026 schrieb GM:",
+    "GAME demo",
+    "GAME other",
+    "EMPIRE RIG mq7hv3kaxp2e",
+    "EMPIRE RIG <password>",
+    "EMPIRE RIG <s3cret>",
+    "EMPIRE SOL pw",
+    "TURN 4",
+    "TURN x",
+    "MOVE 143 161 2",
+    "TAX",
+    "junk",
+    "",
+    "# c",
+    "END",
+    "-- ",
+    "> GAME demo",
+    "> EMPIRE RIG pw",
+    "> TAX",
+    "On Mon, 12 Jan 2026, GM <gm@example.org> wrote:",
+    "-----Original Message-----",
+    "________________",
+    "From: GM <gm@example.org>",
+    "Sent: Monday 20:05",
+    "Von: GM",
+    "Gesendet: Montag",
+    "STAR CHASE - game demo - turn 3 report",
+    "== Order form for turn 4 ==",
+    "Am Mo., 12. Jan. 2026 schrieb GM:",
 ]
 _REPORT_CHUNKS = [REPORT, quoted(REPORT), OUTLOOK_REPLY, GMAIL_REPLY]
 _mail = st.lists(
@@ -415,17 +459,45 @@ def test_long_reply_look_alikes_stay_fast(text: str) -> None:
 # -- mark_lines' cheap exit, held to the patterns it skips ---------------------------
 
 _FRAGMENTS = [
-    "MOVE 101 103 2", "TAX", "NAME 101 New Haven", "MOVE 101 102 AB-2", "", "  ", "# a note", "> quoted", "42",
-    "From: Ann <ann@example.org>", "*Von:* Ann", "Sent: Monday, 5 January 2026 18:00", "Gesendet: Montag",
-    "On Mon, 5 Jan 2026, Ann <ann@example.org>", "On Mon 5 Jan 2026 Ann Smith", "wrote:", "On Mon, Ann wrote:", "Am 5. Jan schrieb Ann:",
-    "-----Original Message-----", "---- Forwarded message ----", "________________________________",
-    "Star Chase - game demo - turn 3 report", "== Order form for turn 4 ==", "ORDER FORM FOR TURN 2",
-    "demo - turn 3", "demo - turn 3 (corrected)", "Rigel League (RIG) - rank 1, 3 VP. 2 systems",
-]  # fmt: skip
+    "MOVE 101 103 2",
+    "TAX",
+    "NAME 101 New Haven",
+    "MOVE 101 102 AB-2",
+    "",
+    "  ",
+    "# a note",
+    "> quoted",
+    "42",
+    "From: Ann <ann@example.org>",
+    "*Von:* Ann",
+    "Sent: Monday, 5 January 2026 18:00",
+    "Gesendet: Montag",
+    "On Mon, 5 Jan 2026, Ann <ann@example.org>",
+    "On Mon 5 Jan 2026 Ann Smith",
+    "wrote:",
+    "On Mon, Ann wrote:",
+    "Am 5. Jan schrieb Ann:",
+    "-----Original Message-----",
+    "---- Forwarded message ----",
+    "________________________________",
+    "Star Chase - game demo - turn 3 report",
+    "== Order form for turn 4 ==",
+    "ORDER FORM FOR TURN 2",
+    "demo - turn 3",
+    "demo - turn 3 (corrected)",
+    "Rigel League (RIG) - rank 1, 3 VP. 2 systems",
+]
 
 
 @example(["TAX", "On Mon 5 Jan 2026 Ann Smith", "wrote:", "> TAX"])
-@given(st.lists(st.one_of(st.sampled_from(_FRAGMENTS), st.text(alphabet=" :-_>#aoOrRdeEfFmMtTuUnN0\u212a", max_size=24)), max_size=12))
+@given(
+    st.lists(
+        st.one_of(
+            st.sampled_from(_FRAGMENTS), st.text(alphabet=" :-_>#aoOrRdeEfFmMtTuUnN0\u212a", max_size=24)
+        ),
+        max_size=12,
+    )
+)
 def test_mark_lines_marks_each_line_as_its_patterns_do(lines: list[str]) -> None:
     from turnproc.orders.mailshape import _mark, mark_lines
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from turnproc.orders.orders import Action as A
 from turnproc.rules.battle import (
     attack_strength,
     attacker_wins,
@@ -11,7 +12,6 @@ from turnproc.rules.battle import (
     defence_strength,
     round_losses,
 )
-from turnproc.orders.orders import Action as A
 from turnproc.rules.state import MODULES, Empire, Stance, System, Tech
 from turnproc.rules.state import SystemType as T
 

@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-from turnproc.rules.resolution import Resolution
-from turnproc.rules.exploration import explore
 from turnproc.orders.orders import Action as A
+from turnproc.rules.exploration import explore
+from turnproc.rules.resolution import Resolution
 from turnproc.rules.state import GameState, Tech
 from turnproc.rules.state import SystemType as T
 
@@ -28,9 +28,7 @@ def world(expo: int = 3, target: T = T.YD) -> GameState:
     return b.build()
 
 
-def dig(
-    state: GameState, code: int, rolls: list[int], choices: tuple[Any, ...] = ()
-) -> dict[str, Any]:
+def dig(state: GameState, code: int, rolls: list[int], choices: tuple[Any, ...] = ()) -> dict[str, Any]:
     """Explore ``code`` for ABC with scripted dice; returns the event data."""
     ctx = Resolution(state, Dice(rolls, choices=choices))
     state.systems[code].owner = "ABC"

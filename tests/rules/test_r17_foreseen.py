@@ -18,18 +18,18 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from turnproc.orders.orders import Order
+from turnproc.orders.parser import parse_orders
+from turnproc.orders.problems import FORESEEN
+from turnproc.orders.vocabulary import REASONS
 from turnproc.reports.narrative import narrate
 from turnproc.rules.events import Event
 from turnproc.rules.galaxy import between_squares
 from turnproc.rules.generate import generate_galaxy, place_empire
-from turnproc.orders.orders import Order
-from turnproc.orders.parser import parse_orders
-from turnproc.orders.problems import FORESEEN
 from turnproc.rules.sight import star_between
 from turnproc.rules.state import GameSettings, GameState, SystemType, Tech
 from turnproc.rules.turn import resolve
 from turnproc.rules.visibility import visible_systems
-from turnproc.orders.vocabulary import REASONS
 
 from .test_r19_bombard_link import bombard_field, link_field
 
@@ -137,14 +137,23 @@ def test_r17_1_checked_at_the_turn() -> None:
     move may take a system, and squares the report cannot see are checked at the
     turn: the line is OK."""
     state = link_state(1)
-    for text in ("TECH JUMP 2\nDEEP 101 103 1", "MOVE 101 102 1\nDEEP 101 103 1", "TECH HYPERSPACE 3\nLINK 101 103"):
+    for text in (
+        "TECH JUMP 2\nDEEP 101 103 1",
+        "MOVE 101 102 1\nDEEP 101 103 1",
+        "TECH HYPERSPACE 3\nLINK 101 103",
+    ):
         parsed = parse_orders(text, state, "ABC")
         assert not parsed.problems and len(parsed.orders) == 2, text
     # Distance² 4 along a row: a star the report does not show may stand between.
     state = link_state(9)
     state.systems[102].owner = None
     del state.systems[102]
-    state.links = frozenset(p for p in state.links if 102 not in p) | {(101, 103), (103, 104), (103, 105), (103, 106)}
+    state.links = frozenset(p for p in state.links if 102 not in p) | {
+        (101, 103),
+        (103, 104),
+        (103, 105),
+        (103, 106),
+    }
     state.seen["ABC"].discard(102)
     parsed = parse_orders("LINK 101 105", state, "ABC")
     assert not parsed.problems
@@ -179,8 +188,16 @@ def test_r17_1_reserve_is_told_before_a_blockade() -> None:
 
 ACTIONS = ("BOMBARD", "LINK", "DEEP", "ASSAULT", "MOVE", "RESERVE", "TRADE", "TECH")
 #: Reasons whose conditions a lone order's report always shows.
-ALWAYS_SHOWN = {"not_star_from", "not_planet", "bad_distance", "too_far", "beyond_hyperspace",
-                "no_reserve", "level_too_high", "own_system"}  # fmt: skip
+ALWAYS_SHOWN = {
+    "not_star_from",
+    "not_planet",
+    "bad_distance",
+    "too_far",
+    "beyond_hyperspace",
+    "no_reserve",
+    "level_too_high",
+    "own_system",
+}
 
 
 def generated(seed: int, jump: int, hyperspace: int, reserve: int, taken: int) -> GameState:
@@ -205,9 +222,12 @@ def generated(seed: int, jump: int, hyperspace: int, reserve: int, taken: int) -
 @st.composite
 def games_and_orders(draw: st.DrawFn) -> tuple[GameState, list[str]]:
     state = generated(
-        draw(st.integers(0, 5)), draw(st.integers(0, 9)), draw(st.integers(0, 9)),
-        draw(st.integers(0, 2)), draw(st.integers(0, 12)),
-    )  # fmt: skip
+        draw(st.integers(0, 5)),
+        draw(st.integers(0, 9)),
+        draw(st.integers(0, 9)),
+        draw(st.integers(0, 2)),
+        draw(st.integers(0, 12)),
+    )
     own = sorted(c for c, s in state.systems.items() if s.owner == "ABC")
     known = sorted(state.seen["ABC"])
     lines = []
@@ -216,16 +236,24 @@ def games_and_orders(draw: st.DrawFn) -> tuple[GameState, list[str]]:
         a, b = draw(st.sampled_from(own)), draw(st.sampled_from(known))
         level = draw(st.integers(0, 4))
         tech = draw(st.sampled_from(["JUMP", "HYPERSPACE", "WEAPONS"]))
-        lines.append({
-            "RESERVE": f"RESERVE {a} 1", "TRADE": f"TRADE {tech} DEF {level}", "TECH": f"TECH {tech}",
-            "DEEP": f"DEEP {a} {b} 1", "ASSAULT": f"ASSAULT {a} {b} 1", "MOVE": f"MOVE {a} {b} 1",
-        }.get(action, f"{action} {a} {b}"))  # fmt: skip
+        lines.append(
+            {
+                "RESERVE": f"RESERVE {a} 1",
+                "TRADE": f"TRADE {tech} DEF {level}",
+                "TECH": f"TECH {tech}",
+                "DEEP": f"DEEP {a} {b} 1",
+                "ASSAULT": f"ASSAULT {a} {b} 1",
+                "MOVE": f"MOVE {a} {b} 1",
+            }.get(action, f"{action} {a} {b}")
+        )
     return state, lines
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(games_and_orders())
-def test_r17_1_no_false_refusals_and_no_ok_for_what_the_report_shows(drawn: tuple[GameState, list[str]]) -> None:
+def test_r17_1_no_false_refusals_and_no_ok_for_what_the_report_shows(
+    drawn: tuple[GameState, list[str]],
+) -> None:
     """rules.md §17.1: whenever the checks refuse a line, the turn fails that order for
     that reason; a lone order the checks let through never fails for a reason its
     report always shows, nor for an owner or a star between that the report showed."""

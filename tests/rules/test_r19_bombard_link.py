@@ -3,9 +3,9 @@ failure path, with the worked examples of the rulebook."""
 
 from __future__ import annotations
 
+from turnproc.orders.orders import Action as A
 from turnproc.rules.galaxy import MAX_LINKS
 from turnproc.rules.links import link_problem, segment_blocked
-from turnproc.orders.orders import Action as A
 from turnproc.rules.state import SystemType as T
 from turnproc.rules.state import Tech
 
@@ -42,7 +42,13 @@ def test_r19_3_bombard_example() -> None:
     assert (bomb["cruisers_lost"], bomb["fighters_lost"]) == (1, 1)
     assert bomb["lost_in_space"] == {"attacker": 0, "defender": 0}
     planet = new.systems[105]
-    assert (planet.owner, planet.pop, planet.industry, planet.cruisers, planet.fighters) == ("XYZ", 5, 0, 0, 1)
+    assert (planet.owner, planet.pop, planet.industry, planet.cruisers, planet.fighters) == (
+        "XYZ",
+        5,
+        0,
+        0,
+        1,
+    )
     assert new.empires["XYZ"].vp == 4
     first, move = order_events(events, "ABC")
     assert first["cost"] == 2 and move["reason"] == "sticky"
@@ -75,7 +81,12 @@ def test_r19_3_bombard_failures() -> None:
     ]
     _, events = run(b.build(), {"ABC": orders})
     assert [e["reason"] for e in order_events(events, "ABC")] == [
-        "not_owned", "not_star_from", "not_planet", "not_planet", "not_enemy", "not_planet"
+        "not_owned",
+        "not_star_from",
+        "not_planet",
+        "not_planet",
+        "not_enemy",
+        "not_planet",
     ]
     b = bombard_field()
     b.systems[104].cruisers = 0

@@ -4,8 +4,8 @@ behaviour where the two differ."""
 
 from __future__ import annotations
 
-from turnproc.rules.economy import research_pick, research_weight
 from turnproc.orders.orders import Action as A
+from turnproc.rules.economy import research_pick, research_weight
 from turnproc.rules.state import TECH_START, V1_TECHS, GameSettings, Stance, Tech, techs_of
 from turnproc.rules.state import SystemType as T
 
@@ -68,7 +68,12 @@ def test_r19_7_rule_set_1_loses_the_leftovers() -> None:
     b.empires["ABC"].balance = 23
     _, events = run(b.build(), {})
     assert one(events, "leftovers", "ABC") == {
-        "balance": 23, "cruisers": 0, "base": None, "fighters": 0, "home": None, "lost": 23
+        "balance": 23,
+        "cruisers": 0,
+        "base": None,
+        "fighters": 0,
+        "home": None,
+        "lost": 23,
     }
 
 

@@ -5,8 +5,8 @@ rule-set-1 game; links within 7 and legal as ever."""
 from __future__ import annotations
 
 from turnproc.rules.invariants import check_invariants
-from turnproc.rules.state import Tech
 from turnproc.rules.state import SystemType as T
+from turnproc.rules.state import Tech
 
 from .builders import duel
 

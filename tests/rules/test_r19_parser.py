@@ -39,10 +39,18 @@ def test_r19_a_version_1_game_refuses_the_new_orders_and_techs() -> None:
     number (problem not_in_ruleset)"."""
     text = "\n".join(
         [
-            "LAYUP 101 1", "RESERVE 101 1", "RECOVER 101 1", "BOMBARD 101 112", "LINK 101 103",
-            "PROBE 103", "FIND 101", "TRADE WEAPONS XYZ", "TAKE DRIVE XYZ", "TECH HYPERSPACE",
+            "LAYUP 101 1",
+            "RESERVE 101 1",
+            "RECOVER 101 1",
+            "BOMBARD 101 112",
+            "LINK 101 103",
+            "PROBE 103",
+            "FIND 101",
+            "TRADE WEAPONS XYZ",
+            "TAKE DRIVE XYZ",
+            "TECH HYPERSPACE",
         ]
-    )  # fmt: skip
+    )
     v1 = parse_orders(text, game(1), "ABC")
     assert [p.code for p in v1.problems] == ["not_in_ruleset"] * 10 and v1.orders == []
     assert "rule set 2" in v1.problems[0].message and "rule set 1" in v1.problems[0].message

@@ -18,8 +18,15 @@ def chain() -> Builder:
     b.empire("XYZ", supply=100)
     for i, code in enumerate(range(101, 107)):
         owner = {101: "ABC", 106: "XYZ"}.get(code)
-        b.star(code, 0, 2 * i, owner=owner, pop=5 if owner else 0, industry=5 if owner else 0,
-               cruisers=3 if code == 105 else 0)
+        b.star(
+            code,
+            0,
+            2 * i,
+            owner=owner,
+            pop=5 if owner else 0,
+            industry=5 if owner else 0,
+            cruisers=3 if code == 105 else 0,
+        )
     b.systems[105].owner = "XYZ"
     b.systems[105].pop = 1
     b.link(101, 102, 103, 104, 105, 106)
@@ -165,7 +172,11 @@ def test_r19_6_take_matches_a_trade() -> None:
     took = order_events(events, "XYZ")[0]
     assert (took["ok"], took["treasury_cost"], took["level"]) == (True, 5, 3)
     assert one(events, "trade", "ABC") == {
-        "taker": "XYZ", "tech": "WEAPONS", "level": 3, "paid": 5, "received": 2
+        "taker": "XYZ",
+        "tech": "WEAPONS",
+        "level": 3,
+        "paid": 5,
+        "received": 2,
     }
     # The leftovers go into the treasury too (rules.md §19.7).
     stashed = {code: one(events, "leftovers", code)["treasury"] for code in ("ABC", "XYZ")}
@@ -245,5 +256,7 @@ def test_r19_6_trade_and_take_are_not_in_rule_set_1() -> None:
     """rules.md §19 (ruling R1): a version-1 game fails every rule-set-2 order."""
     b = traders()
     b.settings = type(b.settings)(modules=frozenset(), ruleset=1)
-    _, events = run(b.build(), {"ABC": [trade(Tech.WEAPONS, "XYZ"), probe(102)], "XYZ": [take(Tech.WEAPONS, "ABC")]})
+    _, events = run(
+        b.build(), {"ABC": [trade(Tech.WEAPONS, "XYZ"), probe(102)], "XYZ": [take(Tech.WEAPONS, "ABC")]}
+    )
     assert {e["reason"] for e in order_events(events)} == {"not_in_ruleset"}

@@ -99,7 +99,10 @@ def test_r19_2_reserve_and_recover_refuse_a_blockaded_planet_and_others_systems(
     ]
     _, events = run(b.build(), {"ABC": orders})
     assert [e["reason"] for e in order_events(events, "ABC")] == [
-        "blockaded", "blockaded", "not_owned", "not_owned"
+        "blockaded",
+        "blockaded",
+        "not_owned",
+        "not_owned",
     ]
 
 

@@ -49,15 +49,23 @@ def test_r19_every_rule_set_2_concept_has_a_golden_turn() -> None:
     modules on"."""
     v2 = {p.name for p in GOLDEN.iterdir() if (p / "scenario.toml").exists() and p.name.startswith("v2_")}
     assert v2 == {
-        "v2_reserve", "v2_bombard", "v2_link", "v2_probes", "v2_trade", "v2_economy",
-        "v2_corrections", "v2_all_modules",
-    }  # fmt: skip
+        "v2_reserve",
+        "v2_bombard",
+        "v2_link",
+        "v2_probes",
+        "v2_trade",
+        "v2_economy",
+        "v2_corrections",
+        "v2_all_modules",
+    }
     for name in v2:
         state = load_scenario_file(GOLDEN / name / "scenario.toml").state
         assert state.settings.ruleset == 2, name
     assert load_scenario_file(GOLDEN / "v2_all_modules" / "scenario.toml").state.settings.modules == {
-        "zoc", "pinning", "engage"
-    }  # fmt: skip
+        "zoc",
+        "pinning",
+        "engage",
+    }
 
 
 def test_r19_the_rule_set_survives_serialisation() -> None:
@@ -95,4 +103,3 @@ def test_r19_a_version_1_game_fails_every_rule_set_2_order() -> None:
     assert [e["reason"] for e in done] == ["not_in_ruleset"] * len(orders)
     assert sum(e["cost"] for e in done) == 0
     assert new.systems[101].cruisers == 5 and new.empires["ABC"].reserve == 0
-

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from turnproc.orders.orders import Action as A
 from turnproc.rules.economy import is_blockaded
 from turnproc.rules.exploration import FIND_WEIGHTS, weighted_tech
-from turnproc.orders.orders import Action as A
 from turnproc.rules.state import MODULES, Stance, Tech
 from turnproc.rules.state import SystemType as T
 

@@ -116,15 +116,11 @@ def test_stances_take_effect_before_slot_1_whatever_slot_they_use() -> None:
     b.systems[104].cruisers = 2
     state = b.build()
     xyz = [o(A.TAX)] * 5 + [o(A.RETREAT, 104, 105)]
-    new, events = run(
-        state, {"ABC": [o(A.MOVE, 102, 103, 10), o(A.MOVE, 103, 104, 10)], "XYZ": xyz}
-    )
-    stance = [d for d in order_events(events, "XYZ") if d["action"] == "RETREAT"][0]
+    new, events = run(state, {"ABC": [o(A.MOVE, 102, 103, 10), o(A.MOVE, 103, 104, 10)], "XYZ": xyz})
+    stance = next(d for d in order_events(events, "XYZ") if d["action"] == "RETREAT")
     assert stance["slot"] == 6 and stance["ok"]
     # The stance order's event comes before any slot's action.
-    first_slot_event = next(
-        i for i, e in enumerate(events) if e.kind == "order" and e.data["slot"] == 1
-    )
+    first_slot_event = next(i for i, e in enumerate(events) if e.kind == "order" and e.data["slot"] == 1)
     stance_index = next(
         i for i, e in enumerate(events) if e.kind == "order" and e.data["action"] == "RETREAT"
     )
@@ -185,9 +181,7 @@ def test_name_uses_ownership_at_the_start_of_the_turn() -> None:
     b.systems[103].cruisers = 20
     b.systems[103].ever_owned = True
     state = b.build()
-    new, events = run(
-        state, {"ABC": [o(A.NAME, 102, text="Lost soon")], "XYZ": [o(A.MOVE, 103, 102, 20)]}
-    )
+    new, events = run(state, {"ABC": [o(A.NAME, 102, text="Lost soon")], "XYZ": [o(A.MOVE, 103, 102, 20)]})
     assert new.systems[102].owner == "XYZ"
     assert new.systems[102].name == "Lost soon"
 
@@ -317,9 +311,7 @@ def test_distsq_needs_from_owned_and_to_not_a_planet() -> None:
     b.planet(112, 102)
     b.planet(113, 102, type=T.AB)
     b.link(101, 102)
-    _, events = run(
-        b.build(), {"ABC": [o(A.DISTSQ, 102, 101), o(A.DISTSQ, 101, 112), o(A.DISTSQ, 101, 113)]}
-    )
+    _, events = run(b.build(), {"ABC": [o(A.DISTSQ, 102, 101), o(A.DISTSQ, 101, 112), o(A.DISTSQ, 101, 113)]})
     assert [d["reason"] for d in order_events(events)] == ["not_owned", "not_star", "not_star"]
     assert not kinds(events, "distsq")
 

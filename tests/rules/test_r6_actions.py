@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
+from turnproc.orders.orders import Action as A
 from turnproc.rules.actions import tech_cost
 from turnproc.rules.events import Event
-from turnproc.orders.orders import Action as A
 from turnproc.rules.state import Stance, Tech
 from turnproc.rules.state import SystemType as T
 
@@ -274,9 +274,7 @@ def test_scrap_cruisers_and_fighters_one_bp_each() -> None:
     b = base()
     b.systems[101].cruisers = 4
     b.systems[101].fighters = 4
-    new, events = run(
-        b.build(), {"ABC": [o(A.SCRAPC, 101, None, 3), o(A.SCRAPF, 101, None, "ALL")]}
-    )
+    new, events = run(b.build(), {"ABC": [o(A.SCRAPC, 101, None, 3), o(A.SCRAPF, 101, None, "ALL")]})
     d = order_events(events)
     assert [(x["done"], x["cost"]) for x in d] == [(3, 3), (4, 4)]
     assert (new.systems[101].cruisers, new.systems[101].fighters) == (1, 0)
@@ -339,9 +337,7 @@ def test_tech_cost_formula() -> None:
 def test_tech_raises_levels_from_the_treasury() -> None:
     b = base()
     b.empires["ABC"].treasury = 12
-    new, events = run(
-        b.build(), {"ABC": [o(A.TECH, n=2, tech=Tech.WEAPONS), o(A.TECH, tech=Tech.DRIVE)]}
-    )
+    new, events = run(b.build(), {"ABC": [o(A.TECH, n=2, tech=Tech.WEAPONS), o(A.TECH, tech=Tech.DRIVE)]})
     d = order_events(events)
     assert (d[0]["done"], d[0]["treasury_cost"], d[0]["level"]) == (2, 8, 2)
     assert (d[1]["done"], d[1]["treasury_cost"]) == (1, 4)

@@ -102,9 +102,7 @@ def front(modules: tuple[str, ...]) -> Builder:
 
 def test_zoc_entering_enemy_control_stops_the_mover() -> None:
     """rules.md §8.2: entering a system controlled by an enemy makes it sticky for the mover."""
-    new, events = run(
-        front(("zoc",)).build(), {"ABC": [o(A.MOVE, 103, 104, 5), o(A.MOVE, 104, 103, 5)]}
-    )
+    new, events = run(front(("zoc",)).build(), {"ABC": [o(A.MOVE, 103, 104, 5), o(A.MOVE, 104, 103, 5)]})
     assert [d["reason"] for d in order_events(events)] == [None, "sticky"]
     assert one(events, "control_stop", "ABC") == {"system": 104, "by": ["XYZ"]}
 
@@ -210,9 +208,7 @@ def test_pin_strength_in_twelfths() -> None:
 def test_pinning_holds_part_of_the_fleet_the_rest_runs(modules: tuple[str, ...]) -> None:
     """rules.md §9.1: held cruisers stay and may not move again this turn; the rest run
     the pin and may move on in later slots."""
-    new, events = run(
-        front(modules).build(), {"ABC": [o(A.MOVE, 103, 104, 5), o(A.MOVE, 104, 103, "ALL")]}
-    )
+    new, events = run(front(modules).build(), {"ABC": [o(A.MOVE, 103, 104, 5), o(A.MOVE, 104, 103, "ALL")]})
     pin = one(events, "pin", "ABC")
     assert (pin["strength"], pin["held"], pin["ran"]) == (30, 2, 3)
     second = order_events(events)[1]

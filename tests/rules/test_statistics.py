@@ -16,13 +16,12 @@ from fractions import Fraction
 
 import pytest
 
+from turnproc.orders.orders import Action as A
 from turnproc.rules.battle import engage_roll
 from turnproc.rules.bombard import do_bombard
 from turnproc.rules.exploration import FIND_TABLE, FIND_WEIGHTS, explore
-from turnproc.orders.orders import Action as A
 from turnproc.rules.resolution import Resolution
-from turnproc.rules.state import TECH_START, GameState, Tech, techs_of
-from turnproc.rules.state import SystemType as T
+from turnproc.rules.state import TECH_START, GameState, techs_of
 from turnproc.rules.turn import resolve
 
 from .builders import Builder, o
@@ -112,7 +111,12 @@ def exact_defender_wins(att_drive: int, def_drive: int, bonus: int) -> Fraction:
     = (2k − 1)/36) plus Drive (and the defender's split bonus); ties go to the attacker."""
     p_max = {k: Fraction(2 * k - 1, 36) for k in range(1, 7)}
     return sum(
-        (pa * pd for a, pa in p_max.items() for d, pd in p_max.items() if d + def_drive + bonus > a + att_drive),
+        (
+            pa * pd
+            for a, pa in p_max.items()
+            for d, pd in p_max.items()
+            if d + def_drive + bonus > a + att_drive
+        ),
         Fraction(0),
     )
 
@@ -151,7 +155,11 @@ def test_r6_3_hyperspace_loss_rate(jump: int, row: int, col: int) -> None:
     Jump levels and distances; the lost ones all go lost in space (rules.md §19.2)."""
     ships = 3000
     d2 = row * row + col * col
-    new, events = resolve(deep_range(jump, row, col, ships), {"ABC": [o(A.DEEP, 101, 102, "ALL")]}, random.Random(jump * 31 + d2))
+    new, events = resolve(
+        deep_range(jump, row, col, ships),
+        {"ABC": [o(A.DEEP, 101, 102, "ALL")]},
+        random.Random(jump * 31 + d2),
+    )
     loss = next(e.data for e in events if e.kind == "hyperspace_loss")
     assert loss["ships"] == ships and loss["distsq"] == d2
     assert within_four_sigma(loss["lost"], ships, d2 / (10 * jump))

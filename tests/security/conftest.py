@@ -18,9 +18,12 @@ from turnproc.storage.db import transaction
 @pytest.fixture
 def app(db_url: str, tmp_path: Path) -> Iterator[App]:
     config = Config(
-        database_url=db_url, maildir_in=tmp_path / "in", maildir_out=tmp_path / "out",
-        from_address=f"Host <{HOST_ADDRESS}>", gm_address=GM,
-    )  # fmt: skip
+        database_url=db_url,
+        maildir_in=tmp_path / "in",
+        maildir_out=tmp_path / "out",
+        from_address=f"Host <{HOST_ADDRESS}>",
+        gm_address=GM,
+    )
     app = open_app(config)
     with transaction(app.sessions) as session:
         make_game(session)

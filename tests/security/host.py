@@ -22,9 +22,13 @@ OWNER = EMAILS["RIG"]
 #: From lines a forger writes for the owner: the address as it is, in other
 #: cases, with display names, and with the address as the display name.
 FORGED_FROMS = [
-    OWNER, OWNER.upper(), "Ann <ann@example.org>", "ANN <Ann@Example.Org>", '"ann@example.org" <ann@example.org>',
+    OWNER,
+    OWNER.upper(),
+    "Ann <ann@example.org>",
+    "ANN <Ann@Example.Org>",
+    '"ann@example.org" <ann@example.org>',
     "Ann Example <ANN@example.org>",
-]  # fmt: skip
+]
 
 
 def mail(text: str, *, sender: str = OWNER, password: str = PASSWORD, empire: str = "RIG") -> bytes:

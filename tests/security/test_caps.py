@@ -15,7 +15,9 @@ from tests.mail.test_player_commands import GM, Host, host, player, to  # noqa: 
 from turnproc.storage import models as m
 
 
-def test_two_address_mails_in_one_poll_are_both_answered(host: Host, caplog: pytest.LogCaptureFixture) -> None:
+def test_two_address_mails_in_one_poll_are_both_answered(
+    host: Host, caplog: pytest.LogCaptureFixture
+) -> None:
     with caplog.at_level(logging.WARNING):
         sent = host.mail(player("ADDRESS ann@first.example"), player("ADDRESS ann@second.example"))
     assert [r.outcome for r in host.results] == ["commands", "commands"]
@@ -28,7 +30,7 @@ def test_two_address_mails_in_one_poll_are_both_answered(host: Host, caplog: pyt
         assert change.new_email == "ann@second.example"
 
 
-def confirmations(sent: list, domain: str = "third.example") -> list:  # noqa: ANN001
+def confirmations(sent: list, domain: str = "third.example") -> list:
     return [s for s in sent if s.to.lower().endswith("@" + domain)]
 
 
@@ -51,7 +53,9 @@ def test_no_spelling_of_one_address_escapes_the_confirmation_cap(host: Host) -> 
 def test_one_empire_mails_at_most_three_confirmation_codes_an_hour(host: Host) -> None:
     sent = host.mail(*(player(f"ADDRESS victim{i}@third.example", subject=f"move {i}") for i in range(6)))
     assert len(confirmations(sent)) == 3
-    assert sum("confirmation codes went out for your empire" in a.text for a in to(sent, "ann@example.org")) == 3
+    assert (
+        sum("confirmation codes went out for your empire" in a.text for a in to(sent, "ann@example.org")) == 3
+    )
 
 
 def test_commands_stop_with_the_acknowledgement_cap(host: Host) -> None:

@@ -24,9 +24,15 @@ DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
 
 
 @pytest.fixture
-def host(db_url: str, imap, smtp_server):  # noqa: ANN001
+def host(db_url: str, imap, smtp_server):
     app = imap_app(
-        db_url, imap.port, smtp_server.port, IMAP_USER, IMAP_PASSWORD, gm_address=GM, trusted_authserv_id=TRUSTED
+        db_url,
+        imap.port,
+        smtp_server.port,
+        IMAP_USER,
+        IMAP_PASSWORD,
+        gm_address=GM,
+        trusted_authserv_id=TRUSTED,
     )
     yield Host(app, smtp_server)
     app.close()
@@ -52,7 +58,9 @@ def stamped(verdict: str, authserv_id: str = TRUSTED, password: str = PASSWORD) 
     return header.encode() + order_mail("TAX", password=password)
 
 
-def test_a_mail_failing_dmarc_is_filed_unanswered_and_no_password_is_checked(host: Host, checks: list[str]) -> None:
+def test_a_mail_failing_dmarc_is_filed_unanswered_and_no_password_is_checked(
+    host: Host, checks: list[str]
+) -> None:
     sent = host.mail(stamped("fail"), stamped("fail", password="guess-1"))
     assert [r.outcome for r in host.results] == ["forged", "forged"]
     assert sent == [] and checks == []
@@ -75,7 +83,9 @@ def test_a_verdict_from_another_server_is_ignored(host: Host, checks: list[str])
     assert checks == [PASSWORD]
 
 
-def test_without_a_trusted_server_no_verdict_counts(db_url: str, imap, smtp_server, checks: list[str]) -> None:  # noqa: ANN001
+def test_without_a_trusted_server_no_verdict_counts(
+    db_url: str, imap, smtp_server, checks: list[str]
+) -> None:
     app = imap_app(db_url, imap.port, smtp_server.port, IMAP_USER, IMAP_PASSWORD, gm_address=GM)
     try:
         host = Host(app, smtp_server)

@@ -12,13 +12,13 @@ import datetime as dt
 import pytest
 from sqlalchemy import select
 
-from tests.security.host import FORGED_FROMS, GM, NOW, OWNER, deliver, mail, on_file, outbox, text_of
 from tests.mail.test_intake_passwords import Counted, scrypt  # noqa: F401 - scrypt is the fixture
+from tests.security.host import FORGED_FROMS, GM, NOW, OWNER, deliver, mail, on_file, outbox, text_of
+from turnproc.accounts.passwordkey import load_key
 from turnproc.app import App
 from turnproc.intake import inbox, poll_maildir
 from turnproc.intake.cache import IntakeCache
 from turnproc.intake.guessing import DIGEST_EVERY
-from turnproc.accounts.passwordkey import load_key
 from turnproc.storage import models as m
 
 
@@ -28,18 +28,24 @@ def test_a_thousand_forged_guesses_neither_stop_nor_delay_the_owner(app: App, sc
     and the owner's correct mail in one poll: the owner's orders are accepted
     and acknowledged in that poll; the owner and the GM get one digest each,
     and no one is answered mail by mail."""
-    forged = [mail("MOVE 101 103 9", sender=FORGED_FROMS[i % len(FORGED_FROMS)], password=f"guess{i:04}") for i in range(1000)]
+    forged = [
+        mail("MOVE 101 103 9", sender=FORGED_FROMS[i % len(FORGED_FROMS)], password=f"guess{i:04}")
+        for i in range(1000)
+    ]
     deliver(app, *forged[:500], mail("TAX\nMOVE 101 103 1"), *forged[500:])
     results = poll_maildir(app, NOW)
     assert sorted(r.outcome for r in results) == ["accepted"] + ["wrong_password"] * 1000
     assert on_file(app) == ["TAX", "MOVE 101 103 1"]
     [ack] = outbox(app, "ack")
-    assert ack.recipient == OWNER and text_of(ack).startswith("Orders received for game corpus, empire RIG, turn 1.")
+    assert ack.recipient == OWNER and text_of(ack).startswith(
+        "Orders received for game corpus, empire RIG, turn 1."
+    )
     digests = outbox(app, "guessing")
     assert sorted(d.recipient for d in digests) == sorted([GM, OWNER])
     assert {d.recipient: d.subject for d in digests} == {
-        OWNER: "[corpus] 1000 mails with a wrong password for RIG", GM: "[corpus] 1000 mails with a wrong password for 1 empire",
-    }  # fmt: skip
+        OWNER: "[corpus] 1000 mails with a wrong password for RIG",
+        GM: "[corpus] 1000 mails with a wrong password for 1 empire",
+    }
     assert {d.kind for d in outbox(app)} == {"ack", "guessing"}  # nothing else, to no one else
     # Untagged before (made before tags), the empire got its tag from the
     # owner's mail: of the guesses after it, those of its batch and of the
@@ -50,7 +56,11 @@ def test_a_thousand_forged_guesses_neither_stop_nor_delay_the_owner(app: App, sc
         key = load_key(app.config)
         assert key.valid(rig.password_hash, rig.password_tag)
         later = range(500 + 2 * inbox.BATCH, 1000)
-        matches = [f"guess{i:04}" for i in later if not key.rules_out(rig.id, rig.password_hash, rig.password_tag, f"guess{i:04}")]
+        matches = [
+            f"guess{i:04}"
+            for i in later
+            if not key.rules_out(rig.id, rig.password_hash, rig.password_tag, f"guess{i:04}")
+        ]
     assert sorted(c for c in scrypt.calls if c.startswith("guess") and int(c[5:]) in later) == matches
     assert len(matches) < 10  # one in 4,096 of 300
 
@@ -71,11 +81,20 @@ def test_the_digest_goes_once_a_day_to_owner_and_gm_never_to_the_sender(app: App
     deliver(app, mail("TAX", sender="eve@evil.example", password="late"))
     poll_maildir(app, NOW + DIGEST_EVERY)
     latest = [d for d in outbox(app, "guessing") if d.recipient == OWNER][-1]
-    assert "5 mails with a wrong password for RIG" in latest.subject and "eve@evil.example: 5" in text_of(latest)
+    assert "5 mails with a wrong password for RIG" in latest.subject and "eve@evil.example: 5" in text_of(
+        latest
+    )
 
 
 def test_the_gm_gets_one_digest_a_day_for_a_flood_over_every_empire(app: App) -> None:
-    deliver(app, *(mail("TAX", empire=code, sender="x@evil.example", password=f"g{i}") for i in range(3) for code in ("RIG", "VEG")))
+    deliver(
+        app,
+        *(
+            mail("TAX", empire=code, sender="x@evil.example", password=f"g{i}")
+            for i in range(3)
+            for code in ("RIG", "VEG")
+        ),
+    )
     poll_maildir(app, NOW)
     deliver(app, mail("TAX", empire="VEG", sender="x@evil.example", password="again"))
     poll_maildir(app, NOW + dt.timedelta(hours=1))
@@ -101,7 +120,9 @@ def test_300_guesses_at_a_chosen_password_cost_scrypt_only_for_tag_matches(app: 
     assert chosen in scrypt.calls and len(scrypt.calls) < 10
 
 
-def test_a_batch_failing_part_way_is_retried_with_a_fresh_runs_counters(app: App, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_batch_failing_part_way_is_retried_with_a_fresh_runs_counters(
+    app: App, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The mail-by-mail retry of a batch counts replies, answers to strangers
     and wrong passwords from what is committed, not on top of what the
     rolled-back attempt counted: its counters are a fresh run's."""
@@ -118,10 +139,15 @@ def test_a_batch_failing_part_way_is_retried_with_a_fresh_runs_counters(app: App
 
     def batch(boom: bool) -> list[tuple[int, bytes]]:
         raws = [
-            mail("TAX"), mail("TAX", password="wrong1"), mail("TAX", empire="XYZ", sender="s1@strangers.example"),
-            mail("MOVE 101 103 1"), mail("TAX", password="wrong2"), mail("TAX", empire="XYZ", sender="s2@strangers.example"),
-            *([mail("TAX\nBOOM")] if boom else []), mail("TAX", password="wrong3"),
-        ]  # fmt: skip
+            mail("TAX"),
+            mail("TAX", password="wrong1"),
+            mail("TAX", empire="XYZ", sender="s1@strangers.example"),
+            mail("MOVE 101 103 1"),
+            mail("TAX", password="wrong2"),
+            mail("TAX", empire="XYZ", sender="s2@strangers.example"),
+            *([mail("TAX\nBOOM")] if boom else []),
+            mail("TAX", password="wrong3"),
+        ]
         return list(enumerate(raws))
 
     def counters(cache: IntakeCache) -> tuple[object, ...]:

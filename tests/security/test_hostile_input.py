@@ -10,7 +10,6 @@ process as the GM runs it.
 from __future__ import annotations
 
 import datetime as dt
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -74,9 +73,13 @@ class Host:
 
 def host_for(db_url: str, tmp_path: Path, **settings: object) -> Host:
     config = Config(
-        database_url=db_url, maildir_in=tmp_path / "in", maildir_out=tmp_path / "out",
-        from_address=f"Host <{HOST_ADDRESS}>", gm_address="gm@example.org", **settings,  # type: ignore[arg-type]
-    )  # fmt: skip
+        database_url=db_url,
+        maildir_in=tmp_path / "in",
+        maildir_out=tmp_path / "out",
+        from_address=f"Host <{HOST_ADDRESS}>",
+        gm_address="gm@example.org",
+        **settings,  # type: ignore[arg-type]
+    )
     app = open_app(config)
     with transaction(app.sessions) as session:
         make_game(session)
@@ -152,7 +155,9 @@ def test_a_mail_that_takes_too_long_to_read_is_refused(db_url: str, tmp_path: Pa
     ],
     ids=["nested", "5000-digits", "dev-zero"],
 )
-def test_check_orders_gives_one_line_for_a_hostile_report(run_cli, tmp_path: Path, report: str, said: str) -> None:  # noqa: ANN001
+def test_check_orders_gives_one_line_for_a_hostile_report(
+    run_cli, tmp_path: Path, report: str, said: str
+) -> None:
     orders = tmp_path / "orders.txt"
     orders.write_text("GAME corpus\nEMPIRE RIG x\nTAX\n", encoding="utf-8")
     path = report if report.startswith("/dev/") else str(tmp_path / "report.json")
@@ -163,7 +168,7 @@ def test_check_orders_gives_one_line_for_a_hostile_report(run_cli, tmp_path: Pat
     assert said in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
 
 
-def test_check_orders_reads_no_endless_orders(run_cli, tmp_path: Path) -> None:  # noqa: ANN001
+def test_check_orders_reads_no_endless_orders(run_cli, tmp_path: Path) -> None:
     report = tmp_path / "report.json"
     report.write_text("{}", encoding="utf-8")
     status, _, err = run_cli("check-orders", str(report), "/dev/zero")
@@ -185,7 +190,9 @@ def test_check_orders_reads_no_endless_orders(run_cli, tmp_path: Path) -> None: 
     ],
     ids=["turn", "turn-5000-digits", "audit-limit", "rerun", "hours-inf", "systems-per-player"],
 )
-def test_numbers_beyond_any_game_are_one_line(run_cli, migrated_default_db: Path, argv: tuple[str, ...]) -> None:  # noqa: ANN001
+def test_numbers_beyond_any_game_are_one_line(
+    run_cli, migrated_default_db: Path, argv: tuple[str, ...]
+) -> None:
     try:
         status, out, err = run_cli(*argv)
     except SystemExit as exc:  # argparse's usage error
@@ -193,11 +200,14 @@ def test_numbers_beyond_any_game_are_one_line(run_cli, migrated_default_db: Path
     assert status in (1, 2)
 
 
-def test_a_numbers_usage_error_names_the_limit(run_cli, migrated_default_db: Path, capsys) -> None:  # noqa: ANN001
+def test_a_numbers_usage_error_names_the_limit(run_cli, migrated_default_db: Path, capsys) -> None:
     with pytest.raises(SystemExit) as exited:
         run_cli("report", "corpus", "RIG", "--turn", "99999999999999999999")
     err = capsys.readouterr().err
-    assert exited.value.code == 2 and "argument --turn: 99999999999999999999 is too large (at most 2,147,483,647)" in err
+    assert (
+        exited.value.code == 2
+        and "argument --turn: 99999999999999999999 is too large (at most 2,147,483,647)" in err
+    )
 
 
 # -- admin SQL -----------------------------------------------------------------------------------
@@ -254,7 +264,9 @@ def test_a_script_that_runs_too_long_is_stopped(game_db: App) -> None:
 
 
 @pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
-@pytest.mark.parametrize("call", ["fts3_tokenizer('simple')", "sqlite_version()", "sqlite_compileoption_get(0)"])
+@pytest.mark.parametrize(
+    "call", ["fts3_tokenizer('simple')", "sqlite_version()", "sqlite_compileoption_get(0)"]
+)
 def test_sqlite_functions_off_the_list_are_refused(game_db: App, call: str) -> None:
     result = run_script(game_db.engine, "corpus", f"SELECT {call};", now=NOW)
     assert result.outcome == "failed" and "is not allowed in a GM script" in result.errors[0]
@@ -264,7 +276,11 @@ def test_sqlite_functions_off_the_list_are_refused(game_db: App, call: str) -> N
 @pytest.mark.parametrize("db_url", ["postgres"], indirect=True)
 @pytest.mark.parametrize(
     "script",
-    ["SELECT e.row_to_json FROM empires e;", "SELECT (e).row_to_json FROM empires e;", "SELECT e.pg_typeof FROM empires e;"],
+    [
+        "SELECT e.row_to_json FROM empires e;",
+        "SELECT (e).row_to_json FROM empires e;",
+        "SELECT e.pg_typeof FROM empires e;",
+    ],
 )
 def test_postgres_functions_by_attribute_notation_are_refused(game_db: App, script: str) -> None:
     result = run_script(game_db.engine, "corpus", script, now=NOW)
@@ -276,7 +292,9 @@ def test_postgres_functions_by_attribute_notation_are_refused(game_db: App, scri
 
 
 @pytest.mark.parametrize("umask", [0o000, 0o027], ids=["umask-000", "umask-027"])
-def test_site_folders_are_0755_and_files_0644_whatever_the_umask(sqlite_url: str, tmp_path: Path, umask: int) -> None:
+def test_site_folders_are_0755_and_files_0644_whatever_the_umask(
+    sqlite_url: str, tmp_path: Path, umask: int
+) -> None:
     import os
     import stat
 
@@ -306,15 +324,16 @@ def test_an_inline_password_and_a_world_readable_password_file_are_warned_of(
     secret.write_text("s3cret\n", encoding="utf-8")
     secret.chmod(0o644)
     config = tmp_path / "turnproc.toml"
-    config.write_text(
-        f'[imap]\npassword = "hunter2"\n[smtp]\npassword_file = "{secret}"\n', encoding="utf-8"
-    )
+    config.write_text(f'[imap]\npassword = "hunter2"\n[smtp]\npassword_file = "{secret}"\n', encoding="utf-8")
     with caplog.at_level("WARNING", logger="turnproc.config"):
         loaded = load_config(config, env={})
     assert loaded.imap.password == "hunter2" and loaded.smtp.password == "s3cret"
     said = [r.getMessage() for r in caplog.records]
     assert any("imap.password: a password written in the config file" in line for line in said)
-    assert any(f"smtp.password_file: {secret} is readable by every user of this machine (mode 644)" in line for line in said)
+    assert any(
+        f"smtp.password_file: {secret} is readable by every user of this machine (mode 644)" in line
+        for line in said
+    )
     secret.chmod(0o600)
     config.write_text(f'[smtp]\npassword_file = "{secret}"\n', encoding="utf-8")
     caplog.clear()
@@ -338,8 +357,18 @@ def test_report_of_a_staged_turn_says_what_is_really_there(host: Host) -> None:
     host.deliver(order_mail("REPORT 2"))
     [result] = host.poll()
     with host.app.sessions() as session:
-        [ack] = with_bodies(session, [session.get(m.OutboxMail, session.scalar(
-            select(m.OutboxMail.id).where(m.OutboxMail.message_id == result.replies[0])))], host.app.config.from_address)  # fmt: skip
+        [ack] = with_bodies(
+            session,
+            [
+                session.get(
+                    m.OutboxMail,
+                    session.scalar(
+                        select(m.OutboxMail.id).where(m.OutboxMail.message_id == result.replies[0])
+                    ),
+                )
+            ],
+            host.app.config.from_address,
+        )
     text = ack.body.decode("utf-8", "replace").replace("=\r\n", "").replace("\r\n", " ").replace("\n", " ")
     assert "turn 2 has run, and its report waits for the GM's release" in text
     assert "reports for turns 1 to 1" in text and "turns 1 to 2" not in text
@@ -366,7 +395,9 @@ def test_a_database_outage_is_one_line_and_blames_no_mail(
         with caplog.at_level("DEBUG"):
             assert service.poll() == 0
         warnings = [r for r in caplog.records if r.levelno >= 30]
-        assert warnings and all("inbox: the database cannot be reached or written" in r.getMessage() for r in warnings)
+        assert warnings and all(
+            "inbox: the database cannot be reached or written" in r.getMessage() for r in warnings
+        )
         assert all(r.exc_info is None for r in warnings)
         assert not any("mail by mail" in r.getMessage() for r in caplog.records)
         assert made.left_in_inbox() == 1
@@ -393,11 +424,28 @@ def test_the_documents_state_the_limits_the_code_has() -> None:
     """Each sentence the limits add to the documents, against the defaults;
     what each limit does is held by the tests above."""
     config = Config()
-    orders, handbook, operations = _flat("docs/orders.md"), _flat("docs/gm-handbook.md"), _flat("deploy/OPERATIONS.md")
-    assert (config.mail_max_parts, config.mail_max_depth, config.mail_read_seconds, config.admin_sql_seconds) == (200, 20, 2.0, 30.0)
-    assert "A mail of more than 200 MIME parts (a mail program's mail has a handful), nested more than 20 deep, or that takes more than 2 seconds to read, is not read at all" in orders
+    orders, handbook, operations = (
+        _flat("docs/orders.md"),
+        _flat("docs/gm-handbook.md"),
+        _flat("deploy/OPERATIONS.md"),
+    )
+    assert (
+        config.mail_max_parts,
+        config.mail_max_depth,
+        config.mail_read_seconds,
+        config.admin_sql_seconds,
+    ) == (200, 20, 2.0, 30.0)
+    assert (
+        "A mail of more than 200 MIME parts (a mail program's mail has a handful), nested more than 20 deep, or that takes more than 2 seconds to read, is not read at all"
+        in orders
+    )
     assert "`the mail has more than 200 MIME parts; send the orders as plain text`" in orders
-    for key, default in (("mail_max_parts", "200"), ("mail_max_depth", "20"), ("mail_read_seconds", "2"), ("admin_sql_seconds", "30")):
+    for key, default in (
+        ("mail_max_parts", "200"),
+        ("mail_max_depth", "20"),
+        ("mail_read_seconds", "2"),
+        ("admin_sql_seconds", "30"),
+    ):
         assert f"| `{key}` | `{default}` |" in handbook
         assert f"`{key}`" in operations
     assert "A script may run for `admin_sql_seconds` (default 30 seconds) in all" in handbook
@@ -407,4 +455,7 @@ def test_the_documents_state_the_limits_the_code_has() -> None:
     assert "warns at start of a `password` written in the file" in handbook
     assert "`inbox: the database cannot be reached or written: ...`" in operations
     # held by tests/mail/test_outbox_claims.py (a new send after the lease)
-    assert "so a new `turnproc send`, even after the time it named, records them first and sends none of those mails again" in operations
+    assert (
+        "so a new `turnproc send`, even after the time it named, records them first and sends none of those mails again"
+        in operations
+    )

@@ -53,7 +53,9 @@ def test_a_from_is_stored_in_its_normal_form(host: Host) -> None:
         assert session.scalar(select(m.InboundMessage.sender)) == "ann@example.org"
 
 
-def test_an_escape_code_in_from_is_never_stored_nor_mailed(signup_host: Host, capsys: pytest.CaptureFixture[str]) -> None:
+def test_an_escape_code_in_from_is_never_stored_nor_mailed(
+    signup_host: Host, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert cli(capsys, "game", "signup", "spring26", "--open")[0] == 0
     hostile = '"\x1b]2;HACKED\x07\x1b[2J"@evil.example'
     sent = signup_host.mail(raw_mail(hostile, 'JOIN spring26 BIG "Big Empire"'))
@@ -66,7 +68,9 @@ def test_an_escape_code_in_from_is_never_stored_nor_mailed(signup_host: Host, ca
     "name",
     ["Rigel\u202eeugaeL", "Zed\u200bonian", "\ufeffZedonian", "Zed\x1b[2Jonian", "rigel league"],
 )
-def test_join_names_that_hide_what_they_say_are_refused(signup_host: Host, capsys: pytest.CaptureFixture[str], name: str) -> None:
+def test_join_names_that_hide_what_they_say_are_refused(
+    signup_host: Host, capsys: pytest.CaptureFixture[str], name: str
+) -> None:
     assert cli(capsys, "game", "signup", "spring26", "--open")[0] == 0
     (answer,) = signup_host.mail(raw_mail("zed@elsewhere.example", f'JOIN spring26 ZED "{name}"'))
     assert answer.to == "zed@elsewhere.example"
@@ -82,7 +86,9 @@ def test_the_cli_escapes_stored_text_and_check_flags_an_address_mail_cannot_reac
     says the address would not work."""
     with transaction(signup_host.app.sessions) as session:
         spring = session.scalars(select(m.Game).where(m.Game.name == "spring26")).one()
-        row = session.scalars(select(m.Empire).where(m.Empire.code == "RIG", m.Empire.game_id == spring.id)).one()
+        row = session.scalars(
+            select(m.Empire).where(m.Empire.code == "RIG", m.Empire.game_id == spring.id)
+        ).one()
         row.name, row.email = "Rigel\x1b]2;HACKED\x07\u202e", '"\x1b[2J"@evil.example'
     for args in (("empire", "list", "spring26"), ("game", "show", "spring26"), ("check", "spring26")):
         code, out, err = cli(capsys, *args)

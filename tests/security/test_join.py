@@ -18,8 +18,12 @@ from turnproc.storage import models as m
 
 
 def forged(count: int, start: int = 0) -> list[bytes]:
-    return [stranger(f'JOIN spring26 F{chr(65 + i % 26)}{chr(65 + i // 26)} "Fake {i}"', f"victim{i}@third.example")
-            for i in range(start, start + count)]  # fmt: skip
+    return [
+        stranger(
+            f'JOIN spring26 F{chr(65 + i % 26)}{chr(65 + i // 26)} "Fake {i}"', f"victim{i}@third.example"
+        )
+        for i in range(start, start + count)
+    ]
 
 
 def test_forged_sign_ups_never_fill_the_game(host: Host, capsys: pytest.CaptureFixture[str]) -> None:
@@ -54,25 +58,35 @@ def test_refusing_a_confirmed_sign_up_mails_once(host: Host, capsys: pytest.Capt
     assert host.mail() == []
 
 
-def test_unconfirmed_sign_ups_are_capped_per_game_and_per_address(host: Host, capsys: pytest.CaptureFixture[str]) -> None:
+def test_unconfirmed_sign_ups_are_capped_per_game_and_per_address(
+    host: Host, capsys: pytest.CaptureFixture[str]
+) -> None:
     cli(capsys, "game", "signup", "spring26", "--open")
     host.mail(*forged(UNCONFIRMED_PER_GAME))
     (answer,) = host.mail(*forged(1, start=UNCONFIRMED_PER_GAME))
     assert "too many sign-ups wait for their codes" in answer.text
     # One request per address: a second JOIN from it (past the hour) replaces the first.
-    host.mail(stranger('JOIN spring26 FAA "Fake again"', "victim0@third.example"), now=NOW + dt.timedelta(hours=2))
+    host.mail(
+        stranger('JOIN spring26 FAA "Fake again"', "victim0@third.example"), now=NOW + dt.timedelta(hours=2)
+    )
     with host.app.sessions() as session:
-        names = session.scalars(select(m.SignupRequest.name).where(m.SignupRequest.email == "victim0@third.example")).all()
+        names = session.scalars(
+            select(m.SignupRequest.name).where(m.SignupRequest.email == "victim0@third.example")
+        ).all()
     assert names == ["Fake again"]
 
 
-def test_a_wrong_code_or_one_from_another_address_confirms_nothing(host: Host, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_wrong_code_or_one_from_another_address_confirms_nothing(
+    host: Host, capsys: pytest.CaptureFixture[str]
+) -> None:
     cli(capsys, "game", "signup", "spring26", "--open")
     host.mail(stranger(JOIN))
     later = NOW + dt.timedelta(hours=2)  # past the hour's one answer to the address
     (answer,) = host.mail(stranger("CONFIRM zzzzzzzz"), now=later)
     assert "that is not the code" in answer.text
-    assert host.mail(stranger("CONFIRM zzzzzzzz", "eve@elsewhere.example"), now=later) == []  # nothing waits there: unanswered
+    assert (
+        host.mail(stranger("CONFIRM zzzzzzzz", "eve@elsewhere.example"), now=later) == []
+    )  # nothing waits there: unanswered
     assert requests(host) == [("ZED", ZED, "pending")]
     code, out, _ = cli(capsys, "game", "show", "spring26")
     assert "request(s) waiting" not in out or "0 request(s) waiting" in out
@@ -90,7 +104,9 @@ def test_a_code_works_for_48_hours(host: Host, capsys: pytest.CaptureFixture[str
     assert cli(capsys, "empire", "approve", "spring26", "ZED")[0] == 1
 
 
-def test_one_code_an_hour_goes_to_an_address_however_spelled(host: Host, capsys: pytest.CaptureFixture[str]) -> None:
+def test_one_code_an_hour_goes_to_an_address_however_spelled(
+    host: Host, capsys: pytest.CaptureFixture[str]
+) -> None:
     cli(capsys, "game", "signup", "spring26", "--open")
     assert len(host.mail(stranger(JOIN))) == 1
     assert host.mail(stranger('JOIN spring26 ZZZ "Zed Again"', "Zed+x@Elsewhere.example")) == []

@@ -81,24 +81,40 @@ class Game:
     def orders(self, code: str, now: dt.datetime, text: str | None = None) -> None:
         with transaction(self.app.sessions) as session:
             game = session.scalar(select(m.Game).where(m.Game.name == self.name))
-            empire = session.scalar(select(m.Empire).where(m.Empire.game_id == game.id, m.Empire.code == code))
+            empire = session.scalar(
+                select(m.Empire).where(m.Empire.game_id == game.id, m.Empire.code == code)
+            )
             parsed, _ = submit_orders(session, game, empire, text or ORDERS[code], now)
             assert not parsed.errors, parsed.errors
 
     def turns(self) -> list[int]:
         with self.app.sessions() as session:
             game_id = session.scalar(select(m.Game.id).where(m.Game.name == self.name))
-            return list(session.scalars(select(m.TurnRecord.number).where(m.TurnRecord.game_id == game_id).order_by(m.TurnRecord.number)))
+            return list(
+                session.scalars(
+                    select(m.TurnRecord.number)
+                    .where(m.TurnRecord.game_id == game_id)
+                    .order_by(m.TurnRecord.number)
+                )
+            )
 
     def ran_at(self) -> list[dt.datetime]:
         with self.app.sessions() as session:
             game_id = session.scalar(select(m.Game.id).where(m.Game.name == self.name))
-            return list(session.scalars(select(m.TurnRecord.ran_at).where(m.TurnRecord.game_id == game_id).order_by(m.TurnRecord.number)))
+            return list(
+                session.scalars(
+                    select(m.TurnRecord.ran_at)
+                    .where(m.TurnRecord.game_id == game_id)
+                    .order_by(m.TurnRecord.number)
+                )
+            )
 
     def empire(self, code: str) -> m.Empire:
         with self.app.sessions() as session:
             game_id = session.scalar(select(m.Game.id).where(m.Game.name == self.name))
-            empire = session.scalar(select(m.Empire).where(m.Empire.game_id == game_id, m.Empire.code == code))
+            empire = session.scalar(
+                select(m.Empire).where(m.Empire.game_id == game_id, m.Empire.code == code)
+            )
             assert empire is not None
             return empire
 

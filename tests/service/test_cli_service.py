@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy import create_engine, select, update
 
-from turnproc.storage import models as m
 from turnproc.runtime.logs import JournalFormatter, JsonFormatter
+from turnproc.storage import models as m
 
 
 @pytest.fixture
@@ -40,15 +40,43 @@ def test_schedule_sets_and_shows(run, tmp_path: Path) -> None:
     code, out, _ = run("game", "schedule", "alpha")
     assert code == 0 and "schedule: none (run turns by hand) (UTC)" in out and "early run: off" in out
     before = dt.datetime.now(dt.timezone.utc)
-    code, out, _ = run("game", "schedule", "alpha", "--cron", "0  3 * * 1", "--tz", "Europe/London", "--early-run", "on",
-                       "--early-run-delay", "45", "--reminder-hours", "12", "--inactive-after", "3", "--nmr-limit", "40")
+    code, out, _ = run(
+        "game",
+        "schedule",
+        "alpha",
+        "--cron",
+        "0  3 * * 1",
+        "--tz",
+        "Europe/London",
+        "--early-run",
+        "on",
+        "--early-run-delay",
+        "45",
+        "--reminder-hours",
+        "12",
+        "--inactive-after",
+        "3",
+        "--nmr-limit",
+        "40",
+    )
     assert code == 0, out
     assert "schedule: 0 3 * * 1 (Europe/London)" in out
     assert "next deadline: Monday" in out and ("03:00 GMT" in out or "03:00 BST" in out)
-    assert "early run: on, 45 minutes after the last orders" in out and "reminders: 12 hours before the deadline" in out
-    assert "inactive after 3 missed turns; the missed-orders guard stops a turn when more than 40% send no orders" in out
+    assert (
+        "early run: on, 45 minutes after the last orders" in out
+        and "reminders: 12 hours before the deadline" in out
+    )
+    assert (
+        "inactive after 3 missed turns; the missed-orders guard stops a turn when more than 40% send no orders"
+        in out
+    )
     game = _game(tmp_path)
-    assert (game.schedule, game.timezone, game.early_run, game.early_run_delay) == ("0 3 * * 1", "Europe/London", True, 45)
+    assert (game.schedule, game.timezone, game.early_run, game.early_run_delay) == (
+        "0 3 * * 1",
+        "Europe/London",
+        True,
+        45,
+    )
     assert (game.reminder_hours, game.inactive_after, game.nmr_limit) == (12, 3, 40)
     # A new schedule counts deadlines from now: none before the change runs.
     assert game.last_deadline_at is not None and game.last_deadline_at >= before
@@ -70,12 +98,19 @@ def test_schedule_sets_and_shows(run, tmp_path: Path) -> None:
         (("--inactive-after", "0"), "--inactive-after 0: must be from 1"),
     ],
 )
-def test_schedule_mistakes_are_one_line_errors_and_change_nothing(run, tmp_path: Path, args: tuple[str, ...], message: str) -> None:
+def test_schedule_mistakes_are_one_line_errors_and_change_nothing(
+    run, tmp_path: Path, args: tuple[str, ...], message: str
+) -> None:
     before = _game(tmp_path)
     code, _, err = run("game", "schedule", "alpha", "--early-run", "on", *args)
     assert code == 1 and message in err and err.count("\n") == 1
     after = _game(tmp_path)
-    assert (after.schedule, after.timezone, after.early_run, after.nmr_limit) == (before.schedule, before.timezone, before.early_run, before.nmr_limit)
+    assert (after.schedule, after.timezone, after.early_run, after.nmr_limit) == (
+        before.schedule,
+        before.timezone,
+        before.early_run,
+        before.nmr_limit,
+    )
 
 
 def test_pause_and_resume(run, tmp_path: Path) -> None:
@@ -99,19 +134,34 @@ def test_worker_once_runs_a_due_deadline_and_sends_the_mail(run, tmp_path: Path)
     run("game", "schedule", "alpha", "--cron", "0 3 * * *", "--nmr-limit", "100")
     engine = create_engine(f"sqlite:///{tmp_path / 'turnproc.db'}")
     with engine.begin() as conn:
-        conn.execute(update(m.Game).values(last_deadline_at=dt.datetime.now(dt.timezone.utc) - dt.timedelta(days=2)))
+        conn.execute(
+            update(m.Game).values(last_deadline_at=dt.datetime.now(dt.timezone.utc) - dt.timedelta(days=2))
+        )
     engine.dispose()
     (tmp_path / "turnproc.toml").write_text('gm_address = "gm@example.org"\n')
     env = {k: v for k, v in os.environ.items() if not k.startswith("TURNPROC_")}
-    done = subprocess.run([sys.executable, "-m", "turnproc", "worker", "--once", "--log-format", "journal"],
-                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-m", "turnproc", "worker", "--once", "--log-format", "journal"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 0, done.stderr
     assert "<6>INFO turnproc.service.worker: game alpha: turn 1 ran at the deadline" in done.stderr
     assert "<4>WARNING" not in done.stderr
     sent = list((tmp_path / "mail" / "out" / "new").iterdir())
     # Two welcome mails, the new schedule to both players, two reports, one notice to the GM.
     assert len(sent) == 7
-    done = subprocess.run([sys.executable, "-m", "turnproc", "worker", "--once"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-m", "turnproc", "worker", "--once"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 0 and len(list((tmp_path / "mail" / "out" / "new").iterdir())) == 7
 
 
@@ -138,5 +188,9 @@ def test_json_lines_are_one_object_each() -> None:
     line = JsonFormatter().format(_record(logging.WARNING, "inbox: down", exc=True))
     assert "\n" not in line
     entry = json.loads(line)
-    assert entry["level"] == "WARNING" and entry["logger"] == "turnproc.service.worker" and entry["message"] == "inbox: down"
+    assert (
+        entry["level"] == "WARNING"
+        and entry["logger"] == "turnproc.service.worker"
+        and entry["message"] == "inbox: down"
+    )
     assert "ValueError: boom" in entry["exception"] and entry["time"].endswith("+00:00")

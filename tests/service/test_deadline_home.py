@@ -18,9 +18,24 @@ FIELDS = {"last_deadline_at", "deadline_override"}
 
 
 def game(**fields: object) -> m.Game:
-    row = m.Game(name="alpha", seed="s", id=1, turn=3, status="active", schedule="0 18 * * *", timezone="UTC",
-                 created_at=dt.datetime(2026, 1, 1, tzinfo=UTC), early_run=False, early_run_delay=0, reminder_hours=0,
-                 inactive_after=3, nmr_limit=0, hold=False, ruleset="standard", modules="")  # fmt: skip
+    row = m.Game(
+        name="alpha",
+        seed="s",
+        id=1,
+        turn=3,
+        status="active",
+        schedule="0 18 * * *",
+        timezone="UTC",
+        created_at=dt.datetime(2026, 1, 1, tzinfo=UTC),
+        early_run=False,
+        early_run_delay=0,
+        reminder_hours=0,
+        inactive_after=3,
+        nmr_limit=0,
+        hold=False,
+        ruleset="standard",
+        modules="",
+    )
     for name, value in fields.items():
         setattr(row, name, value)
     return row
@@ -32,7 +47,13 @@ def test_no_module_but_the_home_writes_a_deadline_field() -> None:
         if path == HOME:
             continue
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AugAssign | ast.AnnAssign) else []
+            targets = (
+                node.targets
+                if isinstance(node, ast.Assign)
+                else [node.target]
+                if isinstance(node, ast.AugAssign | ast.AnnAssign)
+                else []
+            )
             for target in targets:
                 for t in ast.walk(target):
                     if isinstance(t, ast.Attribute) and t.attr in FIELDS:
@@ -62,7 +83,9 @@ def test_a_hand_set_deadline_replaces_the_schedule_until_a_turn_uses_it() -> Non
     assert row.deadline_override == dt.datetime(2026, 1, 5, 8, tzinfo=UTC)
     assert current_deadline(view_of(row), now) == dt.datetime(2026, 1, 5, 8, tzinfo=UTC)
     assert deadline_due(view_of(row), now) is None  # the schedule's 18:00 today is not due: the GM moved it
-    assert deadline_due(view_of(row), dt.datetime(2026, 1, 5, 8, tzinfo=UTC)) == dt.datetime(2026, 1, 5, 8, tzinfo=UTC)
+    assert deadline_due(view_of(row), dt.datetime(2026, 1, 5, 8, tzinfo=UTC)) == dt.datetime(
+        2026, 1, 5, 8, tzinfo=UTC
+    )
     consume_deadline(row)  # a turn ran (early, or by hand): the hand-set deadline was for it
     assert row.deadline_override is None
 

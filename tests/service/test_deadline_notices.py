@@ -12,12 +12,14 @@ from sqlalchemy import update
 
 from tests.service.conftest import FakeClock, Game, Outbox
 from turnproc.app import App
+from turnproc.service.worker import Service
 from turnproc.storage import models as m
 from turnproc.storage.db import transaction
-from turnproc.service.worker import Service
 
 UTC = dt.timezone.utc
-FRIDAY = dt.datetime(2026, 1, 9, 20, tzinfo=UTC)  # the corpus game's first deadline (20:00 London = UTC in January)
+FRIDAY = dt.datetime(
+    2026, 1, 9, 20, tzinfo=UTC
+)  # the corpus game's first deadline (20:00 London = UTC in January)
 
 
 def _text(row: m.OutboxMail) -> str:
@@ -25,7 +27,9 @@ def _text(row: m.OutboxMail) -> str:
     return str(message.get_body(("plain",)).get_content())  # type: ignore[union-attr]
 
 
-def test_the_guard_mails_each_active_player_once(service: Service, clock: FakeClock, game: Game, outbox: Outbox) -> None:
+def test_the_guard_mails_each_active_player_once(
+    service: Service, clock: FakeClock, game: Game, outbox: Outbox
+) -> None:
     clock.set(FRIDAY + dt.timedelta(seconds=10))
     assert service.tick().actions == {"corpus": "guard"}
     notices = outbox.rows("deadline")
@@ -42,7 +46,9 @@ def test_the_guard_mails_each_active_player_once(service: Service, clock: FakeCl
     assert len(outbox.rows("deadline")) == 2
 
 
-def test_inactive_empires_are_not_told(app: App, service: Service, clock: FakeClock, game: Game, outbox: Outbox) -> None:
+def test_inactive_empires_are_not_told(
+    app: App, service: Service, clock: FakeClock, game: Game, outbox: Outbox
+) -> None:
     with transaction(app.sessions) as session:
         session.execute(update(m.Empire).where(m.Empire.code == "VEG").values(active=False))
     clock.set(FRIDAY + dt.timedelta(seconds=10))

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import datetime as dt
-from itertools import islice
+from itertools import islice, pairwise
 from zoneinfo import ZoneInfo
 
 import pytest
 
-from turnproc.timing.deadlines import DeadlineError, deadlines_after, next_deadline
-from turnproc.timing.deadlines import due_deadline
+from turnproc.timing.deadlines import DeadlineError, deadlines_after, due_deadline, next_deadline
 
 UTC = dt.timezone.utc
 LONDON = ZoneInfo("Europe/London")
@@ -40,22 +39,40 @@ def test_strictly_after() -> None:
     [
         # London springs forward at 01:00 GMT on 29 March 2026: 01:30 does not
         # exist that night; the deadline comes an hour of wall time later, once.
-        ("Europe/London", "30 1 * * *", utc(2026, 3, 27, 12),
-         [utc(2026, 3, 28, 1, 30), utc(2026, 3, 29, 1, 30), utc(2026, 3, 30, 0, 30)]),
+        (
+            "Europe/London",
+            "30 1 * * *",
+            utc(2026, 3, 27, 12),
+            [utc(2026, 3, 28, 1, 30), utc(2026, 3, 29, 1, 30), utc(2026, 3, 30, 0, 30)],
+        ),
         # London falls back at 01:00 GMT on 25 October: 01:30 happens twice; the
         # deadline fires at the first, not again at the second.
-        ("Europe/London", "30 1 * * *", utc(2026, 10, 23, 12),
-         [utc(2026, 10, 24, 0, 30), utc(2026, 10, 25, 0, 30), utc(2026, 10, 26, 1, 30)]),
+        (
+            "Europe/London",
+            "30 1 * * *",
+            utc(2026, 10, 23, 12),
+            [utc(2026, 10, 24, 0, 30), utc(2026, 10, 25, 0, 30), utc(2026, 10, 26, 1, 30)],
+        ),
         # New York springs forward on 8 March 2026 (02:00 → 03:00).
-        ("America/New_York", "30 2 * * *", utc(2026, 3, 6, 12),
-         [utc(2026, 3, 7, 7, 30), utc(2026, 3, 8, 7, 30), utc(2026, 3, 9, 6, 30)]),
+        (
+            "America/New_York",
+            "30 2 * * *",
+            utc(2026, 3, 6, 12),
+            [utc(2026, 3, 7, 7, 30), utc(2026, 3, 8, 7, 30), utc(2026, 3, 9, 6, 30)],
+        ),
         # New York falls back on 1 November 2026 (01:00-02:00 twice).
-        ("America/New_York", "30 1 * * *", utc(2026, 10, 30, 12),
-         [utc(2026, 10, 31, 5, 30), utc(2026, 11, 1, 5, 30), utc(2026, 11, 2, 6, 30)]),
+        (
+            "America/New_York",
+            "30 1 * * *",
+            utc(2026, 10, 30, 12),
+            [utc(2026, 10, 31, 5, 30), utc(2026, 11, 1, 5, 30), utc(2026, 11, 2, 6, 30)],
+        ),
     ],
     ids=["london-spring", "london-autumn", "new-york-spring", "new-york-autumn"],
 )
-def test_daylight_saving_neither_skips_nor_doubles(zone: str, schedule: str, start: dt.datetime, expected: list[dt.datetime]) -> None:
+def test_daylight_saving_neither_skips_nor_doubles(
+    zone: str, schedule: str, start: dt.datetime, expected: list[dt.datetime]
+) -> None:
     assert fires(schedule, zone, start, 3) == expected
 
 
@@ -69,7 +86,9 @@ def test_a_wildcard_hour_runs_by_elapsed_time_through_the_repeated_hour() -> Non
 
 @pytest.mark.parametrize("zone", ["Europe/London", "America/New_York"])
 @pytest.mark.parametrize("month, day", [(3, 1), (10, 20)])
-def test_a_clock_walking_through_a_transition_sees_each_daily_deadline_once(zone: str, month: int, day: int) -> None:
+def test_a_clock_walking_through_a_transition_sees_each_daily_deadline_once(
+    zone: str, month: int, day: int
+) -> None:
     """The worker's view: a tick every 7 minutes for three weeks around each
     transition, recording the due deadline as the worker does."""
     schedule = "30 1 * * *" if month == 10 else "30 2 * * *"
@@ -85,7 +104,7 @@ def test_a_clock_walking_through_a_transition_sees_each_daily_deadline_once(zone
     local_days = [r.astimezone(ZoneInfo(zone)).date() for r in runs]
     assert len(runs) == 21
     assert len(set(local_days)) == 21  # one a day, every day
-    assert all(b - a <= dt.timedelta(hours=25) for a, b in zip(runs, runs[1:]))
+    assert all(b - a <= dt.timedelta(hours=25) for a, b in pairwise(runs))
 
 
 def test_catch_up_is_one_deadline_the_latest() -> None:
@@ -111,7 +130,9 @@ def test_no_schedule_or_no_anchor_is_never_due() -> None:
     assert due_deadline("0 3 * * *", "UTC", None, utc(2026, 2, 1)) is None
 
 
-@pytest.mark.parametrize("schedule, zone", [("0 3 * *", "UTC"), ("0 25 * * *", "UTC"), ("0 3 * * *", "Mars/Olympus")])
+@pytest.mark.parametrize(
+    "schedule, zone", [("0 3 * *", "UTC"), ("0 25 * * *", "UTC"), ("0 3 * * *", "Mars/Olympus")]
+)
 def test_bad_schedules_are_errors(schedule: str, zone: str) -> None:
     with pytest.raises(DeadlineError):
         next_deadline(schedule, zone, utc(2026, 1, 1))

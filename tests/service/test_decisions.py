@@ -6,26 +6,46 @@ import datetime as dt
 
 import pytest
 
+from turnproc.storage.queries import EmpireView, GameView
 from turnproc.timing.retry import Backoff
 from turnproc.turns.schedule import anchor_time, decide, early_run_at, nmr_guard, reminder_start
-from turnproc.storage.queries import EmpireView, GameView
 
 UTC = dt.timezone.utc
 MON = dt.datetime(2026, 1, 5, 12, tzinfo=UTC)
 FRI_DEADLINE = dt.datetime(2026, 1, 9, 20, tzinfo=UTC)  # "0 20 * * 5" in London, winter
 
 
-def empire(code: str, orders_at: dt.datetime | None = None, *, active: bool = True, wait: bool = False, reminded: bool = False) -> EmpireView:
+def empire(
+    code: str,
+    orders_at: dt.datetime | None = None,
+    *,
+    active: bool = True,
+    wait: bool = False,
+    reminded: bool = False,
+) -> EmpireView:
     return EmpireView(
-        id=0, code=code, name=code.title(), email=f"{code.lower()}@example.org", active=active,
-        orders_at=orders_at, wait=wait, reminded=reminded,
-    )  # fmt: skip
+        id=0,
+        code=code,
+        name=code.title(),
+        email=f"{code.lower()}@example.org",
+        active=active,
+        orders_at=orders_at,
+        wait=wait,
+        reminded=reminded,
+    )
 
 
 def view(*empires: EmpireView, **kw: object) -> GameView:
     values: dict[str, object] = dict(
-        id=1, name="g", turn=1, status="active", schedule="0 20 * * 5", timezone="Europe/London",
-        last_deadline_at=MON, opened_at=MON, empires=empires,
+        id=1,
+        name="g",
+        turn=1,
+        status="active",
+        schedule="0 20 * * 5",
+        timezone="Europe/London",
+        last_deadline_at=MON,
+        opened_at=MON,
+        empires=empires,
     )
     values.update(kw)
     return GameView(**values)  # type: ignore[arg-type]
@@ -34,17 +54,19 @@ def view(*empires: EmpireView, **kw: object) -> GameView:
 @pytest.mark.parametrize(
     "active, missing, limit, held",
     [
-        (10, 5, 50, False),   # exactly half: not more than 50 %
+        (10, 5, 50, False),  # exactly half: not more than 50 %
         (10, 6, 50, True),
         (3, 2, 50, True),
         (3, 1, 50, False),
-        (4, 4, 100, False),   # 100 %: the guard is off
-        (4, 1, 0, True),      # 0 %: any missing empire holds the turn
+        (4, 4, 100, False),  # 100 %: the guard is off
+        (4, 1, 0, True),  # 0 %: any missing empire holds the turn
         (4, 0, 0, False),
-        (0, 0, 50, False),    # no active empires: nothing to guard
+        (0, 0, 50, False),  # no active empires: nothing to guard
     ],
 )
-def test_nmr_guard_holds_when_more_than_the_limit_are_missing(active: int, missing: int, limit: int, held: bool) -> None:
+def test_nmr_guard_holds_when_more_than_the_limit_are_missing(
+    active: int, missing: int, limit: int, held: bool
+) -> None:
     assert nmr_guard(active, missing, limit) is held
 
 
@@ -82,7 +104,9 @@ def test_early_run_waits_for_everyone_then_the_delay() -> None:
     assert early_run_at(view(empire("AAA", MON), empire("BBB"), **base)) is None
     assert early_run_at(view(empire("AAA", MON), empire("BBB", t), **base)) == t + dt.timedelta(minutes=30)
     # An inactive empire is not waited for.
-    assert early_run_at(view(empire("AAA", MON), empire("BBB", active=False), **base)) == MON + dt.timedelta(minutes=30)
+    assert early_run_at(view(empire("AAA", MON), empire("BBB", active=False), **base)) == MON + dt.timedelta(
+        minutes=30
+    )
     # WAIT from anyone stops it; off means off; nobody active means nothing to run early.
     assert early_run_at(view(empire("AAA", MON), empire("BBB", t, wait=True), **base)) is None
     assert early_run_at(view(empire("AAA", MON), empire("BBB", t))) is None
@@ -98,11 +122,20 @@ def test_a_due_deadline_comes_before_an_early_run() -> None:
 
 
 def test_reminders_go_to_active_empires_without_orders_once() -> None:
-    v = view(empire("AAA", MON), empire("BBB"), empire("CCC", reminded=True), empire("DDD", active=False), reminder_hours=24)
+    v = view(
+        empire("AAA", MON),
+        empire("BBB"),
+        empire("CCC", reminded=True),
+        empire("DDD", active=False),
+        reminder_hours=24,
+    )
     assert decide(v, FRI_DEADLINE - dt.timedelta(hours=24, seconds=1)).action == "idle"
     d = decide(v, FRI_DEADLINE - dt.timedelta(hours=24))
     assert (d.action, d.deadline, d.empires) == ("remind", FRI_DEADLINE, ("BBB",))
-    assert decide(view(empire("AAA", MON), reminder_hours=0), FRI_DEADLINE - dt.timedelta(hours=1)).action == "idle"
+    assert (
+        decide(view(empire("AAA", MON), reminder_hours=0), FRI_DEADLINE - dt.timedelta(hours=1)).action
+        == "idle"
+    )
 
 
 def test_reminders_wait_for_half_the_turn() -> None:
@@ -133,7 +166,10 @@ def test_anchor_counts_deadlines_from_a_change() -> None:
     assert anchor_time(new, (old, seen_at), FRI_DEADLINE) == seen_at
     # Same signature: nothing to do; a change already anchored later (by the CLI) stays.
     assert anchor_time(new, (new.signature, seen_at), FRI_DEADLINE) is None
-    assert anchor_time(view(last_deadline_at=seen_at + dt.timedelta(hours=1)), (old, seen_at), FRI_DEADLINE) is None
+    assert (
+        anchor_time(view(last_deadline_at=seen_at + dt.timedelta(hours=1)), (old, seen_at), FRI_DEADLINE)
+        is None
+    )
     # A resume (paused → active) is a change too.
     paused = view(status="paused").signature
     assert anchor_time(new, (paused, seen_at), FRI_DEADLINE) == seen_at

@@ -7,8 +7,8 @@ import dataclasses
 import datetime as dt
 
 from tests.service.test_decisions import FRI_DEADLINE, MON, empire, view
-from turnproc.turns.schedule import decide, early_run_at
 from turnproc.storage.queries import EmpireView
+from turnproc.turns.schedule import decide, early_run_at
 
 
 def on_leave(code: str) -> EmpireView:

@@ -9,10 +9,10 @@ import pytest
 from sqlalchemy import update
 
 from tests.service.conftest import FakeClock, Game, Outbox
-from turnproc.turns.schedule import time_left
+from turnproc.service.worker import Service
 from turnproc.storage import models as m
 from turnproc.storage.db import transaction
-from turnproc.service.worker import Service
+from turnproc.turns.schedule import time_left
 
 UTC = dt.timezone.utc
 FRIDAY = dt.datetime(2026, 1, 9, 20, 0, tzinfo=UTC)
@@ -59,7 +59,9 @@ def test_an_empire_that_sent_quit_does_not_block_the_early_run(
     assert not game.empire("VEG").active  # gone with the turn, as QUIT says
 
 
-def test_an_empire_that_sent_quit_gets_no_reminder(service: Service, clock: FakeClock, game: Game, outbox: Outbox) -> None:
+def test_an_empire_that_sent_quit_gets_no_reminder(
+    service: Service, clock: FakeClock, game: Game, outbox: Outbox
+) -> None:
     _quit(game, "VEG", clock.now)
     clock.set(FRIDAY - dt.timedelta(hours=2))
     assert service.tick().actions == {"corpus": "remind"}

@@ -14,10 +14,10 @@ from sqlalchemy import create_engine, select, text
 from tests.service.conftest import GM, FakeClock, Game, Outbox, new_game
 from turnproc.app import App
 from turnproc.games.game import pause_game, resume_game, set_schedule
-from turnproc.storage.queries import get_game
 from turnproc.service.worker import Service
 from turnproc.storage import models as m
 from turnproc.storage.db import make_sessionmaker, transaction
+from turnproc.storage.queries import get_game
 
 UTC = dt.timezone.utc
 LONDON = ZoneInfo("Europe/London")
@@ -25,7 +25,9 @@ LONDON = ZoneInfo("Europe/London")
 FRIDAY = dt.datetime(2026, 1, 9, 20, 0, tzinfo=UTC)
 
 
-def test_the_deadline_runs_the_turn_once_and_tells_the_gm(service: Service, clock: FakeClock, game: Game, outbox: Outbox) -> None:
+def test_the_deadline_runs_the_turn_once_and_tells_the_gm(
+    service: Service, clock: FakeClock, game: Game, outbox: Outbox
+) -> None:
     game.orders("RIG", clock.now)
     game.orders("VEG", clock.now)
     clock.set(FRIDAY - dt.timedelta(seconds=1))
@@ -39,7 +41,9 @@ def test_the_deadline_runs_the_turn_once_and_tells_the_gm(service: Service, cloc
     [notice] = outbox.rows("notice")
     assert notice.recipient == GM and notice.subject == "[corpus] turn 1 ran"
     body = notice.body.decode()
-    assert "Every empire had orders in." in body and "Next deadline: Friday 16 January 2026, 20:00 GMT" in body
+    assert (
+        "Every empire had orders in." in body and "Next deadline: Friday 16 January 2026, 20:00 GMT" in body
+    )
     # Later passes find nothing more to do.
     for minutes in (1, 30, 600):
         clock.set(FRIDAY + dt.timedelta(minutes=minutes))
@@ -47,7 +51,9 @@ def test_the_deadline_runs_the_turn_once_and_tells_the_gm(service: Service, cloc
     assert game.turns() == [1] and len(outbox.rows("notice")) == 1
 
 
-def test_catch_up_after_downtime_runs_once(service: Service, clock: FakeClock, game: Game, outbox: Outbox) -> None:
+def test_catch_up_after_downtime_runs_once(
+    service: Service, clock: FakeClock, game: Game, outbox: Outbox
+) -> None:
     game.orders("RIG", clock.now)
     game.orders("VEG", clock.now)
     # The worker was down for four Fridays.
@@ -60,7 +66,9 @@ def test_catch_up_after_downtime_runs_once(service: Service, clock: FakeClock, g
     assert "Friday 06 February 2026, 20:00 GMT" in outbox.rows("notice")[0].body.decode()
 
 
-def test_nmr_guard_holds_the_turn_and_mails_the_gm_once(service: Service, clock: FakeClock, game: Game, outbox: Outbox) -> None:
+def test_nmr_guard_holds_the_turn_and_mails_the_gm_once(
+    service: Service, clock: FakeClock, game: Game, outbox: Outbox
+) -> None:
     clock.set(FRIDAY + dt.timedelta(seconds=10))
     assert service.tick().actions == {"corpus": "guard"}
     assert game.turns() == [] and game.row().turn == 1
@@ -160,7 +168,10 @@ def test_reminders_before_the_deadline_once_to_those_without_orders(
     assert service.tick().actions == {"corpus": "remind"}
     [reminder] = outbox.rows("reminder")
     assert reminder.recipient == "bo@example.org"
-    assert reminder.subject == "corpus: no orders from VEG for turn 1 yet - deadline Friday 09 January 2026, 20:00 GMT"
+    assert (
+        reminder.subject
+        == "corpus: no orders from VEG for turn 1 yet - deadline Friday 09 January 2026, 20:00 GMT"
+    )
     assert "EMPIRE VEG <your password>" in reminder.body.decode()
     for hours in (20, 2):
         clock.set(FRIDAY - dt.timedelta(hours=hours))
@@ -174,10 +185,16 @@ def test_reminders_before_the_deadline_once_to_those_without_orders(
     assert service.tick().actions == {"corpus": "run"}
     clock.set(FRIDAY + dt.timedelta(days=6, hours=1))
     assert service.tick().actions == {"corpus": "remind"}
-    assert sorted(r.recipient for r in outbox.rows("reminder")) == ["ann@example.org", "bo@example.org", "bo@example.org"]
+    assert sorted(r.recipient for r in outbox.rows("reminder")) == [
+        "ann@example.org",
+        "bo@example.org",
+        "bo@example.org",
+    ]
 
 
-def test_a_schedule_change_is_picked_up_without_restart(service: Service, clock: FakeClock, game: Game) -> None:
+def test_a_schedule_change_is_picked_up_without_restart(
+    service: Service, clock: FakeClock, game: Game
+) -> None:
     game.update(nmr_limit=100, reminder_hours=0)
     assert service.tick().actions == {"corpus": "idle"}
     # Tuesday: the GM switches to a daily 03:00 deadline with plain SQL.
@@ -193,13 +210,17 @@ def test_a_schedule_change_is_picked_up_without_restart(service: Service, clock:
     assert service.tick().actions == {"corpus": "run"}
     # And through the GM's command, with a time zone.
     with transaction(game.app.sessions) as session:
-        set_schedule(session, get_game(session, "corpus"), clock.now, cron="0 9 * * *", timezone="America/New_York")
+        set_schedule(
+            session, get_game(session, "corpus"), clock.now, cron="0 9 * * *", timezone="America/New_York"
+        )
     clock.set(dt.datetime(2026, 1, 7, 14, 0, 5, tzinfo=UTC))  # 09:00 in New York
     assert service.tick().actions == {"corpus": "run"}
     assert game.turns() == [1, 2]
 
 
-def test_pause_stops_everything_and_resume_does_not_catch_up(service: Service, clock: FakeClock, game: Game) -> None:
+def test_pause_stops_everything_and_resume_does_not_catch_up(
+    service: Service, clock: FakeClock, game: Game
+) -> None:
     game.orders("RIG", clock.now)
     game.orders("VEG", clock.now)
     assert service.tick().actions == {"corpus": "idle"}
@@ -225,7 +246,9 @@ def test_pause_stops_everything_and_resume_does_not_catch_up(service: Service, c
     assert game.turns() == [1]
 
 
-def test_one_game_failing_never_stops_the_others(service: Service, clock: FakeClock, app: App, outbox: Outbox) -> None:
+def test_one_game_failing_never_stops_the_others(
+    service: Service, clock: FakeClock, app: App, outbox: Outbox
+) -> None:
     broken = new_game(app, clock, "broken", nmr_limit=100)
     fine = new_game(app, clock, "fine", nmr_limit=100)
     with transaction(app.sessions) as session:
@@ -236,7 +259,9 @@ def test_one_game_failing_never_stops_the_others(service: Service, clock: FakeCl
     assert report.actions == {"fine": "run"} and len(report.errors) == 1
     assert fine.turns() == [1] and broken.turns() == []
     errors = [n for n in outbox.rows("notice") if "error" in n.subject]
-    assert len(errors) == 1 and errors[0].subject.startswith("[broken] turnproc error: DeadlineError: bad cron expression")
+    assert len(errors) == 1 and errors[0].subject.startswith(
+        "[broken] turnproc error: DeadlineError: bad cron expression"
+    )
     # Retried with back-off, and the GM is not mailed again for the same error.
     for minutes in (1, 10, 60):
         clock.advance(minutes=minutes)
@@ -273,7 +298,9 @@ def test_a_failing_turn_is_retried_and_told_once(
     assert game.turns() == [1] and game.row().last_deadline_at == FRIDAY
 
 
-def test_two_services_at_one_deadline_run_one_turn(app: App, clock: FakeClock, game: Game, outbox: Outbox) -> None:
+def test_two_services_at_one_deadline_run_one_turn(
+    app: App, clock: FakeClock, game: Game, outbox: Outbox
+) -> None:
     game.orders("RIG", clock.now)
     game.orders("VEG", clock.now)
     clock.set(FRIDAY + dt.timedelta(seconds=1))
@@ -297,12 +324,32 @@ def test_two_services_at_one_deadline_run_one_turn(app: App, clock: FakeClock, g
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("zone, schedule, start, deadlines", [
-    ("Europe/London", "30 1 * * *", dt.datetime(2026, 10, 24, 0, 0, tzinfo=UTC),
-     [dt.datetime(2026, 10, 24, 0, 30, tzinfo=UTC), dt.datetime(2026, 10, 25, 0, 30, tzinfo=UTC), dt.datetime(2026, 10, 26, 1, 30, tzinfo=UTC)]),
-    ("America/New_York", "30 2 * * *", dt.datetime(2026, 3, 7, 6, 0, tzinfo=UTC),
-     [dt.datetime(2026, 3, 7, 7, 30, tzinfo=UTC), dt.datetime(2026, 3, 8, 7, 30, tzinfo=UTC), dt.datetime(2026, 3, 9, 6, 30, tzinfo=UTC)]),
-], ids=["london-autumn", "new-york-spring"])
+@pytest.mark.parametrize(
+    "zone, schedule, start, deadlines",
+    [
+        (
+            "Europe/London",
+            "30 1 * * *",
+            dt.datetime(2026, 10, 24, 0, 0, tzinfo=UTC),
+            [
+                dt.datetime(2026, 10, 24, 0, 30, tzinfo=UTC),
+                dt.datetime(2026, 10, 25, 0, 30, tzinfo=UTC),
+                dt.datetime(2026, 10, 26, 1, 30, tzinfo=UTC),
+            ],
+        ),
+        (
+            "America/New_York",
+            "30 2 * * *",
+            dt.datetime(2026, 3, 7, 6, 0, tzinfo=UTC),
+            [
+                dt.datetime(2026, 3, 7, 7, 30, tzinfo=UTC),
+                dt.datetime(2026, 3, 8, 7, 30, tzinfo=UTC),
+                dt.datetime(2026, 3, 9, 6, 30, tzinfo=UTC),
+            ],
+        ),
+    ],
+    ids=["london-autumn", "new-york-spring"],
+)
 def test_a_daylight_saving_night_runs_each_daily_turn_once(
     app: App, clock: FakeClock, zone: str, schedule: str, start: dt.datetime, deadlines: list[dt.datetime]
 ) -> None:
@@ -317,7 +364,9 @@ def test_a_daylight_saving_night_runs_each_daily_turn_once(
     assert [r - d for r, d in zip(game.ran_at(), deadlines)] == [dt.timedelta(0)] * 3
 
 
-def test_an_unreachable_database_is_logged_and_retried(tmp_path, clock: FakeClock, caplog: pytest.LogCaptureFixture) -> None:
+def test_an_unreachable_database_is_logged_and_retried(
+    tmp_path, clock: FakeClock, caplog: pytest.LogCaptureFixture
+) -> None:
     from turnproc.config import Config
 
     engine = create_engine(f"sqlite:///{tmp_path}/missing/dir/game.db")
@@ -335,7 +384,9 @@ def test_an_unreachable_database_is_logged_and_retried(tmp_path, clock: FakeCloc
     engine.dispose()
 
 
-def test_a_staged_turn_blocks_the_next_deadline_until_released(service: Service, clock: FakeClock, game: Game, outbox: Outbox) -> None:
+def test_a_staged_turn_blocks_the_next_deadline_until_released(
+    service: Service, clock: FakeClock, game: Game, outbox: Outbox
+) -> None:
     from turnproc.turns.run import release_turn
 
     game.update(hold=True, nmr_limit=100, reminder_hours=0)  # the GM reviews every turn before it goes out

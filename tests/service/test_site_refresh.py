@@ -21,8 +21,13 @@ FRIDAY = dt.datetime(2026, 1, 9, 20, 0, tzinfo=dt.timezone.utc)
 
 @pytest.fixture
 def site_app(db_url: str, tmp_path: Path) -> Iterator[App]:
-    config = Config(database_url=db_url, maildir_in=tmp_path / "in", maildir_out=tmp_path / "out",
-                    gm_address=GM, site_dir=tmp_path / "www")  # fmt: skip
+    config = Config(
+        database_url=db_url,
+        maildir_in=tmp_path / "in",
+        maildir_out=tmp_path / "out",
+        gm_address=GM,
+        site_dir=tmp_path / "www",
+    )
     app = open_app(config)
     yield app
     app.close()

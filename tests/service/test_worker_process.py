@@ -48,7 +48,9 @@ class Worker:
         env = {k: v for k, v in os.environ.items() if not k.startswith("TURNPROC_")}
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "turnproc", "--config", str(config), "worker", *FAST, *args],
-            stdout=subprocess.DEVNULL, stderr=self._log, env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=self._log,
+            env=env,
         )
 
     def log(self) -> str:
@@ -82,7 +84,9 @@ def settle(workers: list[Worker], quiet: float = 1.0, timeout: float = 30) -> No
             logs, since = now, time.monotonic()
         elif time.monotonic() - since >= quiet:
             return
-    raise AssertionError(f"the workers kept logging for {timeout}s:\n" + "\n".join(log[-4000:] for log in logs))
+    raise AssertionError(
+        f"the workers kept logging for {timeout}s:\n" + "\n".join(log[-4000:] for log in logs)
+    )
 
 
 def wait_for(what: str, check: Callable[[], bool], workers: list[Worker], timeout: float = 30) -> None:
@@ -98,16 +102,27 @@ def wait_for(what: str, check: Callable[[], bool], workers: list[Worker], timeou
     raise AssertionError(f"timed out after {timeout}s waiting for {what}; worker log:\n{logs}")
 
 
-def write_config(path: Path, db_url: str, *, imap_port: int | None = None, smtp_port: int | None = None) -> Path:
+def write_config(
+    path: Path, db_url: str, *, imap_port: int | None = None, smtp_port: int | None = None
+) -> Path:
     lines = [f'database_url = "{db_url}"', f'from_address = "{HOST}"', f'gm_address = "{GM}"']
     if imap_port is None:
         lines += ['transport = "maildir"', 'maildir_in = "in"', 'maildir_out = "out"']
     else:
         lines += [
             'transport = "imap"',
-            "[imap]", 'host = "127.0.0.1"', f"port = {imap_port}", 'security = "plain"',
-            f'user = "{IMAP_USER}"', f'password = "{IMAP_PASSWORD}"', "timeout = 5",
-            "[smtp]", 'host = "127.0.0.1"', f"port = {smtp_port}", 'security = "plain"', "timeout = 5",
+            "[imap]",
+            'host = "127.0.0.1"',
+            f"port = {imap_port}",
+            'security = "plain"',
+            f'user = "{IMAP_USER}"',
+            f'password = "{IMAP_PASSWORD}"',
+            "timeout = 5",
+            "[smtp]",
+            'host = "127.0.0.1"',
+            f"port = {smtp_port}",
+            'security = "plain"',
+            "timeout = 5",
         ]
     path.write_text("\n".join(lines) + "\n")
     return path
@@ -189,12 +204,26 @@ def test_full_cycle_mail_in_acks_deadline_turn_reports(
     worker = Worker(config)
     try:
         imap_append(imap, orders_of("RIG"), orders_of("VEG"))
-        wait_for("two acknowledgements", lambda: recipients(smtp_server, "Re: orders") == sorted(EMAILS.values()), [worker])
+        wait_for(
+            "two acknowledgements",
+            lambda: recipients(smtp_server, "Re: orders") == sorted(EMAILS.values()),
+            [worker],
+        )
         # The outbox's own timer may deliver the acks between the commit and the filing.
-        wait_for("the mails filed", lambda: (imap_count(imap, "INBOX"), imap_count(imap, "Processed")) == (0, 2), [worker])
+        wait_for(
+            "the mails filed",
+            lambda: (imap_count(imap, "INBOX"), imap_count(imap, "Processed")) == (0, 2),
+            [worker],
+        )
         pass_the_deadline(engine)
-        wait_for("two reports and the GM's notice",
-                 lambda: len(recipients(smtp_server, "report for")) == 2 and recipients(smtp_server, "turn 1 ran") == [GM], [worker])
+        wait_for(
+            "two reports and the GM's notice",
+            lambda: (
+                len(recipients(smtp_server, "report for")) == 2
+                and recipients(smtp_server, "turn 1 ran") == [GM]
+            ),
+            [worker],
+        )
         assert recipients(smtp_server, "report for") == sorted(EMAILS.values())
         time.sleep(0.6)  # a few more passes: nothing else may happen
         assert count(engine, m.TurnRecord) == 1
@@ -210,7 +239,9 @@ def test_full_cycle_mail_in_acks_deadline_turn_reports(
 
 @pytest.mark.slow
 @pytest.mark.parametrize("db_url", ["postgres"], indirect=True)
-def test_two_workers_against_one_postgresql_run_each_turn_once(db_url: str, engine: Engine, tmp_path: Path) -> None:
+def test_two_workers_against_one_postgresql_run_each_turn_once(
+    db_url: str, engine: Engine, tmp_path: Path
+) -> None:
     setup_game(db_url, tmp_path)
     config = write_config(tmp_path / "turnproc.toml", db_url)
     workers = [Worker(config, "--tick", "0.05"), Worker(config, "--tick", "0.05")]
@@ -248,7 +279,11 @@ def test_two_workers_against_one_postgresql_run_each_turn_once(db_url: str, engi
 def restart_dovecot(server: DovecotServer) -> None:
     """Start the same Dovecot again: same port, same mail."""
     binary = "/usr/sbin/dovecot" if Path("/usr/sbin/dovecot").exists() else "dovecot"
-    server.proc = subprocess.Popen([binary, "-F", "-c", str(server.dir / "dovecot.conf")], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    server.proc = subprocess.Popen(
+        [binary, "-F", "-c", str(server.dir / "dovecot.conf")],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     wait_for_port(server.port)
 
 
@@ -280,11 +315,17 @@ def test_imap_and_smtp_down_for_a_while_nothing_lost_or_doubled(
 
     engine = create_engine(sqlite_url)
     setup_game(sqlite_url, tmp_path)
-    config = write_config(tmp_path / "turnproc.toml", sqlite_url, imap_port=imap.port, smtp_port=smtp_server.port)
+    config = write_config(
+        tmp_path / "turnproc.toml", sqlite_url, imap_port=imap.port, smtp_port=smtp_server.port
+    )
     worker = Worker(config)
     try:
         imap_append(imap, orders_of("RIG"))
-        wait_for("RIG's acknowledgement", lambda: recipients(smtp_server, "Re: orders") == [EMAILS["RIG"]], [worker])
+        wait_for(
+            "RIG's acknowledgement",
+            lambda: recipients(smtp_server, "Re: orders") == [EMAILS["RIG"]],
+            [worker],
+        )
 
         # Both servers go away.
         stop_dovecot(imap)
@@ -292,7 +333,11 @@ def test_imap_and_smtp_down_for_a_while_nothing_lost_or_doubled(
         deliver_to_maildir(imap, orders_of("VEG", turn=None))  # arrives at the provider meanwhile
         pass_the_deadline(engine)  # ... and the deadline passes
         wait_for("the turn, run while mail is down", lambda: count(engine, m.TurnRecord) == 1, [worker])
-        wait_for("failures logged", lambda: "inbox: IMAP server" in worker.log() and "outbox: SMTP server" in worker.log(), [worker])
+        wait_for(
+            "failures logged",
+            lambda: "inbox: IMAP server" in worker.log() and "outbox: SMTP server" in worker.log(),
+            [worker],
+        )
         time.sleep(1.5)
         assert worker.alive()
         assert count(engine, m.OutboxMail, m.OutboxMail.sent_at.is_(None)) == 3  # 2 reports, 1 notice
@@ -302,8 +347,14 @@ def test_imap_and_smtp_down_for_a_while_nothing_lost_or_doubled(
         restart_dovecot(imap)
         smtp_server.controller = Controller(smtp_server, hostname="127.0.0.1", port=smtp_server.port)
         smtp_server.controller.start()
-        wait_for("the reports, the notice and VEG's acknowledgement",
-                 lambda: len(smtp_server.messages) == 5 and count(engine, m.OutboxMail, m.OutboxMail.sent_at.is_(None)) == 0, [worker])
+        wait_for(
+            "the reports, the notice and VEG's acknowledgement",
+            lambda: (
+                len(smtp_server.messages) == 5
+                and count(engine, m.OutboxMail, m.OutboxMail.sent_at.is_(None)) == 0
+            ),
+            [worker],
+        )
         time.sleep(0.6)
         assert len(smtp_server.messages) == 5
         assert recipients(smtp_server, "report for") == sorted(EMAILS.values())
@@ -311,7 +362,11 @@ def test_imap_and_smtp_down_for_a_while_nothing_lost_or_doubled(
         assert imap_count(imap, "INBOX") == 0 and imap_count(imap, "Processed") == 2
         assert_each_outbox_mail_arrived_once(engine, smtp_server)
         with engine.connect() as conn:
-            veg = conn.execute(select(m.OrderSet.turn).join(m.Empire).where(m.Empire.code == "VEG")).scalars().all()
+            veg = (
+                conn.execute(select(m.OrderSet.turn).join(m.Empire).where(m.Empire.code == "VEG"))
+                .scalars()
+                .all()
+            )
         assert veg == [2]  # read after the turn: orders for turn 2
     finally:
         code = worker.stop()
@@ -322,13 +377,22 @@ def test_imap_and_smtp_down_for_a_while_nothing_lost_or_doubled(
 
 
 @pytest.mark.slow
-def test_imap_idle_reads_new_mail_at_once(sqlite_url: str, imap: DovecotServer, smtp_server: SmtpSink, tmp_path: Path) -> None:
+def test_imap_idle_reads_new_mail_at_once(
+    sqlite_url: str, imap: DovecotServer, smtp_server: SmtpSink, tmp_path: Path
+) -> None:
     setup_game(sqlite_url, tmp_path)
-    config = write_config(tmp_path / "turnproc.toml", sqlite_url, imap_port=imap.port, smtp_port=smtp_server.port)
+    config = write_config(
+        tmp_path / "turnproc.toml", sqlite_url, imap_port=imap.port, smtp_port=smtp_server.port
+    )
     worker = Worker(config, "--idle", "--poll", "120")
     try:
         wait_for("the IDLE connection", lambda: "IMAP IDLE: watching INBOX" in worker.log(), [worker])
         imap_append(imap, orders_of("RIG"))
-        wait_for("the acknowledgement, long before the next poll", lambda: recipients(smtp_server) == [EMAILS["RIG"]], [worker], timeout=8)
+        wait_for(
+            "the acknowledgement, long before the next poll",
+            lambda: recipients(smtp_server) == [EMAILS["RIG"]],
+            [worker],
+            timeout=8,
+        )
     finally:
         assert worker.stop() == 0

@@ -56,8 +56,23 @@ def test_systems_are_loaded_in_the_order_of_their_fields() -> None:
     """load_state builds each System by position, in this order: a field
     added, moved or renamed in the dataclass must be added or moved there too."""
     assert tuple(f.name for f in dataclasses.fields(System)) == (
-        "code", "type", "row", "col", "star", "name", "owner", "pop", "industry", "cruisers", "fighters",
-        "colony_ships", "stance", "stance_target", "retreat_parts", "ever_owned", "home_slot",
+        "code",
+        "type",
+        "row",
+        "col",
+        "star",
+        "name",
+        "owner",
+        "pop",
+        "industry",
+        "cruisers",
+        "fighters",
+        "colony_ships",
+        "stance",
+        "stance_target",
+        "retreat_parts",
+        "ever_owned",
+        "home_slot",
     )
 
 
@@ -105,21 +120,18 @@ def test_save_only_touches_changed_rows_and_is_idempotent(sessions) -> None:
 )
 def test_database_refuses_impossible_values(sessions, statement: str, constraint: str) -> None:
     _game(sessions, players=1)
-    with pytest.raises(IntegrityError) as info:
-        with transaction(sessions) as session:
-            session.execute(text(statement))
+    with pytest.raises(IntegrityError) as info, transaction(sessions) as session:
+        session.execute(text(statement))
     # Both databases name the broken constraint, so a GM sees which rule it was.
     assert constraint in str(info.value.orig)
 
 
 def test_foreign_keys_are_enforced(sessions) -> None:
     _game(sessions, players=1)
-    with pytest.raises(IntegrityError):
-        with transaction(sessions) as session:
-            session.execute(text("INSERT INTO links (game_id, a, b) VALUES (1, 100, 99999)"))
-    with pytest.raises(IntegrityError):
-        with transaction(sessions) as session:
-            session.execute(text("UPDATE systems SET owner_id = 4242 WHERE owner_id IS NOT NULL"))
+    with pytest.raises(IntegrityError), transaction(sessions) as session:
+        session.execute(text("INSERT INTO links (game_id, a, b) VALUES (1, 100, 99999)"))
+    with pytest.raises(IntegrityError), transaction(sessions) as session:
+        session.execute(text("UPDATE systems SET owner_id = 4242 WHERE owner_id IS NOT NULL"))
 
 
 def test_migrations_create_everything_and_check_clean(empty_db_url: str) -> None:

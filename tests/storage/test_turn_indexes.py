@@ -41,7 +41,10 @@ def _plans(sessions: sessionmaker[Session], action: Callable[[Session], Any], ta
     with engine.connect() as conn:
         raw = conn.connection.driver_connection
         assert raw is not None
-        return [" ".join(str(row[-1]) for row in raw.execute(f"EXPLAIN QUERY PLAN {sql}", params)) for sql, params in sent]
+        return [
+            " ".join(str(row[-1]) for row in raw.execute(f"EXPLAIN QUERY PLAN {sql}", params))
+            for sql, params in sent
+        ]
 
 
 def test_turn_reads_use_the_turn_indexes(sqlite_url: str, tmp_path: Any) -> None:
@@ -58,7 +61,11 @@ def test_turn_reads_use_the_turn_indexes(sqlite_url: str, tmp_path: Any) -> None
         for plan in _plans(sessions, lambda s: orders_for_turn(s, get_game(s, "corpus")), "orders"):
             # By game and turn, or by each empire and the turn: never every turn's.
             assert "ix_orders_game_turn" in plan or "ix_orders_empire_turn" in plan, plan
-        plans = _plans(sessions, lambda s: rollback(s, get_game(s, "corpus"), 2, NOW + dt.timedelta(days=30), config), "reports")
+        plans = _plans(
+            sessions,
+            lambda s: rollback(s, get_game(s, "corpus"), 2, NOW + dt.timedelta(days=30), config),
+            "reports",
+        )
         assert any("ix_reports_game_turn" in plan for plan in plans), plans
     finally:
         engine.dispose()

@@ -11,11 +11,19 @@ import secrets
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 
-
 __all__ = [
-    "generate_password", "hash_password", "hash_code", "hash_chosen_password", "hash_passwords", "verify_password",
-    "GENERATED_BITS", "MIN_GUESSES_LOG10", "INTAKE_MAILS_PER_SECOND", "chosen_password_weakness", "expected_years",
-]  # fmt: skip
+    "generate_password",
+    "hash_password",
+    "hash_code",
+    "hash_chosen_password",
+    "hash_passwords",
+    "verify_password",
+    "GENERATED_BITS",
+    "MIN_GUESSES_LOG10",
+    "INTAKE_MAILS_PER_SECOND",
+    "chosen_password_weakness",
+    "expected_years",
+]
 
 # Words a player can read off a report and type on a phone: no 0/O, 1/l/I.
 _ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"
@@ -147,7 +155,10 @@ def chosen_password_weakness(password: str, *context: str) -> str | None:
         return None
     feedback = found["feedback"]
     why = feedback["warning"] or f"it could be guessed in about 10^{int(found['guesses_log10'])} tries"
-    hint = " ".join(feedback["suggestions"]) or "A longer one, e.g. four unrelated words joined by hyphens, is better."
+    hint = (
+        " ".join(feedback["suggestions"])
+        or "A longer one, e.g. four unrelated words joined by hyphens, is better."
+    )
     return f"{why.rstrip('.')} (zxcvbn; it must take 10^{MIN_GUESSES_LOG10} tries). {hint}"
 
 

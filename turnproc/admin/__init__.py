@@ -38,10 +38,17 @@ __all__ = [
 #: checks would bring the mail layer's address parser and the scheduler into
 #: `turnproc report` and `empire list`, which never use them.
 _HOMES = {
-    "check_game": "checks", "describe_rows": "checks", "format_violation": "checks",
-    "ScriptResult": "script", "StatementResult": "script", "result_lines": "script", "run_script": "script",
-    "ScriptSyntaxError": "statements", "Statement": "statements", "split_statements": "statements",
-}  # fmt: skip
+    "check_game": "checks",
+    "describe_rows": "checks",
+    "format_violation": "checks",
+    "ScriptResult": "script",
+    "StatementResult": "script",
+    "result_lines": "script",
+    "run_script": "script",
+    "ScriptSyntaxError": "statements",
+    "Statement": "statements",
+    "split_statements": "statements",
+}
 
 
 def __getattr__(name: str) -> Any:

@@ -69,7 +69,15 @@ def record(
     )
     session.add(entry)
     session.flush()
-    log.info("audit %d: %s %s on %s by %s: %s", entry.id, action, entry.sha256[:12], game_name, entry.os_user, outcome)
+    log.info(
+        "audit %d: %s %s on %s by %s: %s",
+        entry.id,
+        action,
+        entry.sha256[:12],
+        game_name,
+        entry.os_user,
+        outcome,
+    )
     return entry
 
 

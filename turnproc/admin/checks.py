@@ -29,16 +29,24 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from sqlalchemy import Connection, Table, text
 from sqlalchemy.orm import Session
 
-from ..timing import deadlines
 from ..mail.identity import valid_address
 from ..rules.invariants import Violation, check_invariants
 from ..rules.state import MODULES, RULESETS, GameState
 from ..storage import models as m
 from ..storage.convert import load_state
+from ..timing import deadlines
 
 log = logging.getLogger(__name__)
 
-__all__ = ["Fingerprint", "check_game", "describe_rows", "format_violation", "game_checks", "row_checks", "state_checks"]
+__all__ = [
+    "Fingerprint",
+    "check_game",
+    "describe_rows",
+    "format_violation",
+    "game_checks",
+    "row_checks",
+    "state_checks",
+]
 
 # The shape gm.add_empire accepts; anything else cannot be mailed.
 
@@ -104,12 +112,19 @@ def row_checks(session: Session, game_id: int) -> list[Violation]:
                     empires,
                 )
             )
-    for code, email in _rows(session, "SELECT code, email FROM empires WHERE game_id = :g ORDER BY code", game_id):
+    for code, email in _rows(
+        session, "SELECT code, email FROM empires WHERE game_id = :g ORDER BY code", game_id
+    ):
         if valid_address(str(email)) is None:
             # Mail to it could not go (a stray character, a control code
             # written in with SQL): the player would never hear from the host.
             out.append(
-                Violation("email_invalid", f"empire {code} has e-mail {email!r}, not an address mail can go to", (), (str(code),))
+                Violation(
+                    "email_invalid",
+                    f"empire {code} has e-mail {email!r}, not an address mail can go to",
+                    (),
+                    (str(code),),
+                )
             )
     return out
 
@@ -141,13 +156,23 @@ def game_checks(game: m.Game) -> list[Violation]:
     modules = {x.strip() for x in game.modules.split(",") if x.strip()}
     if modules - MODULES:
         unknown = ", ".join(sorted(modules - MODULES))
-        out.append(Violation("game_modules", f"unknown rule module(s) {unknown} (known: {', '.join(sorted(MODULES))})"))
+        out.append(
+            Violation(
+                "game_modules", f"unknown rule module(s) {unknown} (known: {', '.join(sorted(MODULES))})"
+            )
+        )
     if game.ruleset not in RULESETS:
-        out.append(Violation("game_ruleset", f"unknown rule set {game.ruleset} (known: {', '.join(map(str, RULESETS))})"))
+        out.append(
+            Violation(
+                "game_ruleset", f"unknown rule set {game.ruleset} (known: {', '.join(map(str, RULESETS))})"
+            )
+        )
     try:
         ZoneInfo(game.timezone)
     except (ZoneInfoNotFoundError, ValueError):
-        out.append(Violation("game_timezone", f"time zone {game.timezone!r} is not an IANA name like Europe/London"))
+        out.append(
+            Violation("game_timezone", f"time zone {game.timezone!r} is not an IANA name like Europe/London")
+        )
     else:
         if game.schedule:
             try:
@@ -178,13 +203,17 @@ def check_game(session: Session, game_id: int) -> list[Violation]:
 def format_violation(v: Violation) -> str:
     where = []
     if v.systems:
-        where.append("systems " + ", ".join(map(str, v.systems[:20])) + (" ..." if len(v.systems) > 20 else ""))
+        where.append(
+            "systems " + ", ".join(map(str, v.systems[:20])) + (" ..." if len(v.systems) > 20 else "")
+        )
     if v.empires:
         where.append("empires " + ", ".join(v.empires))
     return f"{v.code}: {v.message}" + (f" [{'; '.join(where)}]" if where else "")
 
 
-def describe_rows(session: Session, game_id: int, violations: Iterable[Violation], limit: int = 20) -> list[str]:
+def describe_rows(
+    session: Session, game_id: int, violations: Iterable[Violation], limit: int = 20
+) -> list[str]:
     """The current rows of the systems and empires the violations name, one line each,
     so a GM sees the values that broke the rule (read before any rollback)."""
     systems = sorted({c for v in violations for c in v.systems})[:limit]
@@ -228,7 +257,9 @@ def describe_rows(session: Session, game_id: int, violations: Iterable[Violation
     if empires:
         owned: dict[int, int] = dict(
             session.execute(
-                text("SELECT owner_id, COUNT(*) FROM systems WHERE game_id = :g AND owner_id IS NOT NULL GROUP BY owner_id"),
+                text(
+                    "SELECT owner_id, COUNT(*) FROM systems WHERE game_id = :g AND owner_id IS NOT NULL GROUP BY owner_id"
+                ),
                 {"g": game_id},
             ).all()
         )
@@ -280,14 +311,26 @@ def _scopes() -> list[_Scope]:
             scopes.append(_Scope(name, key, "FROM games t WHERE t.id <> :g", "t.id"))
         elif name == "forces":
             scopes.append(
-                _Scope(name, key, "FROM forces t JOIN systems s ON s.id = t.system_id WHERE s.game_id <> :g", "s.game_id")
+                _Scope(
+                    name,
+                    key,
+                    "FROM forces t JOIN systems s ON s.id = t.system_id WHERE s.game_id <> :g",
+                    "s.game_id",
+                )
             )
         elif name == "seen":
             scopes.append(
-                _Scope(name, key, "FROM seen t JOIN empires e ON e.id = t.empire_id WHERE e.game_id <> :g", "e.game_id")
+                _Scope(
+                    name,
+                    key,
+                    "FROM seen t JOIN empires e ON e.id = t.empire_id WHERE e.game_id <> :g",
+                    "e.game_id",
+                )
             )
         elif "game_id" in table.columns:
-            scopes.append(_Scope(name, key, f"FROM {name} t WHERE t.game_id IS NULL OR t.game_id <> :g", "t.game_id"))
+            scopes.append(
+                _Scope(name, key, f"FROM {name} t WHERE t.game_id IS NULL OR t.game_id <> :g", "t.game_id")
+            )
         else:
             # A table that names no game belongs to no game: nothing in it is the script's business.
             scopes.append(_Scope(name, key, f"FROM {name} t", "NULL"))
@@ -338,17 +381,20 @@ class Fingerprint:
             if not touched:
                 continue
             owners = {(new.get(k) or old.get(k) or (None, b""))[0] for k in touched}
-            whose = sorted(
-                "no game" if o is None else f"game {names.get(int(str(o)), o)!r}" for o in owners
-            )
+            whose = sorted("no game" if o is None else f"game {names.get(int(str(o)), o)!r}" for o in owners)
             parts = []
             for verb, keys in verbs.items():
                 if keys:
                     shown = ", ".join(_key_text(k) for k in keys[:5]) + (" ..." if len(keys) > 5 else "")
                     parts.append(f"{len(keys)} {verb} ({shown})")
-            what = "the audit log may not be edited" if table == "audit_log" else (
-                "the schema version belongs to migrations" if table == "alembic_version" else
-                f"rows of {', '.join(whose)}"
+            what = (
+                "the audit log may not be edited"
+                if table == "audit_log"
+                else (
+                    "the schema version belongs to migrations"
+                    if table == "alembic_version"
+                    else f"rows of {', '.join(whose)}"
+                )
             )
             out.append(
                 Violation(

@@ -120,9 +120,10 @@ class ScriptResult:
         left out: ``INSERT ... WHERE NOT EXISTS`` is how a script stays safe to
         run twice (deploy/admin/add_ships.sql)."""
         return [
-            r.statement.where() for r in self.statements
+            r.statement.where()
+            for r in self.statements
             if r.statement.keyword in ("UPDATE", "DELETE") and not r.columns and r.rowcount == 0
-        ]  # fmt: skip
+        ]
 
     def detail(self) -> str:
         """Everything that went wrong, for the audit log and the GM."""
@@ -134,7 +135,9 @@ def _database_message(exc: DBAPIError, statement: Statement) -> str:
     orig: Any = exc.orig
     diag = getattr(orig, "diag", None)
     primary = getattr(diag, "message_primary", None) if diag is not None else None
-    text = primary or (str(orig).strip().splitlines()[0] if orig is not None and str(orig).strip() else str(exc))
+    text = primary or (
+        str(orig).strip().splitlines()[0] if orig is not None and str(orig).strip() else str(exc)
+    )
     line = statement.line
     position = getattr(diag, "statement_position", None) if diag is not None else None
     if position:
@@ -143,7 +146,9 @@ def _database_message(exc: DBAPIError, statement: Statement) -> str:
     constraint = getattr(diag, "constraint_name", None) if diag is not None else None
     if constraint and constraint not in text:
         text += f" (constraint {constraint})"
-    kind = "breaks a database constraint" if isinstance(exc, IntegrityError) else "was refused by the database"
+    kind = (
+        "breaks a database constraint" if isinstance(exc, IntegrityError) else "was refused by the database"
+    )
     where = statement.where() if line == statement.line else f"{statement.where()}, at line {line}"
     return f"{where} {kind}: {text}"
 
@@ -187,9 +192,16 @@ def run_script(
 
     def finish_apart() -> ScriptResult:
         result.audit_id = audit.record_apart(
-            engine, action="sql", game_id=game_id, game_name=game_name, script=script,
-            outcome=result.outcome, detail=result.detail() or _summary(result), now=now, user=user,
-        )  # fmt: skip
+            engine,
+            action="sql",
+            game_id=game_id,
+            game_name=game_name,
+            script=script,
+            outcome=result.outcome,
+            detail=result.detail() or _summary(result),
+            now=now,
+            user=user,
+        )
         return result
 
     postgres = engine.dialect.name == "postgresql"
@@ -258,7 +270,9 @@ def run_script(
                     # A concurrent change to the same rows (PostgreSQL serialization failure).
                     result.outcome = "failed"
                     reason = str(exc.orig).strip().splitlines()[0] if exc.orig else str(exc)
-                    result.errors.append(f"the commit failed, nothing was changed: {reason}; run the script again")
+                    result.errors.append(
+                        f"the commit failed, nothing was changed: {reason}; run the script again"
+                    )
             else:
                 trans.rollback()
         except BaseException:
@@ -275,20 +289,27 @@ def _attribute_refusals(conn: Connection, statements: list[Statement]) -> list[s
     """PostgreSQL: functions off the allow-list called by attribute notation
     (:func:`.statements.attribute_refusals`), against this database's own
     functions and columns."""
-    functions = frozenset(conn.exec_driver_sql("SELECT DISTINCT lower(proname) FROM pg_proc").scalars()) - ALLOWED_FUNCTIONS
+    functions = (
+        frozenset(conn.exec_driver_sql("SELECT DISTINCT lower(proname) FROM pg_proc").scalars())
+        - ALLOWED_FUNCTIONS
+    )
     columns = frozenset(
         conn.exec_driver_sql(
             "SELECT DISTINCT lower(column_name) FROM information_schema.columns WHERE table_schema = 'public'"
         ).scalars()
     )
-    return [reason for statement in statements for reason in attribute_refusals(statement, functions, columns)]
+    return [
+        reason for statement in statements for reason in attribute_refusals(statement, functions, columns)
+    ]
 
 
 #: PostgreSQL's SQLSTATE for a statement cancelled by statement_timeout.
 _QUERY_CANCELED = "57014"
 
 
-def _run_statements(conn: Connection, statements: list[Statement], result: ScriptResult, clock: _Clock) -> None:
+def _run_statements(
+    conn: Connection, statements: list[Statement], result: ScriptResult, clock: _Clock
+) -> None:
     """Run the statements as far as the first failure, fenced in by the database:
     PostgreSQL as the GM script role, SQLite under the authorizer; each
     stopped when the script's time is up (PostgreSQL's statement_timeout,
@@ -308,7 +329,9 @@ def _run_statements(conn: Connection, statements: list[Statement], result: Scrip
             except DBAPIError as exc:
                 result.outcome = "failed"
                 timed_out = getattr(exc.orig, "sqlstate", None) == _QUERY_CANCELED
-                result.errors.append(clock.message(statement) if timed_out else _database_message(exc, statement))
+                result.errors.append(
+                    clock.message(statement) if timed_out else _database_message(exc, statement)
+                )
                 return
         conn.exec_driver_sql("SET LOCAL statement_timeout = 0")  # the checks after the script are turnproc's
         if role:
@@ -337,9 +360,7 @@ def _run_statements(conn: Connection, statements: list[Statement], result: Scrip
 
 
 def _summary(result: ScriptResult) -> str:
-    return "\n".join(
-        f"{r.statement.where()}: {r.rowcount} row(s)" for r in result.statements
-    )
+    return "\n".join(f"{r.statement.where()}: {r.rowcount} row(s)" for r in result.statements)
 
 
 def _cell(value: Any) -> str:

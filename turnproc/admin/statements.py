@@ -41,23 +41,115 @@ __all__ = [
 GAME_TABLES = frozenset(name for name in m.Base.metadata.tables if name != "audit_log")
 
 _ALLOWED_WORDS = ("SELECT", "INSERT", "UPDATE", "DELETE", "WITH", "VALUES")
-_TRANSACTION_WORDS = frozenset({"BEGIN", "START", "COMMIT", "END", "ROLLBACK", "ABORT", "SAVEPOINT", "RELEASE", "PREPARE"})
-_TRANSACTION_REASON = "turnproc runs the whole script in one transaction itself and commits only when every check passes"
+_TRANSACTION_WORDS = frozenset(
+    {"BEGIN", "START", "COMMIT", "END", "ROLLBACK", "ABORT", "SAVEPOINT", "RELEASE", "PREPARE"}
+)
+_TRANSACTION_REASON = (
+    "turnproc runs the whole script in one transaction itself and commits only when every check passes"
+)
 _ONLY_DML = "only SELECT, INSERT, UPDATE and DELETE are (schema and settings changes go through migrations)"
 
 #: Functions a PostgreSQL script may call: reading and computing only.
-ALLOWED_FUNCTIONS = frozenset("""
-abs ceil ceiling floor round trunc mod power sqrt sign greatest least coalesce nullif random
-count sum min max avg bool_and bool_or every string_agg array_agg json_agg jsonb_agg
-lower upper initcap length char_length octet_length substr substring left right strpos position
-replace translate trim btrim ltrim rtrim lpad rpad concat concat_ws format split_part repeat reverse
-md5 to_char to_number to_date to_timestamp now date_trunc date_part extract age make_interval
-make_date make_timestamp make_timestamptz timezone
-array_length cardinality unnest generate_series row_number rank dense_rank lag lead first_value last_value
-jsonb_build_object json_build_object jsonb_build_array json_build_array jsonb_set to_json to_jsonb
-jsonb_array_length json_array_length jsonb_extract_path_text json_extract_path_text
-like_escape similar_to_escape similar_escape overlaps overlay normalize
-""".split())  # fmt: skip
+ALLOWED_FUNCTIONS = frozenset(
+    [
+        "abs",
+        "ceil",
+        "ceiling",
+        "floor",
+        "round",
+        "trunc",
+        "mod",
+        "power",
+        "sqrt",
+        "sign",
+        "greatest",
+        "least",
+        "coalesce",
+        "nullif",
+        "random",
+        "count",
+        "sum",
+        "min",
+        "max",
+        "avg",
+        "bool_and",
+        "bool_or",
+        "every",
+        "string_agg",
+        "array_agg",
+        "json_agg",
+        "jsonb_agg",
+        "lower",
+        "upper",
+        "initcap",
+        "length",
+        "char_length",
+        "octet_length",
+        "substr",
+        "substring",
+        "left",
+        "right",
+        "strpos",
+        "position",
+        "replace",
+        "translate",
+        "trim",
+        "btrim",
+        "ltrim",
+        "rtrim",
+        "lpad",
+        "rpad",
+        "concat",
+        "concat_ws",
+        "format",
+        "split_part",
+        "repeat",
+        "reverse",
+        "md5",
+        "to_char",
+        "to_number",
+        "to_date",
+        "to_timestamp",
+        "now",
+        "date_trunc",
+        "date_part",
+        "extract",
+        "age",
+        "make_interval",
+        "make_date",
+        "make_timestamp",
+        "make_timestamptz",
+        "timezone",
+        "array_length",
+        "cardinality",
+        "unnest",
+        "generate_series",
+        "row_number",
+        "rank",
+        "dense_rank",
+        "lag",
+        "lead",
+        "first_value",
+        "last_value",
+        "jsonb_build_object",
+        "json_build_object",
+        "jsonb_build_array",
+        "json_build_array",
+        "jsonb_set",
+        "to_json",
+        "to_jsonb",
+        "jsonb_array_length",
+        "json_array_length",
+        "jsonb_extract_path_text",
+        "json_extract_path_text",
+        "like_escape",
+        "similar_to_escape",
+        "similar_escape",
+        "overlaps",
+        "overlay",
+        "normalize",
+    ]
+)
 
 _FUNCTION_REASONS = {
     "set_config": "it changes settings of the session",
@@ -144,7 +236,8 @@ def _split_sqlite(script: str) -> list[Statement]:
         if not sqlite3.complete_statement(tail + ";"):
             line = _statement(script, 0, start, len(script)).line
             raise ScriptSyntaxError(
-                "the statement starting here never ends: a quoted string, quoted name or /* comment is never closed", line
+                "the statement starting here never ends: a quoted string, quoted name or /* comment is never closed",
+                line,
             )
         out.append(_statement(script, len(out) + 1, start, len(script)))
     return out
@@ -159,7 +252,9 @@ def _split_postgres(script: str) -> list[Statement]:
         message, index = (exc.args + (0,))[:2]
         line = script.count("\n", 0, max(int(index), 0)) + 1 if index else 1
         word = re.match(r'syntax error at or near "([A-Za-z_]+)"', str(message))
-        guess = difflib.get_close_matches(word.group(1).upper(), _ALLOWED_WORDS, n=1, cutoff=0.6) if word else []
+        guess = (
+            difflib.get_close_matches(word.group(1).upper(), _ALLOWED_WORDS, n=1, cutoff=0.6) if word else []
+        )
         hint = f"; did you mean {guess[0]}?" if guess and guess[0] != word.group(1).upper() else ""  # type: ignore[union-attr]
         raise ScriptSyntaxError(f"{message}{hint}", line) from None
     out: list[Statement] = []
@@ -187,13 +282,51 @@ def keyword_refusal(statement: Statement) -> str | None:
     return f"{statement.where()}: {word or statement.first_line!r} is not allowed in a GM script; {_ONLY_DML}"
 
 
-_COMMANDS = frozenset({
-    "CREATE", "DROP", "ALTER", "TRUNCATE", "GRANT", "REVOKE", "PRAGMA", "VACUUM", "ATTACH", "DETACH",
-    "REINDEX", "ANALYZE", "ANALYSE", "EXPLAIN", "COPY", "SET", "RESET", "SHOW", "LOCK", "CALL", "DO",
-    "REPLACE", "MERGE", "COMMENT", "CLUSTER", "LISTEN", "NOTIFY", "UNLISTEN", "DISCARD", "LOAD",
-    "SECURITY", "REFRESH", "IMPORT", "DECLARE", "FETCH", "MOVE", "CLOSE", "CHECKPOINT", "DEALLOCATE",
-    "EXECUTE", "TABLE",
-})  # fmt: skip
+_COMMANDS = frozenset(
+    {
+        "CREATE",
+        "DROP",
+        "ALTER",
+        "TRUNCATE",
+        "GRANT",
+        "REVOKE",
+        "PRAGMA",
+        "VACUUM",
+        "ATTACH",
+        "DETACH",
+        "REINDEX",
+        "ANALYZE",
+        "ANALYSE",
+        "EXPLAIN",
+        "COPY",
+        "SET",
+        "RESET",
+        "SHOW",
+        "LOCK",
+        "CALL",
+        "DO",
+        "REPLACE",
+        "MERGE",
+        "COMMENT",
+        "CLUSTER",
+        "LISTEN",
+        "NOTIFY",
+        "UNLISTEN",
+        "DISCARD",
+        "LOAD",
+        "SECURITY",
+        "REFRESH",
+        "IMPORT",
+        "DECLARE",
+        "FETCH",
+        "MOVE",
+        "CLOSE",
+        "CHECKPOINT",
+        "DEALLOCATE",
+        "EXECUTE",
+        "TABLE",
+    }
+)
 
 
 def postgres_refusals(statement: Statement) -> list[str]:
@@ -204,7 +337,9 @@ def postgres_refusals(statement: Statement) -> list[str]:
     early = keyword_refusal(statement)
     node = statement.node
     if not isinstance(node, (ast.SelectStmt, ast.InsertStmt, ast.UpdateStmt, ast.DeleteStmt)):
-        return [early or f"{statement.where()}: {type(node).__name__} is not allowed in a GM script; {_ONLY_DML}"]
+        return [
+            early or f"{statement.where()}: {type(node).__name__} is not allowed in a GM script; {_ONLY_DML}"
+        ]
     where = statement.where()
     found: list[str] = []
 
@@ -217,9 +352,15 @@ def postgres_refusals(statement: Statement) -> list[str]:
             schema, name = relation.schemaname, relation.relname
             if schema not in (None, "public") or name not in GAME_TABLES:
                 table = f"{schema}.{name}" if schema else name
-                why = "the audit log is only ever added to by turnproc" if name == "audit_log" else (
-                    "the schema version belongs to migrations" if name == "alembic_version" else
-                    "a script may write only the game tables")  # fmt: skip
+                why = (
+                    "the audit log is only ever added to by turnproc"
+                    if name == "audit_log"
+                    else (
+                        "the schema version belongs to migrations"
+                        if name == "alembic_version"
+                        else "a script may write only the game tables"
+                    )
+                )
                 found.append(f"{where}: {verb} on {table} is not allowed; {why}")
 
         def visit_InsertStmt(self, ancestors: Any, n: Any) -> None:
@@ -240,7 +381,9 @@ def postgres_refusals(statement: Statement) -> list[str]:
             schema_ok = len(parts) == 1 or parts[0].lower() == "pg_catalog"
             if name in ALLOWED_FUNCTIONS and schema_ok:
                 return
-            why = _FUNCTION_REASONS.get(name, "only functions that read and compute are (see docs/gm-schema.md)")
+            why = _FUNCTION_REASONS.get(
+                name, "only functions that read and compute are (see docs/gm-schema.md)"
+            )
             found.append(f"{where}: the function {'.'.join(parts)}() is not allowed in a GM script; {why}")
 
     Walk()(node)
@@ -285,17 +428,44 @@ def attribute_refusals(statement: Statement, functions: frozenset[str], columns:
 # -- SQLite: the authorizer ---------------------------------------------------------------
 
 _SQLITE_READS = {
-    sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, sqlite3.SQLITE_FUNCTION, sqlite3.SQLITE_RECURSIVE,
-}  # fmt: skip
-_SQLITE_WRITES = {sqlite3.SQLITE_INSERT: "INSERT", sqlite3.SQLITE_UPDATE: "UPDATE", sqlite3.SQLITE_DELETE: "DELETE"}
+    sqlite3.SQLITE_SELECT,
+    sqlite3.SQLITE_READ,
+    sqlite3.SQLITE_FUNCTION,
+    sqlite3.SQLITE_RECURSIVE,
+}
+_SQLITE_WRITES = {
+    sqlite3.SQLITE_INSERT: "INSERT",
+    sqlite3.SQLITE_UPDATE: "UPDATE",
+    sqlite3.SQLITE_DELETE: "DELETE",
+}
 _SQLITE_NAMES = {
     getattr(sqlite3, f"SQLITE_{name}"): name.replace("_", " ")
-    for name in (
-        "CREATE_INDEX CREATE_TABLE CREATE_TEMP_INDEX CREATE_TEMP_TABLE CREATE_TEMP_TRIGGER CREATE_TEMP_VIEW"
-        " CREATE_TRIGGER CREATE_VIEW DROP_INDEX DROP_TABLE DROP_TEMP_INDEX DROP_TEMP_TABLE DROP_TEMP_TRIGGER"
-        " DROP_TEMP_VIEW DROP_TRIGGER DROP_VIEW PRAGMA ATTACH DETACH ALTER_TABLE REINDEX ANALYZE"
-        " CREATE_VTABLE DROP_VTABLE"
-    ).split()
+    for name in [
+        "CREATE_INDEX",
+        "CREATE_TABLE",
+        "CREATE_TEMP_INDEX",
+        "CREATE_TEMP_TABLE",
+        "CREATE_TEMP_TRIGGER",
+        "CREATE_TEMP_VIEW",
+        "CREATE_TRIGGER",
+        "CREATE_VIEW",
+        "DROP_INDEX",
+        "DROP_TABLE",
+        "DROP_TEMP_INDEX",
+        "DROP_TEMP_TABLE",
+        "DROP_TEMP_TRIGGER",
+        "DROP_TEMP_VIEW",
+        "DROP_TRIGGER",
+        "DROP_VIEW",
+        "PRAGMA",
+        "ATTACH",
+        "DETACH",
+        "ALTER_TABLE",
+        "REINDEX",
+        "ANALYZE",
+        "CREATE_VTABLE",
+        "DROP_VTABLE",
+    ]
 }
 
 
@@ -303,20 +473,135 @@ _SQLITE_NAMES = {
 #: (core, date, aggregate, window, JSON and math functions). Not
 #: ``fts3_tokenizer`` (it gives away a memory address, and with one given
 #: back runs code there), ``load_extension``, or the ``sqlite_*`` ones.
-SQLITE_FUNCTIONS = frozenset("""
-abs changes char coalesce concat concat_ws format glob hex ifnull iif instr last_insert_rowid length like
-likelihood likely lower ltrim max min nullif octet_length printf quote random randomblob replace round rtrim
-sign soundex substr substring total_changes trim typeof unhex unicode unlikely upper zeroblob
-date time datetime julianday unixepoch strftime timediff
-avg count group_concat string_agg sum total
-row_number rank dense_rank percent_rank cume_dist ntile lag lead first_value last_value nth_value
-json json_array json_array_length json_error_position json_extract json_insert json_object json_patch
-json_pretty json_remove json_replace json_set json_type json_valid json_quote json_group_array
-json_group_object json_each json_tree jsonb jsonb_array jsonb_extract jsonb_insert jsonb_object jsonb_patch
-jsonb_remove jsonb_replace jsonb_set jsonb_group_array jsonb_group_object
-acos acosh asin asinh atan atan2 atanh ceil ceiling cos cosh degrees exp floor ln log log10 log2 mod pi
-pow power radians sin sinh sqrt tan tanh trunc
-""".split())  # fmt: skip
+SQLITE_FUNCTIONS = frozenset(
+    [
+        "abs",
+        "changes",
+        "char",
+        "coalesce",
+        "concat",
+        "concat_ws",
+        "format",
+        "glob",
+        "hex",
+        "ifnull",
+        "iif",
+        "instr",
+        "last_insert_rowid",
+        "length",
+        "like",
+        "likelihood",
+        "likely",
+        "lower",
+        "ltrim",
+        "max",
+        "min",
+        "nullif",
+        "octet_length",
+        "printf",
+        "quote",
+        "random",
+        "randomblob",
+        "replace",
+        "round",
+        "rtrim",
+        "sign",
+        "soundex",
+        "substr",
+        "substring",
+        "total_changes",
+        "trim",
+        "typeof",
+        "unhex",
+        "unicode",
+        "unlikely",
+        "upper",
+        "zeroblob",
+        "date",
+        "time",
+        "datetime",
+        "julianday",
+        "unixepoch",
+        "strftime",
+        "timediff",
+        "avg",
+        "count",
+        "group_concat",
+        "string_agg",
+        "sum",
+        "total",
+        "row_number",
+        "rank",
+        "dense_rank",
+        "percent_rank",
+        "cume_dist",
+        "ntile",
+        "lag",
+        "lead",
+        "first_value",
+        "last_value",
+        "nth_value",
+        "json",
+        "json_array",
+        "json_array_length",
+        "json_error_position",
+        "json_extract",
+        "json_insert",
+        "json_object",
+        "json_patch",
+        "json_pretty",
+        "json_remove",
+        "json_replace",
+        "json_set",
+        "json_type",
+        "json_valid",
+        "json_quote",
+        "json_group_array",
+        "json_group_object",
+        "json_each",
+        "json_tree",
+        "jsonb",
+        "jsonb_array",
+        "jsonb_extract",
+        "jsonb_insert",
+        "jsonb_object",
+        "jsonb_patch",
+        "jsonb_remove",
+        "jsonb_replace",
+        "jsonb_set",
+        "jsonb_group_array",
+        "jsonb_group_object",
+        "acos",
+        "acosh",
+        "asin",
+        "asinh",
+        "atan",
+        "atan2",
+        "atanh",
+        "ceil",
+        "ceiling",
+        "cos",
+        "cosh",
+        "degrees",
+        "exp",
+        "floor",
+        "ln",
+        "log",
+        "log10",
+        "log2",
+        "mod",
+        "pi",
+        "pow",
+        "power",
+        "radians",
+        "sin",
+        "sinh",
+        "sqrt",
+        "tan",
+        "tanh",
+        "trunc",
+    ]
+)
 
 _SQLITE_FUNCTION_REASONS = {
     "fts3_tokenizer": "it gives away a memory address of the process, and runs code at one given back",
@@ -324,16 +609,22 @@ _SQLITE_FUNCTION_REASONS = {
 }
 
 
-def sqlite_authorizer(denied: list[str]) -> Callable[[int, str | None, str | None, str | None, str | None], int]:
+def sqlite_authorizer(
+    denied: list[str],
+) -> Callable[[int, str | None, str | None, str | None, str | None], int]:
     """An authorizer for ``sqlite3.Connection.set_authorizer`` that lets a
     statement read anything and write only :data:`GAME_TABLES` of the main
     database; everything else (transactions, savepoints, schema changes,
     PRAGMA, ATTACH, triggers) is denied, and why is appended to ``denied``."""
 
-    def authorize(action: int, arg1: str | None, arg2: str | None, database: str | None, source: str | None) -> int:
+    def authorize(
+        action: int, arg1: str | None, arg2: str | None, database: str | None, source: str | None
+    ) -> int:
         if action == sqlite3.SQLITE_FUNCTION and (arg2 or "").lower() not in SQLITE_FUNCTIONS:
             name = (arg2 or "").lower()
-            why = _SQLITE_FUNCTION_REASONS.get(name, "only functions that read and compute are (see docs/gm-schema.md)")
+            why = _SQLITE_FUNCTION_REASONS.get(
+                name, "only functions that read and compute are (see docs/gm-schema.md)"
+            )
             denied.append(f"the function {name}() is not allowed in a GM script; {why}")
             return sqlite3.SQLITE_DENY
         if action in _SQLITE_READS:
@@ -341,15 +632,22 @@ def sqlite_authorizer(denied: list[str]) -> Callable[[int, str | None, str | Non
         if action in _SQLITE_WRITES and database == "main" and arg1 in GAME_TABLES:
             return sqlite3.SQLITE_OK
         if action in _SQLITE_WRITES:
-            why = "the audit log is only ever added to by turnproc" if arg1 == "audit_log" else (
-                "a script may write only the game tables of the main database")  # fmt: skip
+            why = (
+                "the audit log is only ever added to by turnproc"
+                if arg1 == "audit_log"
+                else ("a script may write only the game tables of the main database")
+            )
             denied.append(f"{_SQLITE_WRITES[action]} on {arg1} is not allowed; {why}")
         elif action in (sqlite3.SQLITE_TRANSACTION, sqlite3.SQLITE_SAVEPOINT):
-            denied.append(f"{(arg1 or '').upper() or 'a transaction statement'} is not allowed; {_TRANSACTION_REASON}")
+            denied.append(
+                f"{(arg1 or '').upper() or 'a transaction statement'} is not allowed; {_TRANSACTION_REASON}"
+            )
         else:
             what = _SQLITE_NAMES.get(action, f"action {action}")
             detail = " ".join(x for x in (arg1, arg2) if x)
-            denied.append(f"{what}{f' {detail}' if detail else ''} is not allowed in a GM script; {_ONLY_DML}")
+            denied.append(
+                f"{what}{f' {detail}' if detail else ''} is not allowed in a GM script; {_ONLY_DML}"
+            )
         return sqlite3.SQLITE_DENY
 
     return authorize

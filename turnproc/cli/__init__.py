@@ -34,7 +34,11 @@ def build_parser() -> argparse.ArgumentParser:
         description="Play-by-e-mail turn processor for Star Chase.\n\nExample:\n  turnproc demo",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--config", metavar="FILE", help="config file (default: $TURNPROC_CONFIG, else ./turnproc.toml, else built-in defaults)")
+    parser.add_argument(
+        "--config",
+        metavar="FILE",
+        help="config file (default: $TURNPROC_CONFIG, else ./turnproc.toml, else built-in defaults)",
+    )
     parser.add_argument("-v", "--verbose", action="count", default=0, help="more logging (-vv for debug)")
     parser.add_argument("--version", action="version", version=f"turnproc {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
@@ -94,7 +98,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         # A full disk, a lost connection, a lock held too long: one line; -vv
         # (debug) shows the whole exception.
         log.debug("database error", exc_info=True)
-        return _fail(args, f"database error, the command's changes were not saved: {one_line(_orig(exc) or exc)}")
+        return _fail(
+            args, f"database error, the command's changes were not saved: {one_line(_orig(exc) or exc)}"
+        )
     except OSError as exc:
         log.debug("system error", exc_info=True)
         where = f": {exc.filename}" if exc.filename else ""

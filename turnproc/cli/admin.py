@@ -16,9 +16,14 @@ def cmd_sql(args: argparse.Namespace) -> int:
     script = read_input(args.file)
     app = open_from(args)
     result = run_script(
-        app.engine, args.game, script, now=now(), dry_run=args.dry_run, allow_no_change=args.allow_no_change,
+        app.engine,
+        args.game,
+        script,
+        now=now(),
+        dry_run=args.dry_run,
+        allow_no_change=args.allow_no_change,
         seconds=app.config.admin_sql_seconds,
-    )  # fmt: skip
+    )
     for line in result_lines(result):
         out(line)
     if result.ok:
@@ -41,10 +46,22 @@ def cmd_check(args: argparse.Namespace) -> int:
         problems = check_game(session, game.id)
         rows = describe_rows(session, game.id, problems)
     if args.json:
-        out_json({
-            "game": args.game, "ok": not problems, "rows": rows,
-            "problems": [{"code": v.code, "message": v.message, "systems": list(v.systems), "empires": list(v.empires)} for v in problems],
-        })  # fmt: skip
+        out_json(
+            {
+                "game": args.game,
+                "ok": not problems,
+                "rows": rows,
+                "problems": [
+                    {
+                        "code": v.code,
+                        "message": v.message,
+                        "systems": list(v.systems),
+                        "empires": list(v.empires),
+                    }
+                    for v in problems
+                ],
+            }
+        )
         return 0 if not problems else 1
     if not problems:
         out(f"game {args.game}: every invariant holds")
@@ -68,14 +85,27 @@ def cmd_audit(args: argparse.Namespace) -> int:
             get_game(session, args.game)  # no entries and no such game: a typo, say so
         entries = audit.recent(session, args.game, args.limit)
         if args.json:
-            out_json([
-                {"id": e.id, "at": e.at, "os_user": e.os_user, "action": e.action, "game": e.game_name,
-                 "outcome": e.outcome, "sha256": e.sha256, "detail": e.detail, "script": e.script}
-                for e in entries
-            ])  # fmt: skip
+            out_json(
+                [
+                    {
+                        "id": e.id,
+                        "at": e.at,
+                        "os_user": e.os_user,
+                        "action": e.action,
+                        "game": e.game_name,
+                        "outcome": e.outcome,
+                        "sha256": e.sha256,
+                        "detail": e.detail,
+                        "script": e.script,
+                    }
+                    for e in entries
+                ]
+            )
             return 0
         for e in entries:
-            out(f"#{e.id} {e.at:%Y-%m-%d %H:%M:%S}Z {e.os_user} {e.action} {e.game_name} {e.outcome} sha256 {e.sha256[:12]}")
+            out(
+                f"#{e.id} {e.at:%Y-%m-%d %H:%M:%S}Z {e.os_user} {e.action} {e.game_name} {e.outcome} sha256 {e.sha256[:12]}"
+            )
             if args.verbose_entries:
                 for line in (e.detail or "").splitlines():
                     out(f"    {line}")
@@ -87,19 +117,47 @@ def cmd_audit(args: argparse.Namespace) -> int:
 
 
 def register(sub: Any) -> None:
-    p = add_command(sub, "sql", cmd_sql, "Run a GM's SQL script on one game in one transaction; commit only if every check passes.",
-             "turnproc sql spring26 deploy/admin/give_bp.sql --dry-run")
+    p = add_command(
+        sub,
+        "sql",
+        cmd_sql,
+        "Run a GM's SQL script on one game in one transaction; commit only if every check passes.",
+        "turnproc sql spring26 deploy/admin/give_bp.sql --dry-run",
+    )
     p.add_argument("game", help="the game's name")
     p.add_argument("file", help="the script (- for stdin)")
     p.add_argument("--dry-run", action="store_true", help="run and check, then roll back (still audited)")
-    p.add_argument("--allow-no-change", action="store_true",
-                   help="commit even when an UPDATE or DELETE changed no rows (default: roll back and exit 1)")
-    p = add_command(sub, "check", cmd_check, "Check a game's invariants and rows; list every problem.", "turnproc check spring26")
+    p.add_argument(
+        "--allow-no-change",
+        action="store_true",
+        help="commit even when an UPDATE or DELETE changed no rows (default: roll back and exit 1)",
+    )
+    p = add_command(
+        sub,
+        "check",
+        cmd_check,
+        "Check a game's invariants and rows; list every problem.",
+        "turnproc check spring26",
+    )
     p.add_argument("game", help="the game's name")
     p.add_argument("--json", action="store_true", help="one JSON object (see the handbook)")
-    p = add_command(sub, "audit", cmd_audit, "List the latest GM actions (SQL scripts, rollbacks, releases).",
-             "turnproc audit spring26 --full")
+    p = add_command(
+        sub,
+        "audit",
+        cmd_audit,
+        "List the latest GM actions (SQL scripts, rollbacks, releases).",
+        "turnproc audit spring26 --full",
+    )
     p.add_argument("game", nargs="?", help="only this game")
     p.add_argument("--limit", type=whole, default=20, help="entries to list (default 20)")
-    p.add_argument("--full", dest="verbose_entries", action="store_true", help="also print each entry's detail and script")
-    p.add_argument("--json", action="store_true", help="one JSON array, newest first, details included (see the handbook)")
+    p.add_argument(
+        "--full",
+        dest="verbose_entries",
+        action="store_true",
+        help="also print each entry's detail and script",
+    )
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="one JSON array, newest first, details included (see the handbook)",
+    )

@@ -33,9 +33,11 @@ def cmd_check_orders(args: argparse.Namespace) -> int:
 
 def register(sub: Any) -> None:
     p = add_command(
-        sub, "check-orders", cmd_check_orders,
+        sub,
+        "check-orders",
+        cmd_check_orders,
         "Check an order mail offline against your JSON report, as the acknowledgement would.",
         "turnproc check-orders demo-turn3-RIG.json orders.txt",
-    )  # fmt: skip
+    )
     p.add_argument("report", metavar="REPORT", help="the JSON report attached to your report mail")
     p.add_argument("orders", metavar="ORDERS", help="your order mail as text (- for standard input)")

@@ -107,7 +107,9 @@ def refuse_missing(url: str, *, schema: bool = True) -> None:
     engine = make_engine(url)
     try:
         if current_revision(engine) is None:
-            raise CLIError(f"the database {safe_url(url)} has no turnproc schema yet: run turnproc db upgrade first")
+            raise CLIError(
+                f"the database {safe_url(url)} has no turnproc schema yet: run turnproc db upgrade first"
+            )
     finally:
         engine.dispose()
 
@@ -148,7 +150,9 @@ def number(text: str) -> float:
     except ValueError:
         raise argparse.ArgumentTypeError(f"{_short(text)!r} is not a number") from None
     if not abs(value) <= MAX_NUMBER:  # also NaN
-        raise argparse.ArgumentTypeError(f"{_short(text)} is not a number from {-MAX_NUMBER:,} to {MAX_NUMBER:,}")
+        raise argparse.ArgumentTypeError(
+            f"{_short(text)} is not a number from {-MAX_NUMBER:,} to {MAX_NUMBER:,}"
+        )
     return value
 
 
@@ -181,7 +185,8 @@ def printable(text: str) -> str:
     if text.isascii() and text.isprintable():
         return text
     return "".join(
-        f"\\u{ord(ch):04x}" if unicodedata.category(ch) in ("Cc", "Cf") and ch not in "\n\t" else ch for ch in text
+        f"\\u{ord(ch):04x}" if unicodedata.category(ch) in ("Cc", "Cf") and ch not in "\n\t" else ch
+        for ch in text
     )
 
 

@@ -45,6 +45,14 @@ def cmd_db_check(args: argparse.Namespace) -> int:
 def register(sub: Any) -> None:
     db = add_command(sub, "db", lambda a: 2, "Database schema commands.", "turnproc db upgrade")
     dbsub = db.add_subparsers(dest="db_command", metavar="SUBCOMMAND", required=True)
-    p = add_command(dbsub, "upgrade", cmd_db_upgrade, "Apply migrations to the database.", "turnproc db upgrade")
+    p = add_command(
+        dbsub, "upgrade", cmd_db_upgrade, "Apply migrations to the database.", "turnproc db upgrade"
+    )
     p.add_argument("revision", nargs="?", default="head", help="target revision (default: head)")
-    add_command(dbsub, "check", cmd_db_check, "Say whether the database's schema is current; fail when it is not.", "turnproc db check")
+    add_command(
+        dbsub,
+        "check",
+        cmd_db_check,
+        "Say whether the database's schema is current; fail when it is not.",
+        "turnproc db check",
+    )

@@ -17,7 +17,9 @@ def cmd_site(args: argparse.Namespace) -> int:
     app = open_from(args)
     with read_only(app.sessions) as session:
         pyodide = Path(args.pyodide) if args.pyodide else app.config.pyodide_dir
-        written = write_site(session, args.game, Path(args.dir), now(), host_address=app.config.from_address, pyodide=pyodide)
+        written = write_site(
+            session, args.game, Path(args.dir), now(), host_address=app.config.from_address, pyodide=pyodide
+        )
     index = Path(args.dir) / "index.html"
     pages = [p for p in written if p.parent == Path(args.dir)]
     out(f"{len(pages)} files of game {args.game}'s public pages in {args.dir} (open {index})")
@@ -26,12 +28,19 @@ def cmd_site(args: argparse.Namespace) -> int:
     return 0
 
 
-SUMMARY = "Write a game's public pages (standings, VP plot, public press, announcements, rules) as a static site."
+SUMMARY = (
+    "Write a game's public pages (standings, VP plot, public press, announcements, rules) as a static site."
+)
 
 
 def register(sub: Any) -> None:
     p = add_command(sub, "site", cmd_site, SUMMARY, "turnproc site spring26 /var/www/starchase/spring26")
     p.add_argument("game", metavar="GAME", help="the game's name")
-    p.add_argument("dir", metavar="DIR", help="the folder to write the pages into (made if missing; files are replaced)")
-    p.add_argument("--pyodide", metavar="PYODIDE_DIR",
-                   help="an unpacked pyodide package (node_modules/pyodide), copied in for the order desk's checker; default: pyodide_dir of the config")
+    p.add_argument(
+        "dir", metavar="DIR", help="the folder to write the pages into (made if missing; files are replaced)"
+    )
+    p.add_argument(
+        "--pyodide",
+        metavar="PYODIDE_DIR",
+        help="an unpacked pyodide package (node_modules/pyodide), copied in for the order desk's checker; default: pyodide_dir of the config",
+    )

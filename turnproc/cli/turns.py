@@ -26,17 +26,23 @@ def cmd_turn_run(args: argparse.Namespace) -> int:
         # A cron job or a script has no terminal: it must say --yes, so no
         # turn ever runs because a command was typed or scheduled twice.
         if not sys.stdin.isatty():
-            raise GMError(f"no terminal to confirm on: turnproc turn run {plan.game} --yes runs turn {plan.turn} unasked")
+            raise GMError(
+                f"no terminal to confirm on: turnproc turn run {plan.game} --yes runs turn {plan.turn} unasked"
+            )
         answer = input(f"run turn {plan.turn} of {plan.game} now? [y/N] ")
         if answer.strip().lower() not in ("y", "yes"):
             out("nothing was run")
             return 1
     result = run_by_hand(app.sessions, args.game, app.config, now(), turn=plan.turn, force=args.force)
-    out(f"game {result.game}: turn {result.turn} resolved ({result.events} events), {len(result.reports)} reports queued")
+    out(
+        f"game {result.game}: turn {result.turn} resolved ({result.events} events), {len(result.reports)} reports queued"
+    )
     if result.finished:
         out("the game is over")
     if result.staged:
-        out(f"the game is on hold: the turn is staged; turnproc turn release {result.game} sends it, turn discard drops it")
+        out(
+            f"the game is on hold: the turn is staged; turnproc turn release {result.game} sends it, turn discard drops it"
+        )
     else:
         out("send them with: turnproc send")
     return 0
@@ -83,8 +89,14 @@ def cmd_turn_hold(args: argparse.Namespace) -> int:
     app = open_from(args)
     with transaction(app.sessions) as session:
         set_hold(session, get_game(session, args.game), not args.off, now())
-    out(f"game {args.game}: " + ("turns are run as usual again" if args.off else
-         f"each turn is staged for you; turnproc turn release {args.game} sends it"))
+    out(
+        f"game {args.game}: "
+        + (
+            "turns are run as usual again"
+            if args.off
+            else f"each turn is staged for you; turnproc turn release {args.game} sends it"
+        )
+    )
     return 0
 
 
@@ -125,7 +137,9 @@ def cmd_turn_rollback(args: argparse.Namespace) -> int:
 
     app = open_from(args)
     with transaction(app.sessions) as session:
-        result = rollback(session, get_game(session, args.game), args.to, now(), app.config, reason=args.reason)
+        result = rollback(
+            session, get_game(session, args.game), args.to, now(), app.config, reason=args.reason
+        )
     out(result.summary())
     out(f"fix orders if needed (turnproc orders submit), then: turnproc turn rerun {args.game} {args.to}")
     return 0
@@ -139,10 +153,14 @@ def cmd_turn_rerun(args: argparse.Namespace) -> int:
 
     app = open_from(args)
     with transaction(app.sessions) as session:
-        rolled, result = rerun_turn(session, get_game(session, args.game), args.turn, app.config, now(), reason=args.reason)
+        rolled, result = rerun_turn(
+            session, get_game(session, args.game), args.turn, app.config, now(), reason=args.reason
+        )
     if rolled is not None:
         out(rolled.summary())
-    out(f"game {result.game}: turn {result.turn} re-run ({result.events} events), {len(result.reports)} corrected reports queued")
+    out(
+        f"game {result.game}: turn {result.turn} re-run ({result.events} events), {len(result.reports)} corrected reports queued"
+    )
     if result.staged:
         out(f"the game is on hold: turnproc turn release {result.game} sends them")
     else:
@@ -153,41 +171,90 @@ def cmd_turn_rerun(args: argparse.Namespace) -> int:
 def register(sub: Any) -> None:
     turn = add_command(sub, "turn", lambda a: 2, "Run turns.", "turnproc turn run spring26")
     tsub = turn.add_subparsers(dest="turn_command", metavar="SUBCOMMAND", required=True)
-    p = add_command(tsub, "run", cmd_turn_run, "Show the orders in and missing, ask, then resolve the current turn and queue every report.",
-                    "turnproc turn run spring26 --yes")
+    p = add_command(
+        tsub,
+        "run",
+        cmd_turn_run,
+        "Show the orders in and missing, ask, then resolve the current turn and queue every report.",
+        "turnproc turn run spring26 --yes",
+    )
     p.add_argument("game", help="the game's name")
-    p.add_argument("--yes", action="store_true", help="run without asking (scripts, cron); without a terminal it is required")
-    p.add_argument("--force", action="store_true",
-                   help="run despite the missed-orders guard or a turn that ran less than min_turn_interval minutes ago")
-    p = add_command(tsub, "preview", cmd_turn_preview, "Resolve the current turn without saving anything; print what would happen.",
-             "turnproc turn preview spring26 --empire RIG")
+    p.add_argument(
+        "--yes",
+        action="store_true",
+        help="run without asking (scripts, cron); without a terminal it is required",
+    )
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="run despite the missed-orders guard or a turn that ran less than min_turn_interval minutes ago",
+    )
+    p = add_command(
+        tsub,
+        "preview",
+        cmd_turn_preview,
+        "Resolve the current turn without saving anything; print what would happen.",
+        "turnproc turn preview spring26 --empire RIG",
+    )
     p.add_argument("game", help="the game's name")
     p.add_argument("--empire", metavar="CODE", help="also print this empire's report as it would be sent")
     p.add_argument("--json", action="store_true", help="one JSON object (see the handbook)")
-    p = add_command(tsub, "hold", cmd_turn_hold, "Stage each turn for the GM to release (or --off to run as usual).",
-             "turnproc turn hold spring26")
+    p = add_command(
+        tsub,
+        "hold",
+        cmd_turn_hold,
+        "Stage each turn for the GM to release (or --off to run as usual).",
+        "turnproc turn hold spring26",
+    )
     p.add_argument("game", help="the game's name")
     p.add_argument("--off", action="store_true", help="stop holding; a turn already staged stays staged")
-    p = add_command(tsub, "release", cmd_turn_release, "Make the staged turn final and send its reports.",
-             "turnproc turn release spring26")
+    p = add_command(
+        tsub,
+        "release",
+        cmd_turn_release,
+        "Make the staged turn final and send its reports.",
+        "turnproc turn release spring26",
+    )
     p.add_argument("game", help="the game's name")
     p.add_argument("--no-send", action="store_true", help="only release; leave delivery to `turnproc send`")
-    p = add_command(tsub, "discard", cmd_turn_discard, "Drop the staged turn; the game collects that turn's orders again.",
-             "turnproc turn discard spring26")
+    p = add_command(
+        tsub,
+        "discard",
+        cmd_turn_discard,
+        "Drop the staged turn; the game collects that turn's orders again.",
+        "turnproc turn discard spring26",
+    )
     p.add_argument("game", help="the game's name")
-    p = add_command(tsub, "rollback", cmd_turn_rollback, "Go back to collecting orders for turn N; later turns are archived.",
-             "turnproc turn rollback spring26 --to 4")
+    p = add_command(
+        tsub,
+        "rollback",
+        cmd_turn_rollback,
+        "Go back to collecting orders for turn N; later turns are archived.",
+        "turnproc turn rollback spring26 --to 4",
+    )
     p.add_argument("game", help="the game's name")
-    p.add_argument("--to", type=whole, required=True, metavar="N", help="the turn to collect orders for again")
+    p.add_argument(
+        "--to", type=whole, required=True, metavar="N", help="the turn to collect orders for again"
+    )
     p.add_argument("--reason", help="why, in a sentence: told to every active player with the rollback")
-    p = add_command(tsub, "rerun", cmd_turn_rerun, "Run turn N again with its seed and the orders on file; reports go out as corrected.",
-             "turnproc turn rerun spring26 4")
+    p = add_command(
+        tsub,
+        "rerun",
+        cmd_turn_rerun,
+        "Run turn N again with its seed and the orders on file; reports go out as corrected.",
+        "turnproc turn rerun spring26 4",
+    )
     p.add_argument("game", help="the game's name")
     p.add_argument("turn", type=whole, metavar="N", help="the turn to run again")
     p.add_argument("--reason", help="why, in a sentence: printed in every corrected report")
 
-    p = add_command(sub, "report", cmd_report, "Print an empire's latest (or a given turn's) report.",
-             "turnproc report spring26 RIG --format json")
+    p = add_command(
+        sub,
+        "report",
+        cmd_report,
+        "Print an empire's latest (or a given turn's) report.",
+        "turnproc report spring26 RIG --format json",
+    )
     p.add_argument("game", help="the game's name")
     p.add_argument("empire", help="the empire's three-letter code")
     p.add_argument("--turn", type=whole, help="the turn the report describes (default: latest)")

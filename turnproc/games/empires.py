@@ -26,15 +26,15 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from ..accounts.passwords import generate_password, hash_password, hash_passwords
 from ..admin import audit
 from ..config import Config
 from ..errors import GMError
-from .game import check_email, check_new_empire, taken_addresses
-from ..accounts.passwords import generate_password, hash_password, hash_passwords
 from ..orders.orders import Order, ParsedOrders, format_order
 from ..rules.state import GameState
 from ..storage import models as m
 from ..storage.queries import get_empire, load_game_view, orders_on_file, withdraw_orders
+from .game import check_email, check_new_empire, taken_addresses
 
 log = logging.getLogger(__name__)
 
@@ -61,9 +61,14 @@ def empire_rows(session: Session, game: m.Game) -> list[dict[str, Any]]:
     assert loaded is not None  # the caller holds the row
     return [
         {
-            "code": e.code, "name": e.name, "email": e.email, "active": e.active, "vp": e.vp,
-            "orders_in": e.orders_at is not None, "wait": e.wait,
-        }  # fmt: skip
+            "code": e.code,
+            "name": e.name,
+            "email": e.email,
+            "active": e.active,
+            "vp": e.vp,
+            "orders_in": e.orders_at is not None,
+            "wait": e.wait,
+        }
         for e in loaded[1].empires
     ]
 
@@ -95,13 +100,25 @@ def empire_detail(session: Session, game: m.Game, code: str) -> EmpireDetail:
     e = get_empire(session, game, code)
     systems = session.scalar(select(func.count()).select_from(m.System).where(m.System.owner_id == e.id)) or 0
     on_file = orders_on_file(session, e.id, game.turn)
-    reports = list(session.scalars(select(m.Report.turn).where(m.Report.empire_id == e.id).order_by(m.Report.turn)))
+    reports = list(
+        session.scalars(select(m.Report.turn).where(m.Report.empire_id == e.id).order_by(m.Report.turn))
+    )
     return EmpireDetail(
-        game=game.name, turn=game.turn, code=e.code, name=e.name, email=e.email, active=bool(e.active), vp=e.vp,
-        balance=e.balance, treasury=e.treasury, missed_turns=e.missed_turns, systems=int(systems),
+        game=game.name,
+        turn=game.turn,
+        code=e.code,
+        name=e.name,
+        email=e.email,
+        active=bool(e.active),
+        vp=e.vp,
+        balance=e.balance,
+        treasury=e.treasury,
+        missed_turns=e.missed_turns,
+        systems=int(systems),
         orders=len(on_file.orders or []) if on_file is not None and on_file.orders else None,
-        wait=bool(on_file.wait) if on_file is not None else False, reports=reports,
-    )  # fmt: skip
+        wait=bool(on_file.wait) if on_file is not None else False,
+        reports=reports,
+    )
 
 
 # -- changing ------------------------------------------------------------------------
@@ -110,13 +127,20 @@ def empire_detail(session: Session, game: m.Game, code: str) -> EmpireDetail:
 def _audit(session: Session, game: m.Game, action: str, command: str, detail: str, now: dt.datetime) -> None:
     """Every change to a player's empire goes into the audit log, as a SQL fix would."""
     audit.record(
-        session, action=action, game_id=game.id, game_name=game.name, script=f"empire {command}",
-        outcome="committed", detail=detail, now=now,
-    )  # fmt: skip
+        session,
+        action=action,
+        game_id=game.id,
+        game_name=game.name,
+        script=f"empire {command}",
+        outcome="committed",
+        detail=detail,
+        now=now,
+    )
 
 
-
-def set_email(session: Session, config: Config, game: m.Game, code: str, email: str, now: dt.datetime) -> tuple[str, str]:
+def set_email(
+    session: Session, config: Config, game: m.Game, code: str, email: str, now: dt.datetime
+) -> tuple[str, str]:
     """Move an empire to a new address (every reply and report goes there from
     now on), and tell both addresses; (old, new)."""
     # Here, not at the top (see the module's docstring).
@@ -130,8 +154,12 @@ def set_email(session: Session, config: Config, game: m.Game, code: str, email: 
         raise GMError(f"{email} already plays {other} in game {game.name!r}")
     old, empire.email = empire.email, email
     session.flush()
-    _audit(session, game, "set-email", f"set-email {game.name} {empire.code} {email}", f"{old} -> {email}", now)
-    queue_address_set(session, config, now, game=game.name, game_id=game.id, empire=empire.code, old=old, new=email)
+    _audit(
+        session, game, "set-email", f"set-email {game.name} {empire.code} {email}", f"{old} -> {email}", now
+    )
+    queue_address_set(
+        session, config, now, game=game.name, game_id=game.id, empire=empire.code, old=old, new=email
+    )
     log.info("game %s: %s moved from %s to %s", game.name, empire.code, old, email)
     return old, email
 
@@ -146,7 +174,14 @@ def reset_password(session: Session, config: Config, game: m.Game, code: str, no
     password = generate_password()
     empire.password_hash = hash_password(password)
     session.flush()
-    _audit(session, game, "new-password", f"reset-password {game.name} {empire.code}", f"mailed to {empire.email}", now)
+    _audit(
+        session,
+        game,
+        "new-password",
+        f"reset-password {game.name} {empire.code}",
+        f"mailed to {empire.email}",
+        now,
+    )
     send_welcomes(session, config, game, [Welcome(empire, password, "password")], now)
     return password
 
@@ -223,8 +258,8 @@ def enter_orders(
     as if mailed; when they change the orders on file, the player is told
     what is on file now. (parsed, whether earlier orders were replaced)."""
     # Here, not at the top (see the module's docstring).
-    from ..outgoing.empiremails import queue_orders_entered
     from ..intake.handle import submit_orders  # (as above)
+    from ..outgoing.empiremails import queue_orders_entered
 
     before = orders_on_file(session, empire.id, game.turn)
     parsed, replaced = submit_orders(session, game, empire, text, now)
@@ -232,9 +267,16 @@ def enter_orders(
     if on_file is not before:  # new orders on file, or a CLEAR withdrew them
         lines = [format_order(Order.from_dict(o)) for o in on_file.orders] if on_file is not None else []
         queue_orders_entered(
-            session, config, now, game=game.name, game_id=game.id, empire=empire.code, recipient=empire.email,
-            turn=game.turn, orders=lines,
-        )  # fmt: skip
+            session,
+            config,
+            now,
+            game=game.name,
+            game_id=game.id,
+            empire=empire.code,
+            recipient=empire.email,
+            turn=game.turn,
+            orders=lines,
+        )
     return parsed, replaced
 
 
@@ -269,7 +311,9 @@ def parse_players_csv(text: str, game: m.Game, taken: dict[str, str]) -> list[Ne
             problems.append(f"line {line}: {len(row)} columns, the header has {len(header)}")
             continue
         try:
-            code, name, email = check_new_empire(row[col["code"]], row[col["name"]], row[col["email"]], taken, game.name)
+            code, name, email = check_new_empire(
+                row[col["code"]], row[col["name"]], row[col["email"]], taken, game.name
+            )
         except GMError as exc:
             problems.append(f"line {line}: {exc}")
             continue
@@ -277,7 +321,9 @@ def parse_players_csv(text: str, game: m.Game, taken: dict[str, str]) -> list[Ne
         players.append(NewPlayer(line, code, name, email))
     if problems:
         more = f"\n  ... and {len(problems) - 20} more" if len(problems) > 20 else ""
-        raise GMError(f"{len(problems)} bad row(s), nothing imported:\n  " + "\n  ".join(problems[:20]) + more)
+        raise GMError(
+            f"{len(problems)} bad row(s), nothing imported:\n  " + "\n  ".join(problems[:20]) + more
+        )
     if not players:
         raise GMError("no players in the file")
     return players
@@ -297,15 +343,17 @@ def import_players(
     players take seconds, not 500 ``empire add`` runs. Returns (code, address,
     password) of each. ``progress(step, done, total)`` is told as it goes."""
     # Here, not at the top (see the module's docstring).
+    from ..outgoing.welcome import Welcome, send_welcomes  # (as above)
     from ..rules.generate import GalaxyError, free_home_slots, place_empire
     from ..storage.convert import load_state, save_state  # (as above)
-    from ..outgoing.welcome import Welcome, send_welcomes  # (as above)
 
     players = parse_players_csv(text, game, taken_addresses(session, game))
     tell = progress or (lambda step, done, total: None)
     state: GameState = load_state(session, game)
     if len(free_home_slots(state)) < len(players):
-        raise GMError(f"game {game.name!r} has {len(free_home_slots(state))} free homes for {len(players)} players")
+        raise GMError(
+            f"game {game.name!r} has {len(free_home_slots(state))} free homes for {len(players)} players"
+        )
     for i, p in enumerate(players, 1):
         try:
             place_empire(state, p.code, p.name)
@@ -324,9 +372,15 @@ def import_players(
     session.flush()
     save_state(session, game, state)
     tell("saved", len(players), len(players))
-    _audit(session, game, "import", f"import {game.name}", f"{len(players)} players: " + ", ".join(p.code for p in players), now)
+    _audit(
+        session,
+        game,
+        "import",
+        f"import {game.name}",
+        f"{len(players)} players: " + ", ".join(p.code for p in players),
+        now,
+    )
     welcomes = [Welcome(row, pw) for row, pw in zip(rows, passwords, strict=True)]
     send_welcomes(session, config, game, welcomes, now, progress=tell)
     log.info("game %s: %d players imported", game.name, len(players))
     return [(p.code, p.email, pw) for p, pw in zip(players, passwords, strict=True)]
-

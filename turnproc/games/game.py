@@ -25,13 +25,20 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from ..timing import deadlines
+from ..accounts.passwords import generate_password, hash_password
 from ..config import Config
 from ..errors import GMError
-from ..accounts.passwords import generate_password, hash_password
 from ..rules.state import LATEST_RULESET, MODULES, RULESETS, GameSettings
 from ..storage import models as m
-from ..storage.queries import GameView, current_deadline, galaxy_counts, load_game_view, move_deadline, suppressed_replies
+from ..storage.queries import (
+    GameView,
+    current_deadline,
+    galaxy_counts,
+    load_game_view,
+    move_deadline,
+    suppressed_replies,
+)
+from ..timing import deadlines
 
 if TYPE_CHECKING:
     # For the annotations only (see the module's docstring).
@@ -66,7 +73,9 @@ def parse_modules(text: str | None) -> frozenset[str]:
         return frozenset()
     unknown = names - MODULES
     if unknown:
-        raise GMError(f"unknown rule module {', '.join(sorted(unknown))} (known: {', '.join(sorted(MODULES))}, or none)")
+        raise GMError(
+            f"unknown rule module {', '.join(sorted(unknown))} (known: {', '.join(sorted(MODULES))}, or none)"
+        )
     return frozenset(names)
 
 
@@ -146,7 +155,13 @@ def _scenario_empires(session: Session, game: m.Game, scenario: Scenario) -> dic
         password = generate_password()
         email = scenario.emails.get(code) or f"{code.lower()}@{game.name.lower()}.invalid"
         session.add(
-            m.Empire(game_id=game.id, code=code, name=empire.name, email=email, password_hash=hash_password(password))
+            m.Empire(
+                game_id=game.id,
+                code=code,
+                name=empire.name,
+                email=email,
+                password_hash=hash_password(password),
+            )
         )
         passwords[code] = password
     session.flush()
@@ -209,7 +224,9 @@ def add_empire(session: Session, game: m.Game, code: str, name: str, email: str)
     except GalaxyError as exc:
         raise GMError(f"game {game.name!r}: {exc}") from None
     password = generate_password()
-    empire = m.Empire(game_id=game.id, code=code, name=name, email=email, password_hash=hash_password(password))
+    empire = m.Empire(
+        game_id=game.id, code=code, name=name, email=email, password_hash=hash_password(password)
+    )
     session.add(empire)
     session.flush()
     save_state(session, game, state)
@@ -235,26 +252,47 @@ class GameSummary:
         v = self.view
         deadline = self.next_deadline
         return {
-            "name": v.name, "turn": v.turn, "status": v.status, "rules": v.modules,
-            "turn_limit": self.turn_limit, "vp_target": self.vp_target,
-            "schedule": v.schedule, "timezone": v.timezone,
+            "name": v.name,
+            "turn": v.turn,
+            "status": v.status,
+            "rules": v.modules,
+            "turn_limit": self.turn_limit,
+            "vp_target": self.vp_target,
+            "schedule": v.schedule,
+            "timezone": v.timezone,
             "next_deadline": deadline.isoformat(timespec="minutes") if deadline else None,
-            "next_deadline_utc": deadline.astimezone(dt.timezone.utc).isoformat(timespec="minutes") if deadline else None,
+            "next_deadline_utc": deadline.astimezone(dt.timezone.utc).isoformat(timespec="minutes")
+            if deadline
+            else None,
             "deadline_set_by_gm": v.deadline_override is not None,
-            "hold": v.hold, "staged_turn": v.staged_turn,
-            "early_run": v.early_run, "early_run_delay": v.early_run_delay, "reminder_hours": v.reminder_hours,
-            "inactive_after": v.inactive_after, "nmr_limit": v.nmr_limit,
-            "systems": self.systems, "free_homes": self.free_homes,
+            "hold": v.hold,
+            "staged_turn": v.staged_turn,
+            "early_run": v.early_run,
+            "early_run_delay": v.early_run_delay,
+            "reminder_hours": v.reminder_hours,
+            "inactive_after": v.inactive_after,
+            "nmr_limit": v.nmr_limit,
+            "systems": self.systems,
+            "free_homes": self.free_homes,
             "waiting": [e.code for e in v.empires if e.wait and e.orders_at is not None],
             "missing": v.missing,
             "empires": [
-                {"code": e.code, "name": e.name, "email": e.email, "active": e.active, "vp": e.vp,
-                 "orders_in": e.orders_at is not None, "wait": e.wait}
+                {
+                    "code": e.code,
+                    "name": e.name,
+                    "email": e.email,
+                    "active": e.active,
+                    "vp": e.vp,
+                    "orders_in": e.orders_at is not None,
+                    "wait": e.wait,
+                }
                 for e in v.empires
             ],
-            "suppressed": [{"at": at.isoformat(timespec="seconds"), "recipient": r, "kind": k, "reason": why}
-                           for at, r, k, why in self.suppressed],
-        }  # fmt: skip
+            "suppressed": [
+                {"at": at.isoformat(timespec="seconds"), "recipient": r, "kind": k, "reason": why}
+                for at, r, k, why in self.suppressed
+            ],
+        }
 
 
 def game_summary(session: Session, game: m.Game, now: dt.datetime) -> GameSummary:
@@ -289,7 +327,11 @@ def set_schedule(
     """Change what is given, after checking all of it. A new cron expression
     or time zone counts deadlines from ``now``: none before the change runs.
     With ``config``, a changed deadline is mailed to every active player."""
-    new_cron = game.schedule if cron is None else (None if cron.strip().lower() in _NO_SCHEDULE else " ".join(cron.split()))
+    new_cron = (
+        game.schedule
+        if cron is None
+        else (None if cron.strip().lower() in _NO_SCHEDULE else " ".join(cron.split()))
+    )
     new_zone = game.timezone if timezone is None else timezone.strip()
     try:
         ZoneInfo(new_zone)
@@ -311,7 +353,13 @@ def set_schedule(
     if (new_cron, new_zone) != (game.schedule, game.timezone):
         game.schedule, game.timezone = new_cron, new_zone
         move_deadline(game, count_from=now)
-        log.info("game %s: schedule %r in %s from %s", game.name, new_cron, new_zone, now.isoformat(timespec="seconds"))
+        log.info(
+            "game %s: schedule %r in %s from %s",
+            game.name,
+            new_cron,
+            new_zone,
+            now.isoformat(timespec="seconds"),
+        )
         if config is not None and game.status == "active":
             _tell_players(session, config, game, now, "schedule", "The GM has changed the game's schedule.")
     if early_run is not None:
@@ -328,7 +376,9 @@ def set_schedule(
     return game_summary(session, game, now)
 
 
-def _tell_players(session: Session, config: Config, game: m.Game, now: dt.datetime, change: str, because: str) -> None:
+def _tell_players(
+    session: Session, config: Config, game: m.Game, now: dt.datetime, change: str, because: str
+) -> None:
     """Mail every active player the deadline now in force, and why it changed."""
     # Here, not at the top (see the module's docstring).
     from .notices import change_key, notify_deadline
@@ -336,7 +386,9 @@ def _tell_players(session: Session, config: Config, game: m.Game, now: dt.dateti
     notify_deadline(session, config, game, now, change=change_key(change, now), because=because)
 
 
-def pause_game(session: Session, game: m.Game, now: dt.datetime | None = None, config: Config | None = None) -> None:
+def pause_game(
+    session: Session, game: m.Game, now: dt.datetime | None = None, config: Config | None = None
+) -> None:
     """No deadlines, early runs or reminders until resumed; mail is still read
     and answered. With ``config`` (and ``now``), every active player is told."""
     if game.status == "finished":
@@ -346,10 +398,19 @@ def pause_game(session: Session, game: m.Game, now: dt.datetime | None = None, c
     game.status = "paused"
     session.flush()
     if config is not None and now is not None:
-        _tell_players(session, config, game, now, "pause", "The GM has paused the game: no turn runs until it is resumed.")
+        _tell_players(
+            session,
+            config,
+            game,
+            now,
+            "pause",
+            "The GM has paused the game: no turn runs until it is resumed.",
+        )
 
 
-def resume_game(session: Session, game: m.Game, now: dt.datetime, config: Config | None = None) -> GameSummary:
+def resume_game(
+    session: Session, game: m.Game, now: dt.datetime, config: Config | None = None
+) -> GameSummary:
     """Deadlines that passed during the pause are not caught up: the next one
     after ``now`` is the turn's deadline. With ``config``, every active player
     is told."""

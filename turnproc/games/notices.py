@@ -18,14 +18,14 @@ import logging
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from ..timing import deadlines
 from ..admin import audit
 from ..config import Config
 from ..errors import GMError
 from ..outgoing.mails import queue_announcement, queue_deadline_changed, queue_notice
 from ..storage import models as m
-from ..storage.queries import current_deadline, move_deadline, view_of
 from ..storage.mailkinds import MailKind
+from ..storage.queries import current_deadline, move_deadline, view_of
+from ..timing import deadlines
 
 log = logging.getLogger(__name__)
 
@@ -67,19 +67,28 @@ def notify_deadline(
         except deadlines.DeadlineError:
             when = None  # the worker tells the GM about a broken schedule
     queued = queue_deadline_changed(
-        session, config, game, now,
-        change=change, because=because,
+        session,
+        config,
+        game,
+        now,
+        change=change,
+        because=because,
         deadline=deadlines.format_deadline(when),
         deadline_utc=deadlines.format_deadline(when.astimezone(UTC)) if when is not None else None,
         recipients=active_recipients(session, game),
-    )  # fmt: skip
+    )
     if queued:
         log.info("game %s: deadline change %s mailed to %d players", game.name, change, queued)
     return queued
 
 
 def notify_guard(
-    session: Session, config: Config, game: m.Game, now: dt.datetime, deadline: dt.datetime | None, deadline_text: str | None
+    session: Session,
+    config: Config,
+    game: m.Game,
+    now: dt.datetime,
+    deadline: dt.datetime | None,
+    deadline_text: str | None,
 ) -> int:
     """The missed-orders guard kept the turn from running at ``deadline``:
     tell the players when it now closes. Named after the deadline acted on,
@@ -90,22 +99,43 @@ def notify_guard(
         f"Too many empires had no orders on file at the deadline {deadline_text} "
         "(often a mail problem, not the players), so the turn was not run and stays open."
     )
-    return notify_deadline(session, config, game, now, change=f"guard-{deadline.astimezone(UTC):%Y%m%dT%H%M}", because=because)
+    return notify_deadline(
+        session, config, game, now, change=f"guard-{deadline.astimezone(UTC):%Y%m%dT%H%M}", because=because
+    )
 
 
 def notify_rollback(
-    session: Session, config: Config, game: m.Game, now: dt.datetime, *, turn: int, archived: list[int], reason: str | None
+    session: Session,
+    config: Config,
+    game: m.Game,
+    now: dt.datetime,
+    *,
+    turn: int,
+    archived: list[int],
+    reason: str | None,
 ) -> int:
     """The GM took the game back to ``turn``: tell every active player that
     the reports of the ``archived`` turns no longer hold. The number mailed."""
     queued = 0
     for code, address in active_recipients(session, game):
         context = {
-            "game": game.name, "empire": code, "turn": turn, "archived": archived, "reason": reason,
+            "game": game.name,
+            "empire": code,
+            "turn": turn,
+            "archived": archived,
+            "reason": reason,
             "reply_to": config.from_address,
-        }  # fmt: skip
+        }
         queued += queue_notice(
-            session, config, "rolled_back", context, now, game_id=game.id, recipient=address, kind=MailKind.NOTICE, turn=turn
+            session,
+            config,
+            "rolled_back",
+            context,
+            now,
+            game_id=game.id,
+            recipient=address,
+            kind=MailKind.NOTICE,
+            turn=turn,
         )
     log.info("game %s: rollback to turn %d told to %d players", game.name, turn, queued)
     return queued
@@ -147,15 +177,29 @@ def extend_deadline(
     move_deadline(game, to=to)
     session.flush()
     audit.record(
-        session, action="extend", game_id=game.id, game_name=game.name, script=f"game extend {game.name}",
-        outcome="committed", detail=f"deadline of turn {game.turn} set to {to.astimezone(UTC):%Y-%m-%d %H:%M}Z", now=now,
-    )  # fmt: skip
-    notify_deadline(session, config, game, now, change=change_key("extend", now),
-                    because="The GM has set a new deadline for this turn.")  # fmt: skip
+        session,
+        action="extend",
+        game_id=game.id,
+        game_name=game.name,
+        script=f"game extend {game.name}",
+        outcome="committed",
+        detail=f"deadline of turn {game.turn} set to {to.astimezone(UTC):%Y-%m-%d %H:%M}Z",
+        now=now,
+    )
+    notify_deadline(
+        session,
+        config,
+        game,
+        now,
+        change=change_key("extend", now),
+        because="The GM has set a new deadline for this turn.",
+    )
     return to.astimezone(UTC)
 
 
-def announce(session: Session, config: Config, game: m.Game, now: dt.datetime, *, subject: str, text: str) -> int:
+def announce(
+    session: Session, config: Config, game: m.Game, now: dt.datetime, *, subject: str, text: str
+) -> int:
     """Mail the GM's ``text`` to every active player now and keep it for the
     report of the current turn. The number of players mailed."""
     subject = " ".join(subject.split())
@@ -172,11 +216,24 @@ def announce(session: Session, config: Config, game: m.Game, now: dt.datetime, *
     session.add(row)
     session.flush()
     audit.record(
-        session, action="announce", game_id=game.id, game_name=game.name, script=text,
-        outcome="committed", detail=f"subject: {subject}", now=now,
-    )  # fmt: skip
+        session,
+        action="announce",
+        game_id=game.id,
+        game_name=game.name,
+        script=text,
+        outcome="committed",
+        detail=f"subject: {subject}",
+        now=now,
+    )
     return queue_announcement(
-        session, config, game, now, number=row.id, subject=subject, text=text, recipients=active_recipients(session, game)
+        session,
+        config,
+        game,
+        now,
+        number=row.id,
+        subject=subject,
+        text=text,
+        recipients=active_recipients(session, game),
     )
 
 
@@ -184,6 +241,8 @@ def announcements_for(session: Session, game_id: int, turn: int) -> list[dict[st
     """The announcements made while ``turn`` was collected, oldest first, as
     the report prints them."""
     rows = session.scalars(
-        select(m.Announcement).where(m.Announcement.game_id == game_id, m.Announcement.turn == turn).order_by(m.Announcement.id)
+        select(m.Announcement)
+        .where(m.Announcement.game_id == game_id, m.Announcement.turn == turn)
+        .order_by(m.Announcement.id)
     )
     return [{"subject": a.subject, "text": a.text} for a in rows]

@@ -30,10 +30,10 @@ from ..reports.desk import write_desk
 from ..reports.public import public_folders, write_public
 from ..reports.schema import RoundupRow
 from ..reports.site import PRESS_TURNS, Announcement, Press, PublicGame, Standing, site_files
-from ..runtime.resources import public_docs
 from ..rules.events import Event
 from ..rules.state import Empire
 from ..rules.visibility import press_author, public_press
+from ..runtime.resources import public_docs
 from ..storage import models as m
 from ..storage.db import transaction
 from ..storage.queries import current_deadline_text, get_game, load_game_view
@@ -52,9 +52,13 @@ def announcements(session: Session, game: m.Game) -> list[Announcement]:
     """The GM's announcements to every player (``turnproc announce``), oldest
     first: each once its mails have gone out, so the players read it first."""
     shown = []
-    for a in session.scalars(select(m.Announcement).where(m.Announcement.game_id == game.id).order_by(m.Announcement.id)):
+    for a in session.scalars(
+        select(m.Announcement).where(m.Announcement.game_id == game.id).order_by(m.Announcement.id)
+    ):
         unsent = session.scalar(
-            select(m.OutboxMail.id).where(announcement_mails(game, a.id), m.OutboxMail.sent_at.is_(None)).limit(1)
+            select(m.OutboxMail.id)
+            .where(announcement_mails(game, a.id), m.OutboxMail.sent_at.is_(None))
+            .limit(1)
         )
         if unsent is None:
             shown.append(Announcement(a.turn, a.subject, a.text))
@@ -100,7 +104,9 @@ def _released_turns(session: Session, game: m.Game, directory: Path | None) -> _
         .where(m.TurnRecord.game_id == game.id)
         .order_by(m.TurnRecord.number)
     ).all()
-    archived = session.execute(select(m.ArchivedTurn.id, m.ArchivedTurn.number).where(m.ArchivedTurn.game_id == game.id)).all()
+    archived = session.execute(
+        select(m.ArchivedTurn.id, m.ArchivedTurn.number).where(m.ArchivedTurn.game_id == game.id)
+    ).all()
     newest_archived = max((a.id for a in archived), default=0)
     turns = _Turns()
     for record_id, number, is_staged, ran_at in records:
@@ -108,7 +114,11 @@ def _released_turns(session: Session, game: m.Game, directory: Path | None) -> _
         key = f"{record_id} {ran_at.isoformat()}"
         path = directory / "turns" / f"{number}.json" if directory is not None and not is_staged else None
         data = _saved(path) if path is not None else None
-        if data is None or data.get("record") != key or any(a.id > data.get("archive", 0) and a.number <= number for a in archived):
+        if (
+            data is None
+            or data.get("record") != key
+            or any(a.id > data.get("archive", 0) and a.number <= number for a in archived)
+        ):
             # The state before turn n holds the standings after turn n - 1.
             rows = _standings_before(session, record_id)
             turns.rows[number - 1] = rows
@@ -144,30 +154,44 @@ def _press(session: Session, game: m.Game, numbers: set[int]) -> list[Press]:
     return press
 
 
-def public_game(session: Session, game: m.Game, now: dt.datetime, directory: Path | None = None) -> PublicGame:
+def public_game(
+    session: Session, game: m.Game, now: dt.datetime, directory: Path | None = None
+) -> PublicGame:
     """What of ``game`` is public now: every turn's standings and press
     (``directory``: the game's pages; then only what :func:`write_site`
     writes, see :func:`_released_turns`)."""
     turns = _released_turns(session, game, directory)
-    shown = set(turns.vp) if directory is None else turns.changed | {t for t in turns.vp if not (directory / "turns" / f"{t}.html").exists()}
+    shown = (
+        set(turns.vp)
+        if directory is None
+        else turns.changed | {t for t in turns.vp if not (directory / "turns" / f"{t}.html").exists()}
+    )
     return _public_game(session, game, now, turns, shown)
 
 
-def _public_game(session: Session, game: m.Game, now: dt.datetime, turns: _Turns, pages: set[int]) -> PublicGame:
+def _public_game(
+    session: Session, game: m.Game, now: dt.datetime, turns: _Turns, pages: set[int]
+) -> PublicGame:
     """The game's public part, with the standings and press of the turns in
     ``pages``, the latest turn, and the press of the newest PRESS_TURNS."""
     vp = dict(turns.vp)
     rows = dict(turns.rows)
     if not turns.staged:
-        empires = session.scalars(select(m.Empire).where(m.Empire.game_id == game.id).order_by(m.Empire.code)).all()
-        rows[game.turn - 1] = standings(Empire(code=e.code, name=e.name, vp=e.vp, active=e.active) for e in empires)
+        empires = session.scalars(
+            select(m.Empire).where(m.Empire.game_id == game.id).order_by(m.Empire.code)
+        ).all()
+        rows[game.turn - 1] = standings(
+            Empire(code=e.code, name=e.name, vp=e.vp, active=e.active) for e in empires
+        )
         vp[game.turn - 1] = {r["code"]: r["vp"] for r in rows[game.turn - 1]}
     released = sorted(vp)
     pages = (pages & set(released)) | set(released[-1:])
     for turn in sorted(pages - set(rows)):
         rows[turn] = _standings_before(session, turns.records[turn + 1])
     loaded = load_game_view(session, game_id=game.id)
-    deadline = current_deadline_text(loaded[1], now) if loaded is not None and game.status == "active" else None
+    deadline = (
+        current_deadline_text(loaded[1], now) if loaded is not None and game.status == "active" else None
+    )
     return PublicGame(
         name=game.name,
         turn=game.turn,
@@ -181,7 +205,13 @@ def _public_game(session: Session, game: m.Game, now: dt.datetime, turns: _Turns
 
 
 def write_site(
-    session: Session, game_name: str, directory: Path, now: dt.datetime, *, host_address: str = "", pyodide: Path | None = None
+    session: Session,
+    game_name: str,
+    directory: Path,
+    now: dt.datetime,
+    *,
+    host_address: str = "",
+    pyodide: Path | None = None,
 ) -> list[Path]:
     """Write the public pages of ``game_name`` into ``directory`` (made if
     missing), the order desk in ``orders/`` with them (mailing to
@@ -213,13 +243,21 @@ def _forget_later(folder: Path, last: int) -> None:
 
 
 def refresh_site(
-    sessions: sessionmaker[Session], site_dir: Path, game_name: str, now: dt.datetime, *, host_address: str = "", pyodide: Path | None = None
+    sessions: sessionmaker[Session],
+    site_dir: Path,
+    game_name: str,
+    now: dt.datetime,
+    *,
+    host_address: str = "",
+    pyodide: Path | None = None,
 ) -> None:
     """The worker's refresh after a turn: the game's pages in ``site_dir/GAME``.
     A failure is logged and never stops the worker: the turn ran, and the
     pages catch up at the next refresh."""
     try:
         with transaction(sessions) as session:
-            write_site(session, game_name, site_dir / game_name, now, host_address=host_address, pyodide=pyodide)
-    except Exception as exc:  # a full disk, a bad folder, a lost connection: all wait for the next turn
+            write_site(
+                session, game_name, site_dir / game_name, now, host_address=host_address, pyodide=pyodide
+            )
+    except Exception as exc:  # noqa: BLE001 - a full disk, a bad folder, a lost connection: all wait for the next turn
         log.warning("game %s: public pages in %s not refreshed: %s", game_name, site_dir, one_line(exc))

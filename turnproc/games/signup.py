@@ -27,13 +27,13 @@ from dataclasses import dataclass
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from ..accounts.passwords import generate_password, hash_code, verify_password
 from ..config import Config
 from ..errors import GMError
-from .game import add_empire
-from ..accounts.passwords import generate_password, hash_code, verify_password
 from ..storage import models as m
-from ..storage.queries import galaxy_counts
 from ..storage.mailkinds import MailKind
+from ..storage.queries import galaxy_counts
+from .game import add_empire
 
 log = logging.getLogger(__name__)
 
@@ -80,37 +80,45 @@ def _pending(session: Session, game_id: int) -> list[m.SignupRequest]:
         session.scalars(
             select(m.SignupRequest)
             .where(
-                m.SignupRequest.game_id == game_id, m.SignupRequest.status == "pending",
+                m.SignupRequest.game_id == game_id,
+                m.SignupRequest.status == "pending",
                 m.SignupRequest.confirmed_at.is_not(None),
             )
             .order_by(m.SignupRequest.id)
         )
-    )  # fmt: skip
+    )
 
 
 def _unconfirmed(session: Session, game_id: int, now: dt.datetime) -> list[m.SignupRequest]:
     """JOINs whose code has not come back yet and still works."""
     return list(
         session.scalars(
-            select(m.SignupRequest).where(
-                m.SignupRequest.game_id == game_id, m.SignupRequest.status == "pending",
+            select(m.SignupRequest)
+            .where(
+                m.SignupRequest.game_id == game_id,
+                m.SignupRequest.status == "pending",
                 m.SignupRequest.confirmed_at.is_(None),
                 m.SignupRequest.requested_at > now - dt.timedelta(hours=JOIN_CODE_HOURS),
-            ).order_by(m.SignupRequest.id)
+            )
+            .order_by(m.SignupRequest.id)
         )
-    )  # fmt: skip
+    )
 
 
 def player_summary(session: Session, game: m.Game) -> PlayerSummary:
     empires = session.execute(
-        select(m.Empire.code, m.Empire.vacation_until, m.Empire.quit_at).where(m.Empire.game_id == game.id).order_by(m.Empire.code)
+        select(m.Empire.code, m.Empire.vacation_until, m.Empire.quit_at)
+        .where(m.Empire.game_id == game.id)
+        .order_by(m.Empire.code)
     ).all()
     return PlayerSummary(
         signup_open=bool(game.signup_open),
         signup_limit=game.signup_limit,
         pending=tuple((r.code, r.name, r.email) for r in _pending(session, game.id)),
         vacation_limit=game.vacation_limit,
-        on_leave=tuple((code, until) for code, until, _ in empires if until is not None and until >= game.turn),
+        on_leave=tuple(
+            (code, until) for code, until, _ in empires if until is not None and until >= game.turn
+        ),
         quitting=tuple(code for code, _, quit_at in empires if quit_at is not None),
     )
 
@@ -130,7 +138,13 @@ def set_signup(session: Session, game: m.Game, *, open_: bool | None, limit: int
 
 
 def _refusal(
-    session: Session, game: m.Game, code: str, email: str, *, request_id: int | None = None, name: str | None = None
+    session: Session,
+    game: m.Game,
+    code: str,
+    email: str,
+    *,
+    request_id: int | None = None,
+    name: str | None = None,
 ) -> str | None:
     """Why ``email`` may not join ``game`` as ``code`` now; None when it may."""
     if game.status == "finished":
@@ -144,16 +158,22 @@ def _refusal(
     if any(r.email.lower() == email.lower() for r in pending):
         return f"{email} already has a request waiting in game {game.name}"
     names = session.scalars(select(m.Empire.name).where(m.Empire.game_id == game.id)).all()
-    if name is not None and any(n.casefold() == name.casefold() for n in [*names, *(r.name for r in pending)]):
+    if name is not None and any(
+        n.casefold() == name.casefold() for n in [*names, *(r.name for r in pending)]
+    ):
         return f"the name {name!r} is taken in game {game.name}; choose another"
     _, free = galaxy_counts(session, game.id)
-    full = free <= len(pending) or (game.signup_limit is not None and len(taken) + len(pending) >= game.signup_limit)
+    full = free <= len(pending) or (
+        game.signup_limit is not None and len(taken) + len(pending) >= game.signup_limit
+    )
     if full:
         return f"game {game.name} is full"
     return None
 
 
-def join_refusal(session: Session, game: m.Game, now: dt.datetime, *, code: str, name: str, email: str) -> str | None:
+def join_refusal(
+    session: Session, game: m.Game, now: dt.datetime, *, code: str, name: str, email: str
+) -> str | None:
     """Why a JOIN from ``email`` gets no code now; None when it may. Checked
     again when the code comes back (:func:`confirm_signup`)."""
     if not game.signup_open:
@@ -176,7 +196,8 @@ def join_code_sent_within_hour(session: Session, email: str, now: dt.datetime) -
     key = cap_key(email)
     sent = session.scalars(
         select(m.OutboxMail.recipient).where(
-            m.OutboxMail.kind == MailKind.SIGNUP_CONFIRM, m.OutboxMail.created_at >= now - dt.timedelta(hours=1)
+            m.OutboxMail.kind == MailKind.SIGNUP_CONFIRM,
+            m.OutboxMail.created_at >= now - dt.timedelta(hours=1),
         )
     )
     return any(cap_key(recipient) == key for recipient in sent)
@@ -201,15 +222,29 @@ def request_signup(
             session.delete(earlier)
     secret = generate_password(8)
     request = m.SignupRequest(
-        game_id=game.id, code=code, name=name, email=email, status="pending", reason="", requested_at=now,
+        game_id=game.id,
+        code=code,
+        name=name,
+        email=email,
+        status="pending",
+        reason="",
+        requested_at=now,
         code_hash=hash_code(secret),
-    )  # fmt: skip
+    )
     session.add(request)
     expires = now + dt.timedelta(hours=JOIN_CODE_HOURS)
     queue_signup_confirm(
-        session, config, now, game=game.name, game_id=game.id, recipient=email, code=code, name=name, secret=secret,
+        session,
+        config,
+        now,
+        game=game.name,
+        game_id=game.id,
+        recipient=email,
+        code=code,
+        name=name,
+        secret=secret,
         expires=expires,
-    )  # fmt: skip
+    )
     session.flush()  # intake does not flush on its own: the next JOIN of this poll must see it
     log.info("game %s: sign-up %s from %s waits for its code", game.name, code, email)
     return request, ""
@@ -225,7 +260,10 @@ def confirm_signup(
 
     waiting = [r for r in _unconfirmed(session, game.id, now) if r.email.lower() == email.lower()]
     if not waiting:
-        return None, f"no sign-up from {email} waits for a code in game {game.name} (codes work for {JOIN_CODE_HOURS} hours)"
+        return (
+            None,
+            f"no sign-up from {email} waits for a code in game {game.name} (codes work for {JOIN_CODE_HOURS} hours)",
+        )
     request = waiting[-1]
     if not verify_password(secret.lower(), request.code_hash or ""):
         return None, f"that is not the code sent to {email} for game {game.name}; nothing changed"
@@ -237,9 +275,16 @@ def confirm_signup(
     session.flush()
     pending = len(_pending(session, game.id))
     queue_signup_request(
-        session, config, now, game=game.name, game_id=game.id, code=request.code, name=request.name, email=email,
+        session,
+        config,
+        now,
+        game=game.name,
+        game_id=game.id,
+        code=request.code,
+        name=request.name,
+        email=email,
         pending=pending,
-    )  # fmt: skip
+    )
     log.info("game %s: sign-up request %s from %s confirmed", game.name, request.code, email)
     return request, ""
 
@@ -248,13 +293,16 @@ def signup_games_waiting(session: Session, email: str, now: dt.datetime) -> list
     """The games where a JOIN from ``email`` waits for its code."""
     return list(
         session.scalars(
-            select(m.SignupRequest.game_id).where(
-                func.lower(m.SignupRequest.email) == email.lower(), m.SignupRequest.status == "pending",
+            select(m.SignupRequest.game_id)
+            .where(
+                func.lower(m.SignupRequest.email) == email.lower(),
+                m.SignupRequest.status == "pending",
                 m.SignupRequest.confirmed_at.is_(None),
                 m.SignupRequest.requested_at > now - dt.timedelta(hours=JOIN_CODE_HOURS),
-            ).distinct()
+            )
+            .distinct()
         )
-    )  # fmt: skip
+    )
 
 
 def answer_signup(
@@ -265,9 +313,16 @@ def answer_signup(
     from ..outgoing.accountmails import queue_signup_received
 
     return queue_signup_received(
-        session, config, now, game=game.name, game_id=game.id, recipient=request.email, code=request.code,
-        name=request.name, kind=kind,
-    )  # fmt: skip
+        session,
+        config,
+        now,
+        game=game.name,
+        game_id=game.id,
+        recipient=request.email,
+        code=request.code,
+        name=request.name,
+        kind=kind,
+    )
 
 
 def _request(session: Session, game: m.Game, code: str, *, unconfirmed: bool = False) -> m.SignupRequest:
@@ -283,14 +338,20 @@ def _request(session: Session, game: m.Game, code: str, *, unconfirmed: bool = F
     )
     if found is None and unconfirmed:
         found = session.scalar(
-            select(m.SignupRequest).where(
-                m.SignupRequest.game_id == game.id, m.SignupRequest.code == code.upper(),
+            select(m.SignupRequest)
+            .where(
+                m.SignupRequest.game_id == game.id,
+                m.SignupRequest.code == code.upper(),
                 m.SignupRequest.status == "pending",
-            ).order_by(m.SignupRequest.id.desc()).limit(1)
-        )  # fmt: skip
+            )
+            .order_by(m.SignupRequest.id.desc())
+            .limit(1)
+        )
     if found is None:
         waiting = ", ".join(r.code for r in _pending(session, game.id)) or "none"
-        raise GMError(f"game {game.name} has no sign-up request {code.upper()!r} waiting (waiting: {waiting})")
+        raise GMError(
+            f"game {game.name} has no sign-up request {code.upper()!r} waiting (waiting: {waiting})"
+        )
     return found
 
 
@@ -313,7 +374,9 @@ def approve_signup(
     return empire, password
 
 
-def refuse_signup(session: Session, config: Config, game: m.Game, code: str, now: dt.datetime, reason: str = "") -> m.SignupRequest:
+def refuse_signup(
+    session: Session, config: Config, game: m.Game, code: str, now: dt.datetime, reason: str = ""
+) -> m.SignupRequest:
     """Refuse a request and tell the applicant (with ``reason`` when given);
     one whose code never came back is refused without a mail: its address
     never asked, as far as anyone knows."""
@@ -325,9 +388,14 @@ def refuse_signup(session: Session, config: Config, game: m.Game, code: str, now
     request.code_hash = None
     if request.confirmed_at is not None:
         queue_signup_refused(
-            session, config, now, game=game.name, game_id=game.id, recipient=request.email, code=request.code,
+            session,
+            config,
+            now,
+            game=game.name,
+            game_id=game.id,
+            recipient=request.email,
+            code=request.code,
             reason=request.reason,
-        )  # fmt: skip
+        )
     session.flush()
     return request
-

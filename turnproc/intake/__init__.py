@@ -9,6 +9,13 @@ from .inbox import poll, poll_imap, poll_maildir
 from .outcome import Folder, Outcome
 
 __all__ = [
-    "IntakeCache", "IntakeResult", "Outcome", "Folder", "handle_mail", "submit_orders", "poll", "poll_imap",
+    "IntakeCache",
+    "IntakeResult",
+    "Outcome",
+    "Folder",
+    "handle_mail",
+    "submit_orders",
+    "poll",
+    "poll_imap",
     "poll_maildir",
-]  # fmt: skip
+]

@@ -18,21 +18,33 @@ from typing import Protocol
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from ..outgoing.accountmails import empire_tag, queue_address_changed, queue_address_confirm, queue_help, queue_player_quit
+from ..accounts.passwords import (
+    chosen_password_weakness,
+    generate_password,
+    hash_chosen_password,
+    hash_code,
+    verify_password,
+)
 from ..config import Config
 from ..mail.identity import cap_key, valid_address
-from ..outgoing.mails import queue_bulletin, queue_report
-from ..accounts.passwords import chosen_password_weakness, generate_password, hash_chosen_password, hash_code, verify_password
-from ..reports.context import position_context
 from ..orders.commands import MIN_PASSWORD_LENGTH, MIN_PASSWORD_SYMBOLS
 from ..orders.orders import CommandLine, MailCommand, ParsedOrders
+from ..outgoing.accountmails import (
+    empire_tag,
+    queue_address_changed,
+    queue_address_confirm,
+    queue_help,
+    queue_player_quit,
+)
+from ..outgoing.mails import queue_bulletin, queue_report
+from ..outgoing.messageids import id_tag_pattern
+from ..reports.context import position_context
 from ..rules.serialize import state_from_dict
 from ..rules.state import GameState
 from ..storage import models as m
+from ..storage.mailkinds import MailKind
 from ..storage.queries import GameView, current_deadline_or_none
 from .cache import EmpireRow, IntakeCache
-from ..storage.mailkinds import MailKind
-from ..outgoing.messageids import id_tag_pattern
 
 log = logging.getLogger(__name__)
 
@@ -52,13 +64,22 @@ class Mailer(Protocol):
     def may_send(self, recipient: str, kind: MailKind, game_id: int | None) -> bool: ...
 
 
-def help_mail(session: Session, config: Config, now: dt.datetime, recipient: str, game: m.Game | None, kind: MailKind) -> bool:
+def help_mail(
+    session: Session, config: Config, now: dt.datetime, recipient: str, game: m.Game | None, kind: MailKind
+) -> bool:
     """Queue the HELP guide to ``recipient`` (about ``game`` when known)."""
     return queue_help(
-        session, config, now, recipient=recipient, game_id=game.id if game else None,
-        vacation_limit=game.vacation_limit if game else None, min_password=MIN_PASSWORD_LENGTH,
-        min_symbols=MIN_PASSWORD_SYMBOLS, kind=kind, game=game.name if game else None,
-    )  # fmt: skip
+        session,
+        config,
+        now,
+        recipient=recipient,
+        game_id=game.id if game else None,
+        vacation_limit=game.vacation_limit if game else None,
+        min_password=MIN_PASSWORD_LENGTH,
+        min_symbols=MIN_PASSWORD_SYMBOLS,
+        kind=kind,
+        game=game.name if game else None,
+    )
 
 
 @dataclass
@@ -109,12 +130,23 @@ class Account:
         if not self.mailer.may_send(self.address, MailKind.REPORT_COPY, self.game.id):
             return "too many reports sent to this address in the last hour; try again later"
         queue_report(
-            self.session, self.config, self.game.id, self.game.name, self.empire.code, self.address, found, self.now,
+            self.session,
+            self.config,
+            self.game.id,
+            self.game.name,
+            self.empire.code,
+            self.address,
+            found,
+            self.now,
             kind=MailKind.REPORT_COPY,
-        )  # fmt: skip
-        bulletin = self.session.scalar(
-            select(m.Bulletin).where(m.Bulletin.game_id == self.game.id, m.Bulletin.turn == found.turn)
-        ) if found.id is not None else None  # fmt: skip
+        )
+        bulletin = (
+            self.session.scalar(
+                select(m.Bulletin).where(m.Bulletin.game_id == self.game.id, m.Bulletin.turn == found.turn)
+            )
+            if found.id is not None
+            else None
+        )
         if bulletin is not None:
             queue_bulletin(self.session, self.config, bulletin, [], self.now, copy_to=self.address)
             return f"the report and the bulletin of turn {found.turn} are on their way in separate mails"
@@ -123,7 +155,9 @@ class Account:
     def _report(self, turn: int | None) -> m.Report | str:
         """The report asked for (unsaved for the start of the game), or why there is none."""
         session = self.session
-        staged = select(m.TurnRecord.number).where(m.TurnRecord.game_id == self.game.id, m.TurnRecord.staged.is_(True))
+        staged = select(m.TurnRecord.number).where(
+            m.TurnRecord.game_id == self.game.id, m.TurnRecord.staged.is_(True)
+        )
         query = select(m.Report).where(m.Report.empire_id == self.empire.id, m.Report.turn.not_in(staged))
         if turn is None:
             latest = session.scalar(query.order_by(m.Report.turn.desc()).limit(1))
@@ -132,7 +166,9 @@ class Account:
             if self.game.turn == 1:
                 return self._start(self.cache.state(session, self.game))
             first = session.scalar(
-                select(m.TurnRecord.state_before).where(m.TurnRecord.game_id == self.game.id, m.TurnRecord.number == 1)
+                select(m.TurnRecord.state_before).where(
+                    m.TurnRecord.game_id == self.game.id, m.TurnRecord.number == 1
+                )
             )
             if first is None:
                 return "the start of the game is no longer on record; ask the GM"
@@ -146,7 +182,11 @@ class Account:
                 m.Report.empire_id == self.empire.id, m.Report.turn.not_in(staged)
             )
         ).one()
-        span = f"you have reports for turns {have[0]} to {have[1]}" if have[0] is not None else "no turn has run yet"
+        span = (
+            f"you have reports for turns {have[0]} to {have[1]}"
+            if have[0] is not None
+            else "no turn has run yet"
+        )
         if turn in session.scalars(staged):
             return f"turn {turn} has run, and its report waits for the GM's release ({span}, and REPORT 0 for the start)"
         if turn >= self.game.turn:
@@ -184,7 +224,9 @@ class Account:
         if verify_password(new, row.password_hash):
             return "that is your password already; nothing changed"
         row.password_hash = hash_chosen_password(new)
-        row.password_tag = self.cache.key.tag(row.id, row.password_hash, new) if self.cache.key is not None else None
+        row.password_tag = (
+            self.cache.key.tag(row.id, row.password_hash, new) if self.cache.key is not None else None
+        )
         self.cache.forget_empire(self.game.id, self.empire.code)
         log.info("game %s: %s changed its password", self.game.name, self.empire.code)
         return (
@@ -203,9 +245,15 @@ class Account:
             return f"{new} is the address of another empire in game {self.game.name}; nothing changed"
         capped = self._codes_capped(new)
         if capped:
-            self.session.add(m.SuppressedReply(
-                game_id=self.game.id, recipient=new[:254], kind=MailKind.ADDRESS_CONFIRM, reason=capped[:200], at=self.now
-            ))  # fmt: skip
+            self.session.add(
+                m.SuppressedReply(
+                    game_id=self.game.id,
+                    recipient=new[:254],
+                    kind=MailKind.ADDRESS_CONFIRM,
+                    reason=capped[:200],
+                    at=self.now,
+                )
+            )
             return f"{capped}; nothing changed, try again later"
         if not self.mailer.may_send(new, MailKind.ADDRESS_CONFIRM, self.game.id):
             return f"too many confirmation codes went to {new} in the last hour; nothing changed, try again later"
@@ -216,9 +264,17 @@ class Account:
         change.requested_at, change.expires_at = self.now, expires
         self.session.add(change)
         queue_address_confirm(
-            self.session, self.config, self.now, game=self.game.name, game_id=self.game.id, empire=row.code,
-            recipient=new, code=code, expires=expires, empire_id=row.id,
-        )  # fmt: skip
+            self.session,
+            self.config,
+            self.now,
+            game=self.game.name,
+            game_id=self.game.id,
+            empire=row.code,
+            recipient=new,
+            code=code,
+            expires=expires,
+            empire_id=row.id,
+        )
         # Intake does not flush on its own: a pending row is neither in the
         # identity map nor counted. Without this, a second ADDRESS in the same
         # poll added a second row for the empire, and the caps missed the mail.
@@ -232,16 +288,26 @@ class Account:
         """Why no code may go now: the hour's codes for this empire, or to
         ``new`` however spelled, reached the cap ("" when one may go)."""
         hour = self.now - dt.timedelta(hours=1)
-        mine = self.session.scalar(
-            select(func.count()).select_from(m.OutboxMail).where(
-                m.OutboxMail.kind == MailKind.ADDRESS_CONFIRM, m.OutboxMail.created_at >= hour,
-                m.OutboxMail.message_id.like(id_tag_pattern(empire_tag("address_confirm", self.empire.id))),
+        mine = (
+            self.session.scalar(
+                select(func.count())
+                .select_from(m.OutboxMail)
+                .where(
+                    m.OutboxMail.kind == MailKind.ADDRESS_CONFIRM,
+                    m.OutboxMail.created_at >= hour,
+                    m.OutboxMail.message_id.like(
+                        id_tag_pattern(empire_tag("address_confirm", self.empire.id))
+                    ),
+                )
             )
-        ) or 0  # fmt: skip
+            or 0
+        )
         if mine >= ADDRESS_CODES_PER_HOUR:
             return f"{mine} confirmation codes went out for your empire in the last hour"
         sent = self.session.scalars(
-            select(m.OutboxMail.recipient).where(m.OutboxMail.kind == MailKind.ADDRESS_CONFIRM, m.OutboxMail.created_at >= hour)
+            select(m.OutboxMail.recipient).where(
+                m.OutboxMail.kind == MailKind.ADDRESS_CONFIRM, m.OutboxMail.created_at >= hour
+            )
         )
         key = cap_key(new)
         if sum(1 for recipient in sent if cap_key(recipient) == key) >= ADDRESS_CODES_PER_HOUR:
@@ -249,11 +315,16 @@ class Account:
         return ""
 
     def _taken(self, address: str) -> bool:
-        return self.session.scalar(
-            select(m.Empire.id).where(
-                m.Empire.game_id == self.game.id, func.lower(m.Empire.email) == address.lower(), m.Empire.id != self.empire.id
+        return (
+            self.session.scalar(
+                select(m.Empire.id).where(
+                    m.Empire.game_id == self.game.id,
+                    func.lower(m.Empire.email) == address.lower(),
+                    m.Empire.id != self.empire.id,
+                )
             )
-        ) is not None
+            is not None
+        )
 
     def confirm(self, line: CommandLine) -> str:
         row = self.row()
@@ -275,7 +346,14 @@ class Account:
         self.session.flush()
         self.cache.forget_empire(self.game.id, row.code, old, row.email)
         queue_address_changed(
-            self.session, self.config, self.now, game=self.game.name, game_id=self.game.id, empire=row.code, old=old, new=row.email
+            self.session,
+            self.config,
+            self.now,
+            game=self.game.name,
+            game_id=self.game.id,
+            empire=row.code,
+            old=old,
+            new=row.email,
         )
         self.address = row.email
         log.info("game %s: %s moved from %s to %s", self.game.name, row.code, old, row.email)
@@ -314,12 +392,24 @@ class Account:
             if self._quit_told_within_hour():
                 # QUIT, BACK, QUIT...: the GM heard of the first within the
                 # hour; `game show` says who is leaving now.
-                log.info("game %s: %s sent QUIT again within the hour; the GM is not told again", self.game.name, row.code)
+                log.info(
+                    "game %s: %s sent QUIT again within the hour; the GM is not told again",
+                    self.game.name,
+                    row.code,
+                )
                 return self._leaving()
             queue_player_quit(
-                self.session, self.config, self.now, game=self.game.name, game_id=self.game.id, turn=self.game.turn,
-                empire=row.code, empire_name=row.name, email=row.email, empire_id=row.id,
-            )  # fmt: skip
+                self.session,
+                self.config,
+                self.now,
+                game=self.game.name,
+                game_id=self.game.id,
+                turn=self.game.turn,
+                empire=row.code,
+                empire_name=row.name,
+                email=row.email,
+                empire_id=row.id,
+            )
             self.session.flush()  # for the next QUIT of this poll to see (intake does not flush on its own)
         return self._leaving()
 
@@ -330,16 +420,24 @@ class Account:
         )
 
     def _quit_told_within_hour(self) -> bool:
-        return self.session.scalar(
-            select(m.OutboxMail.id).where(
-                m.OutboxMail.kind == MailKind.NOTICE, m.OutboxMail.created_at >= self.now - dt.timedelta(hours=1),
-                m.OutboxMail.message_id.like(id_tag_pattern(empire_tag("player_quit", self.empire.id))),
-            ).limit(1)
-        ) is not None  # fmt: skip
+        return (
+            self.session.scalar(
+                select(m.OutboxMail.id)
+                .where(
+                    m.OutboxMail.kind == MailKind.NOTICE,
+                    m.OutboxMail.created_at >= self.now - dt.timedelta(hours=1),
+                    m.OutboxMail.message_id.like(id_tag_pattern(empire_tag("player_quit", self.empire.id))),
+                )
+                .limit(1)
+            )
+            is not None
+        )
 
 
 def _join(account: Account, line: CommandLine) -> str:
-    return "you play here already: JOIN is for a mail without a header, from an address that plays nowhere yet"
+    return (
+        "you play here already: JOIN is for a mail without a header, from an address that plays nowhere yet"
+    )
 
 
 _HANDLERS = {

@@ -40,7 +40,9 @@ class FetchAhead:
     def __enter__(self) -> FetchAhead:
         return self
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
         if self._next is not None:
             self._next.cancel()  # a fetch nobody will handle
         self._thread.shutdown(wait=True)  # the committed batches' filings still run

@@ -26,10 +26,16 @@ from ..rules.checks import KnownSystems, known_systems_all
 from ..rules.state import GameState
 from ..storage import models as m
 from ..storage.convert import load_state
-from ..storage.pending import NewOrderSet, PendingRows, write_added
-from ..storage.queries import GameView, current_deadline_text, load_game_view, replies_last_hour, replies_last_hour_to
-from .prepare import MAX_TEXT, Parsed, PasswordChecks, parse_raw
 from ..storage.mailkinds import MailKind
+from ..storage.pending import NewOrderSet, PendingRows, write_added
+from ..storage.queries import (
+    GameView,
+    current_deadline_text,
+    load_game_view,
+    replies_last_hour,
+    replies_last_hour_to,
+)
+from .prepare import MAX_TEXT, Parsed, PasswordChecks, parse_raw
 
 __all__ = ["Batch", "EmpireRow", "IntakeCache"]
 
@@ -128,13 +134,17 @@ class IntakeCache:
         if session is not None and raws:
             batch.asked = {hashlib.sha256(raw).hexdigest() for raw in raws}
             batch.handled = set(
-                session.scalars(select(m.InboundMessage.sha256).where(m.InboundMessage.sha256.in_(sorted(batch.asked))))
+                session.scalars(
+                    select(m.InboundMessage.sha256).where(m.InboundMessage.sha256.in_(sorted(batch.asked)))
+                )
             )
             batch.asked_ids = {mid for mid in map(_raw_message_id, raws) if mid}
             if batch.asked_ids:
                 batch.seen_ids = set(
                     session.scalars(
-                        select(m.InboundMessage.message_id).where(m.InboundMessage.message_id.in_(sorted(batch.asked_ids)))
+                        select(m.InboundMessage.message_id).where(
+                            m.InboundMessage.message_id.in_(sorted(batch.asked_ids))
+                        )
                     )
                 )
 
@@ -188,10 +198,15 @@ class IntakeCache:
         address and can be read, with those; the empires read in one query
         per game."""
         named = [
-            (d, p) for d, p in mails
-            if p.header.game and p.header.empire and p.sender and not p.unreadable and len(p.text) <= MAX_TEXT
+            (d, p)
+            for d, p in mails
+            if p.header.game
+            and p.header.empire
+            and p.sender
+            and not p.unreadable
+            and len(p.text) <= MAX_TEXT
             and not p.forged  # a forgery costs no password check
-        ]  # fmt: skip
+        ]
         codes: dict[str, set[str]] = {}
         for _, parsed in named:
             codes.setdefault(parsed.header.game or "", set()).add((parsed.header.empire or "").upper())
@@ -217,7 +232,9 @@ class IntakeCache:
                 self.passwords.submit(empire.id, empire.password_hash, password)
 
     def _ruled_out(self, empire: EmpireRow, password: str) -> bool:
-        return self.key is not None and self.key.rules_out(empire.id, empire.password_hash, empire.password_tag, password)
+        return self.key is not None and self.key.rules_out(
+            empire.id, empire.password_hash, empire.password_tag, password
+        )
 
     def handling(self, digest: str) -> Parsed | None:
         """The mail as the pre-pass parsed it, if it did, as its handling starts."""
@@ -228,7 +245,9 @@ class IntakeCache:
             return True
         if digest in self.batch.asked:
             return False
-        return session.scalar(select(m.InboundMessage.id).where(m.InboundMessage.sha256 == digest)) is not None
+        return (
+            session.scalar(select(m.InboundMessage.id).where(m.InboundMessage.sha256 == digest)) is not None
+        )
 
     def forget(self, raw: bytes) -> None:
         """Undo what a mail whose savepoint was rolled back left here."""
@@ -263,10 +282,14 @@ class IntakeCache:
         return found is not None
 
     def game_names(self, session: Session) -> list[str]:
-        return list(session.scalars(select(m.Game.name).where(m.Game.status != "finished").order_by(m.Game.name)))
+        return list(
+            session.scalars(select(m.Game.name).where(m.Game.status != "finished").order_by(m.Game.name))
+        )
 
     def empire_codes(self, session: Session, game: GameView) -> list[str]:
-        return list(session.scalars(select(m.Empire.code).where(m.Empire.game_id == game.id).order_by(m.Empire.code)))
+        return list(
+            session.scalars(select(m.Empire.code).where(m.Empire.game_id == game.id).order_by(m.Empire.code))
+        )
 
     def game(self, session: Session, name: str) -> GameView | None:
         key, games = name.lower(), self.batch.games
@@ -289,13 +312,18 @@ class IntakeCache:
         """Answers to unregistered addresses in the last hour, all together."""
         batch = self.batch
         if batch.strangers_answered is None:
-            batch.strangers_answered = session.scalar(
-                select(func.count()).select_from(m.OutboxMail).where(
-                    # A JOIN's code is an answer to a stranger too (its own kind: its body is a secret).
-                    m.OutboxMail.kind.in_((MailKind.STRANGER, MailKind.SIGNUP_CONFIRM)),
-                    m.OutboxMail.created_at >= now - dt.timedelta(hours=1),
+            batch.strangers_answered = (
+                session.scalar(
+                    select(func.count())
+                    .select_from(m.OutboxMail)
+                    .where(
+                        # A JOIN's code is an answer to a stranger too (its own kind: its body is a secret).
+                        m.OutboxMail.kind.in_((MailKind.STRANGER, MailKind.SIGNUP_CONFIRM)),
+                        m.OutboxMail.created_at >= now - dt.timedelta(hours=1),
+                    )
                 )
-            ) or 0
+                or 0
+            )
         return batch.strangers_answered
 
     def count_stranger_reply(self) -> None:
@@ -326,11 +354,13 @@ class IntakeCache:
         for row in session.scalars(
             select(m.OrderSet)
             .where(
-                m.OrderSet.game_id == game.id, m.OrderSet.turn == game.turn,
-                m.OrderSet.active.is_(True), m.OrderSet.empire_id.in_(wanted),
+                m.OrderSet.game_id == game.id,
+                m.OrderSet.turn == game.turn,
+                m.OrderSet.active.is_(True),
+                m.OrderSet.empire_id.in_(wanted),
             )
             .order_by(m.OrderSet.id)
-        ):  # fmt: skip
+        ):
             if row.empire_id not in found:  # never more than one; the first if so
                 found.add(row.empire_id)
                 order_sets[(row.empire_id, game.turn)] = row
@@ -341,7 +371,9 @@ class IntakeCache:
     def empire(self, session: Session, game: GameView, code: str) -> EmpireRow | None:
         key, empires = (game.id, code.upper()), self.batch.empires
         if key not in empires:
-            row = session.execute(select(*_EMPIRE_COLUMNS).where(m.Empire.game_id == game.id, m.Empire.code == key[1])).first()
+            row = session.execute(
+                select(*_EMPIRE_COLUMNS).where(m.Empire.game_id == game.id, m.Empire.code == key[1])
+            ).first()
             empires[key] = EmpireRow(*row) if row is not None else None
         return empires[key]
 
@@ -353,7 +385,9 @@ class IntakeCache:
             return
         for code in wanted:
             empires[(game.id, code)] = None
-        for row in session.execute(select(*_EMPIRE_COLUMNS).where(m.Empire.game_id == game.id, m.Empire.code.in_(wanted))):
+        for row in session.execute(
+            select(*_EMPIRE_COLUMNS).where(m.Empire.game_id == game.id, m.Empire.code.in_(wanted))
+        ):
             empires[(game.id, row.code.upper())] = EmpireRow(*row)
 
     def forget_empire(self, game_id: int, code: str, *addresses: str) -> None:

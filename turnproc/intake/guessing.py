@@ -20,7 +20,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from sqlalchemy import CursorResult, ColumnElement, or_, select, update
+from sqlalchemy import ColumnElement, CursorResult, or_, select, update
 from sqlalchemy.orm import Session
 
 from ..app import App
@@ -77,7 +77,10 @@ def _games(session: Session, empires: Sequence[m.Empire]) -> list[m.Game]:
 
 
 def _claim(
-    session: Session, table: type[m.Empire] | type[m.Game], rows: list[tuple[int, dt.datetime | None]], now: dt.datetime
+    session: Session,
+    table: type[m.Empire] | type[m.Game],
+    rows: list[tuple[int, dt.datetime | None]],
+    now: dt.datetime,
 ) -> dict[int, dt.datetime]:
     """Of ``rows`` (id, last told), those due a digest now, each with the time
     its digest counts from. The UPDATE claims them: of two workers polling at
@@ -114,16 +117,22 @@ def _queue(
     by_empire = {e.id: e for e in empires}
     wanted = [e.id for e in empires if e.id in owners or e.game_id in games]
     where: list[ColumnElement[bool]] = [
-        m.InboundMessage.outcome == Outcome.WRONG_PASSWORD, m.InboundMessage.empire_id.in_(wanted),
+        m.InboundMessage.outcome == Outcome.WRONG_PASSWORD,
+        m.InboundMessage.empire_id.in_(wanted),
         m.InboundMessage.received_at > since,
-    ]  # fmt: skip
+    ]
     owner_tally: dict[int, _Tally] = {}
     game_tally: dict[int, _Tally] = {}
     game_empires: dict[int, Counter[str]] = {}
     # One read of the rows, tallied here: a flood over a thousand empires is
     # a thousand digests, not four thousand queries.
     for empire_id, sender, at, detail in session.execute(
-        select(m.InboundMessage.empire_id, m.InboundMessage.sender, m.InboundMessage.received_at, m.InboundMessage.detail)
+        select(
+            m.InboundMessage.empire_id,
+            m.InboundMessage.sender,
+            m.InboundMessage.received_at,
+            m.InboundMessage.detail,
+        )
         .where(*where)
         .order_by(m.InboundMessage.id)
     ):
@@ -138,25 +147,48 @@ def _queue(
     game_names = {g.id: g.name for g in _games(session, empires)}
     for empire_id, tally in owner_tally.items():
         e = by_empire[empire_id]
-        queued += _digest(session, config, now, game_names[e.game_id], e.game_id, e.code, e.email, tally, None)
+        queued += _digest(
+            session, config, now, game_names[e.game_id], e.game_id, e.code, e.email, tally, None
+        )
     for game_id, tally in game_tally.items():
         if config.gm_address:
             codes = game_empires[game_id].most_common()
-            queued += _digest(session, config, now, told_games[game_id].name, game_id, "", config.gm_address, tally, codes)
+            queued += _digest(
+                session, config, now, told_games[game_id].name, game_id, "", config.gm_address, tally, codes
+            )
     if queued:
         log.info("queued %d digests of wrong-password mails", queued)
     return queued
 
 
 def _digest(
-    session: Session, config: Config, now: dt.datetime, game: str, game_id: int, empire: str, to: str, tally: _Tally,
+    session: Session,
+    config: Config,
+    now: dt.datetime,
+    game: str,
+    game_id: int,
+    empire: str,
+    to: str,
+    tally: _Tally,
     empires: list[tuple[str, int]] | None,
 ) -> int:
     assert tally.first is not None and tally.last is not None
     senders = tally.senders.most_common()
     queue_guessing_digest(
-        session, config, now, game=game, game_id=game_id, empire=empire, recipient=to, count=tally.count,
-        first=tally.first, last=tally.last, senders=senders[:SHOWN], more_senders=max(0, len(senders) - SHOWN),
-        latest=tally.latest, empires=(empires or [])[:SHOWN], more_empires=max(0, len(empires or []) - SHOWN),
-    )  # fmt: skip
+        session,
+        config,
+        now,
+        game=game,
+        game_id=game_id,
+        empire=empire,
+        recipient=to,
+        count=tally.count,
+        first=tally.first,
+        last=tally.last,
+        senders=senders[:SHOWN],
+        more_senders=max(0, len(senders) - SHOWN),
+        latest=tally.latest,
+        empires=(empires or [])[:SHOWN],
+        more_empires=max(0, len(empires or []) - SHOWN),
+    )
     return 1

@@ -12,15 +12,24 @@ import datetime as dt
 import difflib
 import hashlib
 import logging
-from email.utils import parsedate_to_datetime
 from dataclasses import dataclass, field
+from email.utils import parsedate_to_datetime
 
 from sqlalchemy.orm import Session
 
-from ..config import Config
-from ..mail.hygiene import auto_reply_subject, clean_header, decoded_words, replyable
-from ..outgoing.mails import ack_context, order_check, queue_ack
 from ..accounts.passwordkey import load_key
+from ..config import Config
+from ..games.signup import (
+    answer_signup,
+    confirm_signup,
+    join_code_sent_within_hour,
+    join_refusal,
+    request_signup,
+    signup_games_waiting,
+)
+from ..mail.hygiene import auto_reply_subject, clean_header, decoded_words, replyable
+from ..orders.commands import HEADERLESS
+from ..orders.mailshape import first_word
 from ..orders.orders import (
     Header,
     MailCommand,
@@ -30,32 +39,31 @@ from ..orders.orders import (
     Severity,
     SkipReason,
 )
-from ..orders.commands import HEADERLESS
-from ..orders.mailshape import first_word
 from ..orders.parser import parse_mail, parse_orders
 from ..orders.problems import is_header_code
 from ..orders.redact import redact_passwords
+from ..outgoing.mails import ack_context, order_check, queue_ack
 from ..storage import models as m
 from ..storage.convert import load_state, store_orders
+from ..storage.mailkinds import MailKind
 from ..storage.pending import NewInbound, NewOrderSet, PendingRows
-from ..games.signup import (
-    answer_signup,
-    confirm_signup,
-    join_code_sent_within_hour,
-    join_refusal,
-    request_signup,
-    signup_games_waiting,
-)
 from ..storage.queries import GameView, orders_on_file, withdraw_orders
 from .account import Account, help_mail
 from .cache import EmpireRow, IntakeCache
 from .outcome import Folder, Outcome
 from .prepare import MAX_TEXT, limits_of, parse_raw
-from ..storage.mailkinds import MailKind
 
 log = logging.getLogger(__name__)
 
-__all__ = ["REPLY_CAPS_PER_HOUR", "MAX_TEXT", "PROCESSED", "REJECTED", "IntakeResult", "handle_mail", "submit_orders"]
+__all__ = [
+    "REPLY_CAPS_PER_HOUR",
+    "MAX_TEXT",
+    "PROCESSED",
+    "REJECTED",
+    "IntakeResult",
+    "handle_mail",
+    "submit_orders",
+]
 
 #: Replies of one kind to one address per hour, at most (mail-cannon guard).
 #: Acknowledgements get room for a player revising orders all evening; answers
@@ -65,8 +73,13 @@ __all__ = ["REPLY_CAPS_PER_HOUR", "MAX_TEXT", "PROCESSED", "REJECTED", "IntakeRe
 #: A player's HELP guides and the codes an ADDRESS request mails to a new
 #: address are capped too: a password is enough to ask for them.
 REPLY_CAPS_PER_HOUR = {
-    MailKind.ACK: 30, MailKind.REJECT: 5, MailKind.REPORT_COPY: 5, MailKind.UNKNOWN: 1, MailKind.STRANGER: 1,
-    MailKind.HELP: 3, MailKind.ADDRESS_CONFIRM: 3,
+    MailKind.ACK: 30,
+    MailKind.REJECT: 5,
+    MailKind.REPORT_COPY: 5,
+    MailKind.UNKNOWN: 1,
+    MailKind.STRANGER: 1,
+    MailKind.HELP: 3,
+    MailKind.ADDRESS_CONFIRM: 3,
 }
 
 # Folders an intake result files the mail into.
@@ -168,7 +181,9 @@ def apply_orders(
         )
         return Applied(Outcome.ACCEPTED, list(parsed.orders), replaced, current=stored)
     if any(p.severity is Severity.ERROR and not is_header_code(p.code) for p in parsed.problems):
-        return Applied(Outcome.UNCHANGED, _orders_of(current), current=current)  # every order line failed: what is on file stays
+        return Applied(
+            Outcome.UNCHANGED, _orders_of(current), current=current
+        )  # every order line failed: what is on file stays
     if MailCommand.WAIT in parsed.commands and current is not None:
         # WAIT alone keeps the orders on file and only holds off an early
         # run; with nothing on file there is no early run to hold off.
@@ -233,7 +248,12 @@ class _Mail:
         """Answers to addresses that play nowhere are few an hour, all together."""
         cap = self.config.stranger_replies_per_hour
         if self.cache.stranger_replies(self.session, self.now) >= cap:
-            self.suppress(self.sender, MailKind.STRANGER, game_id, f"{cap} answers to unregistered addresses in the last hour")
+            self.suppress(
+                self.sender,
+                MailKind.STRANGER,
+                game_id,
+                f"{cap} answers to unregistered addresses in the last hour",
+            )
             return False
         if not self.may_send(self.sender, MailKind.STRANGER, game_id):
             return False
@@ -244,24 +264,43 @@ class _Mail:
         if not self.may_send(recipient, kind, game_id):
             return
         mid = queue_ack(
-            self.session, self.config, recipient, context, kind=kind, game_id=game_id, now=self.now,
-            subject=self.subject, in_reply_to=self.message_id, references=self.headers.get("references", ""),
-        )  # fmt: skip
+            self.session,
+            self.config,
+            recipient,
+            context,
+            kind=kind,
+            game_id=game_id,
+            now=self.now,
+            subject=self.subject,
+            in_reply_to=self.message_id,
+            references=self.headers.get("references", ""),
+        )
         self.replies.append(mid)
 
     def suppress(self, recipient: str, kind: MailKind, game_id: int | None, reason: str) -> None:
         """Not answering is recorded, so the GM can see who was not answered and why."""
         log.warning("not answering %s (%s): %s", recipient or "(no address)", kind, reason)
         self.session.add(
-            m.SuppressedReply(game_id=game_id, recipient=recipient[:254], kind=kind, reason=reason[:200], at=self.now)
+            m.SuppressedReply(
+                game_id=game_id, recipient=recipient[:254], kind=kind, reason=reason[:200], at=self.now
+            )
         )
 
     def reject(
-        self, header: Header, reason: str, recipient: str | None, game_id: int | None = None, kind: MailKind = MailKind.REJECT
+        self,
+        header: Header,
+        reason: str,
+        recipient: str | None,
+        game_id: int | None = None,
+        kind: MailKind = MailKind.REJECT,
     ) -> IntakeResult:
         if recipient is not None:
             context = ack_context(
-                outcome=Outcome.REJECTED, game=header.game, empire=header.empire, turn=header.turn, reason=reason
+                outcome=Outcome.REJECTED,
+                game=header.game,
+                empire=header.empire,
+                turn=header.turn,
+                reason=reason,
             )
             self.reply(recipient, kind, context, game_id)
         return self.finish(IntakeResult(Outcome.REJECTED, REJECTED, header.game, header.empire, reason))
@@ -273,29 +312,39 @@ class _Mail:
         if self.message_id and self.cache.message_id_seen(self.session, self.message_id):
             # A relay's re-delivery (same Message-ID, one more Received: line):
             # what the first copy did stands.
-            return self.finish(IntakeResult(Outcome.DUPLICATE, PROCESSED, detail=f"Message-ID {self.message_id[:200]} seen before"))
+            return self.finish(
+                IntakeResult(
+                    Outcome.DUPLICATE, PROCESSED, detail=f"Message-ID {self.message_id[:200]} seen before"
+                )
+            )
         if self.unreadable:
             reason = f"{self.unreadable}; send the orders as plain text"
             return self.unplaced(Header(), reason, None)
         text, header = self.parsed.text, self.parsed.header
         if auto_reply_subject(self.subject) and not (header.game and header.empire and header.password):
-            return self.finish(IntakeResult(Outcome.IGNORED, REJECTED, detail="an automatic reply (by its subject)"))
+            return self.finish(
+                IntakeResult(Outcome.IGNORED, REJECTED, detail="an automatic reply (by its subject)")
+            )
         if not self.sender:
             return self.unsigned(header)
         if self.parsed.forged:
             # The mail server vouches it is not from whom it says: whoever it
             # names hears nothing, and no password is checked (nor counted).
             log.info("forged mail from %s filed unanswered: %s", self.sender, self.parsed.forged)
-            return self.finish(IntakeResult(Outcome.FORGED, REJECTED, header.game, header.empire, self.parsed.forged))
+            return self.finish(
+                IntakeResult(Outcome.FORGED, REJECTED, header.game, header.empire, self.parsed.forged)
+            )
         if len(text) > MAX_TEXT:
             reason = f"the mail's text is longer than {MAX_TEXT // 1024} KiB; send only the orders"
             if self.cache.registered(self.session, self.sender):
                 return self.reject(header, reason, self.sender)  # a player's mistake, under the refusal cap
-            return self.unplaced(header, reason, self.cache.game(self.session, header.game) if header.game else None)
+            return self.unplaced(
+                header, reason, self.cache.game(self.session, header.game) if header.game else None
+            )
         game = self.cache.game(self.session, header.game) if header.game else None
         if not header.game or not header.empire:
             parsed = parse_mail(text, shaped=self.parsed.shaped)
-            if parsed.commands and set(parsed.commands) <= HEADERLESS or _request_problem(parsed):
+            if (parsed.commands and set(parsed.commands) <= HEADERLESS) or _request_problem(parsed):
                 return self.request(parsed, header)
             # A game it does name is still where the GM looks for an answer held back.
             return self.unplaced(header, _no_header_reason(header, text), game)
@@ -350,11 +399,21 @@ class _Mail:
         if self.cache.registered(self.session, self.sender):
             return self.reject(header, reason, self.sender, game.id if game else None, kind=MailKind.UNKNOWN)
         if game is None:
-            self.suppress(self.sender, MailKind.STRANGER, None, "a mail from an unregistered address that names no game here")
+            self.suppress(
+                self.sender,
+                MailKind.STRANGER,
+                None,
+                "a mail from an unregistered address that names no game here",
+            )
             return self.finish(IntakeResult(Outcome.REJECTED, REJECTED, header.game, header.empire, reason))
         cap = self.config.stranger_replies_per_hour
         if self.cache.stranger_replies(self.session, self.now) >= cap:
-            self.suppress(self.sender, MailKind.STRANGER, game.id, f"{cap} answers to unregistered addresses in the last hour")
+            self.suppress(
+                self.sender,
+                MailKind.STRANGER,
+                game.id,
+                f"{cap} answers to unregistered addresses in the last hour",
+            )
             return self.finish(IntakeResult(Outcome.REJECTED, REJECTED, header.game, header.empire, reason))
         self.cache.count_stranger_reply()
         return self.reject(header, reason, self.sender, game.id, kind=MailKind.STRANGER)
@@ -365,7 +424,11 @@ class _Mail:
         to answer; the empire it names, if any, is told at its own address."""
         reason = "the mail has no From address"
         game = self.cache.game(self.session, header.game) if header.game else None
-        empire = self.cache.empire(self.session, game, header.empire) if game is not None and header.empire else None
+        empire = (
+            self.cache.empire(self.session, game, header.empire)
+            if game is not None and header.empire
+            else None
+        )
         if game is None or empire is None:
             self.suppress("", MailKind.UNKNOWN, game.id if game is not None else None, reason)
             return self.finish(IntakeResult(Outcome.REJECTED, REJECTED, header.game, header.empire, reason))
@@ -378,22 +441,39 @@ class _Mail:
         state = self.cache.state(session, game)
         known = self.cache.systems_known_to(session, game, empire.code)
         parsed = parse_mail(text, state, empire.code, known, self.parsed.shaped)
-        if self.cache.replies_sent(session, empire.email, MailKind.ACK, self.now) >= REPLY_CAPS_PER_HOUR[MailKind.ACK]:
+        if (
+            self.cache.replies_sent(session, empire.email, MailKind.ACK, self.now)
+            >= REPLY_CAPS_PER_HOUR[MailKind.ACK]
+        ):
             # No acknowledgement can say what they did: the account commands
             # (each may mail someone) wait for the next hour; orders still count.
-            log.warning("game %s: %s is past the acknowledgement cap; its commands were not run", game.name, empire.code)
+            log.warning(
+                "game %s: %s is past the acknowledgement cap; its commands were not run",
+                game.name,
+                empire.code,
+            )
             done: list[str] = []
             address = empire.email
         else:
-            done, address = Account(session, self.config, self.now, self.cache, game, empire, self.sender, self).run(parsed)
+            done, address = Account(
+                session, self.config, self.now, self.cache, game, empire, self.sender, self
+            ).run(parsed)
         notice = ""
         if self.sender.lower() != address.lower():
             notice = f"This mail came from {self.sender}, not from your registered address; if that was not you, tell the GM."
         applied = apply_orders(
-            session, self.cache.rows, game.id, empire.id, game.turn, parsed, redact_passwords(text, header.password),
-            self.record, self.now, _sent_at(self.headers.get("date", ""), self.now),
+            session,
+            self.cache.rows,
+            game.id,
+            empire.id,
+            game.turn,
+            parsed,
+            redact_passwords(text, header.password),
+            self.record,
+            self.now,
+            _sent_at(self.headers.get("date", ""), self.now),
             self.cache.order_set(session, game, empire.id),
-        )  # fmt: skip
+        )
         self.cache.remember_order_set(empire.id, game.turn, applied.current)
         if applied.outcome is Outcome.OLDER and applied.on_file_since is not None:
             notice = (notice + " " if notice else "") + (
@@ -402,7 +482,9 @@ class _Mail:
             )
         outcome, replaced = applied.outcome, applied.replaced
         # Accepted, they were written out for the order set just stored.
-        written = applied.current.lines if outcome is Outcome.ACCEPTED and applied.current is not None else None
+        written = (
+            applied.current.lines if outcome is Outcome.ACCEPTED and applied.current is not None else None
+        )
         context = ack_context(
             outcome=outcome,
             game=game.name,
@@ -413,10 +495,14 @@ class _Mail:
             deadline=self.cache.deadline(game, self.now),
             notice=notice,
             done=done,
-            wait=applied.outcome is not Outcome.CLEARED and applied.current is not None and applied.current.wait,
+            wait=applied.outcome is not Outcome.CLEARED
+            and applied.current is not None
+            and applied.current.wait,
         )
         self.reply(address, MailKind.ACK, context, game.id)
-        return self.finish(IntakeResult(outcome, PROCESSED, game.name, empire.code, f"{len(parsed.orders)} orders"))
+        return self.finish(
+            IntakeResult(outcome, PROCESSED, game.name, empire.code, f"{len(parsed.orders)} orders")
+        )
 
     def request(self, parsed: ParsedOrders, header: Header) -> IntakeResult:
         """A mail with no header that asks for HELP or to JOIN a game."""
@@ -427,10 +513,23 @@ class _Mail:
             return self.confirm_join(confirm.text or "")
         if join is None and MailCommand.HELP in parsed.commands:
             game = self.cache.game(self.session, header.game) if header.game else None
-            if not (self.may_send(self.sender, MailKind.HELP, None) if registered else self.may_answer_stranger(None)):
-                return self.finish(IntakeResult(Outcome.HELP, PROCESSED, detail="not answered: too many answers this hour"))
+            if not (
+                self.may_send(self.sender, MailKind.HELP, None)
+                if registered
+                else self.may_answer_stranger(None)
+            ):
+                return self.finish(
+                    IntakeResult(Outcome.HELP, PROCESSED, detail="not answered: too many answers this hour")
+                )
             row = self.session.get(m.Game, game.id) if game is not None else None
-            help_mail(self.session, self.config, self.now, self.sender, row, MailKind.HELP if registered else MailKind.STRANGER)
+            help_mail(
+                self.session,
+                self.config,
+                self.now,
+                self.sender,
+                row,
+                MailKind.HELP if registered else MailKind.STRANGER,
+            )
             return self.finish(IntakeResult(Outcome.HELP, PROCESSED, detail="the HELP guide"))
         if join is None:
             # A JOIN line that did not parse: the line names a game when it has a second word.
@@ -438,11 +537,15 @@ class _Mail:
             assert problem is not None  # neither HELP nor JOIN read: the JOIN line had a mistake
             words = problem.text.split()
             game = self.cache.game(self.session, words[1]) if len(words) > 1 else None
-            return self.unplaced(Header(game=game.name if game else None), f"your JOIN line: {problem.message}", game)
+            return self.unplaced(
+                Header(game=game.name if game else None), f"your JOIN line: {problem.message}", game
+            )
         game = self.cache.game(self.session, join.text or "")
         if game is None:
             hint = _did_you_mean(join.text or "", self.cache.game_names(self.session))
-            return self.unplaced(Header(game=join.text), f"there is no game called {join.text!r} here{hint}", None)
+            return self.unplaced(
+                Header(game=join.text), f"there is no game called {join.text!r} here{hint}", None
+            )
         self.record.game_id = game.id
         row = self.session.get_one(m.Game, game.id)
         code, name = join.code or "", join.name or ""
@@ -452,14 +555,49 @@ class _Mail:
         # The code is the answer: a JOIN that cannot be answered is not kept
         # (From proves nothing; only the code coming back from there does).
         if join_code_sent_within_hour(self.session, self.sender, self.now):
-            self.suppress(self.sender, MailKind.SIGNUP_CONFIRM, game.id, "a JOIN's code went to this address in the last hour")
-            return self.finish(IntakeResult(Outcome.SIGNUP, REJECTED, game.name, code.upper(), "not answered: a code went there this hour"))
-        if not (self.may_send(self.sender, MailKind.STRANGER, game.id) if registered else self.may_answer_stranger(game.id)):
-            return self.finish(IntakeResult(Outcome.SIGNUP, REJECTED, game.name, code.upper(), "not answered: too many answers this hour"))
-        request, why = request_signup(self.session, self.config, row, self.now, code=code, name=name, email=self.sender)
+            self.suppress(
+                self.sender,
+                MailKind.SIGNUP_CONFIRM,
+                game.id,
+                "a JOIN's code went to this address in the last hour",
+            )
+            return self.finish(
+                IntakeResult(
+                    Outcome.SIGNUP,
+                    REJECTED,
+                    game.name,
+                    code.upper(),
+                    "not answered: a code went there this hour",
+                )
+            )
+        if not (
+            self.may_send(self.sender, MailKind.STRANGER, game.id)
+            if registered
+            else self.may_answer_stranger(game.id)
+        ):
+            return self.finish(
+                IntakeResult(
+                    Outcome.SIGNUP,
+                    REJECTED,
+                    game.name,
+                    code.upper(),
+                    "not answered: too many answers this hour",
+                )
+            )
+        request, why = request_signup(
+            self.session, self.config, row, self.now, code=code, name=name, email=self.sender
+        )
         if request is None:  # checked just above, in this transaction
             return self.unplaced(Header(game=game.name, empire=join.code), why, game)
-        return self.finish(IntakeResult(Outcome.SIGNUP, PROCESSED, game.name, request.code, f"sign-up from {self.sender} waits for its code"))
+        return self.finish(
+            IntakeResult(
+                Outcome.SIGNUP,
+                PROCESSED,
+                game.name,
+                request.code,
+                f"sign-up from {self.sender} waits for its code",
+            )
+        )
 
     def confirm_join(self, secret: str) -> IntakeResult:
         """A header-less CONFIRM: the code a JOIN mailed to this address."""
@@ -474,13 +612,17 @@ class _Mail:
         for game_id in games:
             row = self.session.get_one(m.Game, game_id)
             self.record.game_id = game_id
-            request, why = confirm_signup(self.session, self.config, row, self.now, email=self.sender, secret=secret)
+            request, why = confirm_signup(
+                self.session, self.config, row, self.now, email=self.sender, secret=secret
+            )
             if request is not None:
                 # The address proved itself with the code: one answer per code, beside the stranger caps.
                 answer_signup(self.session, self.config, self.now, request, row, MailKind.SIGNUP)
                 detail = f"sign-up request from {self.sender}"
                 return self.finish(IntakeResult(Outcome.SIGNUP, PROCESSED, row.name, request.code, detail))
-        return self.unplaced(Header(), why, self.cache.game(self.session, self.session.get_one(m.Game, games[-1]).name))
+        return self.unplaced(
+            Header(), why, self.cache.game(self.session, self.session.get_one(m.Game, games[-1]).name)
+        )
 
 
 def _sent_at(date: str, now: dt.datetime) -> dt.datetime:
@@ -501,7 +643,9 @@ def _no_header_reason(header: Header, text: str) -> str:
     """Why a mail has no usable header, in the parser's words where it found
     more to say (a header only in quoted text), and what it did not read."""
     missing = "GAME" if not header.game else "EMPIRE"
-    reason = f"no {missing} line was found; an order mail starts with GAME <name> and EMPIRE <code> <password>"
+    reason = (
+        f"no {missing} line was found; an order mail starts with GAME <name> and EMPIRE <code> <password>"
+    )
     parsed = parse_mail(text)
     quoted = [p for p in parsed.problems if p.code == "header_only_quoted"]
     if quoted:

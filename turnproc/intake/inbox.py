@@ -18,19 +18,19 @@ from typing import Generic, TypeVar
 from sqlalchemy.exc import InterfaceError, OperationalError
 from sqlalchemy.orm import Session
 
+from ..accounts.passwordkey import load_key
 from ..app import App
-from ..runtime.collector import gc_paused
 from ..config import Config
 from ..errors import one_line
 from ..mail.imap import ImapMailbox
 from ..mail.maildir import MaildirInbox
 from ..outgoing.mails import queue_mail_set_aside
+from ..runtime.collector import gc_paused
 from ..storage import models as m
 from ..storage.db import transaction
-from ..accounts.passwordkey import load_key
 from .ahead import FetchAhead
-from .guessing import tell_of_guessing
 from .cache import IntakeCache
+from .guessing import tell_of_guessing
 from .handle import IntakeResult, handle_mail
 from .outcome import Folder, Outcome
 from .prepare import limits_of
@@ -107,7 +107,7 @@ def _attempt(
                     cache.write_rows(session)
             except (OperationalError, InterfaceError):
                 raise  # the database went away: no mail is to blame
-            except Exception as exc:
+            except Exception as exc:  # noqa: BLE001 - a mail that breaks its handling is filed as failed, never stops the poll
                 cache.forget(raw)  # what its rolled-back savepoint did is undone
                 result = _failed(session, app.config, key, raw, exc, now)
             done.append((key, result))
@@ -115,7 +115,9 @@ def _attempt(
     return done
 
 
-def _failed(session: Session, config: Config, key: object, raw: bytes, exc: Exception, now: dt.datetime) -> IntakeResult:
+def _failed(
+    session: Session, config: Config, key: object, raw: bytes, exc: Exception, now: dt.datetime
+) -> IntakeResult:
     """Count the failure (in the batch's transaction, outside the mail's rolled
     back savepoint). The first is logged with its traceback, later ones in a
     line; after ``set_aside_after`` polls the mail goes to the Failed folder and
@@ -137,7 +139,9 @@ def _failed(session: Session, config: Config, key: object, raw: bytes, exc: Exce
         return IntakeResult(Outcome.FAILED, None, detail=f"left in the inbox: {row.error}")
     row.set_aside_at = now
     queue_mail_set_aside(session, config, now, digest=digest, attempts=row.attempts, error=row.error, raw=raw)
-    return IntakeResult(Outcome.FAILED, Folder.FAILED, detail=f"set aside after {row.attempts} failures: {row.error}")
+    return IntakeResult(
+        Outcome.FAILED, Folder.FAILED, detail=f"set aside after {row.attempts} failures: {row.error}"
+    )
 
 
 def _run(
@@ -161,7 +165,9 @@ def _run(
             for key, result in done:
                 if result.folder:  # a failed mail with no folder stays for the next poll
                     by_folder.setdefault(result.folder, []).append(key)
-                log.info("mail %s: %s %s/%s %s", key, result.outcome, result.game, result.empire, result.detail)
+                log.info(
+                    "mail %s: %s %s/%s %s", key, result.outcome, result.game, result.empire, result.detail
+                )
                 results.append(result)
             # Before the filing and the next batch: a burst's first answers go
             # while its later mails are still being read.
@@ -177,7 +183,9 @@ def _run(
 def _cache(app: App) -> IntakeCache:
     """A poll's cache, with what the config says of keys, DMARC and mail shapes."""
     config = app.config
-    return IntakeCache(load_key(config), trusted_authserv_id=config.trusted_authserv_id, limits=limits_of(config))
+    return IntakeCache(
+        load_key(config), trusted_authserv_id=config.trusted_authserv_id, limits=limits_of(config)
+    )
 
 
 def poll_maildir(app: App, now: dt.datetime, committed: Committed = _nothing) -> list[IntakeResult]:
@@ -195,7 +203,10 @@ def poll_imap(app: App, now: dt.datetime, committed: Committed = _nothing) -> li
     """One pass over the IMAP folder: read with BODY.PEEK[] (nothing is marked
     seen before we are done), handle, commit, then flag and move per batch;
     the next batch is fetched while this one is handled."""
-    folders = {Folder.PROCESSED: app.config.imap.processed_folder, Folder.FAILED: app.config.imap.failed_folder}
+    folders = {
+        Folder.PROCESSED: app.config.imap.processed_folder,
+        Folder.FAILED: app.config.imap.failed_folder,
+    }
     # The IMAP round trips (a FETCH per batch, a STORE and a MOVE per folder
     # filed into) run on a thread of their own, beside the handling.
     with ImapMailbox(app.config.imap) as box, FetchAhead(box, BATCH) as inbox:
@@ -225,7 +236,9 @@ class _Upcoming(Generic[K]):
     it was without the look, not inside a batch's transaction, where it
     would be taken for a mail's failure."""
 
-    def __init__(self, batches: Iterable[Sequence[tuple[K, bytes]]], ready: Callable[[], bool] = lambda: True) -> None:
+    def __init__(
+        self, batches: Iterable[Sequence[tuple[K, bytes]]], ready: Callable[[], bool] = lambda: True
+    ) -> None:
         self._batches, self._ready = iter(batches), ready
         self._next: Sequence[tuple[K, bytes]] | None = None
         self._error: Exception | None = None

@@ -17,15 +17,14 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
-from ..mail.dmarc import dmarc_failed
+from ..accounts.passwords import verify_password
 from ..config import Config
+from ..mail.dmarc import dmarc_failed
 from ..mail.hygiene import automatic_reason, clean_header, raw_headers, sender_address
 from ..mail.mime import MailLimits, MailRefused, ReadBudget, message_text, parse_headers, read_message
-from ..accounts.passwords import verify_password
 from ..orders.orders import Header
 from ..orders.parser import ShapedMail, parse_header, shape_mail
 
@@ -59,7 +58,11 @@ def limits_of(config: Config) -> MailLimits:
     return MailLimits(config.mail_max_parts, config.mail_max_depth, config.mail_read_seconds)
 
 
-def parse_raw(raw: bytes, limits: MailLimits = MailLimits(), trusted_authserv_id: str = "") -> Parsed:
+def parse_raw(
+    raw: bytes,
+    limits: MailLimits = MailLimits(),  # noqa: B008 - frozen: one shared default is safe
+    trusted_authserv_id: str = "",
+) -> Parsed:
     """What intake reads of ``raw`` before it knows whose it is (for the
     batch's pre-pass, or for a mail handled alone). A mail beyond ``limits``
     is read for its headers only, and ``unreadable`` says why. With the
@@ -96,9 +99,15 @@ def parse_raw(raw: bytes, limits: MailLimits = MailLimits(), trusted_authserv_id
         results = [str(v) for k, v in msg.raw_items() if k.lower() == "authentication-results"]
         forged = dmarc_failed(results, trusted_authserv_id, from_address.rpartition("@")[2])
     return Parsed(
-        unreadable, headers, text, header, clean_header(from_address), automatic_reason(msg, headers, from_address), shaped,
+        unreadable,
+        headers,
+        text,
+        header,
+        clean_header(from_address),
+        automatic_reason(msg, headers, from_address),
+        shaped,
         forged,
-    )  # fmt: skip
+    )
 
 
 _Key = tuple[int, str, str]

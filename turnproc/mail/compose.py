@@ -15,7 +15,16 @@ from email.headerregistry import Address, HeaderRegistry
 from email.utils import encode_rfc2231, format_datetime, formataddr
 from functools import lru_cache
 
-__all__ = ["message_id_domain", "compose", "shown_address", "bare_address", "parsed_address", "pack_markup", "DOMAIN_FALLBACK", "MAX_LINE"]
+__all__ = [
+    "message_id_domain",
+    "compose",
+    "shown_address",
+    "bare_address",
+    "parsed_address",
+    "pack_markup",
+    "DOMAIN_FALLBACK",
+    "MAX_LINE",
+]
 
 DOMAIN_FALLBACK = "turnproc.invalid"
 
@@ -95,9 +104,12 @@ def _as_is(data: bytes, seed: str) -> bool:
     quoted-printable, where every ``style="`` costs ``=3D`` and a soft break
     every 76 characters."""
     return (
-        data.isascii() and b"\0" not in data and b"\r" not in data and not _has_long_line(data)
+        data.isascii()
+        and b"\0" not in data
+        and b"\r" not in data
+        and not _has_long_line(data)
         and f"=_{seed}".encode("ascii") not in data
-    )  # fmt: skip
+    )
 
 
 def pack_markup(text: str) -> str:
@@ -247,15 +259,21 @@ def compose(
     if html is None:
         body = _text_part(text, "plain", seed)
     else:
-        body = _multipart("alternative", f"=_{seed}_2", [_text_part(text, "plain", seed), _text_part(html, "html", seed)])
+        body = _multipart(
+            "alternative", f"=_{seed}_2", [_text_part(text, "plain", seed), _text_part(html, "html", seed)]
+        )
     pictures = [
-        _binary_part(mime, data, f"Content-ID: <{cid}>\n".encode("ascii") + _disposition("inline", filename), seed)
+        _binary_part(
+            mime, data, f"Content-ID: <{cid}>\n".encode("ascii") + _disposition("inline", filename), seed
+        )
         for cid, filename, mime, data in inline
     ]
     if pictures:
         body = _multipart("related", f"=_{seed}_1", [body, *pictures])
     files = [
-        _text_part(data.decode("utf-8"), mime.partition("/")[2], seed).replace(b"\n\n", b"\n" + _disposition("attachment", filename) + b"\n", 1)
+        _text_part(data.decode("utf-8"), mime.partition("/")[2], seed).replace(
+            b"\n\n", b"\n" + _disposition("attachment", filename) + b"\n", 1
+        )
         if mime.startswith("text/")
         else _binary_part(mime, data, _disposition("attachment", filename), seed)
         for filename, mime, data in attachments
@@ -272,5 +290,3 @@ def compose(
     if in_reply_to:
         headers += f"In-Reply-To: {in_reply_to}\nReferences: {f'{references} {in_reply_to}'.strip() if references else in_reply_to}\n"
     return head + b"MIME-Version: 1.0\n" + headers.encode("utf-8") + rest
-
-

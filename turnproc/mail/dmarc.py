@@ -34,7 +34,12 @@ def _results(value: str, authserv_id: str) -> list[tuple[str, str, str]]:
     out = []
     for result in header.results:
         header_from = next(
-            (str(p.value) for p in result.properties if str(p.type).lower() == "header" and str(p.name).lower() == "from"), ""
+            (
+                str(p.value)
+                for p in result.properties
+                if str(p.type).lower() == "header" and str(p.name).lower() == "from"
+            ),
+            "",
         )
         out.append((str(result.method).lower(), str(result.result).lower(), header_from.lower()))
     return out

@@ -11,7 +11,16 @@ from email.utils import parseaddr
 
 from .identity import from_address
 
-__all__ = ["automatic_reason", "auto_reply_subject", "clean_header", "decoded_words", "raw_headers", "sender_address", "replyable", "OUR_ID_MARK"]
+__all__ = [
+    "automatic_reason",
+    "auto_reply_subject",
+    "clean_header",
+    "decoded_words",
+    "raw_headers",
+    "sender_address",
+    "replyable",
+    "OUR_ID_MARK",
+]
 
 #: Part of every Message-ID we make (see turnproc.outgoing.messageids).
 OUR_ID_MARK = "turnproc."
@@ -54,7 +63,9 @@ def sender_address(msg: Message, raw: dict[str, str] | None = None) -> str:
     return from_address(raw.get("from", ""))
 
 
-_ADDRESS = re.compile(r"[^@\s<>()\[\],;:\\\"]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)+")
+_ADDRESS = re.compile(
+    r"[^@\s<>()\[\],;:\\\"]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)+"
+)
 
 
 def replyable(address: str) -> bool:
@@ -84,7 +95,9 @@ def auto_reply_subject(subject: str) -> bool:
     return _AUTO_SUBJECT.match(subject) is not None
 
 
-def automatic_reason(msg: Message, raw: dict[str, str] | None = None, sender: str | None = None) -> str | None:
+def automatic_reason(
+    msg: Message, raw: dict[str, str] | None = None, sender: str | None = None
+) -> str | None:
     """Why ``msg`` is machine-made and gets no reply, or None for a person's
     mail. ``sender``: its :func:`sender_address`, when the caller has it."""
     raw = raw if raw is not None else raw_headers(msg)
@@ -96,7 +109,11 @@ def automatic_reason(msg: Message, raw: dict[str, str] | None = None, sender: st
         return f"Precedence: {precedence}"
     if raw.get("list-id") or raw.get("list-unsubscribe"):
         return "mailing-list mail"
-    if raw.get("x-autoreply") or raw.get("x-autorespond") or raw.get("x-auto-response-suppress", "").lower() in ("all", "oof"):
+    if (
+        raw.get("x-autoreply")
+        or raw.get("x-autorespond")
+        or raw.get("x-auto-response-suppress", "").lower() in ("all", "oof")
+    ):
         return "auto-reply header"
     return_path = raw.get("return-path")
     if return_path is not None and parseaddr(return_path)[1] in ("", "<>"):

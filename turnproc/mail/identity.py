@@ -27,7 +27,9 @@ _REGISTRY = HeaderRegistry()
 #: address; for these the strict parser finds exactly what this finds, at a
 #: tenth of its cost (the parse is the larger part of reading a sender).
 _ATEXT = r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+"
-_PLAIN_NAMED = re.compile(rf"(?:[A-Za-z0-9]+ )*[A-Za-z0-9]+ <({_ATEXT}(?:\.{_ATEXT})*@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*)>")
+_PLAIN_NAMED = re.compile(
+    rf"(?:[A-Za-z0-9]+ )*[A-Za-z0-9]+ <({_ATEXT}(?:\.{_ATEXT})*@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*)>"
+)
 _PLAIN_BARE = re.compile(rf"{_ATEXT}(?:\.{_ATEXT})*@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*")
 
 

@@ -25,7 +25,9 @@ def connect(config: ImapConfig, *, timeout: float | None = None) -> IMAPClient:
     or refuses the login."""
     where = f"{config.host}:{config.port}"
     try:
-        client = IMAPClient(config.host, port=config.port, ssl=config.security == "tls", timeout=timeout or config.timeout)
+        client = IMAPClient(
+            config.host, port=config.port, ssl=config.security == "tls", timeout=timeout or config.timeout
+        )
     except (OSError, imaplib.IMAP4.error) as exc:
         raise ServerUnavailable(f"IMAP server {where} unavailable: {one_line(exc)}") from None
     try:
@@ -68,7 +70,9 @@ class ImapMailbox:
         self._can_move = b"MOVE" in client.capabilities()
         return self
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
         if self.client is not None:
             try:
                 self.client.logout()

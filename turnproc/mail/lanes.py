@@ -94,7 +94,10 @@ class Lanes:
         if self._size < len(lanes):
             if self._threads is not None:
                 self._threads.shutdown(wait=True)  # idle: the batch before is over
-            self._threads, self._size = ThreadPoolExecutor(len(lanes), thread_name_prefix="smtp-lane"), len(lanes)
+            self._threads, self._size = (
+                ThreadPoolExecutor(len(lanes), thread_name_prefix="smtp-lane"),
+                len(lanes),
+            )
         return Batch(self, lanes, mails, send)
 
     def _retire(self, lane: Transport, error: ServerUnavailable) -> bool:
@@ -161,7 +164,7 @@ class Batch:
                         return
                     self._done.put((index, exc))
                     return  # this connection cannot go on; the flush decides
-                except BaseException as exc:
+                except BaseException as exc:  # noqa: BLE001 - handed to the flush, which raises it in the caller
                     self._done.put((index, exc))
                 else:
                     self._owner._delivered_over(transport)

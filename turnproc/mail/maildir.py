@@ -32,7 +32,7 @@ class PrivateMaildir(mailbox.Maildir):
                 os.chmod(folder, 0o700)
 
     def _create_tmp(self) -> BinaryIO:
-        made: BinaryIO = getattr(mailbox.Maildir, "_create_tmp")(self)
+        made: BinaryIO = getattr(mailbox.Maildir, "_create_tmp")(self)  # noqa: B009 - private, not in the stubs
         os.fchmod(made.fileno(), 0o600)
         return made
 
@@ -89,9 +89,13 @@ class MaildirInbox:
         seen, as a mail program files it. The bytes stay as they came; a copy
         through the email package parsed the whole mail and wrote it again
         (12 s of CPU for a mail of 50,000 MIME parts)."""
-        target = self.box.add_folder(folder) if folder not in self.box.list_folders() else self.box.get_folder(folder)
+        target = (
+            self.box.add_folder(folder)
+            if folder not in self.box.list_folders()
+            else self.box.get_folder(folder)
+        )
         try:
-            subpath: str = getattr(self.box, "_lookup")(key)
+            subpath: str = getattr(self.box, "_lookup")(key)  # noqa: B009 - private, not in the stubs
         except KeyError:
             return
         name, _, info = os.path.basename(subpath).partition(self.box.colon)

@@ -77,7 +77,9 @@ class Unrecorded:
             for line in file:
                 try:
                     entry = json.loads(line)
-                    marks.setdefault(int(entry["id"]), (str(entry["message_id"]), dt.datetime.fromisoformat(entry["at"])))
+                    marks.setdefault(
+                        int(entry["id"]), (str(entry["message_id"]), dt.datetime.fromisoformat(entry["at"]))
+                    )
                 except (ValueError, KeyError, TypeError):
                     log.warning("outbox: a line of the journal %s cannot be read: %r", journal, line[:200])
         return marks

@@ -27,9 +27,15 @@ from .hygiene import decoded_words
 log = logging.getLogger(__name__)
 
 __all__ = [
-    "MailLimits", "MailRefused", "MailTooDeep", "ReadBudget", "parse_message", "parse_headers", "message_text",
+    "MailLimits",
+    "MailRefused",
+    "MailTooDeep",
+    "ReadBudget",
+    "parse_message",
+    "parse_headers",
+    "message_text",
     "html_to_text",
-]  # fmt: skip
+]
 
 
 class MailRefused(ValueError):
@@ -157,7 +163,9 @@ def _is_attachment(part: Message) -> bool:
     return disposition is not None and str(disposition).split(";", 1)[0].strip().lower() == "attachment"
 
 
-def _find_body(root: Message, part: Message, preferencelist: tuple[str, ...]) -> Iterator[tuple[int, Message]]:
+def _find_body(
+    root: Message, part: Message, preferencelist: tuple[str, ...]
+) -> Iterator[tuple[int, Message]]:
     """(preference, part) for each part that may be the body, as the email
     package's ``EmailMessage.get_body`` finds them (RFC 2046: an attachment is
     never the body; in multipart/related only the start part is looked into)."""
@@ -235,9 +243,26 @@ class _TextExtractor(HTMLParser):
     and ends a line (without adding empty ones), ``<br>`` ends one, so the line
     numbers in the acknowledgement are the lines the player sees."""
 
-    _BLOCKS = {
-        "p", "div", "tr", "li", "h1", "h2", "h3", "h4", "h5", "h6", "pre", "table", "blockquote", "ul", "ol", "hr",
-    }  # fmt: skip
+    _BLOCKS = frozenset(
+        {
+            "p",
+            "div",
+            "tr",
+            "li",
+            "h1",
+            "h2",
+            "h3",
+            "h4",
+            "h5",
+            "h6",
+            "pre",
+            "table",
+            "blockquote",
+            "ul",
+            "ol",
+            "hr",
+        }
+    )
 
     def __init__(self, budget: ReadBudget | None = None) -> None:
         super().__init__(convert_charrefs=True)
@@ -324,7 +349,7 @@ def html_to_text(markup: str, budget: ReadBudget | None = None) -> str:
         parser.close()
     except MailRefused:
         raise
-    except Exception:  # HTMLParser is lenient; a failure here must not lose the mail
+    except Exception:  # noqa: BLE001 - HTMLParser is lenient; a failure here must not lose the mail
         log.warning("HTML body could not be parsed; using it with tags stripped")
         return html.unescape(re.sub(r"<[^>]+>", "\n", markup))
     text = parser.text().replace("\xa0", " ")

@@ -39,10 +39,10 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from pathlib import Path
 from email.header import decode_header, make_header
 from email.parser import BytesHeaderParser
-from typing import Any, Protocol, Unpack, cast, runtime_checkable
+from pathlib import Path
+from typing import Any, Protocol, cast, runtime_checkable
 
 from sqlalchemy import ColumnElement, Row, Table, Update, and_, func, insert, or_, select, update
 from sqlalchemy.exc import DBAPIError
@@ -50,16 +50,30 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from ..errors import ServerUnavailable, one_line
 from ..storage import models as m
+from ..storage.mailkinds import SECRET_KINDS, MailKind
 from .lanes import Lanes, Transport
 from .marks import UNRECORDED
-from ..storage.mailkinds import SECRET_KINDS, MailKind
 
 log = logging.getLogger(__name__)
 
 __all__ = [
-    "Transport", "ServerUnavailable", "OutboxError", "queue_mail", "queue_deferred", "Deferred", "flush_outbox", "purge_sent_bodies", "pending_count",
-    "claimant_tag", "LEASE", "SECRET_KINDS", "SCRUBBED", "Claimed", "Build", "Broadcasting",
-]  # fmt: skip
+    "Transport",
+    "ServerUnavailable",
+    "OutboxError",
+    "queue_mail",
+    "queue_deferred",
+    "Deferred",
+    "flush_outbox",
+    "purge_sent_bodies",
+    "pending_count",
+    "claimant_tag",
+    "LEASE",
+    "SECRET_KINDS",
+    "SCRUBBED",
+    "Claimed",
+    "Build",
+    "Broadcasting",
+]
 
 MAX_ATTEMPTS = 12
 #: Mails claimed, and marked sent, in one transaction.
@@ -104,13 +118,23 @@ class Claimed:
     """An answer's data, its bytes built from it (the row's ``data``)."""
 
     @classmethod
-    def of(cls, row: m.OutboxMail | Row[Unpack[tuple[Any, ...]]]) -> Claimed:
+    def of(cls, row: m.OutboxMail | Row[*tuple[Any, ...]]) -> Claimed:
         """The mail ``row`` (an object, or the columns :data:`_CLAIMED`) as a
         flush holds it (this attempt counted)."""
         return cls(
-            row.id, row.kind, row.message_id, row.recipient, row.subject, row.created_at, row.body, row.attempts + 1,
-            row.report_id, row.bulletin_id, row.bcc, row.data,
-        )  # fmt: skip
+            row.id,
+            row.kind,
+            row.message_id,
+            row.recipient,
+            row.subject,
+            row.created_at,
+            row.body,
+            row.attempts + 1,
+            row.report_id,
+            row.bulletin_id,
+            row.bcc,
+            row.data,
+        )
 
 
 #: Builds the bytes of mails stored without them (a report, a bulletin), just
@@ -204,13 +228,22 @@ def queue_deferred(
         insert(m.OutboxMail),
         [
             {
-                "created_at": now, "game_id": game_id, "turn": turn, "held": held, "kind": kind, "recipient": d.recipient,
-                "subject": d.subject, "message_id": d.message_id, "body": None, "report_id": d.report_id,
-                "bulletin_id": d.bulletin_id, "bcc": d.bcc,
+                "created_at": now,
+                "game_id": game_id,
+                "turn": turn,
+                "held": held,
+                "kind": kind,
+                "recipient": d.recipient,
+                "subject": d.subject,
+                "message_id": d.message_id,
+                "body": None,
+                "report_id": d.report_id,
+                "bulletin_id": d.bulletin_id,
+                "bcc": d.bcc,
             }
             for d in mails
         ],
-    )  # fmt: skip
+    )
 
 
 def _backoff(attempts: int) -> dt.timedelta:
@@ -245,10 +278,19 @@ def _due(at: dt.datetime) -> ColumnElement[bool]:
 
 #: What a flush reads of a mail it claims (:meth:`Claimed.of`).
 _CLAIMED = (
-    m.OutboxMail.id, m.OutboxMail.kind, m.OutboxMail.message_id, m.OutboxMail.recipient, m.OutboxMail.subject,
-    m.OutboxMail.created_at, m.OutboxMail.body, m.OutboxMail.attempts, m.OutboxMail.report_id,
-    m.OutboxMail.bulletin_id, m.OutboxMail.bcc, m.OutboxMail.data,
-)  # fmt: skip
+    m.OutboxMail.id,
+    m.OutboxMail.kind,
+    m.OutboxMail.message_id,
+    m.OutboxMail.recipient,
+    m.OutboxMail.subject,
+    m.OutboxMail.created_at,
+    m.OutboxMail.body,
+    m.OutboxMail.attempts,
+    m.OutboxMail.report_id,
+    m.OutboxMail.bulletin_id,
+    m.OutboxMail.bcc,
+    m.OutboxMail.data,
+)
 _OUTBOX = cast(Table, m.OutboxMail.__table__)
 
 
@@ -267,7 +309,9 @@ def _claim(session: Session, me: str, at: dt.datetime, lease: dt.timedelta, batc
     rows = session.execute(query).all()
     if rows:
         session.execute(
-            update(_OUTBOX).where(_OUTBOX.c.id.in_([row.id for row in rows])).values(claimed_by=me, claimed_until=at + lease)
+            update(_OUTBOX)
+            .where(_OUTBOX.c.id.in_([row.id for row in rows]))
+            .values(claimed_by=me, claimed_until=at + lease)
         )
     return [Claimed.of(row) for row in rows]
 
@@ -299,7 +343,9 @@ def _mark_sent(factory: sessionmaker[Session], mail_ids: list[int], at: dt.datet
         update(_OUTBOX)
         .where(c.id.in_(mail_ids), c.sent_at.is_(None))
         .values(sent_at=at, attempts=c.attempts + 1, claimed_until=None, last_error=""),
-        update(_OUTBOX).where(c.id.in_(mail_ids), c.kind.in_(sorted(SECRET_KINDS))).values(body=SCRUBBED, data=None),
+        update(_OUTBOX)
+        .where(c.id.in_(mail_ids), c.kind.in_(sorted(SECRET_KINDS)))
+        .values(body=SCRUBBED, data=None),
     )
 
 
@@ -343,7 +389,16 @@ def flush_outbox(
     turnproc.outgoing.reportmail); such a mail fails, to be retried, without one.
     ``journal``: where marks that cannot be recorded are kept for the next flush of any process."""
     try:
-        sent, failed = _flush(factory, transport, now, lease=lease, me=claimant or claimant_tag(), batch=batch, build=build, journal=journal)
+        sent, failed = _flush(
+            factory,
+            transport,
+            now,
+            lease=lease,
+            me=claimant or claimant_tag(),
+            batch=batch,
+            build=build,
+            journal=journal,
+        )
     finally:
         if isinstance(transport, Closable):
             transport.close()
@@ -362,7 +417,10 @@ def _built(claimed: list[Claimed], build: Build | None) -> dict[int, bytes | Exc
     if not todo:
         return out
     if build is None:
-        out.update((c.id, OutboxError(f"mail {c.message_id} is built when sent, and this sender cannot build it")) for c in todo)
+        out.update(
+            (c.id, OutboxError(f"mail {c.message_id} is built when sent, and this sender cannot build it"))
+            for c in todo
+        )
         return out
     try:
         out.update(build(todo))
@@ -372,7 +430,9 @@ def _built(claimed: list[Claimed], build: Build | None) -> dict[int, bytes | Exc
     return out
 
 
-def _send(claimed: list[Claimed], raws: dict[int, bytes | Exception], transport: Transport, index: int) -> None:
+def _send(
+    claimed: list[Claimed], raws: dict[int, bytes | Exception], transport: Transport, index: int
+) -> None:
     """Hand mail ``index`` of the batch to ``transport`` (a lane's)."""
     mail = claimed[index]
     raw = raws[mail.id]
@@ -429,7 +489,9 @@ def _flush(
             # Delivered, but not recorded: keep the claims (no flush anywhere
             # sends them again before the lease ends) and retry the marks
             # first thing at this process's next flush.
-            kept = UNRECORDED.keep([(mail_id, message_id) for mail_id, message_id, _ in delivered], done_at, journal)
+            kept = UNRECORDED.keep(
+                [(mail_id, message_id) for mail_id, message_id, _ in delivered], done_at, journal
+            )
             until = (claim_at + lease).isoformat(timespec="seconds")
             _, message_id, recipient = delivered[0]
             more = f" (and {len(delivered) - 1} more)" if len(delivered) > 1 else ""
@@ -449,7 +511,12 @@ def _flush(
 
     def release(ids: list[int], message_id: str) -> None:
         try:
-            _write(factory, update(m.OutboxMail).where(m.OutboxMail.id.in_(ids), m.OutboxMail.claimed_by == me).values(claimed_until=None))
+            _write(
+                factory,
+                update(m.OutboxMail)
+                .where(m.OutboxMail.id.in_(ids), m.OutboxMail.claimed_by == me)
+                .values(claimed_until=None),
+            )
         except DBAPIError:
             log.debug("outbox: could not release the claims from %s on", message_id, exc_info=True)
 
@@ -521,9 +588,17 @@ def _flush(
                             ),
                         )
                     except DBAPIError as db_exc:
-                        raise stopped(f"mail {mail.message_id} not delivered and the failure cannot be recorded: {_reason(db_exc)}") from None
+                        raise stopped(
+                            f"mail {mail.message_id} not delivered and the failure cannot be recorded: {_reason(db_exc)}"
+                        ) from None
                     settled.add(mail.id)
-                    log.warning("mail %s to %s not delivered (attempt %d): %s", mail.message_id, mail.recipient, mail.attempts, one_line(error))
+                    log.warning(
+                        "mail %s to %s not delivered (attempt %d): %s",
+                        mail.message_id,
+                        mail.recipient,
+                        mail.attempts,
+                        one_line(error),
+                    )
                     log.debug("mail %s: delivery failure", mail.message_id, exc_info=error)
             except BaseException as exc:
                 # Whatever stops the flush, the other lanes finish the mail they
@@ -578,4 +653,7 @@ def purge_sent_bodies(factory: sessionmaker[Session], now: dt.datetime, keep_day
 
 
 def pending_count(session: Session) -> int:
-    return session.scalar(select(func.count()).select_from(m.OutboxMail).where(m.OutboxMail.sent_at.is_(None))) or 0
+    return (
+        session.scalar(select(func.count()).select_from(m.OutboxMail).where(m.OutboxMail.sent_at.is_(None)))
+        or 0
+    )

@@ -48,15 +48,23 @@ class SmtpTransport:
         try:
             return self._open()
         except smtplib.SMTPAuthenticationError as exc:
-            reason = exc.smtp_error.decode("utf-8", "replace") if isinstance(exc.smtp_error, bytes) else str(exc.smtp_error)
-            raise ServerUnavailable(f"SMTP login as {c.user!r} on {c.host}:{c.port} refused: {exc.smtp_code} {reason.strip()}") from None
+            reason = (
+                exc.smtp_error.decode("utf-8", "replace")
+                if isinstance(exc.smtp_error, bytes)
+                else str(exc.smtp_error)
+            )
+            raise ServerUnavailable(
+                f"SMTP login as {c.user!r} on {c.host}:{c.port} refused: {exc.smtp_code} {reason.strip()}"
+            ) from None
         except (OSError, smtplib.SMTPException) as exc:
             raise ServerUnavailable(f"SMTP server {c.host}:{c.port} unavailable: {one_line(exc)}") from None
 
     def _open(self) -> smtplib.SMTP:
         c = self.config
         if c.security == "tls":
-            client: smtplib.SMTP = smtplib.SMTP_SSL(c.host, c.port, timeout=c.timeout, context=ssl.create_default_context())
+            client: smtplib.SMTP = smtplib.SMTP_SSL(
+                c.host, c.port, timeout=c.timeout, context=ssl.create_default_context()
+            )
         else:
             client = smtplib.SMTP(c.host, c.port, timeout=c.timeout)
             if c.security == "starttls":
@@ -119,7 +127,9 @@ class SmtpTransport:
             later = [r for r in rest if r in refused and refused[r][0] == 452]
             for address, (code, reason) in refused.items():
                 if code != 452:
-                    log.warning("SMTP server refused %s: %s %s", address, code, reason.decode("utf-8", "replace"))
+                    log.warning(
+                        "SMTP server refused %s: %s %s", address, code, reason.decode("utf-8", "replace")
+                    )
             if len(later) == len(rest):
                 raise smtplib.SMTPRecipientsRefused(refused)
             rest = later

@@ -113,8 +113,13 @@ def read_command(lineno: int, line: str, word: str, tokens: Tokens) -> CommandLi
 
     if command is MailCommand.JOIN:
         return _read_join(lineno, line, tokens, problem, missing)
-    takes = {MailCommand.REPORT: 1, MailCommand.PASSWORD: 1, MailCommand.ADDRESS: 1, MailCommand.CONFIRM: 1,
-             MailCommand.VACATION: 1}.get(command, 0)  # fmt: skip
+    takes = {
+        MailCommand.REPORT: 1,
+        MailCommand.PASSWORD: 1,
+        MailCommand.ADDRESS: 1,
+        MailCommand.CONFIRM: 1,
+        MailCommand.VACATION: 1,
+    }.get(command, 0)
     if len(args) > takes:
         if command is MailCommand.PASSWORD:
             return problem("weak_password", why="it may not contain spaces, < or >, or control characters")
@@ -124,7 +129,9 @@ def read_command(lineno: int, line: str, word: str, tokens: Tokens) -> CommandLi
         if arg is None:
             return CommandLine(lineno, command)
         if not _NUMBER.fullmatch(arg):
-            return problem("bad_number", value=_quote(arg), expect="a turn number (REPORT 3 for turn 3's report)")
+            return problem(
+                "bad_number", value=_quote(arg), expect="a turn number (REPORT 3 for turn 3's report)"
+            )
         return CommandLine(lineno, command, number=int(arg))
     if command is MailCommand.VACATION:
         if arg is None:

@@ -111,16 +111,10 @@ def _specs() -> dict[Action, ActionSpec]:
     specs = [
         ActionSpec(a.MOVE, (_FROM, _TO, _NUMBER), **move),
         ActionSpec(a.ASSAULT, (_FROM, _TO, _NUMBER), **move),
-        ActionSpec(
-            a.DEEP, (_FROM, _TO, _NUMBER), owned=True, distinct=True, to_star=True, captures=True
-        ),
+        ActionSpec(a.DEEP, (_FROM, _TO, _NUMBER), owned=True, distinct=True, to_star=True, captures=True),
         ActionSpec(a.DISTSQ, (_FROM, _TO), owned=True, to_star=True),
-        ActionSpec(
-            a.MOVEF, (_FROM, _TO, _NUMBER), owned=True, distinct=True, linked=True, to_owned=True
-        ),
-        ActionSpec(
-            a.MOVECOL, (_FROM, _TO, _NUMBER), owned=True, distinct=True, linked=True, to_owned=True
-        ),
+        ActionSpec(a.MOVEF, (_FROM, _TO, _NUMBER), owned=True, distinct=True, linked=True, to_owned=True),
+        ActionSpec(a.MOVECOL, (_FROM, _TO, _NUMBER), owned=True, distinct=True, linked=True, to_owned=True),
         ActionSpec(a.NEWCRS, build, owned=True),
         ActionSpec(a.NEWFTR, build, owned=True),
         ActionSpec(a.NEWCOL, build, owned=True),

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .orders import SkipReason, Skipped
+from .orders import Skipped, SkipReason
 
 __all__ = [
     "HeaderBlock",
@@ -53,9 +53,7 @@ _ORIGINAL = re.compile(
 # Outlook's block above the mail replied to: "From:" then, within a few lines,
 # "Sent:" (German "Von:" / "Gesendet:"; HTML mail turned to text may bold them).
 _FROM = re.compile(r"\*?(from|von|de|da|van)\s*:\*?\s*\S", re.IGNORECASE)
-_SENT = re.compile(
-    r"\*?(sent|gesendet|date|datum|envoyé|enviado|inviato|verzonden)\s*:\*?", re.IGNORECASE
-)
+_SENT = re.compile(r"\*?(sent|gesendet|date|datum|envoyé|enviado|inviato|verzonden)\s*:\*?", re.IGNORECASE)
 _UNDERSCORES = re.compile(r"_{5,}")
 # The host's report (templates/mail/report): its first line, and the heading of the
 # order form that ends it (in the text report, and as the HTML report reads
@@ -85,15 +83,30 @@ _HOST_WORDS = re.compile(r"game|host at|could not", re.IGNORECASE)
 # The host's signature, last in each of its mails: "-- " and then this line,
 # and in a report the lines of templates/mail/_links.txt under it.
 _HOST_SIGNATURE = re.compile(r"turnproc\b.*", re.IGNORECASE)
-_HOST_LINKS = re.compile(r"the rulebook|how to send orders:|the game's site:|the order desk|ask the game master", re.IGNORECASE)
+_HOST_LINKS = re.compile(
+    r"the rulebook|how to send orders:|the game's site:|the order desk|ask the game master", re.IGNORECASE
+)
 # The HTML report's first two lines as text: "demo - turn 3", then
 # "Rigel League (RIG) - rank 1, 3 VP. ..."; the first alone is too plain to go by.
 _HTML_TITLE = re.compile(r".+ - turn \d+( \(corrected\))?", re.IGNORECASE)
 _HTML_RANK = re.compile(r".+ \([A-Za-z]{3}\) - rank \d+, \d+ VP\..*")
 
 _PLACEHOLDER_WORDS = frozenset(
-    {"", "pw", "pwd", "pass", "passwd", "password", "passwort", "kennwort", "secret",
-     "mot de passe", "contraseña", "wachtwoord", "code"}
+    {
+        "",
+        "pw",
+        "pwd",
+        "pass",
+        "passwd",
+        "password",
+        "passwort",
+        "kennwort",
+        "secret",
+        "mot de passe",
+        "contraseña",
+        "wachtwoord",
+        "code",
+    }
 )
 
 
@@ -200,9 +213,13 @@ def mark_lines(lines: list[str]) -> list[SkipReason | None]:
         # lines): none of _mark's patterns can match a line without what each
         # needs (tests/rules/test_parser_mail_shapes.py holds this to _mark).
         if (
-            ":" not in raw and "-" not in raw and "_" not in raw and ">" not in raw
-            and (i == last or not lines[i + 1].rstrip().endswith(":")) and _FORM_WORDS.search(raw) is None
-        ):  # fmt: skip
+            ":" not in raw
+            and "-" not in raw
+            and "_" not in raw
+            and ">" not in raw
+            and (i == last or not lines[i + 1].rstrip().endswith(":"))
+            and _FORM_WORDS.search(raw) is None
+        ):
             marks.append(None)
         else:
             marks.append(_mark(lines, i))
@@ -304,7 +321,11 @@ def _blocks(lines: list[str], words: list[str]) -> list[HeaderBlock]:
 def _signature_end(lines: list[str], i: int) -> int | None:
     """When line ``i`` starts the host's signature ("-- ", then "turnproc ..."
     and, in a report, where the rules are), the index of its last line."""
-    if lines[i] not in ("--", "-- ") or i + 1 >= len(lines) or not _HOST_SIGNATURE.fullmatch(lines[i + 1].strip()):
+    if (
+        lines[i] not in ("--", "-- ")
+        or i + 1 >= len(lines)
+        or not _HOST_SIGNATURE.fullmatch(lines[i + 1].strip())
+    ):
         return None
     j = i + 1
     while j + 1 < len(lines) and _HOST_LINKS.match(lines[j + 1].strip()):
@@ -312,7 +333,9 @@ def _signature_end(lines: list[str], i: int) -> int | None:
     return j
 
 
-def _host_copies(lines: list[str], marks: list[SkipReason | None], blocks: list[HeaderBlock]) -> list[SkipReason | None]:
+def _host_copies(
+    lines: list[str], marks: list[SkipReason | None], blocks: list[HeaderBlock]
+) -> list[SkipReason | None]:
     """``marks`` with every line of each copy of a mail the host sent marked
     HOST_REPORT: from the mail's first line to the end of the host's signature
     (a report: to its order form's END, and the signature or the links under
@@ -352,7 +375,9 @@ def _host_copies(lines: list[str], marks: list[SkipReason | None], blocks: list[
                     # (the phone's order: summary, maps, form, then the long tables)
                     # and where the rules are last: the copy runs to those lines.
                     if _HTML_TITLE.fullmatch(lines[start].strip()):
-                        after = next((k for k in range(j + 1, stop) if _HOST_LINKS.match(lines[k].strip())), after)
+                        after = next(
+                            (k for k in range(j + 1, stop) if _HOST_LINKS.match(lines[k].strip())), after
+                        )
                     while after is not None and after < stop and _HOST_LINKS.match(lines[after].strip()):
                         end, after = after, after + 1
                     break
@@ -436,7 +461,11 @@ def unread(
         if sticky is None and mark is SkipReason.HOST_REPORT and i >= copy:
             copy = copy_end(lines, marks, i)
         reason = sticky or (
-            SkipReason.HOST_REPORT if i < copy else SkipReason.QUOTED if mark is SkipReason.QUOTED else default
+            SkipReason.HOST_REPORT
+            if i < copy
+            else SkipReason.QUOTED
+            if mark is SkipReason.QUOTED
+            else default
         )
         if out and out[-1].reason is reason:
             out[-1] = Skipped(out[-1].first_line, i + 1, reason)

@@ -258,7 +258,9 @@ class Order:
 
 
 #: Every field of Order by name, in order, with its default (line and action, which have none: None).
-_ORDER_DEFAULTS: dict[str, object] = {f.name: None if f.default is MISSING else f.default for f in fields(Order)}
+_ORDER_DEFAULTS: dict[str, object] = {
+    f.name: None if f.default is MISSING else f.default for f in fields(Order)
+}
 
 
 def format_order(order: Order) -> str:

@@ -148,12 +148,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..rules.checks import KnownSystems, check_orders
+from ..rules.state import GameState
 from .commands import HEADERLESS
 from .grammar import HEADER_WORDS
 from .mailshape import Shape, mail_shape, quoted_header_line, unread
-from .orders import Header, ParsedOrders, SkipReason, Skipped
+from .orders import Header, ParsedOrders, Skipped, SkipReason
 from .reader import Run, first_word, quote, read_lines, split_lines
-from ..rules.state import GameState
 
 __all__ = ["parse_mail", "parse_orders", "parse_header", "shape_mail", "ShapedMail"]
 
@@ -268,7 +268,10 @@ def parse_mail(
 
 
 def parse_orders(
-    lines_text: str, state: GameState | None = None, empire: str | None = None, known: KnownSystems | None = None
+    lines_text: str,
+    state: GameState | None = None,
+    empire: str | None = None,
+    known: KnownSystems | None = None,
 ) -> ParsedOrders:
     """Parse order lines (no header needed; header lines are accepted too)."""
     return _parse(split_lines(lines_text), 0, None, state, empire, known)

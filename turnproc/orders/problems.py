@@ -58,9 +58,7 @@ FORESEEN: dict[str, ProblemKind] = {
 #: Every problem code the parser emits. Codes are stable; templates may be reworded.
 PROBLEMS: dict[str, ProblemKind] = {
     # header
-    "missing_game": ProblemKind(
-        _E, "No game name: your orders need a line GAME <game name>.", header=True
-    ),
+    "missing_game": ProblemKind(_E, "No game name: your orders need a line GAME <game name>.", header=True),
     "missing_empire": ProblemKind(
         _E, "No empire: your orders need a line EMPIRE <code> <password>.", header=True
     ),
@@ -85,9 +83,7 @@ PROBLEMS: dict[str, ProblemKind] = {
         "which is never read: write your header again, unquoted, above your orders.",
         header=True,
     ),
-    "bad_empire": ProblemKind(
-        _E, "{value} is not an empire code (three letters, like ABC).", header=True
-    ),
+    "bad_empire": ProblemKind(_E, "{value} is not an empire code (three letters, like ABC).", header=True),
     "bad_turn": ProblemKind(_E, "{value} is not a turn number: write TURN <n>.", header=True),
     "wrong_turn": ProblemKind(
         _E,
@@ -105,17 +101,14 @@ PROBLEMS: dict[str, ProblemKind] = {
     # syntax
     "unknown_action": ProblemKind(_E, "{value} is not an order or command.{hint}"),
     "missing_field": ProblemKind(_E, "{action} needs {field}: write {usage}."),
-    "too_many_fields": ProblemKind(
-        _E, "Too many fields for {action}: {value} is left over (write {usage})."
-    ),
+    "too_many_fields": ProblemKind(_E, "Too many fields for {action}: {value} is left over (write {usage})."),
     "bad_number": ProblemKind(_E, "{value} is not {expect}."),
-    "bad_parts": ProblemKind(
-        _E, "{value} is not a number of parts: RETREAT splits into 1, 2 or 3 parts."
-    ),
+    "bad_parts": ProblemKind(_E, "{value} is not a number of parts: RETREAT splits into 1, 2 or 3 parts."),
     "bad_system": ProblemKind(_E, "{value} is not a system code (codes are numbers like 101)."),
     "bad_text": ProblemKind(
-        _E, "The {field} contains characters that cannot be printed (control characters) or that change how it reads "
-        "(invisible formatting such as U+202E or a zero-width space)."
+        _E,
+        "The {field} contains characters that cannot be printed (control characters) or that change how it reads "
+        "(invisible formatting such as U+202E or a zero-width space).",
     ),
     "unknown_tech": ProblemKind(_E, "{value} is not a tech.{hint}"),
     "name_too_long": ProblemKind(
@@ -126,12 +119,8 @@ PROBLEMS: dict[str, ProblemKind] = {
     ),
     "same_system": ProblemKind(_E, "{action} from {value} to {value}: FROM and TO must differ."),
     # mail commands
-    "weak_password": ProblemKind(
-        _E, "The new password cannot be used: {why}. Your password is unchanged."
-    ),
-    "bad_address": ProblemKind(
-        _E, "{value} is not an e-mail address: write ADDRESS name@example.org."
-    ),
+    "weak_password": ProblemKind(_E, "The new password cannot be used: {why}. Your password is unchanged."),
+    "bad_address": ProblemKind(_E, "{value} is not an e-mail address: write ADDRESS name@example.org."),
     "duplicate_command": ProblemKind(
         _W, "{command} was already given on line {other}; this later line counts."
     ),
@@ -142,9 +131,7 @@ PROBLEMS: dict[str, ProblemKind] = {
         _W,
         "You do not own system {value} yet: this works only if an earlier order captures it.",
     ),
-    "target_is_planet": ProblemKind(
-        _E, "{action} cannot go to {value}: it is a planet or asteroid belt."
-    ),
+    "target_is_planet": ProblemKind(_E, "{action} cannot go to {value}: it is a planet or asteroid belt."),
     "not_linked": ProblemKind(_E, "{value} and {to} are not linked; {action} needs a link."),
     "target_not_owned": ProblemKind(
         _W, "You do not own system {value} now; {action} needs it to be yours when it runs."
@@ -168,12 +155,9 @@ PROBLEMS: dict[str, ProblemKind] = {
     # limits
     "too_many_slots": ProblemKind(
         _E,
-        "You already have {limit} actions; this one is not taken "
-        "(NAME and MESSAGE lines do not count).",
+        "You already have {limit} actions; this one is not taken (NAME and MESSAGE lines do not count).",
     ),
-    "too_many_names": ProblemKind(
-        _E, "You already have {limit} NAME lines; this one is not taken."
-    ),
+    "too_many_names": ProblemKind(_E, "You already have {limit} NAME lines; this one is not taken."),
     "too_many_probes": ProblemKind(
         _E, "You already have {limit} PROBE lines (your Probe tech); this one is not taken."
     ),
@@ -185,9 +169,7 @@ PROBLEMS: dict[str, ProblemKind] = {
     "duplicate_stance": ProblemKind(
         _W, "System {value} already got a stance on line {other}; this later one wins."
     ),
-    "duplicate_setting": ProblemKind(
-        _W, "{action} was already set on line {other}; this later one wins."
-    ),
+    "duplicate_setting": ProblemKind(_W, "{action} was already set on line {other}; this later one wins."),
     "duplicate_name": ProblemKind(
         _W, "System {value} was already named on line {other}; this later name wins."
     ),

@@ -13,6 +13,8 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+from ..rules.state import TECH_NAMES, Tech, normalise_tech_name
+from .commands import MASK, read_command
 from .grammar import (
     ACTION_ALIASES,
     ACTION_SPECS,
@@ -23,11 +25,9 @@ from .grammar import (
     ActionSpec,
     FieldKind,
 )
-from .commands import MASK, read_command
 from .mailshape import bracketed_password, copy_end, first_word, is_placeholder, mobile_signature
-from .orders import Action, CommandLine, MailCommand, Order, ParsedOrders, Quantity, SkipReason, Skipped
+from .orders import Action, CommandLine, MailCommand, Order, ParsedOrders, Quantity, Skipped, SkipReason
 from .problems import make_problem
-from ..rules.state import TECH_NAMES, Tech, normalise_tech_name
 
 __all__ = [
     "Candidate",
@@ -323,7 +323,12 @@ def _read_command(run: Run, lineno: int, line: str, word: str, tokens: list[_Tok
         result.commands.append(read.command)
         result.command_lines.append(read)
         return
-    if (earlier.number, earlier.text, earlier.code, earlier.name) != (read.number, read.text, read.code, read.name):
+    if (earlier.number, earlier.text, earlier.code, earlier.name) != (
+        read.number,
+        read.text,
+        read.code,
+        read.name,
+    ):
         shown = line[: tokens[1].start] + MASK if read.command is MailCommand.PASSWORD else line
         run.problem(lineno, "duplicate_command", shown, command=word, other=earlier.line)
         result.command_lines[result.command_lines.index(earlier)] = read
@@ -382,9 +387,7 @@ def _read_header(run: Run, lineno: int, line: str, word: str, tokens: list[_Toke
 
     old = {k: getattr(header, k) for k in values}
     if any(old[k] is not None and not same(old[k], v) for k, v in values.items()):
-        run.problem(
-            lineno, "conflicting_header", shown, keyword=word, other=run.header_lines[word][0]
-        )
+        run.problem(lineno, "conflicting_header", shown, keyword=word, other=run.header_lines[word][0])
         return
     new = [k for k in values if old[k] is None]
     for k in new:
@@ -406,12 +409,12 @@ def _merge_tech_words(args: list[_Token]) -> list[_Token]:
 
 
 #: Each action's optional fields with their defaults (an order starts from these).
-_DEFAULTS = {spec.action: {f.attr: f.default for f in spec.fields if f.optional} for spec in ACTION_SPECS.values()}
+_DEFAULTS = {
+    spec.action: {f.attr: f.default for f in spec.fields if f.optional} for spec in ACTION_SPECS.values()
+}
 
 
-def _read_action(
-    run: Run, spec: ActionSpec, lineno: int, line: str, tokens: list[_Token]
-) -> None:
+def _read_action(run: Run, spec: ActionSpec, lineno: int, line: str, tokens: list[_Token]) -> None:
     name = spec.action._value_
     args = tokens[1:]
     if spec.fields and spec.fields[0].kind is FieldKind.TECH:
@@ -427,7 +430,11 @@ def _read_action(
         words = [w for w in words if not _is_blank(w)]
         if len(words) > len(fields):
             run.problem(
-                lineno, "too_many_fields", line, action=name, value=quote(words[len(fields)]),
+                lineno,
+                "too_many_fields",
+                line,
+                action=name,
+                value=quote(words[len(fields)]),
                 usage=spec.usage,
             )
             return
@@ -466,18 +473,14 @@ def _read_action(
     run.candidates.append(Candidate(order, spec, line))
 
 
-def _check_text(
-    run: Run, spec: ActionSpec, lineno: int, line: str, text: str | None
-) -> str | None:
+def _check_text(run: Run, spec: ActionSpec, lineno: int, line: str, text: str | None) -> str | None:
     name = spec.action.value
     if spec.action is Action.NAME:
         value = (text or "").strip()
     else:
         value = (text or "").rstrip()
     if not value:
-        run.problem(
-            lineno, "missing_field", line, action=name, field=spec.text, usage=spec.usage
-        )
+        run.problem(lineno, "missing_field", line, action=name, field=spec.text, usage=spec.usage)
         return None
     what = "name" if spec.action is Action.NAME else "message"
     if _bad_text(value):

@@ -12,25 +12,49 @@ from sqlalchemy.orm import Session
 
 from ..config import Config
 from ..reports.links import game_links
-from .mails import queue_notice
 from ..storage.mailkinds import MailKind
 from . import messageids
+from .mails import queue_notice
 
-__all__ = ['empire_tag', 'queue_help', 'queue_address_confirm', 'queue_address_changed', 'queue_player_quit', 'queue_signup_confirm', 'queue_signup_received', 'queue_signup_request', 'queue_signup_refused']
+__all__ = [
+    "empire_tag",
+    "queue_help",
+    "queue_address_confirm",
+    "queue_address_changed",
+    "queue_player_quit",
+    "queue_signup_confirm",
+    "queue_signup_received",
+    "queue_signup_request",
+    "queue_signup_refused",
+]
 
 
 def queue_help(
-    session: Session, config: Config, now: dt.datetime, *, recipient: str, game_id: int | None,
-    vacation_limit: int | None, min_password: int, min_symbols: int, kind: MailKind = MailKind.HELP, game: str | None = None,
-) -> bool:  # fmt: skip
+    session: Session,
+    config: Config,
+    now: dt.datetime,
+    *,
+    recipient: str,
+    game_id: int | None,
+    vacation_limit: int | None,
+    min_password: int,
+    min_symbols: int,
+    kind: MailKind = MailKind.HELP,
+    game: str | None = None,
+) -> bool:
     """To anyone who sent HELP (or only "help"): the short guide, with the
     links of ``game`` when it is known. ``kind`` is what the reply caps count
     it as (``stranger`` for an unknown address)."""
     context = {
-        "host": config.from_address, "vacation_limit": vacation_limit, "min_password": min_password,
-        "min_symbols": min_symbols, "links": game_links(config.site_url, game, config.gm_address),
-    }  # fmt: skip
-    return queue_notice(session, config, "help", context, now, game_id=game_id, recipient=recipient, kind=kind)
+        "host": config.from_address,
+        "vacation_limit": vacation_limit,
+        "min_password": min_password,
+        "min_symbols": min_symbols,
+        "links": game_links(config.site_url, game, config.gm_address),
+    }
+    return queue_notice(
+        session, config, "help", context, now, game_id=game_id, recipient=recipient, kind=kind
+    )
 
 
 def empire_tag(kind: str, empire_id: int) -> str:
@@ -39,31 +63,66 @@ def empire_tag(kind: str, empire_id: int) -> str:
 
 
 def queue_address_confirm(
-    session: Session, config: Config, now: dt.datetime, *, game: str, game_id: int, empire: str, recipient: str,
-    code: str, expires: dt.datetime, empire_id: int,
-) -> bool:  # fmt: skip
+    session: Session,
+    config: Config,
+    now: dt.datetime,
+    *,
+    game: str,
+    game_id: int,
+    empire: str,
+    recipient: str,
+    code: str,
+    expires: dt.datetime,
+    empire_id: int,
+) -> bool:
     """To the new address of an ADDRESS request: the code that confirms it
     (its Message-ID names the empire: the caps count per empire)."""
     context = {"game": game, "empire": empire, "code": code, "expires": f"{expires:%Y-%m-%d %H:%M}"}
     mid = messageids.message_id(config.from_address, empire_tag("address_confirm", empire_id))
     return queue_notice(
-        session, config, "address_confirm", context, now, game_id=game_id, recipient=recipient, kind=MailKind.ADDRESS_CONFIRM,
+        session,
+        config,
+        "address_confirm",
+        context,
+        now,
+        game_id=game_id,
+        recipient=recipient,
+        kind=MailKind.ADDRESS_CONFIRM,
         message_id=mid,
-    )  # fmt: skip
+    )
 
 
 def queue_address_changed(
-    session: Session, config: Config, now: dt.datetime, *, game: str, game_id: int, empire: str, old: str, new: str
+    session: Session,
+    config: Config,
+    now: dt.datetime,
+    *,
+    game: str,
+    game_id: int,
+    empire: str,
+    old: str,
+    new: str,
 ) -> bool:
     """To the old address once the new one confirmed: the empire's mail moved."""
     context = {"game": game, "empire": empire, "old": old, "new": new}
-    return queue_notice(session, config, "address_changed", context, now, game_id=game_id, recipient=old, kind=MailKind.NOTICE)
+    return queue_notice(
+        session, config, "address_changed", context, now, game_id=game_id, recipient=old, kind=MailKind.NOTICE
+    )
 
 
 def queue_player_quit(
-    session: Session, config: Config, now: dt.datetime, *, game: str, game_id: int, turn: int, empire: str,
-    empire_name: str, email: str, empire_id: int,
-) -> bool:  # fmt: skip
+    session: Session,
+    config: Config,
+    now: dt.datetime,
+    *,
+    game: str,
+    game_id: int,
+    turn: int,
+    empire: str,
+    empire_name: str,
+    email: str,
+    empire_id: int,
+) -> bool:
     """To the GM: a player sent QUIT (its Message-ID names the empire: one an hour per empire)."""
     context = {"game": game, "turn": turn, "empire": empire, "empire_name": empire_name, "email": email}
     mid = messageids.message_id(config.from_address, empire_tag("player_quit", empire_id))
@@ -71,39 +130,96 @@ def queue_player_quit(
 
 
 def queue_signup_received(
-    session: Session, config: Config, now: dt.datetime, *, game: str, game_id: int, recipient: str, code: str, name: str,
+    session: Session,
+    config: Config,
+    now: dt.datetime,
+    *,
+    game: str,
+    game_id: int,
+    recipient: str,
+    code: str,
+    name: str,
     kind: MailKind = MailKind.STRANGER,
-) -> bool:  # fmt: skip
+) -> bool:
     """To the applicant of a JOIN: the request waits for the GM (counted as
     an answer to a stranger by the reply caps, unless ``kind`` says otherwise)."""
     context = {"game": game, "code": code, "name": name}
-    return queue_notice(session, config, "signup_received", context, now, game_id=game_id, recipient=recipient, kind=kind)
+    return queue_notice(
+        session, config, "signup_received", context, now, game_id=game_id, recipient=recipient, kind=kind
+    )
 
 
 def queue_signup_confirm(
-    session: Session, config: Config, now: dt.datetime, *, game: str, game_id: int, recipient: str, code: str, name: str,
-    secret: str, expires: dt.datetime,
-) -> bool:  # fmt: skip
+    session: Session,
+    config: Config,
+    now: dt.datetime,
+    *,
+    game: str,
+    game_id: int,
+    recipient: str,
+    code: str,
+    name: str,
+    secret: str,
+    expires: dt.datetime,
+) -> bool:
     """To the address a JOIN came from: the code that makes it a request (a
     kind of its own: its body is scrubbed once delivered, as a password's)."""
-    context = {"game": game, "code": code, "name": name, "secret": secret, "expires": f"{expires:%Y-%m-%d %H:%M}"}
+    context = {
+        "game": game,
+        "code": code,
+        "name": name,
+        "secret": secret,
+        "expires": f"{expires:%Y-%m-%d %H:%M}",
+    }
     return queue_notice(
-        session, config, "signup_confirm", context, now, game_id=game_id, recipient=recipient, kind=MailKind.SIGNUP_CONFIRM
+        session,
+        config,
+        "signup_confirm",
+        context,
+        now,
+        game_id=game_id,
+        recipient=recipient,
+        kind=MailKind.SIGNUP_CONFIRM,
     )
 
 
 def queue_signup_request(
-    session: Session, config: Config, now: dt.datetime, *, game: str, game_id: int, code: str, name: str, email: str,
+    session: Session,
+    config: Config,
+    now: dt.datetime,
+    *,
+    game: str,
+    game_id: int,
+    code: str,
+    name: str,
+    email: str,
     pending: int,
-) -> bool:  # fmt: skip
+) -> bool:
     """To the GM: a JOIN waits for approval."""
     context = {"game": game, "code": code, "name": name, "email": email, "pending": pending}
     return queue_notice(session, config, "signup_request", context, now, game_id=game_id)
 
 
 def queue_signup_refused(
-    session: Session, config: Config, now: dt.datetime, *, game: str, game_id: int, recipient: str, code: str, reason: str
+    session: Session,
+    config: Config,
+    now: dt.datetime,
+    *,
+    game: str,
+    game_id: int,
+    recipient: str,
+    code: str,
+    reason: str,
 ) -> bool:
     """To the applicant: the GM refused the request."""
     context = {"game": game, "code": code, "reason": reason}
-    return queue_notice(session, config, "signup_refused", context, now, game_id=game_id, recipient=recipient, kind=MailKind.SIGNUP)
+    return queue_notice(
+        session,
+        config,
+        "signup_refused",
+        context,
+        now,
+        game_id=game_id,
+        recipient=recipient,
+        kind=MailKind.SIGNUP,
+    )

@@ -27,18 +27,18 @@ from typing import Any
 from sqlalchemy import ColumnElement, select
 from sqlalchemy.orm import Session
 
-from ..runtime import jsontext
 from ..config import Config
-from ..reports.links import game_links
 from ..mail.compose import shown_address
 from ..mail.hygiene import clean_header
 from ..mail.outbox import Deferred, queue_deferred, queue_mail
-from .reportmail import BULLETIN_TO, report_mail
+from ..reports.links import game_links
 from ..reports.render import render_subject, report_subject
 from ..rules.verdicts import order_check
+from ..runtime import jsontext
 from ..storage import models as m
 from ..storage.mailkinds import MailKind
 from . import messageids
+from .reportmail import BULLETIN_TO, report_mail
 
 __all__ = [
     "ack_context",
@@ -118,7 +118,9 @@ def ack_context(
 
 #: The reply prefixes mail programs write (English, German, Dutch, the
 #: Nordic languages, French, Spanish, Italian), one or more, with a count or not.
-_REPLY_PREFIX = re.compile(r"^(\s*(re|aw|antw|sv|vs|r|rif|réf|ref|res)(\[\d+\]|\(\d+\))?\s*:\s*)+", re.IGNORECASE)
+_REPLY_PREFIX = re.compile(
+    r"^(\s*(re|aw|antw|sv|vs|r|rif|réf|ref|res)(\[\d+\]|\(\d+\))?\s*:\s*)+", re.IGNORECASE
+)
 
 
 def queue_ack(
@@ -150,9 +152,17 @@ def queue_ack(
     context = {"subject": subject or "your orders", **context}
     mid = messageids.message_id(config.from_address)
     _queue_built_when_sent(
-        session, recipient, "ack", context, mid, kind=kind, game_id=game_id, now=now,
-        in_reply_to=clean_header(in_reply_to)[:500], references=" ".join(clean_header(references).split()[-10:])[:900],
-    )  # fmt: skip
+        session,
+        recipient,
+        "ack",
+        context,
+        mid,
+        kind=kind,
+        game_id=game_id,
+        now=now,
+        in_reply_to=clean_header(in_reply_to)[:500],
+        references=" ".join(clean_header(references).split()[-10:])[:900],
+    )
     return mid
 
 
@@ -178,11 +188,26 @@ def queue_report(
     for a staged turn; ``kind`` tells a turn's report from a copy sent again."""
     if report.id is not None:
         queue_reports(
-            session, config, game_id, report.turn, [(recipient, report.id, report_subject(report.data))], now, held=held, kind=kind
-        )  # fmt: skip
+            session,
+            config,
+            game_id,
+            report.turn,
+            [(recipient, report.id, report_subject(report.data))],
+            now,
+            held=held,
+            kind=kind,
+        )
         return
     stem = f"{game_name}-turn{report.turn}-{empire_code}"
-    raw = report_mail(config.from_address, recipient, messageids.message_id(config.from_address), now, report.data, stem, config.site_url)
+    raw = report_mail(
+        config.from_address,
+        recipient,
+        messageids.message_id(config.from_address),
+        now,
+        report.data,
+        stem,
+        config.site_url,
+    )
     queue_mail(session, raw, kind=kind, game_id=game_id, turn=report.turn, held=held, now=now)
 
 
@@ -220,9 +245,12 @@ def queue_bulletin(
     named only in the envelope; or, with ``copy_to``, again to one player who
     asked (REPORT n)."""
     mail = Deferred(
-        copy_to or BULLETIN_TO, render_subject("bulletin", bulletin.data), messageids.message_id(config.from_address),
-        bulletin_id=bulletin.id, bcc=None if copy_to else recipients,
-    )  # fmt: skip
+        copy_to or BULLETIN_TO,
+        render_subject("bulletin", bulletin.data),
+        messageids.message_id(config.from_address),
+        bulletin_id=bulletin.id,
+        bcc=None if copy_to else recipients,
+    )
     kind, turn = (MailKind.BULLETIN_COPY, None) if copy_to else (MailKind.BULLETIN, bulletin.turn)
     queue_deferred(session, [mail], kind=kind, game_id=bulletin.game_id, now=now, turn=turn, held=held)
 
@@ -250,10 +278,14 @@ def queue_notice(
     to = recipient if recipient is not None else config.gm_address
     if not to:
         return False
-    if message_id is not None and session.scalar(select(m.OutboxMail.id).where(m.OutboxMail.message_id == message_id)):
+    if message_id is not None and session.scalar(
+        select(m.OutboxMail.id).where(m.OutboxMail.message_id == message_id)
+    ):
         return False
     mid = message_id or messageids.message_id(config.from_address)
-    _queue_built_when_sent(session, to, template, context, mid, kind=kind, game_id=game_id, turn=turn, now=now)
+    _queue_built_when_sent(
+        session, to, template, context, mid, kind=kind, game_id=game_id, turn=turn, now=now
+    )
     return True
 
 
@@ -278,9 +310,24 @@ def _queue_built_when_sent(
     time on rendering, and lets the flush build on every CPU; the row shows
     its recipient and subject meanwhile. The caller's clock is the mail's
     date: the reply caps count notices to players against it too."""
-    data = {"to": to, "context": context, "in_reply_to": in_reply_to, "references": references, "template": template}
+    data = {
+        "to": to,
+        "context": context,
+        "in_reply_to": in_reply_to,
+        "references": references,
+        "template": template,
+    }
     headers = (shown_address(to), render_subject(template, context), mid)
-    queue_mail(session, None, kind=kind, game_id=game_id, turn=turn, now=now, headers=headers, data=jsontext.dumps(data))
+    queue_mail(
+        session,
+        None,
+        kind=kind,
+        game_id=game_id,
+        turn=turn,
+        now=now,
+        headers=headers,
+        data=jsontext.dumps(data),
+    )
 
 
 def queue_turn_ran(
@@ -304,10 +351,19 @@ def queue_turn_ran(
 ) -> bool:
     """To the GM: a turn ran (at its deadline, early, or by hand: ``turn run``)."""
     context = {
-        "game": game, "turn": turn, "early": early, "deadline": deadline, "next_deadline": next_deadline,
-        "events": events, "reports": reports, "missed": missed, "inactive": inactive,
-        "finished": finished, "staged": staged, "by_hand": by_hand,
-    }  # fmt: skip
+        "game": game,
+        "turn": turn,
+        "early": early,
+        "deadline": deadline,
+        "next_deadline": next_deadline,
+        "events": events,
+        "reports": reports,
+        "missed": missed,
+        "inactive": inactive,
+        "finished": finished,
+        "staged": staged,
+        "by_hand": by_hand,
+    }
     return queue_notice(session, config, "turn_ran", context, now, game_id=game_id)
 
 
@@ -328,9 +384,15 @@ def queue_turn_guarded(
 ) -> bool:
     """To the GM: the missed-orders guard kept the turn from running."""
     context = {
-        "game": game, "turn": turn, "deadline": deadline, "next_deadline": next_deadline,
-        "active": active, "missing": missing, "limit": limit, "opened": opened,
-    }  # fmt: skip
+        "game": game,
+        "turn": turn,
+        "deadline": deadline,
+        "next_deadline": next_deadline,
+        "active": active,
+        "missing": missing,
+        "limit": limit,
+        "opened": opened,
+    }
     return queue_notice(session, config, "turn_guarded", context, now, game_id=game_id)
 
 
@@ -347,7 +409,13 @@ def queue_turn_blocked(
     next_deadline: str | None,
 ) -> bool:
     """To the GM: a deadline passed while an earlier turn waits for release."""
-    context = {"game": game, "turn": turn, "staged_turn": staged_turn, "deadline": deadline, "next_deadline": next_deadline}
+    context = {
+        "game": game,
+        "turn": turn,
+        "staged_turn": staged_turn,
+        "deadline": deadline,
+        "next_deadline": next_deadline,
+    }
     return queue_notice(session, config, "turn_blocked", context, now, game_id=game_id)
 
 
@@ -367,14 +435,27 @@ def queue_reminder(
     (:func:`turnproc.turns.schedule.time_left`). At most one per empire and turn (a
     stable Message-ID)."""
     context = {
-        "game": game.name, "turn": game.turn, "empire": empire, "empire_name": empire_name, "deadline": deadline,
-        "time_left": time_left, "reply_to": config.from_address,
-    }  # fmt: skip
+        "game": game.name,
+        "turn": game.turn,
+        "empire": empire,
+        "empire_name": empire_name,
+        "deadline": deadline,
+        "time_left": time_left,
+        "reply_to": config.from_address,
+    }
     mid = messageids.game_once_id(config.from_address, game, "reminder", f"t{game.turn}", empire)
     return queue_notice(
-        session, config, "reminder", context, now,
-        game_id=game.id, recipient=recipient, kind=MailKind.REMINDER, message_id=mid, turn=game.turn,
-    )  # fmt: skip
+        session,
+        config,
+        "reminder",
+        context,
+        now,
+        game_id=game.id,
+        recipient=recipient,
+        kind=MailKind.REMINDER,
+        message_id=mid,
+        turn=game.turn,
+    )
 
 
 def queue_guessing_digest(
@@ -400,15 +481,24 @@ def queue_guessing_digest(
     sender: ``count`` mails with a wrong password since the last digest
     (intake/guessing.py)."""
     context = {
-        "game": game, "empire": empire, "count": count, "first": f"{first:%Y-%m-%d %H:%M}", "last": f"{last:%Y-%m-%d %H:%M}",
-        "senders": senders, "more_senders": more_senders, "latest": latest, "empires": empires,
+        "game": game,
+        "empire": empire,
+        "count": count,
+        "first": f"{first:%Y-%m-%d %H:%M}",
+        "last": f"{last:%Y-%m-%d %H:%M}",
+        "senders": senders,
+        "more_senders": more_senders,
+        "latest": latest,
+        "empires": empires,
         "more_empires": more_empires,
-    }  # fmt: skip
+    }
     told = len(empires) + more_empires
     context["about"] = empire or f"{told} empire{'s' if told != 1 else ''}"
     # A flood over a thousand empires is a thousand digests: the poll only stores what they say.
     mid = messageids.message_id(config.from_address)
-    _queue_built_when_sent(session, recipient, "guessing_digest", context, mid, kind=MailKind.GUESSING, game_id=game_id, now=now)
+    _queue_built_when_sent(
+        session, recipient, "guessing_digest", context, mid, kind=MailKind.GUESSING, game_id=game_id, now=now
+    )
 
 
 def queue_mail_set_aside(
@@ -416,7 +506,12 @@ def queue_mail_set_aside(
 ) -> bool:
     """To the GM: a mail failed through our fault in every poll and was moved
     to the Failed folder; its headers say whose it was."""
-    head = raw.split(b"\r\n\r\n", 1)[0].split(b"\n\n", 1)[0][:4000].decode("utf-8", "replace").replace("\x00", "")
+    head = (
+        raw.split(b"\r\n\r\n", 1)[0]
+        .split(b"\n\n", 1)[0][:4000]
+        .decode("utf-8", "replace")
+        .replace("\x00", "")
+    )
     context = {"digest": digest, "attempts": attempts, "error": error, "headers": head}
     mid = messageids.once_message_id(config.from_address, (), "set-aside", digest[:32], attempts)
     return queue_notice(session, config, "mail_set_aside", context, now, game_id=None, message_id=mid)
@@ -434,8 +529,17 @@ def queue_worker_error(
 ) -> bool:
     """To the GM: the worker cannot do its job. For a game, once per turn and
     kind of error, however often it recurs."""
-    context = {"game": game.name if game else "", "turn": game.turn if game else 0, "summary": summary, "detail": detail}
-    mid = messageids.game_once_id(config.from_address, game, "error", f"t{game.turn}", error_kind) if game else None
+    context = {
+        "game": game.name if game else "",
+        "turn": game.turn if game else 0,
+        "summary": summary,
+        "detail": detail,
+    }
+    mid = (
+        messageids.game_once_id(config.from_address, game, "error", f"t{game.turn}", error_kind)
+        if game
+        else None
+    )
     return queue_notice(
         session, config, "worker_error", context, now, game_id=game.id if game else None, message_id=mid
     )
@@ -469,15 +573,29 @@ def queue_welcome(
     built when it is sent (:func:`turnproc.outgoing.reportmail.welcome_mail`).
     ``why``: ``new`` player, new ``password``, or ``replace`` (new hands)."""
     context = {
-        "game": game.name, "turn": game.turn, "empire": empire, "empire_name": empire_name, "why": why,
-        "reply_to": config.from_address, "deadline": deadline, "example": example, "report": report,
-        "modules": modules, "links": game_links(config.site_url, game.name, config.gm_address),
-    }  # fmt: skip
+        "game": game.name,
+        "turn": game.turn,
+        "empire": empire,
+        "empire_name": empire_name,
+        "why": why,
+        "reply_to": config.from_address,
+        "deadline": deadline,
+        "example": example,
+        "report": report,
+        "modules": modules,
+        "links": game_links(config.site_url, game.name, config.gm_address),
+    }
     subject = render_subject("welcome", context)
     mid = messageids.message_id(config.from_address)
     data = jsontext.dumps({"to": recipient, "context": context, "sealed": sealed_password})
     queue_mail(
-        session, None, kind=MailKind.WELCOME, game_id=game.id, now=now, headers=(shown_address(recipient), subject, mid), data=data
+        session,
+        None,
+        kind=MailKind.WELCOME,
+        game_id=game.id,
+        now=now,
+        headers=(shown_address(recipient), subject, mid),
+        data=data,
     )
     return True
 
@@ -500,14 +618,27 @@ def queue_deadline_changed(
     queued = 0
     for code, address in recipients:
         context = {
-            "game": game.name, "turn": game.turn, "empire": code, "because": because, "deadline": deadline,
-            "deadline_utc": deadline_utc, "reply_to": config.from_address,
-        }  # fmt: skip
+            "game": game.name,
+            "turn": game.turn,
+            "empire": code,
+            "because": because,
+            "deadline": deadline,
+            "deadline_utc": deadline_utc,
+            "reply_to": config.from_address,
+        }
         mid = messageids.game_once_id(config.from_address, game, "deadline", f"t{game.turn}", change, code)
         queued += queue_notice(
-            session, config, "deadline_changed", context, now,
-            game_id=game.id, recipient=address, kind=MailKind.DEADLINE, message_id=mid, turn=game.turn,
-        )  # fmt: skip
+            session,
+            config,
+            "deadline_changed",
+            context,
+            now,
+            game_id=game.id,
+            recipient=address,
+            kind=MailKind.DEADLINE,
+            message_id=mid,
+            turn=game.turn,
+        )
     return queued
 
 
@@ -529,7 +660,15 @@ def queue_announcement(
         context = {"game": game.name, "turn": game.turn, "empire": code, "subject": subject, "text": text}
         mid = messageids.game_once_id(config.from_address, game, "announce", f"a{number}", code)
         queued += queue_notice(
-            session, config, "announcement", context, now,
-            game_id=game.id, recipient=address, kind=MailKind.ANNOUNCEMENT, message_id=mid, turn=game.turn,
-        )  # fmt: skip
+            session,
+            config,
+            "announcement",
+            context,
+            now,
+            game_id=game.id,
+            recipient=address,
+            kind=MailKind.ANNOUNCEMENT,
+            message_id=mid,
+            turn=game.turn,
+        )
     return queued

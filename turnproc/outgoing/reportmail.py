@@ -28,23 +28,30 @@ from typing import Any
 from sqlalchemy import Text, cast, select
 from sqlalchemy.orm import Session, sessionmaker
 
-from ..runtime import jsontext
+from ..accounts.passwordkey import PasswordKey, load_key
 from ..config import Config
-from ..reports.links import game_links
 from ..mail.compose import compose, pack_markup
 from ..mail.outbox import Build, Claimed, Transport, flush_outbox
 from ..mail.transport import outbound
-from ..accounts.passwordkey import PasswordKey, load_key
+from ..reports.links import game_links
 from ..reports.render import MAP_CID, NEAR_CID, render, render_report_documents
+from ..runtime import jsontext
 from ..storage import models as m
 from ..storage.mailkinds import MailKind
 
 log = logging.getLogger(__name__)
 
 __all__ = [
-    "report_mail", "bulletin_mail", "ack_mail", "welcome_mail", "builder", "BULLETIN_TO", "PARALLEL_FROM",
-    "send_outbox", "mail_bytes",
-]  # fmt: skip
+    "report_mail",
+    "bulletin_mail",
+    "ack_mail",
+    "welcome_mail",
+    "builder",
+    "BULLETIN_TO",
+    "PARALLEL_FROM",
+    "send_outbox",
+    "mail_bytes",
+]
 
 #: The To: of a bulletin: its recipients are only in the SMTP envelope.
 BULLETIN_TO = "undisclosed-recipients:;"
@@ -73,7 +80,13 @@ class _Job:
 
 
 def report_mail(
-    sender: str, recipient: str, message_id: str, when: dt.datetime, data: dict[str, Any], stem: str, site_url: str = ""
+    sender: str,
+    recipient: str,
+    message_id: str,
+    when: dt.datetime,
+    data: dict[str, Any],
+    stem: str,
+    site_url: str = "",
 ) -> bytes:
     """A report as a mail: text and HTML alternatives, the map and the
     neighbourhood map as PNGs the HTML shows inline (``cid:``), and the map
@@ -99,14 +112,22 @@ def report_mail(
     )
 
 
-def bulletin_mail(sender: str, recipient: str, message_id: str, when: dt.datetime, data: dict[str, Any]) -> bytes:
+def bulletin_mail(
+    sender: str, recipient: str, message_id: str, when: dt.datetime, data: dict[str, Any]
+) -> bytes:
     """A turn bulletin as a mail: to every player, none of them named in it
     (``recipient`` :data:`BULLETIN_TO`), or a copy to one who asked."""
     rendered = render("bulletin", data)
     return compose(
-        sender=sender, recipient=recipient, subject=rendered.subject, text=rendered.text, html=rendered.html, when=when,
-        message_id=message_id, boundary_seed=_boundary_seed(message_id),
-    )  # fmt: skip
+        sender=sender,
+        recipient=recipient,
+        subject=rendered.subject,
+        text=rendered.text,
+        html=rendered.html,
+        when=when,
+        message_id=message_id,
+        boundary_seed=_boundary_seed(message_id),
+    )
 
 
 def ack_mail(sender: str, message_id: str, when: dt.datetime, data: dict[str, Any]) -> bytes:
@@ -116,21 +137,34 @@ def ack_mail(sender: str, message_id: str, when: dt.datetime, data: dict[str, An
     boundary seed is its Message-ID)."""
     rendered = render(data.get("template", "ack"), data["context"])
     return compose(
-        sender=sender, recipient=data["to"], subject=rendered.subject, text=rendered.text, when=when,
-        message_id=message_id, in_reply_to=data["in_reply_to"] or None, references=data["references"] or None,
+        sender=sender,
+        recipient=data["to"],
+        subject=rendered.subject,
+        text=rendered.text,
+        when=when,
+        message_id=message_id,
+        in_reply_to=data["in_reply_to"] or None,
+        references=data["references"] or None,
         boundary_seed=_boundary_seed(message_id),
-    )  # fmt: skip
+    )
 
 
-def welcome_mail(sender: str, message_id: str, when: dt.datetime, data: dict[str, Any], password: str) -> bytes:
+def welcome_mail(
+    sender: str, message_id: str, when: dt.datetime, data: dict[str, Any], password: str
+) -> bytes:
     """A welcome mail, from what :func:`turnproc.outgoing.mails.queue_welcome` stored
     and the password unsealed for it."""
     context = {**data["context"], "password": password}
     rendered = render("welcome", context)
     return compose(
-        sender=sender, recipient=data["to"], subject=rendered.subject, text=rendered.text, when=when,
-        message_id=message_id, boundary_seed=_boundary_seed(message_id),
-    )  # fmt: skip
+        sender=sender,
+        recipient=data["to"],
+        subject=rendered.subject,
+        text=rendered.text,
+        when=when,
+        message_id=message_id,
+        boundary_seed=_boundary_seed(message_id),
+    )
 
 
 def _build(job: _Job) -> bytes | Exception:
@@ -155,18 +189,29 @@ def _jobs(
 ) -> dict[int, _Job]:
     report_ids = [c.report_id for c in mails if c.report_id is not None]
     bulletin_ids = [c.bulletin_id for c in mails if c.bulletin_id is not None]
-    reports = {
-        rid: (data, f"{game}-turn{turn}-{code}")
-        for rid, data, turn, code, game in session.execute(
-            select(m.Report.id, cast(m.Report.data, Text), m.Report.turn, m.Empire.code, m.Game.name)
-            .join(m.Empire, m.Empire.id == m.Report.empire_id)
-            .join(m.Game, m.Game.id == m.Report.game_id)
-            .where(m.Report.id.in_(report_ids))
-        )
-    } if report_ids else {}  # fmt: skip
-    bulletins: dict[int, str] = {
-        bid: data for bid, data in session.execute(select(m.Bulletin.id, cast(m.Bulletin.data, Text)).where(m.Bulletin.id.in_(bulletin_ids)))
-    } if bulletin_ids else {}  # fmt: skip
+    reports = (
+        {
+            rid: (data, f"{game}-turn{turn}-{code}")
+            for rid, data, turn, code, game in session.execute(
+                select(m.Report.id, cast(m.Report.data, Text), m.Report.turn, m.Empire.code, m.Game.name)
+                .join(m.Empire, m.Empire.id == m.Report.empire_id)
+                .join(m.Game, m.Game.id == m.Report.game_id)
+                .where(m.Report.id.in_(report_ids))
+            )
+        }
+        if report_ids
+        else {}
+    )
+    bulletins: dict[int, str] = (
+        {
+            bid: data
+            for bid, data in session.execute(
+                select(m.Bulletin.id, cast(m.Bulletin.data, Text)).where(m.Bulletin.id.in_(bulletin_ids))
+            )
+        }
+        if bulletin_ids
+        else {}
+    )
     jobs: dict[int, _Job] = {}
     for c in mails:
         if c.data is not None and c.kind == MailKind.WELCOME:
@@ -176,7 +221,9 @@ def _jobs(
         elif c.data is not None:
             jobs[c.id] = _Job("ack", sender, c.recipient, c.message_id, c.created_at, c.data, "")
         elif c.bulletin_id in bulletins:
-            jobs[c.id] = _Job("bulletin", sender, c.recipient, c.message_id, c.created_at, bulletins[c.bulletin_id], "")
+            jobs[c.id] = _Job(
+                "bulletin", sender, c.recipient, c.message_id, c.created_at, bulletins[c.bulletin_id], ""
+            )
         elif c.report_id in reports:
             data, stem = reports[c.report_id]
             jobs[c.id] = _Job("report", sender, c.recipient, c.message_id, c.created_at, data, stem, site_url)
@@ -193,12 +240,16 @@ def _unsealed(mail: Claimed, key: PasswordKey | None) -> str | None:
     except ValueError:
         password = None
     if password is None:
-        log.error("welcome mail %s: its password was sealed with another password key; not built", mail.message_id)
+        log.error(
+            "welcome mail %s: its password was sealed with another password key; not built", mail.message_id
+        )
         return None
     return jsontext.dumps({**data, "password": password})
 
 
-def mail_bytes(session: Session, row: m.OutboxMail, sender: str, site_url: str = "", key: PasswordKey | None = None) -> bytes:
+def mail_bytes(
+    session: Session, row: m.OutboxMail, sender: str, site_url: str = "", key: PasswordKey | None = None
+) -> bytes:
     """The bytes of an outbox mail: stored, or built as sending would build
     them (a welcome's with ``key``, the password key)."""
     if row.body is not None:
@@ -206,7 +257,9 @@ def mail_bytes(session: Session, row: m.OutboxMail, sender: str, site_url: str =
     claimed = Claimed.of(row)
     job = _jobs(session, sender, [claimed], site_url, key).get(row.id)
     if job is None:
-        raise LookupError(f"mail {row.message_id}: its report or bulletin, or the key of its password, is missing")
+        raise LookupError(
+            f"mail {row.message_id}: its report or bulletin, or the key of its password, is missing"
+        )
     built = _build(job)
     if isinstance(built, Exception):
         raise built
@@ -249,7 +302,9 @@ def render_pool() -> ProcessPoolExecutor:
 
 
 @contextmanager
-def builder(factory: sessionmaker[Session], sender: str, site_url: str = "", key: PasswordKey | None = None) -> Iterator[Build]:
+def builder(
+    factory: sessionmaker[Session], sender: str, site_url: str = "", key: PasswordKey | None = None
+) -> Iterator[Build]:
     """The outbox's builder for one flush: reads the batch's reports and
     bulletins in one query each and renders them, on a pool of processes
     when there are many. A mail whose report is gone (a rollback) gets a
@@ -294,6 +349,12 @@ def send_outbox(
     reports and bulletins among them on the way: (sent, failed)."""
     with builder(factory, config.from_address, config.site_url, load_key(config)) as build:
         return flush_outbox(
-            factory, transport or outbound(config), now, lease=dt.timedelta(seconds=config.outbox_lease),
-            claimant=claimant, keep_days=config.outbox_keep_days, build=build, journal=config.outbox_journal,
-        )  # fmt: skip
+            factory,
+            transport or outbound(config),
+            now,
+            lease=dt.timedelta(seconds=config.outbox_lease),
+            claimant=claimant,
+            keep_days=config.outbox_keep_days,
+            build=build,
+            journal=config.outbox_journal,
+        )

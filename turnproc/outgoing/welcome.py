@@ -16,14 +16,14 @@ from dataclasses import dataclass
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from ..config import Config
-from .mails import queue_welcome
 from ..accounts.passwordkey import load_key
+from ..config import Config
 from ..reports.context import TurnView, position_context
 from ..reports.render import SharedParts, render_report_text
 from ..storage import models as m
 from ..storage.convert import load_state
 from ..storage.queries import current_deadline_or_none, current_deadline_text, view_of
+from .mails import queue_welcome
 
 __all__ = ["Welcome", "send_welcomes", "example_orders"]
 
@@ -89,11 +89,20 @@ def send_welcomes(
         empire_state = state.empires.get(e.code)
         home = empire_state.home if empire_state is not None else None
         queued += queue_welcome(
-            session, config, game, now,
-            empire=e.code, empire_name=e.name, recipient=e.email, sealed_password=key.seal(w.password), why=w.why,
-            deadline=deadline, example=example_orders(game.name, e.code, game.turn, home, e.name),
-            report=report, modules=game.modules,
-        )  # fmt: skip
+            session,
+            config,
+            game,
+            now,
+            empire=e.code,
+            empire_name=e.name,
+            recipient=e.email,
+            sealed_password=key.seal(w.password),
+            why=w.why,
+            deadline=deadline,
+            example=example_orders(game.name, e.code, game.turn, home, e.name),
+            report=report,
+            modules=game.modules,
+        )
         if progress is not None and (queued % 100 == 0 or queued == len(welcomes)):
             progress("mailed", queued, len(welcomes))
     return queued

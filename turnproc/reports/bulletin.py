@@ -11,12 +11,19 @@ bulletin holds and what a report in such a game says about it.
 from __future__ import annotations
 
 import datetime as dt
+
 from ..rules.events import Event
 from ..rules.state import GameState
 from .context import BULLETIN_TOP, TurnView, public_press, roundup, turn_head
 from .schema import BulletinContext, BulletinPointer
 
-__all__ = ["BULLETIN_SCHEMA_VERSION", "BULLETIN_SCHEMA_ID", "bulletin_subject", "bulletin_pointer", "bulletin_context"]
+__all__ = [
+    "BULLETIN_SCHEMA_VERSION",
+    "BULLETIN_SCHEMA_ID",
+    "bulletin_subject",
+    "bulletin_pointer",
+    "bulletin_context",
+]
 
 #: Raised whenever the bulletin's JSON changes in a way a client program must
 #: know about; ``bulletin.schema.json`` carries the same ``$id`` (a test checks).
@@ -34,7 +41,12 @@ def bulletin_pointer(game_name: str, turn: int, empires: int, *, corrected: bool
     """What ``report_context(..., bulletin=...)`` takes, and what the report's
     ``bulletin`` key then holds: the bulletin's subject, its turn, how many
     empires its roundup lists, and how many top rows the report keeps."""
-    return {"subject": bulletin_subject(game_name, turn, corrected=corrected), "turn": turn, "empires": empires, "top": BULLETIN_TOP}
+    return {
+        "subject": bulletin_subject(game_name, turn, corrected=corrected),
+        "turn": turn,
+        "empires": empires,
+        "top": BULLETIN_TOP,
+    }
 
 
 def bulletin_context(

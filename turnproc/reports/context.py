@@ -13,16 +13,15 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, cast
 
-from ..timing.deadlines import format_deadline
-
+from ..orders.vocabulary import EventKind
+from ..rules import visibility
 from ..rules.economy import bp_income, income, is_blockaded, system_income
 from ..rules.eventdata import BattleData, OrderData, StandoffData
 from ..rules.events import Event
 from ..rules.galaxy import population_limit
 from ..rules.state import Empire, GameState, System, Tech
-from ..rules import visibility
 from ..rules.visibility import audience, press_author, visible_from
-from ..orders.vocabulary import EventKind
+from ..timing.deadlines import format_deadline
 from .narrative import narrate
 from .orderform import order_form
 from .schema import (
@@ -31,11 +30,11 @@ from .schema import (
     Arrow,
     ArrowKind,
     BulletinPointer,
+    Happening,
     MapSystem,
     OrderRow,
     OwnSystemRow,
     PressRow,
-    Happening,
     ReportBody,
     ReportContext,
     RoundupRow,
@@ -45,9 +44,19 @@ from .schema import (
 
 __all__ = [
     "position_context",
-    "SCHEMA_VERSION", "SCHEMA_ID", "TurnView", "report_context", "roundup", "standings", "order_form", "attacked_systems",
-    "turn_arrows", "BULLETIN_TOP", "public_press", "turn_head",
-]  # fmt: skip
+    "SCHEMA_VERSION",
+    "SCHEMA_ID",
+    "TurnView",
+    "report_context",
+    "roundup",
+    "standings",
+    "order_form",
+    "attacked_systems",
+    "turn_arrows",
+    "BULLETIN_TOP",
+    "public_press",
+    "turn_head",
+]
 
 #: Kinds with a section of their own in a rule-set-2 report, not told as happenings.
 _SECTION_KINDS = (EventKind.PROBE_VIEW, EventKind.RESERVE)
@@ -147,7 +156,9 @@ def _press_row(e: Event) -> PressRow:
     }
 
 
-def turn_head(state: GameState, *, game_name: str, turn: int, deadline: dt.datetime | None, corrected: bool) -> TurnHead:
+def turn_head(
+    state: GameState, *, game_name: str, turn: int, deadline: dt.datetime | None, corrected: bool
+) -> TurnHead:
     """The keys a report and a bulletin both start with: which game and turn,
     the next deadline, and whether the game is over or the turn was re-run."""
     return {
@@ -161,7 +172,9 @@ def turn_head(state: GameState, *, game_name: str, turn: int, deadline: dt.datet
     }
 
 
-def _system_row(adjacency: dict[int, tuple[int, ...]], s: System, known: set[int], reader: Empire) -> SystemRow:
+def _system_row(
+    adjacency: dict[int, tuple[int, ...]], s: System, known: set[int], reader: Empire
+) -> SystemRow:
     # A black dwarf's limit is its owner's Life Support, a tech only the owner
     # knows: any owned system is shown with the reader's own tech (the same
     # thing for the reader's systems). Unowned, a black dwarf has no limit.
@@ -196,18 +209,34 @@ def attacked_systems(events: list[Event], empire: str) -> dict[int, Mapping[str,
     (the battle event's ``after``, as the engine recorded it)."""
     found: dict[int, Mapping[str, Any]] = {}
     for e in events:
-        if e.kind in (EventKind.BATTLE, EventKind.STANDOFF) and e.empire == empire and isinstance(e.data.get("after"), dict):
+        if (
+            e.kind in (EventKind.BATTLE, EventKind.STANDOFF)
+            and e.empire == empire
+            and isinstance(e.data.get("after"), dict)
+        ):
             found[int(e.data["system"])] = e.data["after"]
     return found
 
 
 #: What a battle's ``after`` tells of the system, in the order it replaces the row's keys.
 _AfterKey = Literal["owner", "pop", "industry", "cruisers", "fighters", "colony_ships", "stance"]
-_SHOWN_AFTER_ATTACK: tuple[_AfterKey, ...] = ("owner", "pop", "industry", "cruisers", "fighters", "colony_ships", "stance")
+_SHOWN_AFTER_ATTACK: tuple[_AfterKey, ...] = (
+    "owner",
+    "pop",
+    "industry",
+    "cruisers",
+    "fighters",
+    "colony_ships",
+    "stance",
+)
 
 
 def _after_attack_row(
-    adjacency: dict[int, tuple[int, ...]], s: System, known: set[int], reader: Empire, after: Mapping[str, Any]
+    adjacency: dict[int, tuple[int, ...]],
+    s: System,
+    known: set[int],
+    reader: Empire,
+    after: Mapping[str, Any],
 ) -> SystemRow:
     row = _system_row(adjacency, s, known, reader)
     for key in _SHOWN_AFTER_ATTACK:
@@ -219,7 +248,14 @@ def _after_attack_row(
 
 
 #: How a move order ended, as the map draws it.
-_ARROW_KINDS: dict[str, ArrowKind] = {"moved": "move", "captured": "capture", "thrown": "capture", "repelled": "attack", "held_off": "attack", "lost": "lost"}
+_ARROW_KINDS: dict[str, ArrowKind] = {
+    "moved": "move",
+    "captured": "capture",
+    "thrown": "capture",
+    "repelled": "attack",
+    "held_off": "attack",
+    "lost": "lost",
+}
 _MOVING = frozenset({"MOVE", "ASSAULT", "DEEP", "MOVEF", "MOVECOL", "COLONISE"})
 
 
@@ -241,7 +277,9 @@ def turn_arrows(events: list[Event], empire: str) -> list[Arrow]:
             fight = cast(BattleData | StandoffData, e.data)
             if fight["defender"] == empire and fight["from"] is not None:
                 hit: ArrowKind = "capture" if fight.get("captured") else "attack"
-                arrows.append({"from": fight["from"], "to": fight["system"], "kind": hit, "by": fight["attacker"]})
+                arrows.append(
+                    {"from": fight["from"], "to": fight["system"], "kind": hit, "by": fight["attacker"]}
+                )
     return arrows
 
 
@@ -280,7 +318,9 @@ def position_context(
     report (REPORT 0, the welcome mail's report) or, for an empire added
     later, the position now. The one place these are made, so the welcome,
     REPORT 0 and the acknowledgement's purses (all read from ``state``) agree."""
-    return report_context(state, [], empire_code, game_name=game_name, turn=state.turn - 1, deadline=deadline, view=view)
+    return report_context(
+        state, [], empire_code, game_name=game_name, turn=state.turn - 1, deadline=deadline, view=view
+    )
 
 
 def report_context(
@@ -342,14 +382,21 @@ def report_context(
 
     # Listed in the order of the player's lines, not the order they ran in
     # (stances and BASE/HOME run before actions; rules.md §4.1).
-    orders = sorted((_order_row(e, empire_code) for e in mine if e.kind == EventKind.ORDER and e.empire == empire_code), key=_line_order)
+    orders = sorted(
+        (_order_row(e, empire_code) for e in mine if e.kind == EventKind.ORDER and e.empire == empire_code),
+        key=_line_order,
+    )
     happenings: list[Happening] = [
         {"kind": e.kind, "text": narrate(e, empire_code), "data": e.data}
         for e in mine
         if e.kind not in _NOT_HAPPENINGS
     ]
     # In a bulletin game the public press is in the bulletin, not here.
-    press = [_press_row(e) for e in (mine if bulletin is not None else view.events.get(empire_code, [])) if e.kind == EventKind.MESSAGE]
+    press = [
+        _press_row(e)
+        for e in (mine if bulletin is not None else view.events.get(empire_code, []))
+        if e.kind == EventKind.MESSAGE
+    ]
     income_now = _latest(mine, EventKind.INCOME, empire_code)
     # rules.md §13.1 (ruling E8): the balance line shows the figures the economy
     # step used, so it adds up; research after it may change what the systems
@@ -358,8 +405,13 @@ def report_context(
     economy_ran = bool(income_now) and bool(supply)
     attacked = attacked_systems(mine, empire_code)
     after_attack = {c: attacked[c] for c in attacked if c not in visible and c in state.systems}
-    scouting = [_system_row(adjacency, state.systems[c], known, empire) for c in sorted(visible - owned_codes)]
-    scouting += [_after_attack_row(adjacency, state.systems[c], known, empire, after_attack[c]) for c in sorted(after_attack)]
+    scouting = [
+        _system_row(adjacency, state.systems[c], known, empire) for c in sorted(visible - owned_codes)
+    ]
+    scouting += [
+        _after_attack_row(adjacency, state.systems[c], known, empire, after_attack[c])
+        for c in sorted(after_attack)
+    ]
     scouting.sort(key=lambda row: row["code"])
     ranks = view.roundup
     rank = ranks[view.position[empire_code]]["rank"]
@@ -437,7 +489,13 @@ def _map_row(s: System, visible: set[int], after_attack: dict[int, Mapping[str, 
     }
 
 
-def _met(view: TurnView, empire_code: str, visible: set[int], after_attack: dict[int, Mapping[str, Any]], state: GameState) -> set[str]:
+def _met(
+    view: TurnView,
+    empire_code: str,
+    visible: set[int],
+    after_attack: dict[int, Mapping[str, Any]],
+    state: GameState,
+) -> set[str]:
     """The empires ``empire_code`` has met this turn (rules.md §14, ruling V3):
     named in a private event it reads, or owning a system it sees."""
     met = set(view.named.get(empire_code, ()))
@@ -465,5 +523,7 @@ def _add_v2(context: ReportBody, state: GameState, mine: list[Event], empire_cod
     context["probes"] = {
         "probes": view.get("probes") or [],
         "systems": view.get("systems") or [],
-        "lost": [e.data["system"] for e in mine if e.kind == EventKind.PROBE_LOST and e.empire == empire_code],
+        "lost": [
+            e.data["system"] for e in mine if e.kind == EventKind.PROBE_LOST and e.empire == empire_code
+        ],
     }

@@ -28,13 +28,27 @@ from ..runtime.resources import templates_dir
 from .public import copy_public, public_folders, write_public
 from .render import environment
 
-__all__ = ["PYODIDE_VERSION", "PYODIDE_FILES", "DeskError", "pure_modules", "module_bundle", "desk_files", "write_desk"]
+__all__ = [
+    "PYODIDE_VERSION",
+    "PYODIDE_FILES",
+    "DeskError",
+    "pure_modules",
+    "module_bundle",
+    "desk_files",
+    "write_desk",
+]
 
 #: The Pyodide release the page is written for (docs/gm-handbook.md, "The order desk").
 PYODIDE_VERSION = "314.0.8"
 
 #: What the page loads of a Pyodide release: the loader, the interpreter and the standard library.
-PYODIDE_FILES = ("pyodide.js", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")
+PYODIDE_FILES = (
+    "pyodide.js",
+    "pyodide.asm.mjs",
+    "pyodide.asm.wasm",
+    "python_stdlib.zip",
+    "pyodide-lock.json",
+)
 
 #: Where the page's Python starts: the verdicts and the order form's hints.
 ROOT = "turnproc.reports.judge"
@@ -69,7 +83,9 @@ def _imported(name: str, path: Path) -> set[str]:
                 base = ".".join(package.split(".")[: len(package.split(".")) - node.level + 1])
                 module = f"{base}.{node.module}" if node.module else base
                 # "from . import x" may name a module as well as a name.
-                found.update(f"{module}.{alias.name}" for alias in node.names if _module_path(f"{module}.{alias.name}"))
+                found.update(
+                    f"{module}.{alias.name}" for alias in node.names if _module_path(f"{module}.{alias.name}")
+                )
             else:
                 module = node.module or ""
             found.add(module)
@@ -105,9 +121,13 @@ def module_bundle(root: str = ROOT) -> bytes:
     Written with fixed times, so the same code gives the same bytes."""
     out = io.BytesIO()
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as bundle:
-        for name, path in pure_modules(root).items():
+        for _name, path in pure_modules(root).items():
             where = path.relative_to(_PACKAGE.parent).as_posix()
-            bundle.writestr(zipfile.ZipInfo(where, date_time=(2020, 1, 1, 0, 0, 0)), path.read_bytes(), zipfile.ZIP_DEFLATED)
+            bundle.writestr(
+                zipfile.ZipInfo(where, date_time=(2020, 1, 1, 0, 0, 0)),
+                path.read_bytes(),
+                zipfile.ZIP_DEFLATED,
+            )
     return out.getvalue()
 
 
@@ -117,9 +137,15 @@ def desk_files(game: str, host_address: str, pyodide_ready: bool) -> dict[str, b
     ``host_address``: where order mails go (the ``mailto:`` link)."""
     env = environment()
     folder = templates_dir() / "desk"
-    config = {"game": game, "host": parseaddr(host_address)[1], "pyodide": "pyodide/" if pyodide_ready else None}
+    config = {
+        "game": game,
+        "host": parseaddr(host_address)[1],
+        "pyodide": "pyodide/" if pyodide_ready else None,
+    }
     # In a <script> element: "<" written as \u003c, so no text can end it.
-    page = env.get_template("desk/index.html").render(game=game, config=Markup(json.dumps(config).replace("<", "\\u003c")))
+    page = env.get_template("desk/index.html").render(
+        game=game, config=Markup(json.dumps(config).replace("<", "\\u003c"))
+    )
     files = {"index.html": page.encode()}
     for name in ("desk.js", "desk.css"):
         files[name] = (folder / name).read_bytes()
@@ -149,14 +175,21 @@ def write_desk(directory: Path, game: str, host_address: str, pyodide: Path | No
     if pyodide is not None:
         _check_release(pyodide)
     public_folders(directory)
-    written = [write_public(directory / name, data) for name, data in sorted(desk_files(game, host_address, pyodide is not None).items())]
+    written = [
+        write_public(directory / name, data)
+        for name, data in sorted(desk_files(game, host_address, pyodide is not None).items())
+    ]
     if pyodide is not None:
         into = directory / "pyodide"
         public_folders(into)
         for name in PYODIDE_FILES:
             # Unchanged files are left alone: 10 MB copied after every turn is waste.
             source, target = pyodide / name, into / name
-            if not target.is_file() or target.stat().st_size != source.stat().st_size or target.stat().st_mtime < source.stat().st_mtime:
+            if (
+                not target.is_file()
+                or target.stat().st_size != source.stat().st_size
+                or target.stat().st_mtime < source.stat().st_mtime
+            ):
                 copy_public(source, target)
             written.append(target)
     return written

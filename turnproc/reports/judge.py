@@ -10,7 +10,6 @@ imports stay pure: the standard library and the rules only.
 from __future__ import annotations
 
 import json
-from typing import TypedDict
 
 from ..orders.orders import MailCommand, ParsedOrders
 from ..orders.parser import parse_mail
@@ -22,7 +21,14 @@ from .rebuild import PlayerView, ReportError, state_from_report
 __all__ = ["CheckError", "Verdict", "read_report", "judge", "desk_verdicts", "desk_hints"]
 
 #: Header problems the host answers by refusing the whole mail (docs/orders.md).
-_REFUSING = ("missing_game", "missing_empire", "bad_empire", "missing_password", "placeholder_password", "header_only_quoted")
+_REFUSING = (
+    "missing_game",
+    "missing_empire",
+    "bad_empire",
+    "missing_password",
+    "placeholder_password",
+    "header_only_quoted",
+)
 
 
 class CheckError(ValueError):
@@ -34,17 +40,25 @@ def read_report(text: str) -> PlayerView:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise CheckError(f"the report is not JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}") from None
+        raise CheckError(
+            f"the report is not JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}"
+        ) from None
     except RecursionError:
-        raise CheckError("the report is not a turnproc JSON report: it is nested too deeply to read") from None
+        raise CheckError(
+            "the report is not a turnproc JSON report: it is nested too deeply to read"
+        ) from None
     except ValueError:  # the interpreter's limit on a number's digits (4,300)
-        raise CheckError("the report is not a turnproc JSON report: it holds a number too long to read") from None
+        raise CheckError(
+            "the report is not a turnproc JSON report: it holds a number too long to read"
+        ) from None
     try:
         return state_from_report(data)
     except ReportError as exc:
         raise CheckError(f"the report is not a turnproc JSON report: {exc}") from None
     except RecursionError:
-        raise CheckError("the report is not a turnproc JSON report: it is nested too deeply to read") from None
+        raise CheckError(
+            "the report is not a turnproc JSON report: it is nested too deeply to read"
+        ) from None
 
 
 class Verdict(OrderCheck):
@@ -97,17 +111,25 @@ def judge(view: PlayerView, text: str) -> Verdict:
     if header.game is not None and header.game.lower() != view.game.lower():
         raise CheckError(f"the orders are for game {header.game}, but the report is of game {view.game}")
     if header.empire is not None and header.empire.upper() != view.empire:
-        raise CheckError(f"the orders are for empire {header.empire.upper()}, but the report is {view.empire}'s")
+        raise CheckError(
+            f"the orders are for empire {header.empire.upper()}, but the report is {view.empire}'s"
+        )
     state = view.state
     parsed = parse_mail(text, state, view.empire)
     reason = _refusal(view, parsed)
     outcome = "refused" if reason else _outcome(parsed)
     return {
-        "game": view.game, "empire": view.empire, "turn": state.turn, "report_turn": view.turn,
-        "deadline": view.deadline, "outcome": outcome, "reason": reason, "offline": True,
+        "game": view.game,
+        "empire": view.empire,
+        "turn": state.turn,
+        "report_turn": view.turn,
+        "deadline": view.deadline,
+        "outcome": outcome,
+        "reason": reason,
+        "offline": True,
         "error_lines": sum(1 for p in parsed.errors if p.line),
         **order_check(parsed, list(parsed.orders) if outcome == "accepted" else None, state, view.empire),
-    }  # fmt: skip
+    }
 
 
 def desk_verdicts(report: str, text: str) -> str:

@@ -20,6 +20,9 @@ def game_links(site_url: str, game: str | None, gm_address: str = "") -> dict[st
         return {"site": "", "rules": "", "orders": "", "desk": "", "gm": gm_address}
     site = f"{site_url.rstrip('/')}/{game}/"
     return {
-        "site": site, "rules": site + "rules.html", "orders": site + "orders.html", "desk": site + "orders/",
+        "site": site,
+        "rules": site + "rules.html",
+        "orders": site + "orders.html",
+        "desk": site + "orders/",
         "gm": gm_address,
-    }  # fmt: skip
+    }

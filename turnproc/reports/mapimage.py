@@ -28,7 +28,11 @@ def _render(svg: str) -> bytes:
     fonts = font_files()
     if fonts is None:
         return bytes(resvg_py.svg_to_bytes(svg_string=svg))
-    return bytes(resvg_py.svg_to_bytes(svg_string=svg, skip_system_fonts=True, font_files=list(fonts), sans_serif_family=FAMILY))
+    return bytes(
+        resvg_py.svg_to_bytes(
+            svg_string=svg, skip_system_fonts=True, font_files=list(fonts), sans_serif_family=FAMILY
+        )
+    )
 
 
 def png_map(context: ReportContext, *, compact: bool = False) -> bytes:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, cast
 
+from ..orders.vocabulary import REASONS, EventKind
 from ..rules.eventdata import (
     BattleData,
     BlockadeData,
@@ -42,7 +43,6 @@ from ..rules.eventdata import (
     WithdrawData,
 )
 from ..rules.events import Event
-from ..orders.vocabulary import REASONS, EventKind
 
 __all__ = ["narrate", "REASONS"]
 
@@ -156,7 +156,13 @@ def _battle(e: Event, viewer: str) -> str:
     if isinstance(pool, dict):
         # Only the reader's own pool: what drifted from another empire's losses is
         # its business (rules.md §19.2: the pools count toward nothing others see).
-        mine = pool.get("attacker") if attacker == viewer else pool.get("defender") if defender == viewer else None
+        mine = (
+            pool.get("attacker")
+            if attacker == viewer
+            else pool.get("defender")
+            if defender == viewer
+            else None
+        )
         if mine:
             parts.append(f"{_n(mine, 'cruiser')} of your losses drifted lost in space")
     if d["captured"]:
@@ -237,7 +243,9 @@ def _pin(e: Event, viewer: str) -> str:
 def _control_stop(e: Event, viewer: str) -> str:
     d = cast(ControlStopData, e.data)
     by = ", ".join(_who(x, viewer) for x in d["by"] or [])
-    return f"{_cap(_whose(e.empire, viewer))} ships entering {d['system']} were stopped by the control of {by}."
+    return (
+        f"{_cap(_whose(e.empire, viewer))} ships entering {d['system']} were stopped by the control of {by}."
+    )
 
 
 def _blockade(e: Event, viewer: str) -> str:
@@ -313,7 +321,11 @@ def _eliminated(e: Event, viewer: str) -> str:
 
 def _end(e: Event, viewer: str) -> str:
     d = cast(EndData, e.data)
-    why = {"turn_limit": "the turn limit was reached", "vp_target": "an empire reached the VP target", "last_empire": "one empire is left"}
+    why = {
+        "turn_limit": "the turn limit was reached",
+        "vp_target": "an empire reached the VP target",
+        "last_empire": "one empire is left",
+    }
     winner = d["winner"]
     who = f"{_who(winner, viewer)} won" if winner else "it ended in a tie"
     return f"The game is over: {why.get(str(d['reason']), d['reason'])}, and {who}."
@@ -401,6 +413,7 @@ _PHRASES: dict[str, Callable[[Event, str], str]] = {
     EventKind.TRADE: _trade,
     EventKind.PROBE_LOST: _probe_lost,
 }
+
 
 def narrate(event: Event, viewer: str) -> str:
     return _PHRASES.get(event.kind, _generic)(event, viewer)

@@ -23,10 +23,34 @@ from dataclasses import dataclass
 
 from .schema import ArrowKind, MapSystem, ReportContext
 from .svgmap import (
-    ARROW_COLOUR, BACKGROUND, INK, LINK, Label, Symbol, _arrow, _Frame, _mark, _ships, escape, forces, quoteattr, symbol,
-)  # fmt: skip
+    ARROW_COLOUR,
+    BACKGROUND,
+    INK,
+    LINK,
+    Label,
+    Symbol,
+    _arrow,
+    _Frame,
+    _mark,
+    _ships,
+    escape,
+    forces,
+    quoteattr,
+    symbol,
+)
 
-__all__ = ["NEAR_WIDTH", "NEAR_COLS", "NEAR_ROWS", "NEAR_CELL", "MIN_LABEL_PX", "Window", "near_window", "NearLayout", "near_layout", "near_svg"]
+__all__ = [
+    "NEAR_WIDTH",
+    "NEAR_COLS",
+    "NEAR_ROWS",
+    "NEAR_CELL",
+    "MIN_LABEL_PX",
+    "Window",
+    "near_window",
+    "NearLayout",
+    "near_layout",
+    "near_svg",
+]
 
 #: One grid square of the neighbourhood map, in pixels (width, height).
 NEAR_CELL = (90, 100)
@@ -103,7 +127,10 @@ def _positions(systems: list[MapSystem], window: Window) -> dict[int, tuple[floa
     pos: dict[int, tuple[float, float]] = {}
     satellites: dict[int, list[int]] = {}
     for s in systems:
-        pos[s["code"]] = ((s["col"] - window.col) * width + _STAR[0], (s["row"] - window.row) * height + _STAR[1])
+        pos[s["code"]] = (
+            (s["col"] - window.col) * width + _STAR[0],
+            (s["row"] - window.row) * height + _STAR[1],
+        )
         if s["star"] is not None:
             satellites.setdefault(s["star"], []).append(s["code"])
     for codes in satellites.values():
@@ -158,13 +185,24 @@ def near_layout(context: ReportContext) -> NearLayout | None:
                 out.append(Label(x, y + 40, ships, MIN_LABEL_PX, fill=ship_ink))
         else:
             # Right of a capture's ring (radius 14), which would cross them.
-            out = [Label(x + 16, y + 4, " ".join(p for p in (str(s["code"]), marks) if p), MIN_LABEL_PX, anchor="start")]
+            out = [
+                Label(
+                    x + 16,
+                    y + 4,
+                    " ".join(p for p in (str(s["code"]), marks) if p),
+                    MIN_LABEL_PX,
+                    anchor="start",
+                )
+            ]
             if ships:
                 out.append(Label(x + 16, y + 17, ships, MIN_LABEL_PX, anchor="start", fill=ship_ink))
         drawn.append((sym, out))
-    arrows = [(a["kind"], *pos[a["from"]], *pos[a["to"]]) for a in context["map"].get("arrows", [])
-              if a["from"] in pos and a["to"] in pos and a["from"] != a["to"]]  # fmt: skip
-    caption = f'{context["game"]} turn {context["turn"]}: the neighbourhood of {viewer}'
+    arrows = [
+        (a["kind"], *pos[a["from"]], *pos[a["to"]])
+        for a in context["map"].get("arrows", [])
+        if a["from"] in pos and a["to"] in pos and a["from"] != a["to"]
+    ]
+    caption = f"{context['game']} turn {context['turn']}: the neighbourhood of {viewer}"
     return NearLayout(caption, width, height, links, drawn, arrows)
 
 
@@ -187,16 +225,22 @@ def near_svg(layout: NearLayout) -> str:
         f'<rect width="{width}" height="{height}" fill="{BACKGROUND}"/>',
         f'<g stroke="{LINK}" stroke-width="1.5">',
     ]
-    out.extend(f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}"/>' for x1, y1, x2, y2 in layout.links)
+    out.extend(
+        f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}"/>' for x1, y1, x2, y2 in layout.links
+    )
     out.append("</g>")
     for sym, labels in layout.systems:
         x, y = sym.x, sym.y
         out.append('<g fill-opacity="0.5" stroke-opacity="0.5">' if sym.faded else "<g>")
         if sym.belt:
-            out.append(f'<rect x="{x - 5:.1f}" y="{y - 5:.1f}" width="10" height="10" transform="rotate(45 {x:.1f} {y:.1f})" '
-                       f'fill="{sym.fill}" stroke="{sym.ring}" stroke-width="{sym.width:g}"/>')  # fmt: skip
+            out.append(
+                f'<rect x="{x - 5:.1f}" y="{y - 5:.1f}" width="10" height="10" transform="rotate(45 {x:.1f} {y:.1f})" '
+                f'fill="{sym.fill}" stroke="{sym.ring}" stroke-width="{sym.width:g}"/>'
+            )
         else:
-            out.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{sym.radius:g}" fill="{sym.fill}" stroke="{sym.ring}" stroke-width="{sym.width:g}"/>')
+            out.append(
+                f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{sym.radius:g}" fill="{sym.fill}" stroke="{sym.ring}" stroke-width="{sym.width:g}"/>'
+            )
         out.extend(_text(label) for label in labels)
         out.append("</g>")
     for kind, x1, y1, x2, y2 in layout.arrows:

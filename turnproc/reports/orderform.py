@@ -20,12 +20,16 @@ from .schema import OwnSystemRow, ReportBody
 __all__ = ["order_form", "system_lines", "fold"]
 
 #: The costs a player needs at hand while filling the form in (rules.md §6).
-COSTS = ("# Costs: MOVE 1 BP, NEWCRS 10, NEWFTR 3, NEWCOL 20, BUILD 5, GROW 4 BP",
-         "# each; TECH costs treasury BP.")
+COSTS = (
+    "# Costs: MOVE 1 BP, NEWCRS 10, NEWFTR 3, NEWCOL 20, BUILD 5, GROW 4 BP",
+    "# each; TECH costs treasury BP.",
+)
 #: What rule set 2 adds to them (rules.md §19).
-COSTS_V2 = ("# Rule set 2: LAYUP 1 BP, RESERVE 1, RECOVER 3 a cruiser, BOMBARD 2,",
-            "# LINK 5 x distance squared, PROBE 2 (a new probe), FIND 1; TAKE",
-            "# costs treasury BP.")
+COSTS_V2 = (
+    "# Rule set 2: LAYUP 1 BP, RESERVE 1, RECOVER 3 a cruiser, BOMBARD 2,",
+    "# LINK 5 x distance squared, PROBE 2 (a new probe), FIND 1; TAKE",
+    "# costs treasury BP.",
+)
 WIDTH = 72
 
 
@@ -41,8 +45,11 @@ class _RuleSet2:
 
 def _ships(row: OwnSystemRow) -> str:
     parts = []
-    for n, one, many in ((row["cruisers"], "cruiser", "cruisers"), (row["fighters"], "fighter", "fighters"),
-                         (row["colony_ships"], "colony ship", "colony ships")):  # fmt: skip
+    for n, one, many in (
+        (row["cruisers"], "cruiser", "cruisers"),
+        (row["fighters"], "fighter", "fighters"),
+        (row["colony_ships"], "colony ship", "colony ships"),
+    ):
         if n:
             parts.append(f"{n} {one if n == 1 else many}")
     return ", ".join(parts) or "no ships"
@@ -105,7 +112,9 @@ def _v2_view(context: ReportBody) -> _RuleSet2 | None:
     if context.get("ruleset", 1) < 2:
         return None
     me = context["empire"]["code"]
-    planets = {s["code"] for s in context["map"]["systems"] if s["type"] == "PL" and s.get("owner") not in (None, me)}
+    planets = {
+        s["code"] for s in context["map"]["systems"] if s["type"] == "PL" and s.get("owner") not in (None, me)
+    }
     return _RuleSet2(planets, context["empire"]["techs"].get("HYPERSPACE", 0))
 
 
@@ -116,13 +125,21 @@ def _v2_lines(context: ReportBody) -> list[str]:
     lines = list(COSTS_V2)
     reserve, lost = empire.get("reserve", 0), empire.get("lost_in_space", 0)
     if reserve:
-        lines += fold(f"In reserve: {reserve} cruiser{'s' if reserve != 1 else ''}; RESERVE WHERE N brings them back.", "# ", "# ")
+        lines += fold(
+            f"In reserve: {reserve} cruiser{'s' if reserve != 1 else ''}; RESERVE WHERE N brings them back.",
+            "# ",
+            "# ",
+        )
     if lost:
         most = 2 + techs.get("RECOVERY", 0)
         lines += fold(f"Lost in space: {lost}; RECOVER WHERE N brings back up to {most} a time.", "# ", "# ")
     probes = techs.get("PROBE", 0)
     if probes:
-        lines += fold(f"Up to {probes} PROBE CODE line{'s' if probes != 1 else ''} (no slot); FIND WHERE destroys probes.", "# ", "# ")
+        lines += fold(
+            f"Up to {probes} PROBE CODE line{'s' if probes != 1 else ''} (no slot); FIND WHERE destroys probes.",
+            "# ",
+            "# ",
+        )
     if len(context.get("roundup") or []) > 1:
         lines += fold("TRADE TECH EMPIRE [LEVEL] offers a tech; TAKE TECH EMPIRE accepts one.", "# ", "# ")
     return lines
@@ -134,11 +151,24 @@ def fold(text: str, first: str, rest: str, *, hyphens: bool = True) -> list[str]
     form holds (words one space apart, none too long for a line, no hyphen):
     every report of a thousand-empire turn folds three texts a system.
     Anything else goes to textwrap itself."""
-    if len(first) + len(text) <= WIDTH and text.isprintable() and "  " not in text and text.strip(" ") == text and text:
+    if (
+        len(first) + len(text) <= WIDTH
+        and text.isprintable()
+        and "  " not in text
+        and text.strip(" ") == text
+        and text
+    ):
         return [first + text]  # one line: what textwrap returns for it
     words = text.split()
-    if not words or " ".join(words) != text or "-" in text or max(map(len, words)) > WIDTH - max(len(first), len(rest)):
-        return textwrap.wrap(text, WIDTH, initial_indent=first, subsequent_indent=rest, break_on_hyphens=hyphens)
+    if (
+        not words
+        or " ".join(words) != text
+        or "-" in text
+        or max(map(len, words)) > WIDTH - max(len(first), len(rest))
+    ):
+        return textwrap.wrap(
+            text, WIDTH, initial_indent=first, subsequent_indent=rest, break_on_hyphens=hyphens
+        )
     lines: list[str] = []
     line = first + words[0]
     for word in words[1:]:

@@ -33,9 +33,21 @@ from .fonts import font_files
 from .nearmap import NearLayout
 from .schema import ArrowKind, MapSystem, ReportContext
 from .svgmap import (
-    ARROW_COLOUR, ARROW_WIDTH, BACKGROUND, CAPTURE_RING, LINK, OWN, Label, Symbol, arrow_shape, attack_cross, compact_layout,
-    forces, labels, symbol,
-)  # fmt: skip
+    ARROW_COLOUR,
+    ARROW_WIDTH,
+    BACKGROUND,
+    CAPTURE_RING,
+    LINK,
+    OWN,
+    Label,
+    Symbol,
+    arrow_shape,
+    attack_cross,
+    compact_layout,
+    forces,
+    labels,
+    symbol,
+)
 
 __all__ = ["compact_png", "near_png", "DASH_PX"]
 
@@ -91,13 +103,22 @@ def _ring_px(width: float, mine: bool) -> int:
     return max(px, 1) if mine else px
 
 
-def _disc(draw: ImageDraw.ImageDraw, x: float, y: float, r: float, fill: int | None, ring: int, ring_px: int) -> None:
+def _disc(
+    draw: ImageDraw.ImageDraw, x: float, y: float, r: float, fill: int | None, ring: int, ring_px: int
+) -> None:
     # SVG strokes straddle the outline: the ring reaches half its width past r.
     outer = max(0.5, r + ring_px / 2)
-    draw.ellipse((x - outer, y - outer, x + outer - 1, y + outer - 1), fill=fill, outline=ring if ring_px else None, width=ring_px)
+    draw.ellipse(
+        (x - outer, y - outer, x + outer - 1, y + outer - 1),
+        fill=fill,
+        outline=ring if ring_px else None,
+        width=ring_px,
+    )
 
 
-def _dashed(draw: ImageDraw.ImageDraw, x1: float, y1: float, x2: float, y2: float, ink: int, width: int) -> None:
+def _dashed(
+    draw: ImageDraw.ImageDraw, x1: float, y1: float, x2: float, y2: float, ink: int, width: int
+) -> None:
     length = math.hypot(x2 - x1, y2 - y1)
     if length == 0:
         return
@@ -106,9 +127,13 @@ def _dashed(draw: ImageDraw.ImageDraw, x1: float, y1: float, x2: float, y2: floa
     while at < length:
         end = min(at + on, length)
         draw.line(
-            [(x1 + (x2 - x1) * at / length, y1 + (y2 - y1) * at / length), (x1 + (x2 - x1) * end / length, y1 + (y2 - y1) * end / length)],
-            fill=ink, width=width,
-        )  # fmt: skip
+            [
+                (x1 + (x2 - x1) * at / length, y1 + (y2 - y1) * at / length),
+                (x1 + (x2 - x1) * end / length, y1 + (y2 - y1) * end / length),
+            ],
+            fill=ink,
+            width=width,
+        )
         at = end + off
 
 
@@ -129,9 +154,14 @@ def _label(draw: ImageDraw.ImageDraw, label: Label, scale: float, ink: _Palette,
     font = _font(max(1, round(label.size * scale)), label.bold)
     # The background outline under the letters, as the SVG's, keeps a label readable where it crosses a link.
     draw.text(
-        (label.x * scale, label.y * scale), label.text, fill=ink(label.fill, faded), font=font, anchor=_ANCHOR[label.anchor],
-        stroke_width=_px(1.5 * scale), stroke_fill=ink(BACKGROUND),
-    )  # fmt: skip
+        (label.x * scale, label.y * scale),
+        label.text,
+        fill=ink(label.fill, faded),
+        font=font,
+        anchor=_ANCHOR[label.anchor],
+        stroke_width=_px(1.5 * scale),
+        stroke_fill=ink(BACKGROUND),
+    )
 
 
 @lru_cache(maxsize=8192)
@@ -182,7 +212,13 @@ def compact_png(context: ReportContext) -> bytes:
     return _png(image, ink)
 
 
-def _arrows(draw: ImageDraw.ImageDraw, arrows: list[tuple[ArrowKind, float, float, float, float]], scale: float, k: float, ink: _Palette) -> None:
+def _arrows(
+    draw: ImageDraw.ImageDraw,
+    arrows: list[tuple[ArrowKind, float, float, float, float]],
+    scale: float,
+    k: float,
+    ink: _Palette,
+) -> None:
     """This turn's arrows (kind, from x, y, to x, y), with a battle's cross and a capture's ring."""
     width = _px(ARROW_WIDTH * k * scale)
     for kind, x1, y1, x2, y2 in arrows:
@@ -218,9 +254,9 @@ def near_png(layout: NearLayout) -> bytes:
     link = ink(LINK)
     for x1, y1, x2, y2 in layout.links:
         draw.line([(x1, y1), (x2, y2)], fill=link, width=2)
-    for sym, labels in layout.systems:
+    for sym, system_labels in layout.systems:
         _symbol(draw, sym, 1.0, ink)
-        for label in labels:
+        for label in system_labels:
             # No outline: here labels stand beside their symbols, clear of
             # most links, and the outline would double the picture's cost.
             mask, left, top = _lettering(label.text, label.size, label.bold, label.anchor)

@@ -19,7 +19,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..rules.state import Empire, GameSettings, GameState, Stance, System, SystemType, Tech, link_key, techs_of
+from ..rules.state import (
+    Empire,
+    GameSettings,
+    GameState,
+    Stance,
+    System,
+    SystemType,
+    Tech,
+    link_key,
+    techs_of,
+)
 
 __all__ = ["ReportError", "PlayerView", "state_from_report"]
 
@@ -46,7 +56,9 @@ class PlayerView:
 def _get(data: Mapping[str, Any], key: str, kind: type, where: str) -> Any:
     value = data.get(key)
     if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-        raise ReportError(f"{where}{key} is missing or not {'a number' if kind is int else 'a ' + kind.__name__}")
+        raise ReportError(
+            f"{where}{key} is missing or not {'a number' if kind is int else 'a ' + kind.__name__}"
+        )
     return value
 
 
@@ -127,7 +139,7 @@ def state_from_report(data: Any) -> PlayerView:
     """Rebuild the game one JSON report shows. Raises :class:`ReportError`
     (naming the field) when ``data`` is not a turnproc report."""
     if not isinstance(data, Mapping) or not str(data.get("schema", "")).startswith(SCHEMA_PREFIXES):
-        raise ReportError("this is not a turnproc report (it has no \"schema\" field)")
+        raise ReportError('this is not a turnproc report (it has no "schema" field)')
     ruleset = data.get("ruleset", 1)
     if not isinstance(ruleset, int) or isinstance(ruleset, bool):
         raise ReportError(f"ruleset {ruleset!r} is not a rule-set version")
@@ -157,12 +169,20 @@ def state_from_report(data: Any) -> PlayerView:
             try:
                 system.stance = Stance(row.get("stance", "DEFEND"))
             except ValueError:
-                raise ReportError(f"{section} {system.code}: stance {row.get('stance')!r} is not a stance") from None
+                raise ReportError(
+                    f"{section} {system.code}: stance {row.get('stance')!r} is not a stance"
+                ) from None
             systems[system.code] = system
-            links.update(link_key(system.code, n) for n in _get(row, "links", list, f"{section} {system.code}: ") if isinstance(n, int))
+            links.update(
+                link_key(system.code, n)
+                for n in _get(row, "links", list, f"{section} {system.code}: ")
+                if isinstance(n, int)
+            )
     links = {pair for pair in links if pair[0] in systems and pair[1] in systems}
     empires = {}
-    for row in sorted(_get(data, "roundup", list, ""), key=lambda r: str(r.get("code")) if isinstance(r, Mapping) else ""):
+    for row in sorted(
+        _get(data, "roundup", list, ""), key=lambda r: str(r.get("code")) if isinstance(r, Mapping) else ""
+    ):
         other = _get(_object(row, "roundup: "), "code", str, "roundup: ")
         empires[other] = Empire(code=other, name=str(row.get("name", "")), vp=int(row.get("vp") or 0))
     if code not in empires:

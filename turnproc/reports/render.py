@@ -83,7 +83,9 @@ def environment(path: Path | None = None) -> jinja2.Environment:
     env = _DataEnvironment(
         # The mails' folders are under mail/ (a mail is named by its kind alone:
         # "ack/subject.txt"); the public pages and the order desk beside it.
-        loader=jinja2.FileSystemLoader([str((path or templates_dir()) / "mail"), str(path or templates_dir())]),
+        loader=jinja2.FileSystemLoader(
+            [str((path or templates_dir()) / "mail"), str(path or templates_dir())]
+        ),
         undefined=jinja2.StrictUndefined,
         autoescape=jinja2.select_autoescape(enabled_extensions=("html",), default_for_string=False),
         trim_blocks=True,
@@ -124,7 +126,9 @@ def wrap(value: object, width: int = 96, indent: str = "  ") -> str:
         # Already one line, its whitespace made single by clip: what textwrap
         # would give back, at a fraction of its cost (most of a report's lines).
         return text
-    return textwrap.fill(text, width=width, subsequent_indent=indent, break_long_words=True, break_on_hyphens=False)
+    return textwrap.fill(
+        text, width=width, subsequent_indent=indent, break_long_words=True, break_on_hyphens=False
+    )
 
 
 def marks(system: OwnSystemRow) -> str:
@@ -249,7 +253,9 @@ class SharedParts:
 
 def _roundup(rows: list[RoundupRow]) -> tuple[str, Markup]:
     env = environment()
-    return env.get_template("report/roundup.txt").render(roundup=rows), Markup(env.get_template("report/roundup.html").render(roundup=rows))
+    return env.get_template("report/roundup.txt").render(roundup=rows), Markup(
+        env.get_template("report/roundup.html").render(roundup=rows)
+    )
 
 
 def stored_context(stored: Mapping[str, Any]) -> ReportContext:
@@ -262,7 +268,9 @@ def stored_context(stored: Mapping[str, Any]) -> ReportContext:
 def _report_extras(context: ReportContext, shared: SharedParts | None) -> dict[str, object]:
     # Without parts shared between reports (one report built alone, as the
     # outbox's builders do), nothing is looked up or kept.
-    roundup_text, roundup_html = shared.roundup(context["roundup"]) if shared else _roundup(context["roundup"])
+    roundup_text, roundup_html = (
+        shared.roundup(context["roundup"]) if shared else _roundup(context["roundup"])
+    )
     return {"ascii_map": ascii_map(context), "roundup_text": roundup_text, "roundup_html": roundup_html}
 
 
@@ -277,7 +285,14 @@ def render_report_text(stored: Mapping[str, Any], shared: SharedParts | None = N
     and a welcome mail quotes. The same text the report mail carries.
     ``stored``: a report context, or one read back from storage (any schema version)."""
     context = stored_context(stored)
-    extra = {**_report_extras(context, shared), "map_src": "", "map_width": 0, "map_height": 0, "near_src": "", "near_width": 0}
+    extra = {
+        **_report_extras(context, shared),
+        "map_src": "",
+        "map_width": 0,
+        "map_height": 0,
+        "near_src": "",
+        "near_width": 0,
+    }
     return environment().get_template("report/body.txt").render({**context, **extra})
 
 
@@ -307,13 +322,15 @@ def render_report_documents(
     near = near_layout(context)
     near_picture = near_png(near) if near else None
     extra = {
-        **_report_extras(context, shared), "map_src": f"cid:{MAP_CID}", "map_width": width, "map_height": height,
+        **_report_extras(context, shared),
+        "map_src": f"cid:{MAP_CID}",
+        "map_width": width,
+        "map_height": height,
         "map_legend": compact_legend(context) if compact else [],
-        "near_src": f"cid:{NEAR_CID}" if near else "", "near_width": near.width if near else 0,
+        "near_src": f"cid:{NEAR_CID}" if near else "",
+        "near_width": near.width if near else 0,
         **({"links": links} if links is not None else {}),
-    }  # fmt: skip
+    }
     rendered = render("report", {**context, **extra})
     assert rendered.html is not None
-    return ReportDocuments(
-        rendered.subject, rendered.text, rendered.html, svg, data, png, near_picture, near
-    )
+    return ReportDocuments(rendered.subject, rendered.text, rendered.html, svg, data, png, near_picture, near)

@@ -19,11 +19,33 @@ from typing import Any, Literal, NotRequired, TypedDict
 from ..rules.eventdata import ProbeSight, ProbeState, SystemIncome
 
 __all__ = [
-    "SCHEMA_VERSION", "SCHEMA_ID", "RoundupRow", "PressRow", "ArrowKind", "Arrow", "SystemRow", "OwnSystemRow",
-    "MapSystem", "ReportMap", "EmpireView", "OrderRow", "Happening", "BulletinPointer", "ProbeSection",
-    "Announcement", "ReportExtras", "report_extras", "add_extras", "StoredReport", "TurnHead", "BulletinContext",
-    "ReportBody", "ReportContext", "schema_version", "upgrade_report",
-]  # fmt: skip
+    "SCHEMA_VERSION",
+    "SCHEMA_ID",
+    "RoundupRow",
+    "PressRow",
+    "ArrowKind",
+    "Arrow",
+    "SystemRow",
+    "OwnSystemRow",
+    "MapSystem",
+    "ReportMap",
+    "EmpireView",
+    "OrderRow",
+    "Happening",
+    "BulletinPointer",
+    "ProbeSection",
+    "Announcement",
+    "ReportExtras",
+    "report_extras",
+    "add_extras",
+    "StoredReport",
+    "TurnHead",
+    "BulletinContext",
+    "ReportBody",
+    "ReportContext",
+    "schema_version",
+    "upgrade_report",
+]
 
 log = logging.getLogger(__name__)
 
@@ -223,7 +245,9 @@ def report_extras(extras: Mapping[str, Any]) -> ReportExtras:
     typed = ReportExtras()
     for key, value in extras.items():
         if key == "announcements":
-            typed["announcements"] = [Announcement(subject=str(a["subject"]), text=str(a["text"])) for a in value]
+            typed["announcements"] = [
+                Announcement(subject=str(a["subject"]), text=str(a["text"])) for a in value
+            ]
         elif key == "correction_reason":
             typed["correction_reason"] = str(value)
         else:
@@ -244,7 +268,11 @@ def schema_version(stored: Mapping[str, Any]) -> int:
     schema = stored.get("schema")
     if schema is None or schema == _SCHEMA_1_ID:
         return 1
-    if isinstance(schema, str) and schema.startswith(_SCHEMA_PREFIX) and schema[len(_SCHEMA_PREFIX) :].isdigit():
+    if (
+        isinstance(schema, str)
+        and schema.startswith(_SCHEMA_PREFIX)
+        and schema[len(_SCHEMA_PREFIX) :].isdigit()
+    ):
         return int(schema[len(_SCHEMA_PREFIX) :])
     raise ValueError(f"not a report schema this version knows: {schema!r}")
 

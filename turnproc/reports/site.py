@@ -14,9 +14,8 @@ from __future__ import annotations
 
 import html
 import re
-from dataclasses import dataclass, field
 from collections.abc import Iterable
-from typing import Any
+from dataclasses import dataclass, field
 
 from markupsafe import Markup
 
@@ -24,7 +23,17 @@ from .render import environment
 from .schema import RoundupRow
 
 __all__ = [
-    "Standing", "Press", "Announcement", "PublicGame", "PLOTTED", "PLOT_FONT", "PRESS_TURNS", "site_files", "turn_page", "vp_plot", "doc_page",
+    "Standing",
+    "Press",
+    "Announcement",
+    "PublicGame",
+    "PLOTTED",
+    "PLOT_FONT",
+    "PRESS_TURNS",
+    "site_files",
+    "turn_page",
+    "vp_plot",
+    "doc_page",
 ]
 
 #: Empires drawn in the VP plot: the best at the latest turn (the tables list all).
@@ -37,7 +46,18 @@ PRESS_TURNS = 3
 #: 390-pixel screen (358 pixels for the drawing), 16 on a wide one.
 PLOT_FONT = 16
 
-_COLOURS = ("#1b6ac9", "#d1451b", "#2a9d3a", "#8e44ad", "#c98a00", "#0f8b8d", "#b8336a", "#5b5b5b", "#7a5c1e", "#3d4db7")
+_COLOURS = (
+    "#1b6ac9",
+    "#d1451b",
+    "#2a9d3a",
+    "#8e44ad",
+    "#c98a00",
+    "#0f8b8d",
+    "#b8336a",
+    "#5b5b5b",
+    "#7a5c1e",
+    "#3d4db7",
+)
 
 
 @dataclass(frozen=True)
@@ -122,19 +142,31 @@ def vp_plot(game: PublicGame, width: int = 480, height: int = 280) -> str:
         f'<rect x="{left}" y="{upper}" width="{plot_w}" height="{plot_h}" fill="#fbfbfd" stroke="#c8c8d0"/>',
     ]
     for tick in _ticks(top):
-        parts.append(f'<line x1="{left}" x2="{left + plot_w}" y1="{y(tick):.1f}" y2="{y(tick):.1f}" stroke="#e4e4ea"/>')
-        parts.append(f'<text x="{left - 6}" y="{y(tick) + 5:.1f}" text-anchor="end" font-size="{font}">{tick}</text>')
+        parts.append(
+            f'<line x1="{left}" x2="{left + plot_w}" y1="{y(tick):.1f}" y2="{y(tick):.1f}" stroke="#e4e4ea"/>'
+        )
+        parts.append(
+            f'<text x="{left - 6}" y="{y(tick) + 5:.1f}" text-anchor="end" font-size="{font}">{tick}</text>'
+        )
     for turn in _ticks(turns[-1], start=turns[0]):
-        parts.append(f'<text x="{x(turn):.1f}" y="{upper + plot_h + 20}" text-anchor="middle" font-size="{font}">{turn}</text>')
-    parts.append(f'<text x="{left + plot_w / 2:.1f}" y="{height - 4}" text-anchor="middle" font-size="{font}">turn</text>')
-    parts.append(f'<text x="16" y="{upper + plot_h / 2:.1f}" font-size="{font}" transform="rotate(-90 16 {upper + plot_h / 2:.1f})" text-anchor="middle">VP</text>')
+        parts.append(
+            f'<text x="{x(turn):.1f}" y="{upper + plot_h + 20}" text-anchor="middle" font-size="{font}">{turn}</text>'
+        )
+    parts.append(
+        f'<text x="{left + plot_w / 2:.1f}" y="{height - 4}" text-anchor="middle" font-size="{font}">turn</text>'
+    )
+    parts.append(
+        f'<text x="16" y="{upper + plot_h / 2:.1f}" font-size="{font}" transform="rotate(-90 16 {upper + plot_h / 2:.1f})" text-anchor="middle">VP</text>'
+    )
     legend = []
     for i, code in enumerate(codes):
         colour = _COLOURS[i % len(_COLOURS)]
         points = [(t, vp[t][code]) for t in turns if code in vp[t]]
         line = " ".join(f"{x(t):.1f},{y(v):.1f}" for t, v in points)
         parts.append(f'<polyline fill="none" stroke="{colour}" stroke-width="2.5" points="{line}"/>')
-        legend.append(f'<li><span class="swatch" style="background:{colour}"></span><code>{html.escape(code)}</code> {html.escape(str(last[i]["name"]))}</li>')
+        legend.append(
+            f'<li><span class="swatch" style="background:{colour}"></span><code>{html.escape(code)}</code> {html.escape(str(last[i]["name"]))}</li>'
+        )
     parts.append("</svg>")
     parts.append(f'<ul class="legend">{"".join(legend)}</ul>')
     return "".join(parts)
@@ -185,12 +217,14 @@ def doc_page(text: str, pages: dict[str, str]) -> str:
 
     # Fences keep their language word only: "orders-wrong code=x" is for the docs tests.
     text = _FENCE.sub(lambda m: m.group(1) + m.group(2), _site_links(text, pages))
-    return str(markdown.markdown(
-        text,
-        extensions=["tables", "fenced_code", "sane_lists", "toc"],
-        extension_configs={"toc": {"slugify": _slug}},
-        output_format="html",
-    ))
+    return str(
+        markdown.markdown(
+            text,
+            extensions=["tables", "fenced_code", "sane_lists", "toc"],
+            extension_configs={"toc": {"slugify": _slug}},
+            output_format="html",
+        )
+    )
 
 
 def site_files(game: PublicGame, docs: dict[str, str], turns: Iterable[int] | None = None) -> dict[str, str]:
@@ -201,18 +235,32 @@ def site_files(game: PublicGame, docs: dict[str, str], turns: Iterable[int] | No
     ``docs`` (name ``rules.md`` → its Markdown text) and the style sheet."""
     env = environment()
     pages = {name: name.removesuffix(".md") + ".html" for name in docs}
-    nav = [("index.html", "Standings"), ("turns.html", "Turn by turn"), ("press.html", "Press"),
-           ("announcements.html", "Announcements"), ("orders/index.html", "Order desk")] + [(pages[n], _title(docs[n])) for n in docs]  # fmt: skip
+    nav = [
+        ("index.html", "Standings"),
+        ("turns.html", "Turn by turn"),
+        ("press.html", "Press"),
+        ("announcements.html", "Announcements"),
+        ("orders/index.html", "Order desk"),
+    ] + [(pages[n], _title(docs[n])) for n in docs]
     latest = game.standings[-1] if game.standings else None
     common = {"game": game, "nav": nav, "latest": latest, "root": ""}
     recent = set(sorted(game.vp_by_turn())[-PRESS_TURNS:])
     files = {
-        "index.html": env.get_template("site/index.html").render(common, page="index.html", plot=Markup(vp_plot(game)), plotted=PLOTTED),
-        "turns.html": env.get_template("site/turns.html").render(common, page="turns.html", turns=sorted(game.vp_by_turn())),
-        "press.html": env.get_template("site/press.html").render(
-            common, page="press.html", press=[p for p in game.press if p.turn in recent], oldest=min(recent, default=0)
+        "index.html": env.get_template("site/index.html").render(
+            common, page="index.html", plot=Markup(vp_plot(game)), plotted=PLOTTED
         ),
-        "announcements.html": env.get_template("site/announcements.html").render(common, page="announcements.html"),
+        "turns.html": env.get_template("site/turns.html").render(
+            common, page="turns.html", turns=sorted(game.vp_by_turn())
+        ),
+        "press.html": env.get_template("site/press.html").render(
+            common,
+            page="press.html",
+            press=[p for p in game.press if p.turn in recent],
+            oldest=min(recent, default=0),
+        ),
+        "announcements.html": env.get_template("site/announcements.html").render(
+            common, page="announcements.html"
+        ),
         "site.css": env.get_template("site/site.css").render(),
     }
     wanted = {s.turn for s in game.standings} if turns is None else set(turns)
@@ -230,9 +278,11 @@ def turn_page(game: PublicGame, standing: Standing, nav: list[tuple[str, str]]) 
     """``turns/N.html``: the standings after turn N and the press of turn N.
     It depends on nothing of a later turn, so it is written once."""
     press = [p for p in game.press if p.turn == standing.turn]
-    return str(environment().get_template("site/turn.html").render(
-        game=game, nav=nav, latest=standing, root="../", page="", standing=standing, press=press
-    ))
+    return str(
+        environment()
+        .get_template("site/turn.html")
+        .render(game=game, nav=nav, latest=standing, root="../", page="", standing=standing, press=press)
+    )
 
 
 def _title(text: str) -> str:

@@ -30,10 +30,34 @@ from xml.sax.saxutils import quoteattr as _xml_quoteattr
 from .schema import MapSystem, ReportContext, SystemRow
 
 __all__ = [
-    "svg_map", "ascii_map", "owner_colour", "MAX_PNG_SIDE", "MIN_LABEL_SCALE", "CELL", "MARGIN", "label_limit",
-    "static_legend", "LEGEND_WIDTH", "compact_legend", "compact_layout", "CompactLayout", "forces", "symbol", "Symbol",
-    "labels", "Label", "arrow_shape", "ArrowShape", "attack_cross", "CAPTURE_RING", "ARROW_WIDTH", "COMPACT_SIDE", "COMPACT_OWNERS", "MIN_STAR_PX", "MAX_BOOST",
-]  # fmt: skip
+    "svg_map",
+    "ascii_map",
+    "owner_colour",
+    "MAX_PNG_SIDE",
+    "MIN_LABEL_SCALE",
+    "CELL",
+    "MARGIN",
+    "label_limit",
+    "static_legend",
+    "LEGEND_WIDTH",
+    "compact_legend",
+    "compact_layout",
+    "CompactLayout",
+    "forces",
+    "symbol",
+    "Symbol",
+    "labels",
+    "Label",
+    "arrow_shape",
+    "ArrowShape",
+    "attack_cross",
+    "CAPTURE_RING",
+    "ARROW_WIDTH",
+    "COMPACT_SIDE",
+    "COMPACT_OWNERS",
+    "MIN_STAR_PX",
+    "MAX_BOOST",
+]
 
 #: One grid square, in SVG units (pixels at full size).
 
@@ -77,11 +101,39 @@ LINK = "#a3aab8"
 OWN = "#1b7f3b"
 NOBODY = "#8a8f98"
 PALETTE = (
-    "#1f77b4", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#7f7f00", "#ff7f0e",
-    "#393b79", "#637939", "#8c6d31", "#843c39", "#7b4173", "#3182bd", "#e6550d", "#31a354",
-)  # fmt: skip
-STAR_FILL = {"YD": "#ffd92f", "WD": "#e8e8e8", "RD": "#e45756", "BD": "#3b3b3b", "RG": "#f58518", "SG": "#72b7f2"}
-STAR_NAMES = {"YD": "yellow dwarf", "WD": "white dwarf", "RD": "red dwarf", "BD": "black dwarf", "RG": "red giant", "SG": "super giant"}
+    "#1f77b4",
+    "#d62728",
+    "#9467bd",
+    "#8c564b",
+    "#e377c2",
+    "#17becf",
+    "#7f7f00",
+    "#ff7f0e",
+    "#393b79",
+    "#637939",
+    "#8c6d31",
+    "#843c39",
+    "#7b4173",
+    "#3182bd",
+    "#e6550d",
+    "#31a354",
+)
+STAR_FILL = {
+    "YD": "#ffd92f",
+    "WD": "#e8e8e8",
+    "RD": "#e45756",
+    "BD": "#3b3b3b",
+    "RG": "#f58518",
+    "SG": "#72b7f2",
+}
+STAR_NAMES = {
+    "YD": "yellow dwarf",
+    "WD": "white dwarf",
+    "RD": "red dwarf",
+    "BD": "black dwarf",
+    "RG": "red giant",
+    "SG": "super giant",
+}
 PLANET_FILL = "#4f8fcf"
 BELT_FILL = "#8d6e63"
 ARROW_COLOUR = {"move": "#1f5fbf", "attack": "#c62828", "capture": "#e67700", "lost": "#6d6d6d"}
@@ -120,7 +172,9 @@ def _name(row: SystemRow | None) -> str:
 def _ships(row: SystemRow | None) -> str:
     if not row or not (row["cruisers"] or row["fighters"] or row["colony_ships"]):
         return ""
-    return f'{row["cruisers"]}c {row["fighters"]}f' + (f' {row["colony_ships"]}k' if row["colony_ships"] else "")
+    return f"{row['cruisers']}c {row['fighters']}f" + (
+        f" {row['colony_ships']}k" if row["colony_ships"] else ""
+    )
 
 
 @dataclass
@@ -149,7 +203,9 @@ def _frame(systems: list[MapSystem], boost: float = 1.0) -> _Frame:
     return _Frame(pos, (max_c - min_c + 1) * CELL + 2 * MARGIN, (max_r - min_r + 1) * CELL + 2 * MARGIN)
 
 
-def _text(x: float, y: float, text: str, size: int, *, anchor: str = "middle", bold: bool = False, fill: str = INK) -> str:
+def _text(
+    x: float, y: float, text: str, size: int, *, anchor: str = "middle", bold: bool = False, fill: str = INK
+) -> str:
     # The white outline (painted under the letters) keeps a label readable where it crosses a link.
     weight = ' font-weight="bold"' if bold else ""
     return (
@@ -230,9 +286,16 @@ def symbol(s: MapSystem, frame: _Frame, row: SystemRow | None, viewer: str, k: f
     fill = STAR_FILL.get(s["type"], "#cccccc") if star else (BELT_FILL if s["type"] == "AB" else PLANET_FILL)
     width = (4 if s["owner"] == viewer else (3 if s["owner"] else 1)) * k
     return Symbol(
-        x, y, star, not star and s["type"] == "AB", fill, owner_colour(s["owner"], viewer), width, (9 if star else 6) * k,
+        x,
+        y,
+        star,
+        not star and s["type"] == "AB",
+        fill,
+        owner_colour(s["owner"], viewer),
+        width,
+        (9 if star else 6) * k,
         not (s["visible"] or row),
-    )  # fmt: skip
+    )
 
 
 @dataclass(frozen=True)
@@ -253,7 +316,9 @@ def labels(s: MapSystem, sym: Symbol, row: SystemRow | None, context: ReportCont
     x, y = sym.x, sym.y
     ships = _ships(row)
     name = _name(row)
-    marks = ("H" if s["code"] == context["empire"]["home"] else "") + ("B" if s["code"] == context["empire"]["base"] else "")
+    marks = ("H" if s["code"] == context["empire"]["home"] else "") + (
+        "B" if s["code"] == context["empire"]["base"] else ""
+    )
     out = []
     if sym.star:
         out.append(Label(x, y + 30, str(s["code"]), 13, bold=True))
@@ -264,13 +329,17 @@ def labels(s: MapSystem, sym: Symbol, row: SystemRow | None, context: ReportCont
         if ships:
             out.append(Label(x, y + 54 if name else y + 42, ships, 10, fill=sym.ring if s["owner"] else INK))
     else:
-        out.append(Label(x + 16, y + 4, " ".join(p for p in (str(s["code"]), marks, ships) if p), 11, anchor="start"))
+        out.append(
+            Label(x + 16, y + 4, " ".join(p for p in (str(s["code"]), marks, ships) if p), 11, anchor="start")
+        )
         if name:
             out.append(Label(x + 16, y + 15, name, 9, anchor="start"))
     return out
 
 
-def _system(s: MapSystem, frame: _Frame, row: SystemRow | None, context: ReportContext, with_labels: bool) -> list[str]:
+def _system(
+    s: MapSystem, frame: _Frame, row: SystemRow | None, context: ReportContext, with_labels: bool
+) -> list[str]:
     """One system's symbol, its tooltip and, with ``with_labels``, its labels."""
     sym = symbol(s, frame, row, context["empire"]["code"])
     x, y = sym.x, sym.y
@@ -278,10 +347,12 @@ def _system(s: MapSystem, frame: _Frame, row: SystemRow | None, context: ReportC
     # by the group's opacity: that makes the renderer paint the group on a
     # layer of its own, a cost per system.
     faded = ' fill-opacity="0.5" stroke-opacity="0.5"' if sym.faded else ""
-    title = f'{s["code"]} {s["type"]}' + (f' ({s["owner"]})' if s["owner"] else "")
+    title = f"{s['code']} {s['type']}" + (f" ({s['owner']})" if s["owner"] else "")
     out = [f"<g{faded}><title>{escape(title)}</title>"]
     if sym.star:
-        out.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{sym.radius:g}" fill="{sym.fill}" stroke="{sym.ring}" stroke-width="{sym.width:g}"/>')
+        out.append(
+            f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{sym.radius:g}" fill="{sym.fill}" stroke="{sym.ring}" stroke-width="{sym.width:g}"/>'
+        )
     else:
         # A planet is a circle, a belt a diamond: told apart without colour.
         shape = (
@@ -291,7 +362,10 @@ def _system(s: MapSystem, frame: _Frame, row: SystemRow | None, context: ReportC
         )
         out.append(f'{shape} fill="{sym.fill}" stroke="{sym.ring}" stroke-width="{sym.width:g}"/>')
     if with_labels:
-        out.extend(_text(lb.x, lb.y, lb.text, lb.size, anchor=lb.anchor, bold=lb.bold, fill=lb.fill) for lb in labels(s, sym, row, context))
+        out.extend(
+            _text(lb.x, lb.y, lb.text, lb.size, anchor=lb.anchor, bold=lb.bold, fill=lb.fill)
+            for lb in labels(s, sym, row, context)
+        )
     out.append("</g>")
     return out
 
@@ -301,7 +375,9 @@ LEGEND_WIDTH = 560
 _LEGEND_LINE = 22
 
 
-def _flow(items: list[tuple[str, str]], width: float, y: float, size: int = 12, line: float = _LEGEND_LINE) -> tuple[list[str], float]:
+def _flow(
+    items: list[tuple[str, str]], width: float, y: float, size: int = 12, line: float = _LEGEND_LINE
+) -> tuple[list[str], float]:
     """Legend entries (symbol SVG at 0,0, words) in rows ``width`` wide and
     ``line`` apart from ``y``; returns them and the baseline of the last row."""
     out = []
@@ -311,8 +387,10 @@ def _flow(items: list[tuple[str, str]], width: float, y: float, size: int = 12, 
         w = (pad if symbol else 0) + size * 7 / 12 * len(words) + 18 * size / 12
         if x + w > width - MARGIN / 2 and x > MARGIN / 2:
             x, y = MARGIN / 2, y + line
-        out.append(f'<g transform="translate({x:.1f},{y:.1f})">{symbol}'
-                   f'<text x="{pad if symbol else 0:g}" y="0" font-size="{size}" fill="{INK}">{escape(words)}</text></g>')
+        out.append(
+            f'<g transform="translate({x:.1f},{y:.1f})">{symbol}'
+            f'<text x="{pad if symbol else 0:g}" y="0" font-size="{size}" fill="{INK}">{escape(words)}</text></g>'
+        )
         x += w
     return out, y
 
@@ -323,17 +401,55 @@ def _legend_entries() -> tuple[tuple[str, str, str], ...]:
     compact legend keeps those whose key the map shows."""
     items: list[tuple[str, str, str]] = []
     for t in ("YD", "WD", "RD", "BD", "RG", "SG"):
-        items.append((t, f'<circle cx="8" cy="-4" r="7" fill="{STAR_FILL[t]}" stroke="{NOBODY}"/>', f"{t} {STAR_NAMES[t]}"))
-    items.append(("PL", f'<circle cx="8" cy="-4" r="5" fill="{PLANET_FILL}" stroke="{NOBODY}"/>', "PL planet"))
-    items.append(("AB", f'<rect x="4" y="-8" width="8" height="8" transform="rotate(45 8 -4)" fill="{BELT_FILL}" stroke="{NOBODY}"/>', "AB asteroid belt"))
+        items.append(
+            (
+                t,
+                f'<circle cx="8" cy="-4" r="7" fill="{STAR_FILL[t]}" stroke="{NOBODY}"/>',
+                f"{t} {STAR_NAMES[t]}",
+            )
+        )
+    items.append(
+        ("PL", f'<circle cx="8" cy="-4" r="5" fill="{PLANET_FILL}" stroke="{NOBODY}"/>', "PL planet")
+    )
+    items.append(
+        (
+            "AB",
+            f'<rect x="4" y="-8" width="8" height="8" transform="rotate(45 8 -4)" fill="{BELT_FILL}" stroke="{NOBODY}"/>',
+            "AB asteroid belt",
+        )
+    )
     items.append(("nobody", f'<circle cx="8" cy="-4" r="7" fill="none" stroke="{NOBODY}"/>', "nobody's"))
-    items.append(("faded", f'<circle cx="8" cy="-4" r="7" fill="{NOBODY}" fill-opacity="0.5" stroke="{NOBODY}" stroke-opacity="0.5"/>', "faded: not in scanner range now"))
-    items.append(("capture", f'<circle cx="8" cy="-4" r="7" fill="none" stroke="{ARROW_COLOUR["capture"]}" stroke-width="2.5"/>', "captured this turn"))
-    items.append(("attack", f'<path d="M3,-9 l10,10 m0,-10 l-10,10" stroke="{ARROW_COLOUR["attack"]}" stroke-width="3"/>', "battle this turn"))
+    items.append(
+        (
+            "faded",
+            f'<circle cx="8" cy="-4" r="7" fill="{NOBODY}" fill-opacity="0.5" stroke="{NOBODY}" stroke-opacity="0.5"/>',
+            "faded: not in scanner range now",
+        )
+    )
+    items.append(
+        (
+            "capture",
+            f'<circle cx="8" cy="-4" r="7" fill="none" stroke="{ARROW_COLOUR["capture"]}" stroke-width="2.5"/>',
+            "captured this turn",
+        )
+    )
+    items.append(
+        (
+            "attack",
+            f'<path d="M3,-9 l10,10 m0,-10 l-10,10" stroke="{ARROW_COLOUR["attack"]}" stroke-width="3"/>',
+            "battle this turn",
+        )
+    )
     items.append(("labels", "", "5c 2f 1k: cruisers, fighters, colony ships"))
     items.append(("labels", "", "H your HOME, B your BASE"))
     for kind in ("move", "attack", "capture", "lost"):
-        items.append((f"{kind} arrow", _arrow(-10, -4, 40, -4, ARROW_COLOUR[kind], kind == "lost"), f"this turn: {ARROW_WORDS[kind]}"))
+        items.append(
+            (
+                f"{kind} arrow",
+                _arrow(-10, -4, 40, -4, ARROW_COLOUR[kind], kind == "lost"),
+                f"this turn: {ARROW_WORDS[kind]}",
+            )
+        )
     return tuple(items)
 
 
@@ -358,7 +474,7 @@ def _shown(context: ReportContext, rows: dict[int, SystemRow], with_labels: bool
     if any(not (s["visible"] or s["code"] in rows) for s in systems):
         keys.add("faded")
     for arrow in context["map"].get("arrows", []):
-        keys.update((arrow["kind"], f'{arrow["kind"]} arrow'))
+        keys.update((arrow["kind"], f"{arrow['kind']} arrow"))
     if with_labels:
         keys.add("labels")
     return keys
@@ -366,9 +482,16 @@ def _shown(context: ReportContext, rows: dict[int, SystemRow], with_labels: bool
 
 def _owner_items(viewer: str, owners: list[str], most: int) -> list[tuple[str, str]]:
     """The legend's owners: the reader's colour and up to ``most`` other empires' on the map."""
-    items = [(f'<circle cx="8" cy="-4" r="7" fill="none" stroke="{OWN}" stroke-width="4"/>', f"yours ({viewer})")]
+    items = [
+        (f'<circle cx="8" cy="-4" r="7" fill="none" stroke="{OWN}" stroke-width="4"/>', f"yours ({viewer})")
+    ]
     for code in owners[:most]:
-        items.append((f'<circle cx="8" cy="-4" r="7" fill="none" stroke="{owner_colour(code, viewer)}" stroke-width="3"/>', code))
+        items.append(
+            (
+                f'<circle cx="8" cy="-4" r="7" fill="none" stroke="{owner_colour(code, viewer)}" stroke-width="3"/>',
+                code,
+            )
+        )
     if len(owners) > most:
         items.append(("", f"and {len(owners) - most} more empires"))
     return items
@@ -403,7 +526,9 @@ def compact_layout(context: ReportContext) -> CompactLayout:
         frame = _frame(systems, boost)
     # Unsmoothed, a link thinner than a pixel would vanish.
     link = max(1.5 * boost, 1.0 / scale)
-    return CompactLayout(frame, scale, with_labels, boost, link, round(frame.width * scale), round(frame.height * scale))
+    return CompactLayout(
+        frame, scale, with_labels, boost, link, round(frame.width * scale), round(frame.height * scale)
+    )
 
 
 def svg_map(context: ReportContext, max_side: int | None = None) -> str:
@@ -422,7 +547,7 @@ def svg_map(context: ReportContext, max_side: int | None = None) -> str:
     legend, legend_height = [static, *owners_part], last + 14
     top = 30.0
     height = top + frame.height * scale + legend_height
-    caption = f'{context["game"]} turn {context["turn"]}: the map of {viewer}'
+    caption = f"{context['game']} turn {context['turn']}: the map of {viewer}"
     out = [
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width:.0f} {height:.0f}" width="{width:.0f}" height="{height:.0f}" '
         f'font-family="DejaVu Sans, Helvetica, Arial, sans-serif" role="img" aria-label={quoteattr(caption)}>',
@@ -433,7 +558,9 @@ def svg_map(context: ReportContext, max_side: int | None = None) -> str:
     ]
     pos = frame.pos
     ends = [(pos[a], pos[b]) for a, b in context["map"]["links"] if a in pos and b in pos]
-    out.extend(f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}"/>' for (x1, y1), (x2, y2) in ends)
+    out.extend(
+        f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}"/>' for (x1, y1), (x2, y2) in ends
+    )
     out.append("</g>")
     for s in systems:
         out.extend(_system(s, frame, rows.get(s["code"]), context, with_labels))

@@ -13,13 +13,13 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..runtime import jsontext
 from ..rules.events import Event
 from ..rules.serialize import state_to_record
 from ..rules.state import GameState
+from ..runtime import jsontext
 from .bulletin import bulletin_context, bulletin_pointer
 from .context import TurnView, report_context
-from .schema import BulletinPointer, ReportContext, ReportExtras, StoredReport, report_extras, add_extras
+from .schema import BulletinPointer, ReportContext, ReportExtras, StoredReport, add_extras, report_extras
 
 __all__ = ["ReportSettings", "ReportOutput", "RecordOutput", "ReportData", "report_output", "record_output"]
 
@@ -67,7 +67,9 @@ class RecordOutput:
 def record_output(before: GameState, events: list[Event]) -> RecordOutput:
     """The turn record's JSON: ``before`` is the state before the turn,
     ``events`` its events."""
-    return RecordOutput(jsontext.dumps(state_to_record(before)), jsontext.dumps([e.to_dict() for e in events]))
+    return RecordOutput(
+        jsontext.dumps(state_to_record(before)), jsontext.dumps([e.to_dict() for e in events])
+    )
 
 
 def report_output(state: GameState, events: list[Event], settings: ReportSettings) -> ReportOutput:
@@ -80,7 +82,13 @@ def report_output(state: GameState, events: list[Event], settings: ReportSetting
     pointer: BulletinPointer | None = None
     if s.bulletin:
         data = bulletin_context(
-            state, events, game_name=s.game_name, turn=s.turn, deadline=s.deadline, view=view, corrected=s.corrected
+            state,
+            events,
+            game_name=s.game_name,
+            turn=s.turn,
+            deadline=s.deadline,
+            view=view,
+            corrected=s.corrected,
         )
         add_extras(data, extras)
         extras = ReportExtras()
@@ -90,9 +98,17 @@ def report_output(state: GameState, events: list[Event], settings: ReportSetting
     subjects: dict[str, str] = {}
     for code in sorted(state.empires):
         context = report_context(
-            state, events, code, game_name=s.game_name, turn=s.turn, deadline=s.deadline, corrected=s.corrected,
-            view=view, on_leave_until=s.on_leave.get(code), bulletin=pointer,
-        )  # fmt: skip
+            state,
+            events,
+            code,
+            game_name=s.game_name,
+            turn=s.turn,
+            deadline=s.deadline,
+            corrected=s.corrected,
+            view=view,
+            on_leave_until=s.on_leave.get(code),
+            bulletin=pointer,
+        )
         add_extras(context, extras)
         reports[code] = jsontext.dumps(context)
         subjects[code] = s.report_subject(context)

@@ -13,21 +13,21 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from ..orders.orders import V2_ACTIONS, Action, Order, format_order
+from ..orders.vocabulary import EventKind, Reason
 from .battle import claim_unowned, retreat_target_allowed
 from .bombard import do_bombard
-from .resolution import Outcome, Resolution, fail, ok, owned_system
 from .economy import STASH_RATE, is_blockaded
 from .events import Event
 from .exploration import explore
 from .galaxy import distance_sq, population_limit
-from .movement import asked_count, move_colony_ships, move_cruisers, move_fighters
 from .links import do_link
-from ..orders.orders import V2_ACTIONS, Action, Order, format_order
+from .movement import asked_count, move_colony_ships, move_cruisers, move_fighters
 from .probes import do_find, do_probe
 from .reserve import do_layup, do_recover, do_reserve
-from .trade import do_take, do_trade
+from .resolution import Outcome, Resolution, fail, ok, owned_system
 from .state import Stance, Tech
-from ..orders.vocabulary import EventKind, Reason
+from .trade import do_take, do_trade
 
 __all__ = ["HANDLERS", "MAX_NAME_LENGTH", "SHIP_COST", "tech_cost", "run_order"]
 
@@ -45,7 +45,6 @@ Handler = Callable[[Resolution, str, Order], Outcome]
 def tech_cost(current: int, k: int) -> int:
     """TECH: (final level)² × k (1→2 costs 4, 0→2 costs 8)."""
     return (current + k) ** 2 * k
-
 
 
 # -- information ---------------------------------------------------------------
@@ -344,9 +343,7 @@ def do_stance(ctx: Resolution, empire: str, order: Order) -> Outcome:
     sys.stance = stance
     sys.stance_target = target
     sys.retreat_parts = parts
-    ctx.emit(
-        EventKind.STANCE, empire, system=sys.code, stance=stance.value, target=target, parts=parts
-    )
+    ctx.emit(EventKind.STANCE, empire, system=sys.code, stance=stance.value, target=target, parts=parts)
     return ok(where=sys.code, stance=stance.value, target=target, parts=parts)
 
 
@@ -430,9 +427,7 @@ def run_order(
     elif order.action is not Action.MESSAGE and not ctx.owns_anything(empire):
         # rules.md §4.2 (ruling O3): an empire that owns no system only talks.
         outcome = fail(Reason.NO_EMPIRE)
-    elif (
-        ctx.v2 and order.action is Action.STASH and order.number is None and slot != STASH_ALL_SLOT
-    ):
+    elif ctx.v2 and order.action is Action.STASH and order.number is None and slot != STASH_ALL_SLOT:
         outcome = fail(Reason.NOT_SLOT_16)
     else:
         outcome = HANDLERS[order.action](ctx, empire, order)

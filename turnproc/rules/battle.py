@@ -25,12 +25,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from .eventdata import Engage, RoundData, ShipsAfter, Sides
-from .resolution import Resolution
-from .galaxy import population_limit
 from ..orders.orders import Action
-from .state import Empire, Stance, System, SystemType, Tech
 from ..orders.vocabulary import EventKind
+from .eventdata import Engage, RoundData, ShipsAfter, Sides
+from .galaxy import population_limit
+from .resolution import Resolution
+from .state import Empire, Stance, System, SystemType, Tech
 from .zoc import controlling_systems, enemy_controllers
 
 __all__ = [
@@ -275,9 +275,7 @@ def encounter(
         withdrawer = ctx.pursuit.pop((attacker, dst.code), None)
         if withdrawer is not None and withdrawer == defender_code:
             forced = True
-            ctx.emit(
-                EventKind.PURSUIT, attacker, system=dst.code, withdrawer=withdrawer, forced=True
-            )
+            ctx.emit(EventKind.PURSUIT, attacker, system=dst.code, withdrawer=withdrawer, forced=True)
 
     stance = dst.stance
     if forced and stance in (Stance.RETREAT, Stance.STANDOFF):

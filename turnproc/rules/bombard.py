@@ -11,11 +11,11 @@ Random numbers, in order: ``randint(1, 5)`` for population, then for industry.
 from __future__ import annotations
 
 from ..orders.orders import Order
+from ..orders.vocabulary import EventKind, Reason
 from .battle import battle_losses_lost
 from .resolution import Outcome, Resolution, fail, ok
 from .sight import Sight
 from .state import System, SystemType
-from ..orders.vocabulary import EventKind, Reason
 
 __all__ = ["BOMBARD_COST", "bombard_roll", "bombard_reason", "do_bombard"]
 

@@ -7,11 +7,11 @@ from __future__ import annotations
 from collections.abc import Set
 from dataclasses import dataclass, field
 
-from .foresight import FORESEEN_ACTIONS, foreseen
 from ..orders.grammar import SETTINGS, STANCES, FieldKind
 from ..orders.orders import MAX_NAMES, MAX_SLOTS, STANCE_ACTIONS, V2_ACTIONS, Action, Order, Severity
 from ..orders.problems import PROBLEMS
 from ..orders.reader import Candidate, Run, did_you_mean, quote
+from .foresight import FORESEEN_ACTIONS, foreseen
 from .sight import ReportSight
 from .state import GameState, SystemType, Tech, link_key
 
@@ -79,9 +79,15 @@ class _Scope:
         assert self.state is not None and self.empire is not None
         if self.sight is None:
             self.sight = ReportSight(
-                self.state, self.empire, self.known, self.owned, self.captured, self.new_links,
-                self.raised, self.exploring,
-            )  # fmt: skip
+                self.state,
+                self.empire,
+                self.known,
+                self.owned,
+                self.captured,
+                self.new_links,
+                self.raised,
+                self.exploring,
+            )
         self.sight.exploring = self.exploring
         return self.sight
 
@@ -197,7 +203,13 @@ def _limit_problem(run: Run, scope: _Scope, cand: Candidate, counts: dict[str, i
     if o.action is Action.STASH and o.number is None and state is not None:
         if not state.v2:
             # Ruling R1: leaving the number out is rule set 2's STASH (rules.md §19.7).
-            run.problem(o.line, "not_in_ruleset", cand.text, value="STASH without a number", ruleset=state.settings.ruleset)
+            run.problem(
+                o.line,
+                "not_in_ruleset",
+                cand.text,
+                value="STASH without a number",
+                ruleset=state.settings.ruleset,
+            )
             return False
         if counts["slots"] + 1 != MAX_SLOTS:
             run.problem(o.line, "stash_not_last", cand.text, slot=counts["slots"] + 1)
@@ -234,22 +246,21 @@ def check_orders(
             names += 1
         if o.action in STANCES and o.where is not None:
             if o.where in stances:
-                run.problem(
-                    o.line, "duplicate_stance", cand.text, value=o.where, other=stances[o.where]
-                )
+                run.problem(o.line, "duplicate_stance", cand.text, value=o.where, other=stances[o.where])
             stances[o.where] = o.line
         if o.action in SETTINGS:
             if o.action in settings:
                 run.problem(
-                    o.line, "duplicate_setting", cand.text, action=o.action.value,
+                    o.line,
+                    "duplicate_setting",
+                    cand.text,
+                    action=o.action.value,
                     other=settings[o.action],
                 )
             settings[o.action] = o.line
         if o.action is Action.NAME and o.where is not None:
             if o.where in named:
-                run.problem(
-                    o.line, "duplicate_name", cand.text, value=o.where, other=named[o.where]
-                )
+                run.problem(o.line, "duplicate_name", cand.text, value=o.where, other=named[o.where])
             named[o.where] = o.line
         run.result.orders.append(o)
         if cand.spec.captures and o.to is not None:

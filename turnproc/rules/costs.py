@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from ..orders.orders import Action, Order
 from .actions import (
     BUILD_COST,
     COLONISE_COST,
@@ -30,7 +31,6 @@ from .galaxy import distance_sq, population_limit
 from .links import LINK_COST
 from .movement import COST as MOVE_COST
 from .movement import MOVECOL_COST, MOVEF_COST
-from ..orders.orders import Action, Order
 from .probes import FIND_COST, PROBE_COST, launches
 from .reserve import LAYUP_COST, RECOVER_COST, RESERVE_COST
 from .state import GameState, System, Tech
@@ -42,10 +42,18 @@ __all__ = ["OrderCost", "Spending", "order_cost", "spending"]
 #: Actions that cost nothing and bring nothing.
 FREE = frozenset(
     {
-        Action.DISTSQ, Action.BASE, Action.HOME, Action.DEFEND, Action.RETREAT, Action.AMBUSH,
-        Action.STANDOFF, Action.NAME, Action.MESSAGE, Action.TRADE,
+        Action.DISTSQ,
+        Action.BASE,
+        Action.HOME,
+        Action.DEFEND,
+        Action.RETREAT,
+        Action.AMBUSH,
+        Action.STANDOFF,
+        Action.NAME,
+        Action.MESSAGE,
+        Action.TRADE,
     }
-)  # fmt: skip
+)
 
 
 @dataclass(frozen=True)
@@ -116,7 +124,9 @@ _FIXED: dict[Action, OrderCost] = {
 }
 
 
-def order_cost(order: Order, state: GameState, empire: str, levels: dict[Tech, int] | None = None) -> OrderCost:
+def order_cost(
+    order: Order, state: GameState, empire: str, levels: dict[Tech, int] | None = None
+) -> OrderCost:
     """What ``order`` of ``empire`` costs as written; ``levels`` are the tech
     levels reached by the earlier TECH orders of the same set (else the empire's)."""
     action = order.action
@@ -140,7 +150,9 @@ def order_cost(order: Order, state: GameState, empire: str, levels: dict[Tech, i
         fighters = _count(order, where.fighters if where is not None else None)
         return OrderCost(balance=MOVEF_COST * min(fighters, max(0, emp.tech(Tech.FIGHTER))))
     if action is Action.MOVECOL:
-        return OrderCost(balance=MOVECOL_COST * _count(order, where.colony_ships if where is not None else None))
+        return OrderCost(
+            balance=MOVECOL_COST * _count(order, where.colony_ships if where is not None else None)
+        )
     if action is Action.STASH:
         # STASH ALL puts in whatever is left when it runs: it cannot overspend.
         n = order.number.count if order.number is not None and order.number.count is not None else 0
@@ -159,11 +171,18 @@ def order_cost(order: Order, state: GameState, empire: str, levels: dict[Tech, i
 def _v2_cost(order: Order, state: GameState, empire: str, levels: dict[Tech, int] | None) -> OrderCost:
     """The orders of rule set 2 (rules.md §19), priced as the engine charges them."""
     action, emp = order.action, state.empires[empire]
-    flat = {Action.LAYUP: LAYUP_COST, Action.RESERVE: RESERVE_COST, Action.BOMBARD: BOMBARD_COST, Action.FIND: FIND_COST}
+    flat = {
+        Action.LAYUP: LAYUP_COST,
+        Action.RESERVE: RESERVE_COST,
+        Action.BOMBARD: BOMBARD_COST,
+        Action.FIND: FIND_COST,
+    }
     if action in flat:
         return OrderCost(balance=flat[action])
     if action is Action.RECOVER:
-        return OrderCost(balance=RECOVER_COST * _count(order, min(emp.lost_in_space, 2 + emp.tech(Tech.RECOVERY))))
+        return OrderCost(
+            balance=RECOVER_COST * _count(order, min(emp.lost_in_space, 2 + emp.tech(Tech.RECOVERY)))
+        )
     if action is Action.LINK and order.where in state.systems and order.to in state.systems:
         assert order.where is not None and order.to is not None
         return OrderCost(balance=LINK_COST * distance_sq(state, order.where, order.to))

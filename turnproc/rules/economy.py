@@ -11,14 +11,12 @@ that owns a system, in empire-code order.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
-from collections.abc import Mapping
-
-from .resolution import Resolution, holdings
-from .galaxy import population_limit
-from .state import TECH_START, V1_TECHS, Empire, GameState, System, SystemType, Tech
 from ..orders.vocabulary import EventKind
+from .galaxy import population_limit
+from .resolution import Resolution, holdings
+from .state import TECH_START, V1_TECHS, Empire, GameState, System, SystemType, Tech
 from .zoc import SupplyMap, compute_supply
 
 __all__ = [

@@ -9,11 +9,10 @@ Most VP wins; ties go to more industry; a tie on both is shared (rules.md §15, 
 
 from __future__ import annotations
 
-
+from ..orders.vocabulary import EventKind
 from .eventdata import EndRow
 from .resolution import Resolution, holdings
 from .state import GameState
-from ..orders.vocabulary import EventKind
 
 __all__ = ["ranking", "check_end"]
 
@@ -22,8 +21,7 @@ def ranking(state: GameState) -> list[EndRow]:
     """Empires by VP, then industry, then code."""
     held = holdings(state)
     keyed = sorted(
-        (-emp.vp, -sum(s.industry for s in held.get(code, [])), code)
-        for code, emp in state.empires.items()
+        (-emp.vp, -sum(s.industry for s in held.get(code, [])), code) for code, emp in state.empires.items()
     )
     return [{"empire": code, "vp": -vp, "industry": -industry} for vp, industry, code in keyed]
 

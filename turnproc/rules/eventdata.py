@@ -13,20 +13,58 @@ golden turn, and the report's phrasing to their keys.
 # NotRequired key (``__required_keys__``, which the tests read) only from
 # annotations it evaluates.
 
-
 from typing import Literal, NotRequired, TypedDict
 
 from ..orders.vocabulary import EventKind
 
 __all__ = [
-    "Forces", "ShipsAfter", "Engage", "Losses", "Sides", "RoundData", "SystemIncome", "SystemSupply",
-    "Scrapped", "ProbeState", "ProbeSight", "TurnData", "OrderData", "MessageData", "NameData",
-    "StanceData", "DistsqData", "MoveData", "StickyData", "HyperspaceData", "CaptureData",
-    "ExplorationData", "BattleData", "StandoffData", "WithdrawData", "PursuitData", "PinData",
-    "ControlStopData", "BlockadeData", "LeftoversData", "IncomeData", "SupplyData", "InterestData",
-    "ResearchData", "VpData", "EndData", "BombardData", "LinkData", "RetreatResetData", "TradeData",
-    "ProbeLostData", "ProbeViewData", "ReserveData", "EliminatedData", "EndRow", "SHAPES",
-]  # fmt: skip
+    "Forces",
+    "ShipsAfter",
+    "Engage",
+    "Losses",
+    "Sides",
+    "RoundData",
+    "SystemIncome",
+    "SystemSupply",
+    "Scrapped",
+    "ProbeState",
+    "ProbeSight",
+    "TurnData",
+    "OrderData",
+    "MessageData",
+    "NameData",
+    "StanceData",
+    "DistsqData",
+    "MoveData",
+    "StickyData",
+    "HyperspaceData",
+    "CaptureData",
+    "ExplorationData",
+    "BattleData",
+    "StandoffData",
+    "WithdrawData",
+    "PursuitData",
+    "PinData",
+    "ControlStopData",
+    "BlockadeData",
+    "LeftoversData",
+    "IncomeData",
+    "SupplyData",
+    "InterestData",
+    "ResearchData",
+    "VpData",
+    "EndData",
+    "BombardData",
+    "LinkData",
+    "RetreatResetData",
+    "TradeData",
+    "ProbeLostData",
+    "ProbeViewData",
+    "ReserveData",
+    "EliminatedData",
+    "EndRow",
+    "SHAPES",
+]
 
 
 class Forces(TypedDict):
@@ -109,21 +147,46 @@ class TurnData(TypedDict):
 OrderData = TypedDict(
     "OrderData",
     {
-        "line": int | None, "action": str, "text": str, "slot": int | None, "ok": bool, "reason": str | None,
-        "cost": int, "treasury_cost": int,
+        "line": int | None,
+        "action": str,
+        "text": str,
+        "slot": int | None,
+        "ok": bool,
+        "reason": str | None,
+        "cost": int,
+        "treasury_cost": int,
         # What the action adds, where it applies.
-        "from": NotRequired[int], "to": NotRequired[int], "where": NotRequired[int], "asked": NotRequired[int],
-        "moved": NotRequired[int], "done": NotRequired[int], "outcome": NotRequired[str],
-        "arrived": NotRequired[int], "survivors": NotRequired[int], "lost": NotRequired[int | None],
-        "fighters": NotRequired[int], "distsq": NotRequired[int], "gained": NotRequired[int],
-        "tech": NotRequired[str], "level": NotRequired[int | None], "recipient": NotRequired[str | None],
-        "stance": NotRequired[str], "target": NotRequired[int | None], "parts": NotRequired[int],
-        "name": NotRequired[str], "case": NotRequired[str], "destroyed": NotRequired[int],
-        "received": NotRequired[int], "reserve": NotRequired[int], "lost_in_space": NotRequired[int],
-        "cruisers_lost": NotRequired[int], "fighters_lost": NotRequired[int], "pop_lost": NotRequired[int],
+        "from": NotRequired[int],
+        "to": NotRequired[int],
+        "where": NotRequired[int],
+        "asked": NotRequired[int],
+        "moved": NotRequired[int],
+        "done": NotRequired[int],
+        "outcome": NotRequired[str],
+        "arrived": NotRequired[int],
+        "survivors": NotRequired[int],
+        "lost": NotRequired[int | None],
+        "fighters": NotRequired[int],
+        "distsq": NotRequired[int],
+        "gained": NotRequired[int],
+        "tech": NotRequired[str],
+        "level": NotRequired[int | None],
+        "recipient": NotRequired[str | None],
+        "stance": NotRequired[str],
+        "target": NotRequired[int | None],
+        "parts": NotRequired[int],
+        "name": NotRequired[str],
+        "case": NotRequired[str],
+        "destroyed": NotRequired[int],
+        "received": NotRequired[int],
+        "reserve": NotRequired[int],
+        "lost_in_space": NotRequired[int],
+        "cruisers_lost": NotRequired[int],
+        "fighters_lost": NotRequired[int],
+        "pop_lost": NotRequired[int],
         "industry_lost": NotRequired[int],
     },
-)  # fmt: skip
+)
 MessageData = TypedDict("MessageData", {"from": str, "to": str | None, "text": str})
 
 
@@ -147,10 +210,16 @@ DistsqData = TypedDict("DistsqData", {"from": int, "to": int, "distsq": int})
 MoveData = TypedDict(
     "MoveData",
     {
-        "from": int, "to": int, "asked": int, "moved": int, "cruisers": int, "fighters": int, "colony_ships": int,
+        "from": int,
+        "to": int,
+        "asked": int,
+        "moved": int,
+        "cruisers": int,
+        "fighters": int,
+        "colony_ships": int,
         "sticky": bool,
     },
-)  # fmt: skip
+)
 
 
 class StickyData(TypedDict):
@@ -159,7 +228,16 @@ class StickyData(TypedDict):
 
 HyperspaceData = TypedDict(
     "HyperspaceData",
-    {"from": int, "to": int, "asked": int, "moved": int, "distsq": int, "jump": int, "ships": int, "lost": int},
+    {
+        "from": int,
+        "to": int,
+        "asked": int,
+        "moved": int,
+        "distsq": int,
+        "jump": int,
+        "ships": int,
+        "lost": int,
+    },
 )
 
 
@@ -185,12 +263,25 @@ class ExplorationData(TypedDict):
 BattleData = TypedDict(
     "BattleData",
     {
-        "system": int, "from": int, "action": str, "attacker": str, "defender": str, "attack": int, "defence": int,
-        "engage": Engage | None, "fire_order": str, "rounds": list[RoundData], "losses": Losses, "survivors": int,
-        "defence_level": int, "winner": str, "captured": bool, "after": ShipsAfter,
+        "system": int,
+        "from": int,
+        "action": str,
+        "attacker": str,
+        "defender": str,
+        "attack": int,
+        "defence": int,
+        "engage": Engage | None,
+        "fire_order": str,
+        "rounds": list[RoundData],
+        "losses": Losses,
+        "survivors": int,
+        "defence_level": int,
+        "winner": str,
+        "captured": bool,
+        "after": ShipsAfter,
         "lost_in_space": NotRequired[Sides],
     },
-)  # fmt: skip
+)
 StandoffData = TypedDict(
     "StandoffData",
     {"system": int, "from": int, "attacker": str, "defender": str, "engage": Engage, "after": ShipsAfter},
@@ -292,10 +383,19 @@ class EndData(TypedDict):
 BombardData = TypedDict(
     "BombardData",
     {
-        "system": int, "from": int, "attacker": str, "defender": str, "pop_roll": int, "industry_roll": int,
-        "pop_lost": int, "industry_lost": int, "cruisers_lost": int, "fighters_lost": int, "lost_in_space": Sides,
+        "system": int,
+        "from": int,
+        "attacker": str,
+        "defender": str,
+        "pop_roll": int,
+        "industry_roll": int,
+        "pop_lost": int,
+        "industry_lost": int,
+        "cruisers_lost": int,
+        "fighters_lost": int,
+        "lost_in_space": Sides,
     },
-)  # fmt: skip
+)
 LinkData = TypedDict("LinkData", {"from": int, "to": int, "distsq": int})
 
 

@@ -8,10 +8,10 @@ set 2: one ``randrange(34)`` walked over :data:`FIND_WEIGHTS`); then the amount
 
 from __future__ import annotations
 
-from .resolution import Resolution
-from .galaxy import population_limit
-from .state import V1_TECHS, SystemType, Tech
 from ..orders.vocabulary import EventKind
+from .galaxy import population_limit
+from .resolution import Resolution
+from .state import V1_TECHS, SystemType, Tech
 
 __all__ = ["FIND_TABLE", "FIND_WEIGHTS", "UNCAPPED_TECHS", "explore", "weighted_tech"]
 
@@ -124,6 +124,4 @@ def explore(ctx: Resolution, empire: str, code: int) -> None:
             sys.pop += amount
         else:
             find = "nothing"
-    ctx.emit(
-        EventKind.EXPLORATION, empire, system=code, roll=roll, find=find, amount=amount, tech=tech
-    )
+    ctx.emit(EventKind.EXPLORATION, empire, system=code, roll=roll, find=find, amount=amount, tech=tech)

@@ -16,12 +16,12 @@ the check leaves to the turn, and the line is OK.
 
 from __future__ import annotations
 
+from ..orders.orders import Action, Order
+from ..orders.problems import FORESEEN
 from .bombard import bombard_reason
 from .galaxy import distance_sq
 from .links import link_reason
 from .movement import cruiser_move_reason
-from ..orders.orders import Action, Order
-from ..orders.problems import FORESEEN
 from .reserve import reserve_reason
 from .sight import ReportSight, star_between
 from .state import Tech

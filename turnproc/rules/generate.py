@@ -288,9 +288,7 @@ def generate_galaxy(
     for i in order:
         code = next(codes)
         star_code[i] = code
-        systems[code] = System(
-            code=code, type=types[i], row=rows[i], col=cols[i], home_slot=i in home_set
-        )
+        systems[code] = System(code=code, type=types[i], row=rows[i], col=cols[i], home_slot=i in home_set)
         for t in sats[i]:
             sub = next(codes)
             systems[sub] = System(code=sub, type=t, row=rows[i], col=cols[i], star=code)
@@ -444,9 +442,7 @@ def _join_components(
         edges.append((a, b))
 
 
-def _pick_homes(
-    rng: random.Random, adj: list[list[int]], candidates: list[int], players: int
-) -> list[int]:
+def _pick_homes(rng: random.Random, adj: list[list[int]], candidates: list[int], players: int) -> list[int]:
     """``players`` homes among the candidates, as far apart as found.
 
     Greedy farthest-point selection is within a factor 2 of the best spread;
@@ -533,10 +529,7 @@ def _min_separation(adj: list[list[int]], sources: list[int]) -> int:
                 region[nb] = region[here]
                 queue.append(nb)
     return min(
-        dist[a] + 1 + dist[b]
-        for a in range(len(adj))
-        for b in adj[a]
-        if a < b and region[a] != region[b]
+        dist[a] + 1 + dist[b] for a in range(len(adj)) for b in adj[a] if a < b and region[a] != region[b]
     )
 
 

@@ -103,9 +103,7 @@ def _systems_part(state: GameState, out: list[Violation]) -> None:
     for key in sorted(state.systems):
         s = state.systems[key]
         if key != s.code:
-            out.append(
-                Violation("system_key", f"system {s.code} is filed under code {key}", (key, s.code))
-            )
+            out.append(Violation("system_key", f"system {s.code} is filed under code {key}", (key, s.code)))
         if not low <= s.code < high:
             out.append(
                 Violation(
@@ -121,9 +119,7 @@ def _systems_part(state: GameState, out: list[Violation]) -> None:
                 value = getattr(s, attr)
                 if value < 0:
                     out.append(
-                        Violation(
-                            "negative", f"system {s.code} has negative {attr} ({value})", (s.code,)
-                        )
+                        Violation("negative", f"system {s.code} has negative {attr} ({value})", (s.code,))
                     )
         if s.owner is None:
             if s.cruisers or s.fighters or s.colony_ships:
@@ -231,15 +227,12 @@ def _links_rules(state: GameState, out: list[Violation]) -> None:
             out.append(Violation("link_unknown", f"link {a}–{b} names an unknown system", (a, b)))
             continue
         if a >= b:
-            out.append(
-                Violation("link_key", f"link {a}–{b} is not stored as (smaller, larger)", (a, b))
-            )
+            out.append(Violation("link_key", f"link {a}–{b} is not stored as (smaller, larger)", (a, b)))
         if not link_allowed(sa, sb):
             out.append(
                 Violation(
                     "link_illegal",
-                    f"link {a}–{b} is not allowed "
-                    "(star–star, or a planet/belt to its own star only)",
+                    f"link {a}–{b} is not allowed (star–star, or a planet/belt to its own star only)",
                     (a, b),
                 )
             )
@@ -256,9 +249,7 @@ def _links_rules(state: GameState, out: list[Violation]) -> None:
         n = crowded[code]
         if state.systems[code].is_star:
             out.append(
-                Violation(
-                    "too_many_links", f"star {code} has {n} links, more than {MAX_LINKS}", (code,)
-                )
+                Violation("too_many_links", f"star {code} has {n} links, more than {MAX_LINKS}", (code,))
             )
     lost = unreachable_systems(state)
     if lost:
@@ -274,22 +265,16 @@ def _links_rules(state: GameState, out: list[Violation]) -> None:
 def _empires_part(state: GameState, out: list[Violation]) -> None:
     for key, e in sorted(state.empires.items()):
         if key != e.code:
-            out.append(
-                Violation("empire_key", f"empire {e.code} is filed under {key}", (), (key, e.code))
-            )
+            out.append(Violation("empire_key", f"empire {e.code} is filed under {key}", (), (key, e.code)))
         if not _EMPIRE_CODE.fullmatch(e.code):
             out.append(
-                Violation(
-                    "empire_code", f"empire code {e.code!r} is not 3 letters A–Z", (), (e.code,)
-                )
+                Violation("empire_code", f"empire code {e.code!r} is not 3 letters A–Z", (), (e.code,))
             )
         for attr in ("balance", "treasury", "vp", "lost_in_space", "missed_turns", "reserve"):
             value = getattr(e, attr)
             if value < 0:
                 out.append(
-                    Violation(
-                        "negative", f"empire {e.code} has negative {attr} ({value})", (), (e.code,)
-                    )
+                    Violation("negative", f"empire {e.code} has negative {attr} ({value})", (), (e.code,))
                 )
         for tech, level in sorted(e.techs.items()):
             if level < 0:
@@ -335,8 +320,7 @@ def _probes_part(state: GameState, out: list[Violation]) -> None:
             out.append(
                 Violation(
                     "probe_unknown",
-                    f"empire {e.code} has a probe in unknown system(s) "
-                    + ", ".join(map(str, unknown)),
+                    f"empire {e.code} has a probe in unknown system(s) " + ", ".join(map(str, unknown)),
                     tuple(unknown),
                     (code,),
                 )

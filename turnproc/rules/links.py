@@ -11,12 +11,12 @@ fails, asked by the engine and by the order checks (rules.md §17.1).
 
 from __future__ import annotations
 
-from .galaxy import MAX_LINKS, distance_sq
 from ..orders.orders import Order
+from ..orders.vocabulary import EventKind, Reason
+from .galaxy import MAX_LINKS, distance_sq
 from .resolution import Outcome, Resolution, fail, ok, two_systems
 from .sight import Sight, star_between
 from .state import GameState, System, Tech, link_key
-from ..orders.vocabulary import EventKind, Reason
 
 __all__ = ["LINK_COST", "LINK_DISTANCES", "segment_blocked", "link_problem", "link_reason", "do_link"]
 

@@ -10,17 +10,26 @@ when the draw is below distance²), before anything else random in the action.
 
 from __future__ import annotations
 
+from ..orders.orders import Action, Order, Quantity
+from ..orders.vocabulary import EventKind, Reason
 from .battle import claim_unowned, encounter
-from .resolution import Outcome, Resolution, fail, ok, two_systems
 from .exploration import explore
 from .galaxy import distance_sq
-from ..orders.orders import Action, Order, Quantity
+from .resolution import Outcome, Resolution, fail, ok, two_systems
 from .sight import Sight
 from .state import Stance, System, Tech
-from ..orders.vocabulary import EventKind, Reason
 from .zoc import enemy_controllers, held_by_pin, pin_strength
 
-__all__ = ["COST", "MOVEF_COST", "MOVECOL_COST", "cruiser_move_reason", "move_cruisers", "move_fighters", "move_colony_ships", "asked_count"]
+__all__ = [
+    "COST",
+    "MOVEF_COST",
+    "MOVECOL_COST",
+    "cruiser_move_reason",
+    "move_cruisers",
+    "move_fighters",
+    "move_colony_ships",
+    "asked_count",
+]
 
 COST = {Action.MOVE: 1, Action.ASSAULT: 2, Action.DEEP: 1}
 MOVEF_COST = 1
@@ -34,7 +43,6 @@ def asked_count(number: Quantity | None, available: int) -> int:
     if number is None:
         return max(0, available)
     return max(0, number.of(available))
-
 
 
 def _zoc_blocked(ctx: Resolution, empire: str, src: System, dst: System) -> bool:
@@ -279,7 +287,5 @@ def move_colony_ships(ctx: Resolution, empire: str, order: Order) -> Outcome:
     dst.fighters += carried
     ctx.make_sticky(empire, dst.code)
     ctx.touch(empire, dst.code)
-    ctx.emit(
-        EventKind.MOVE, empire, cruisers=0, fighters=carried, colony_ships=n, sticky=True, **fields
-    )
+    ctx.emit(EventKind.MOVE, empire, cruisers=0, fighters=carried, colony_ships=n, sticky=True, **fields)
     return ok(MOVECOL_COST * n, asked=asked, moved=n, fighters=carried, **fields)

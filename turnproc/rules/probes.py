@@ -22,13 +22,12 @@ stand in and its neighbours (:func:`probe_view`).
 
 from __future__ import annotations
 
-
+from ..orders.orders import Order
+from ..orders.vocabulary import EventKind, Reason
 from .eventdata import ProbeState
 from .galaxy import distance_sq
-from ..orders.orders import Order
 from .resolution import Outcome, Resolution, fail, ok
 from .state import Empire, GameState, Tech
-from ..orders.vocabulary import EventKind, Reason
 
 __all__ = ["PROBE_COST", "FIND_COST", "launches", "probe_sights", "do_probe", "do_find", "probe_view"]
 
@@ -47,7 +46,11 @@ def launches(state: GameState, empire: str, target: int) -> bool:
     emp = state.empires[empire]
     if target in emp.inactive_probes:
         return False
-    return not (emp.active_probe is not None and target in state.systems and _near(state, emp.active_probe, target, emp.tech(Tech.JUMP)))
+    return not (
+        emp.active_probe is not None
+        and target in state.systems
+        and _near(state, emp.active_probe, target, emp.tech(Tech.JUMP))
+    )
 
 
 def do_probe(ctx: Resolution, empire: str, order: Order) -> Outcome:

@@ -8,13 +8,13 @@ else, pays supply, fights or scores.
 
 from __future__ import annotations
 
+from ..orders.orders import Order
+from ..orders.vocabulary import EventKind, Reason
 from .economy import is_blockaded
 from .movement import asked_count
-from ..orders.orders import Order
 from .resolution import Outcome, Resolution, fail, ok, owned_system
 from .sight import Sight
 from .state import System, Tech
-from ..orders.vocabulary import EventKind, Reason
 
 __all__ = [
     "LAYUP_COST",
@@ -130,9 +130,7 @@ def do_recover(ctx: Resolution, empire: str, order: Order) -> Outcome:
     emp.lost_in_space -= n
     sys.cruisers += n
     ctx.make_sticky(empire, sys.code)
-    return ok(
-        n * RECOVER_COST, where=sys.code, asked=asked, done=n, lost_in_space=emp.lost_in_space
-    )
+    return ok(n * RECOVER_COST, where=sys.code, asked=asked, done=n, lost_in_space=emp.lost_in_space)
 
 
 def report_reserve(ctx: Resolution) -> None:

@@ -12,10 +12,10 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
-from .events import Event
 from ..orders.orders import Order
-from .state import GameState, System
 from ..orders.vocabulary import Reason
+from .events import Event
+from .state import GameState, System
 from .zoc import Supply, compute_supply, is_enemy_controlled
 
 __all__ = ["Resolution", "Outcome", "ok", "fail", "holdings", "owned_system", "two_systems"]

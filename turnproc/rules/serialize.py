@@ -15,16 +15,39 @@ from typing import Any, TypedDict, cast
 from .state import Empire, GameSettings, GameState, Stance, System, SystemType, Tech
 
 __all__ = [
-    "state_to_dict", "state_to_record", "state_from_dict", "state_to_json", "SYSTEM_FIELDS", "SettingsDict",
-    "SystemDict", "SystemRows", "EmpireDict", "StateDict",
-]  # fmt: skip
+    "state_to_dict",
+    "state_to_record",
+    "state_from_dict",
+    "state_to_json",
+    "SYSTEM_FIELDS",
+    "SettingsDict",
+    "SystemDict",
+    "SystemRows",
+    "EmpireDict",
+    "StateDict",
+]
 
 #: A system's keys in :func:`state_to_dict`, and the order of the values in
 #: each row of :func:`state_to_record`.
 SYSTEM_FIELDS = (
-    "code", "type", "row", "col", "star", "name", "owner", "pop", "industry", "cruisers", "fighters",
-    "colony_ships", "stance", "stance_target", "retreat_parts", "ever_owned", "home_slot",
-)  # fmt: skip
+    "code",
+    "type",
+    "row",
+    "col",
+    "star",
+    "name",
+    "owner",
+    "pop",
+    "industry",
+    "cruisers",
+    "fighters",
+    "colony_ships",
+    "stance",
+    "stance_target",
+    "retreat_parts",
+    "ever_owned",
+    "home_slot",
+)
 
 
 class SettingsDict(TypedDict):
@@ -117,7 +140,7 @@ def _with_systems(state: GameState, systems: list[SystemDict] | SystemRows) -> S
             "ruleset": state.settings.ruleset,
         },
         "systems": systems,
-        "links": [list(l) for l in sorted(state.links)],
+        "links": [list(link) for link in sorted(state.links)],
         "empires": [_empire(e, state.techs) for _, e in sorted(state.empires.items())],
         "seen": {code: sorted(codes) for code, codes in sorted(state.seen.items())},
     }
@@ -132,9 +155,24 @@ def _system_values(s: System) -> list[Any]:
     """The values of :data:`SYSTEM_FIELDS`, in that order (enums as their
     ``_value_``, the plain attribute behind the ``value`` descriptor)."""
     return [
-        s.code, s.type._value_, s.row, s.col, s.star, s.name, s.owner, s.pop, s.industry, s.cruisers, s.fighters,
-        s.colony_ships, s.stance._value_, s.stance_target, s.retreat_parts, s.ever_owned, s.home_slot,
-    ]  # fmt: skip
+        s.code,
+        s.type._value_,
+        s.row,
+        s.col,
+        s.star,
+        s.name,
+        s.owner,
+        s.pop,
+        s.industry,
+        s.cruisers,
+        s.fighters,
+        s.colony_ships,
+        s.stance._value_,
+        s.stance_target,
+        s.retreat_parts,
+        s.ever_owned,
+        s.home_slot,
+    ]
 
 
 def _empire(e: Empire, techs: tuple[Tech, ...]) -> EmpireDict:

@@ -179,6 +179,7 @@ def techs_of(ruleset: int) -> tuple[Tech, ...]:
     (13 in version 1, 16 in version 2: rules.md §19.1)."""
     return V1_TECHS if ruleset < 2 else _V2_TECHS
 
+
 #: The per-game rule modules (rules.md §16); all on by default.
 MODULES: frozenset[str] = frozenset({"zoc", "pinning", "engage"})
 
@@ -301,8 +302,8 @@ class GameState:
     seen: dict[str, set[int]] = field(default_factory=dict)
     """Per empire, every system whose position it has ever seen (rules.md §14)."""
     finished: bool = False
-    _adj_cache: tuple[frozenset[tuple[int, int]], dict[int, tuple[int, ...]], dict[str, object]] | None = field(
-        default=None, init=False, repr=False, compare=False
+    _adj_cache: tuple[frozenset[tuple[int, int]], dict[int, tuple[int, ...]], dict[str, object]] | None = (
+        field(default=None, init=False, repr=False, compare=False)
     )
 
     def copy(self) -> GameState:

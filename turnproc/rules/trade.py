@@ -12,10 +12,10 @@ the trader's treasury gets half of that, rounded down.
 from __future__ import annotations
 
 from ..orders.orders import Order
+from ..orders.vocabulary import EventKind, Reason
 from .resolution import Outcome, Resolution, fail, ok
 from .sight import Sight
 from .state import Empire, Tech
-from ..orders.vocabulary import EventKind, Reason
 
 __all__ = ["take_cost", "offerable_level", "trade_reason", "do_trade", "do_take"]
 

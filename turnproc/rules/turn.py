@@ -66,18 +66,18 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
+from ..orders.orders import MAX_NAMES, MAX_SLOTS, STANCE_ACTIONS, Action, Order
+from ..orders.vocabulary import EventKind, Reason
 from .actions import run_order
-from .resolution import Resolution, holdings
 from .economy import end_of_turn
 from .endgame import check_end
 from .events import Event
 from .invariants import Violation, check_invariants
-from ..orders.orders import MAX_NAMES, MAX_SLOTS, STANCE_ACTIONS, Action, Order
 from .probes import probe_view
 from .reserve import report_reserve
+from .resolution import Resolution, holdings
 from .state import GameState, Tech
 from .visibility import visible_from
-from ..orders.vocabulary import EventKind, Reason
 
 __all__ = ["InvariantError", "resolve", "turn_rng"]
 

@@ -10,8 +10,17 @@ from __future__ import annotations
 
 from typing import TypedDict
 
+from ..orders.orders import (
+    Order,
+    ParsedOrders,
+    ProblemDict,
+    Severity,
+    Skipped,
+    SkipReason,
+    format_order,
+    slots_used,
+)
 from .costs import spending
-from ..orders.orders import Order, ParsedOrders, ProblemDict, Severity, SkipReason, Skipped, format_order, slots_used
 from .state import GameState
 
 __all__ = ["OrderCheck", "order_check"]
@@ -45,10 +54,15 @@ def order_check(
     if on_file and state is not None and empire in state.empires:
         spent = spending(on_file, state, empire)
         cost = {
-            "balance": spent.balance, "treasury": spent.treasury, "balance_cost": spent.balance_cost,
-            "treasury_cost": spent.treasury_cost, "to_balance": spent.to_balance, "to_treasury": spent.to_treasury,
-            "balance_short": spent.balance_short, "treasury_short": spent.treasury_short,
-        }  # fmt: skip
+            "balance": spent.balance,
+            "treasury": spent.treasury,
+            "balance_cost": spent.balance_cost,
+            "treasury_cost": spent.treasury_cost,
+            "to_balance": spent.to_balance,
+            "to_treasury": spent.to_treasury,
+            "balance_short": spent.balance_short,
+            "treasury_short": spent.treasury_short,
+        }
     if written is None:
         written = [format_order(o) for o in parsed.orders]
     texts = {id(o): text for o, text in zip(parsed.orders, written, strict=True)}
@@ -79,7 +93,7 @@ def _line_results(parsed: ParsedOrders, texts: dict[int, str]) -> list[dict[str,
     # The row is written out here, not in the template, where three lookups
     # and a filter for each row were a third of rendering an acknowledgement.
     return [
-        {"line": line, "text": text, "result": result, "row": "%4d  %-30s %s" % (line, text[:30], result)}
+        {"line": line, "text": text, "result": result, "row": f"{line:4d}  {text[:30]:<30} {result}"}
         for line, (text, result) in sorted(by_line.items())
     ]
 
@@ -101,7 +115,8 @@ _TOLD = frozenset({SkipReason.QUOTED, SkipReason.REPLY_HEADER, SkipReason.HOST_R
 
 def _skipped_text(skipped: Skipped) -> str:
     where = (
-        f"line {skipped.first_line}" if skipped.first_line == skipped.last_line
+        f"line {skipped.first_line}"
+        if skipped.first_line == skipped.last_line
         else f"lines {skipped.first_line}-{skipped.last_line}"
-    )  # fmt: skip
+    )
     return f"{where}: {_SKIPPED[skipped.reason]}"

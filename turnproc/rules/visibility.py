@@ -17,7 +17,15 @@ from collections.abc import Iterable
 from .events import Event
 from .state import GameState, Tech
 
-__all__ = ["visible_systems", "visible_from", "PUBLIC_KINDS", "audience", "may_read", "public_press", "press_author"]
+__all__ = [
+    "visible_systems",
+    "visible_from",
+    "PUBLIC_KINDS",
+    "audience",
+    "may_read",
+    "public_press",
+    "press_author",
+]
 
 
 def visible_systems(state: GameState, empire: str) -> set[int]:

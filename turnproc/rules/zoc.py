@@ -123,9 +123,7 @@ class SupplyMap:
         return frozenset(c for c in codes if self.in_supply(empire, c))
 
 
-def controlling_systems(
-    state: GameState, supply: SupplyMap | None, empire: str, target: int
-) -> list[int]:
+def controlling_systems(state: GameState, supply: SupplyMap | None, empire: str, target: int) -> list[int]:
     """Systems from which ``empire`` controls ``target`` (empty: no control)."""
     tsys = state.systems[target]
     found: list[int] = []
@@ -145,8 +143,7 @@ def enemy_controllers(
 ) -> dict[str, list[int]]:
     """Every other empire controlling ``target``, with its controlling systems."""
     owners = sorted(
-        {o for n in state.neighbours(target) if (o := state.systems[n].owner) is not None}
-        - {empire}
+        {o for n in state.neighbours(target) if (o := state.systems[n].owner) is not None} - {empire}
     )
     result: dict[str, list[int]] = {}
     for other in owners:
@@ -156,9 +153,7 @@ def enemy_controllers(
     return result
 
 
-def is_enemy_controlled(
-    state: GameState, supply: SupplyMap | None, empire: str, target: int
-) -> bool:
+def is_enemy_controlled(state: GameState, supply: SupplyMap | None, empire: str, target: int) -> bool:
     return bool(enemy_controllers(state, supply, empire, target))
 
 

@@ -19,7 +19,9 @@ def _find(installed: str, checkout: str) -> Path:
     beside = _PACKAGE.parent / checkout
     if beside.is_dir():
         return beside
-    raise FileNotFoundError(f"turnproc is installed without its {checkout}/ folder (looked in {inside} and {beside})")
+    raise FileNotFoundError(
+        f"turnproc is installed without its {checkout}/ folder (looked in {inside} and {beside})"
+    )
 
 
 def migrations_dir() -> Path:

@@ -20,7 +20,6 @@ def format_path(path: KeyPath) -> str:
     return out or "(top level)"
 
 
-
 class Locator:
     """Finds the line a key path was written on, as well as a simple scan can.
 

@@ -16,8 +16,8 @@ from ..rules.galaxy import MAX_LINKS, link_allowed, unreachable_systems
 from ..rules.generate import START_TREASURY, code_range, scanner_range
 from ..rules.state import (
     MODULES,
-    TECH_START,
     RULESETS,
+    TECH_START,
     Empire,
     GameSettings,
     GameState,
@@ -43,9 +43,7 @@ def load_scenario_file(path: str | PathLike[str]) -> Scenario:
     try:
         text = Path(path).read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
-        raise ScenarioError(
-            f"{source}: not UTF-8 text ({exc.reason} at byte {exc.start})"
-        ) from None
+        raise ScenarioError(f"{source}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     except OSError as exc:
         raise ScenarioError(f"{source}: cannot read the file: {exc.strerror}") from exc
     return load_scenario(text, source)
@@ -64,15 +62,42 @@ _TOP_KEYS = ("game", "map", "empires", "systems")
 _GAME_KEYS = ("turn", "modules", "turn_limit", "vp_target", "finished", "ruleset")
 _MAP_KEYS = ("links",)
 _EMPIRE_KEYS = (
-    "code", "name", "email", "balance", "treasury", "vp", "techs", "base", "home",
-    "lost_in_space", "active", "missed_turns", "seen", "reserve", "active_probe",
+    "code",
+    "name",
+    "email",
+    "balance",
+    "treasury",
+    "vp",
+    "techs",
+    "base",
+    "home",
+    "lost_in_space",
+    "active",
+    "missed_turns",
+    "seen",
+    "reserve",
+    "active_probe",
     "inactive_probes",
-)  # fmt: skip
+)
 _SYSTEM_KEYS = (
-    "code", "type", "row", "col", "star", "name", "owner", "pop", "industry",
-    "cruisers", "fighters", "colony_ships", "stance", "stance_target", "retreat_parts",
-    "ever_owned", "home_slot",
-)  # fmt: skip
+    "code",
+    "type",
+    "row",
+    "col",
+    "star",
+    "name",
+    "owner",
+    "pop",
+    "industry",
+    "cruisers",
+    "fighters",
+    "colony_ships",
+    "stance",
+    "stance_target",
+    "retreat_parts",
+    "ever_owned",
+    "home_slot",
+)
 
 
 class _Reader:
@@ -204,9 +229,7 @@ class _Reader:
             modules.add(name)
         settings = GameSettings(
             modules=frozenset(modules),
-            turn_limit=self.int_(
-                tbl.get("turn_limit", default.turn_limit), path + ("turn_limit",), 1
-            ),
+            turn_limit=self.int_(tbl.get("turn_limit", default.turn_limit), path + ("turn_limit",), 1),
             vp_target=self.int_(tbl.get("vp_target", default.vp_target), path + ("vp_target",), 1),
             # A file without ``ruleset`` is rule set 1: files from before version 2.
             ruleset=self._ruleset(tbl.get("ruleset", default.ruleset), path + ("ruleset",)),
@@ -263,9 +286,7 @@ class _Reader:
             missed_turns=self.int_(tbl.get("missed_turns", 0), path + ("missed_turns",), 0),
         )
 
-    def empire_places(
-        self, tbl: dict[str, Any], path: KeyPath, empire: Empire, state: GameState
-    ) -> None:
+    def empire_places(self, tbl: dict[str, Any], path: KeyPath, empire: Empire, state: GameState) -> None:
         """The empire's keys that refer to systems, read once the map is built."""
         for key in ("base", "home"):
             if key in tbl:
@@ -346,15 +367,11 @@ class _Reader:
                 owner=owner,
                 stance=stance,
                 retreat_parts=self.int_(tbl.get("retreat_parts", 1), path + ("retreat_parts",), 1),
-                ever_owned=self.bool_(
-                    tbl.get("ever_owned", owner is not None), path + ("ever_owned",)
-                ),
+                ever_owned=self.bool_(tbl.get("ever_owned", owner is not None), path + ("ever_owned",)),
                 home_slot=self.bool_(tbl.get("home_slot", False), path + ("home_slot",)),
             )
             if system.retreat_parts > 3:
-                raise self.fail(
-                    path + ("retreat_parts",), f"{system.retreat_parts} is above the maximum 3"
-                )
+                raise self.fail(path + ("retreat_parts",), f"{system.retreat_parts} is above the maximum 3")
             for key in SYSTEM_COUNTS:
                 setattr(system, key, self.int_(tbl.get(key, 0), path + (key,), 0))
             ships = [k for k in ("cruisers", "fighters", "colony_ships") if getattr(system, k)]
@@ -371,9 +388,7 @@ class _Reader:
                     f"system {code} has population but no owner (unowned systems are empty; give it an owner)",
                 )
             if system.home_slot and not stype.is_star:
-                raise self.fail(
-                    path + ("home_slot",), f"only a star can be a home slot, not a {stype}"
-                )
+                raise self.fail(path + ("home_slot",), f"only a star can be a home slot, not a {stype}")
             systems[code] = system
             index[code] = i
 
@@ -423,9 +438,7 @@ class _Reader:
                             f"a {system.type} takes its star's square; star {star} has {key} {getattr(host, key)}",
                         )
             if "stance_target" in tbl:
-                system.stance_target = self.code_(
-                    tbl["stance_target"], path + ("stance_target",), systems
-                )
+                system.stance_target = self.code_(tbl["stance_target"], path + ("stance_target",), systems)
         return systems
 
     def links(self, raw: object, systems: dict[int, System]) -> frozenset[tuple[int, int]]:
@@ -439,18 +452,14 @@ class _Reader:
             if isinstance(pair, list) and len(pair) == 2:
                 hint = r"\[\s*{}\s*,\s*{}\s*\]".format(*(re.escape(str(x)) for x in pair))
             if not isinstance(pair, list) or len(pair) != 2:
-                raise self.fail(
-                    here, f"a link is a pair of system codes like [100, 101], not {pair!r}", hint
-                )
+                raise self.fail(here, f"a link is a pair of system codes like [100, 101], not {pair!r}", hint)
             a = self._link_end(pair[0], here, systems, hint)
             b = self._link_end(pair[1], here, systems, hint)
             if not link_allowed(systems[a], systems[b]):
                 raise self.fail(here, _why_not_linked(systems[a], systems[b]), hint)
             key = link_key(a, b)
             if key in links:
-                raise self.fail(
-                    here, f"link {a}–{b} is already given as map.links[{links[key]}]", hint
-                )
+                raise self.fail(here, f"link {a}–{b} is already given as map.links[{links[key]}]", hint)
             links[key] = j
         counts: dict[int, int] = {}
         for a, b in links:
@@ -466,14 +475,10 @@ class _Reader:
         lost = unreachable_systems(state)
         if lost:
             shown = ", ".join(str(c) for c in lost[:10]) + (" …" if len(lost) > 10 else "")
-            raise self.fail(
-                lpath, f"not every system is reachable by links from {min(systems)}: {shown}"
-            )
+            raise self.fail(lpath, f"not every system is reachable by links from {min(systems)}: {shown}")
         return state.links
 
-    def _link_end(
-        self, value: object, path: KeyPath, systems: dict[int, System], hint: str | None
-    ) -> int:
+    def _link_end(self, value: object, path: KeyPath, systems: dict[int, System], hint: str | None) -> int:
         if isinstance(value, bool) or not isinstance(value, int):
             raise self.fail(path, f"a link joins two system codes, not {_kind(value)}", hint)
         if value not in systems:
@@ -488,10 +493,8 @@ def _why_not_linked(a: System, b: System) -> str:
         return f"{a.type} {a.code} and {b.type} {b.code} cannot be linked: never planet to planet"
     sat, star = (a, b) if not a.is_star else (b, a)
     return (
-        f"{sat.type} {sat.code} belongs to star {sat.star} and can only be linked to it, "
-        f"not to {star.code}"
+        f"{sat.type} {sat.code} belongs to star {sat.star} and can only be linked to it, not to {star.code}"
     )
-
 
 
 def _kind(value: object) -> str:

@@ -52,10 +52,7 @@ def dump_scenario(scenario: Scenario) -> str:
             out.append(f"inactive_probes = {_array(list(empire.inactive_probes))}")
         out += _wrapped("seen", sorted(state.seen.get(ecode, ())), 12)
         out += ["", "[empires.techs]"]
-        out += [
-            f"{tech.value.lower()} = {empire.tech(tech)}"
-            for tech in state.techs
-        ]
+        out += [f"{tech.value.lower()} = {empire.tech(tech)}" for tech in state.techs]
     defaults = System(code=0, type=SystemType.YD, row=0, col=0)
     for code, s in sorted(state.systems.items()):
         out += ["", "[[systems]]", f"code = {code}", f"type = {_value(s.type.value)}"]

@@ -68,7 +68,9 @@ def demo_config(directory: Path) -> Config:
 def _prepare(directory: Path) -> None:
     if directory.exists() and any(directory.iterdir()):
         if not (directory / MARKER).exists():
-            raise FileExistsError(f"{directory} is not empty and is not a turnproc demo; choose another --dir")
+            raise FileExistsError(
+                f"{directory} is not empty and is not a turnproc demo; choose another --dir"
+            )
         shutil.rmtree(directory)
     directory.mkdir(parents=True, exist_ok=True)
     (directory / MARKER).write_text("made by `turnproc demo`; the next demo run replaces this folder\n")
@@ -88,13 +90,15 @@ def order_mail(player: Player, text: str, when: dt.datetime, turn: int) -> bytes
     if player.client == "gmail":
         # multipart/alternative with an HTML twin, as the Gmail web client sends.
         msg.set_content(text)
-        html = "<div dir=\"ltr\">" + "<br>".join(line for line in text.splitlines()) + "</div>"
+        html = '<div dir="ltr">' + "<br>".join(line for line in text.splitlines()) + "</div>"
         msg.add_alternative(html, subtype="html")
     elif player.client == "outlook":
         # HTML only, in windows-1252: the shape that most often goes unanswered elsewhere.
-        body = "<html><head><style>p{margin:0}</style></head><body>" + "".join(
-            f"<p class=MsoNormal>{line or '&nbsp;'}</p>" for line in text.splitlines()
-        ) + "<p>Regards – Céline</p></body></html>"
+        body = (
+            "<html><head><style>p{margin:0}</style></head><body>"
+            + "".join(f"<p class=MsoNormal>{line or '&nbsp;'}</p>" for line in text.splitlines())
+            + "<p>Regards – Céline</p></body></html>"
+        )
         msg.set_content(body.encode("windows-1252"), maintype="text", subtype="html", cte="quoted-printable")
         msg.replace_header("Content-Type", 'text/html; charset="windows-1252"')
     elif player.client == "applemail":
@@ -138,7 +142,9 @@ def scripted_orders(report: ReportContext) -> list[str]:
         balance -= 8
     base = report["empire"]["base"]
     if base in owned and balance >= 10:
-        lines.append(f"NEWCRS {base} {min(balance // 10, max(1, min(owned[base]['industry'], owned[base]['pop'])))}")
+        lines.append(
+            f"NEWCRS {base} {min(balance // 10, max(1, min(owned[base]['industry'], owned[base]['pop'])))}"
+        )
     stars = sorted(c for c, s in scouted.items() if s["type"] not in ("PL", "AB"))
     if owned and stars and report["turn"] % 2 == 0:
         lines.append(f"DISTSQ {min(owned)} {stars[-1]}")
@@ -187,7 +193,9 @@ def run_demo(directory: Path, *, turns: int = 1, players: int = 4, seed: str = "
             break
         for i, player in enumerate(roster):
             orders = scripted_orders(_player_report(app, player))
-            text = "\n".join([f"GAME {GAME}", f"EMPIRE {player.code} {player.password}", f"TURN {turn}", *orders, "END"])
+            text = "\n".join(
+                [f"GAME {GAME}", f"EMPIRE {player.code} {player.password}", f"TURN {turn}", *orders, "END"]
+            )
             inbox.add(order_mail(player, text, clock + dt.timedelta(minutes=i), turn))
         results = poll(app, clock + dt.timedelta(hours=1))
         with transaction(app.sessions) as session:
@@ -210,7 +218,9 @@ def run_demo(directory: Path, *, turns: int = 1, players: int = 4, seed: str = "
     lines_out.append("standings: " + ", ".join(f"{e.code} {e.vp} VP" for e in standings))
     lines_out.append("reports:")
     for player in roster:
-        lines_out.append(f"  {player.code} {player.name}: {reports_dir / f'turn{last:02d}-{player.code}.txt'}")
+        lines_out.append(
+            f"  {player.code} {player.name}: {reports_dir / f'turn{last:02d}-{player.code}.txt'}"
+        )
     lines_out.append(f"mail sent to players: {app.config.maildir_out}/new/")
     lines_out.append(f"look around: turnproc --config {directory / 'turnproc.toml'} game show {GAME}")
     (directory / "turnproc.toml").write_text(

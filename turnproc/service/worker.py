@@ -28,26 +28,33 @@ from sqlalchemy import select
 from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 from sqlalchemy.orm import Session
 
-from ..outgoing import mails
 from ..app import App
 from ..config import Config, ImapConfig
-from ..timing.deadlines import local_text
 from ..errors import ServerUnavailable, one_line
+from ..games.notices import notify_guard
+from ..games.publish import refresh_site
 from ..intake import IntakeResult, poll
 from ..mail import imap
 from ..mail.outbox import OutboxError, Transport, claimant_tag
 from ..mail.smtp import SmtpTransport
 from ..mail.transport import outbound
-from ..games.notices import notify_guard
-from ..games.publish import refresh_site
+from ..outgoing import mails
 from ..outgoing.reportmail import send_outbox
-from ..timing.retry import Backoff
-from ..turns.schedule import Decision, anchor_time, decide, time_left
 from ..storage import models as m
 from ..storage.db import make_engine, make_sessionmaker, transaction
 from ..storage.migrate import SchemaOutdated, ensure_schema
-from ..storage.queries import GameView, consume_deadline, current_deadline, load_game_view, move_deadline, view_of
+from ..storage.queries import (
+    GameView,
+    consume_deadline,
+    current_deadline,
+    load_game_view,
+    move_deadline,
+    view_of,
+)
+from ..timing.deadlines import local_text
+from ..timing.retry import Backoff
 from ..turns.run import run_turn
+from ..turns.schedule import Decision, anchor_time, decide, time_left
 
 log = logging.getLogger(__name__)
 
@@ -144,8 +151,10 @@ class Service:
         try:
             with self.app.sessions() as session:
                 # Paused games too: a resume must be seen as a change (see anchor_time).
-                game_ids = list(session.scalars(select(m.Game.id).where(m.Game.status != "finished").order_by(m.Game.id)))
-        except Exception as exc:  # the database is away: nothing to decide without it
+                game_ids = list(
+                    session.scalars(select(m.Game.id).where(m.Game.status != "finished").order_by(m.Game.id))
+                )
+        except Exception as exc:  # noqa: BLE001 - the database is away: nothing to decide without it
             delay = self.tick_backoff.failed(now)
             log.warning("deadlines: database unavailable (%s); retrying in %.0fs", one_line(exc), delay)
             return report
@@ -159,7 +168,7 @@ class Service:
                 continue
             try:
                 name, action = self._tick_game(game_id, now)
-            except Exception as exc:  # one game's failure never stops the others
+            except Exception as exc:  # noqa: BLE001 - one game's failure never stops the others
                 report.errors[self.names.get(game_id, f"#{game_id}")] = one_line(exc)
                 self._game_failed(game_id, exc, backoff, now)
                 continue
@@ -211,12 +220,21 @@ class Service:
         self.seen[game_id] = (signature, now)
         if decision.action in ("run", "early") and self.app.config.site_dir is not None:
             # After the commit: the pages never show a turn that was rolled back.
-            refresh_site(self.app.sessions, self.app.config.site_dir, view.name, now, host_address=self.app.config.from_address, pyodide=self.app.config.pyodide_dir)
+            refresh_site(
+                self.app.sessions,
+                self.app.config.site_dir,
+                view.name,
+                now,
+                host_address=self.app.config.from_address,
+                pyodide=self.app.config.pyodide_dir,
+            )
         if queued:
             self._mail_queued()
         return view.name, decision.action
 
-    def _apply(self, session: Session, game: m.Game, view: GameView, decision: Decision, now: dt.datetime) -> bool:
+    def _apply(
+        self, session: Session, game: m.Game, view: GameView, decision: Decision, now: dt.datetime
+    ) -> bool:
         """Carry out ``decision``; True when mail was queued."""
         config = self.app.config
         deadline_text = local_text(decision.deadline, view.timezone)
@@ -232,23 +250,48 @@ class Service:
             consume_deadline(game, decision.deadline)
             log.warning(
                 "game %s: turn %d not run at the deadline %s: %d of %d active empires sent no orders (limit %d%%)",
-                game.name, game.turn, deadline_text, len(decision.empires), len(view.active_empires), view.nmr_limit,
+                game.name,
+                game.turn,
+                deadline_text,
+                len(decision.empires),
+                len(view.active_empires),
+                view.nmr_limit,
             )
             told = mails.queue_turn_guarded(
-                session, config, game.id, now,
-                game=game.name, turn=game.turn, deadline=deadline_text, next_deadline=next_text,
-                active=len(view.active_empires), missing=list(decision.empires), limit=view.nmr_limit,
+                session,
+                config,
+                game.id,
+                now,
+                game=game.name,
+                turn=game.turn,
+                deadline=deadline_text,
+                next_deadline=next_text,
+                active=len(view.active_empires),
+                missing=list(decision.empires),
+                limit=view.nmr_limit,
                 opened=local_text(view.opened_at, view.timezone),
-            )  # fmt: skip
+            )
             return notify_guard(session, config, game, now, decision.deadline, deadline_text) > 0 or told
         if decision.action == "blocked":
             consume_deadline(game, decision.deadline)
-            log.warning("game %s: turn %d not run at the deadline %s: turn %s is staged, waiting for release",
-                        game.name, game.turn, deadline_text, view.staged_turn)
+            log.warning(
+                "game %s: turn %d not run at the deadline %s: turn %s is staged, waiting for release",
+                game.name,
+                game.turn,
+                deadline_text,
+                view.staged_turn,
+            )
             return mails.queue_turn_blocked(
-                session, config, game.id, now,
-                game=game.name, turn=game.turn, staged_turn=view.staged_turn, deadline=deadline_text, next_deadline=next_text,
-            )  # fmt: skip
+                session,
+                config,
+                game.id,
+                now,
+                game=game.name,
+                turn=game.turn,
+                staged_turn=view.staged_turn,
+                deadline=deadline_text,
+                next_deadline=next_text,
+            )
         if decision.action in ("run", "early"):
             return self._run(session, game, view, decision, now)
         if decision.action == "remind":
@@ -256,14 +299,28 @@ class Service:
             for e in view.empires:
                 if e.code in decision.empires:
                     mails.queue_reminder(
-                        session, config, game, now, empire=e.code, empire_name=e.name, recipient=e.email,
-                        deadline=deadline_text, time_left=left,
-                    )  # fmt: skip
-            log.info("game %s: reminded %s of the deadline %s", game.name, ", ".join(decision.empires), deadline_text)
+                        session,
+                        config,
+                        game,
+                        now,
+                        empire=e.code,
+                        empire_name=e.name,
+                        recipient=e.email,
+                        deadline=deadline_text,
+                        time_left=left,
+                    )
+            log.info(
+                "game %s: reminded %s of the deadline %s",
+                game.name,
+                ", ".join(decision.empires),
+                deadline_text,
+            )
             return True
         raise AssertionError(f"unknown decision {decision!r}")
 
-    def _run(self, session: Session, game: m.Game, view: GameView, decision: Decision, now: dt.datetime) -> bool:
+    def _run(
+        self, session: Session, game: m.Game, view: GameView, decision: Decision, now: dt.datetime
+    ) -> bool:
         number = game.turn
         result = run_turn(session, game, self.app.config, now)
         # An early run uses up no scheduled deadline, only a hand-set one.
@@ -271,18 +328,33 @@ class Service:
         how = "early (every active empire had orders in)" if decision.action == "early" else "at the deadline"
         log.info(
             "game %s: turn %d ran %s: %d events, %d reports%s",
-            game.name, number, how, result.events, len(result.reports),
+            game.name,
+            number,
+            how,
+            result.events,
+            len(result.reports),
             f"; now inactive: {', '.join(result.inactive)}" if result.inactive else "",
         )
         after = replace(view, last_deadline_at=game.last_deadline_at, deadline_override=None)
         return mails.queue_turn_ran(
-            session, self.app.config, game.id, now,
-            game=game.name, turn=number, early=decision.action == "early",
+            session,
+            self.app.config,
+            game.id,
+            now,
+            game=game.name,
+            turn=number,
+            early=decision.action == "early",
             deadline=local_text(decision.deadline, view.timezone),
-            next_deadline=None if result.finished else local_text(current_deadline(after, now), view.timezone),
-            events=result.events, reports=len(result.reports), missed=list(result.missed),
-            inactive=list(result.inactive), finished=result.finished, staged=result.staged,
-        )  # fmt: skip
+            next_deadline=None
+            if result.finished
+            else local_text(current_deadline(after, now), view.timezone),
+            events=result.events,
+            reports=len(result.reports),
+            missed=list(result.missed),
+            inactive=list(result.inactive),
+            finished=result.finished,
+            staged=result.staged,
+        )
 
     def _game_failed(self, game_id: int, exc: Exception, backoff: Backoff, now: dt.datetime) -> None:
         first = backoff.failures == 0
@@ -301,9 +373,14 @@ class Service:
                 if game is None:
                     return
                 queued = mails.queue_worker_error(
-                    session, self.app.config, now,
-                    summary=one_line(exc), detail=f"{exc}", game=game, error_kind=type(exc).__name__,
-                )  # fmt: skip
+                    session,
+                    self.app.config,
+                    now,
+                    summary=one_line(exc),
+                    detail=f"{exc}",
+                    game=game,
+                    error_kind=type(exc).__name__,
+                )
             if queued:
                 self._mail_queued()
         except Exception as notice_exc:  # telling the GM must not hide the first error
@@ -330,6 +407,7 @@ class Service:
         now = self.clock()
         if not self.poll_backoff.ready(now):
             return 0
+
         def committed(results: list[IntakeResult]) -> None:
             # Each batch's answers go once it is committed, not after a whole burst.
             if any(r.replies for r in results):
@@ -365,7 +443,9 @@ class Service:
             # An unreachable server would cost each waiting mail one of its
             # limited attempts; find out once, before touching any of them.
             self._probe_smtp()
-            sent, failed = send_outbox(self.app.sessions, self.app.config, now, self.transport, claimant=self.claimant)
+            sent, failed = send_outbox(
+                self.app.sessions, self.app.config, now, self.transport, claimant=self.claimant
+            )
         except Exception as exc:
             delay = self.flush_backoff.failed(now)
             log.warning("outbox: %s; retrying in %.0fs", _brief(exc), delay)
@@ -386,7 +466,9 @@ class Service:
             with socket.create_connection((smtp.host, smtp.port), timeout=min(smtp.timeout, 10.0)):
                 pass
         except OSError as exc:
-            raise ServerUnavailable(f"SMTP server {smtp.host}:{smtp.port} unavailable: {one_line(exc)}") from None
+            raise ServerUnavailable(
+                f"SMTP server {smtp.host}:{smtp.port} unavailable: {one_line(exc)}"
+            ) from None
 
     def _outage_notice(self, what: str, backoff: Backoff, exc: Exception, now: dt.datetime) -> None:
         if backoff.noticed or backoff.since is None or now - backoff.since < OUTAGE_NOTICE_AFTER:
@@ -395,10 +477,12 @@ class Service:
         try:
             with transaction(self.app.sessions) as session:
                 mails.queue_worker_error(
-                    session, self.app.config, now,
+                    session,
+                    self.app.config,
+                    now,
                     summary=f"the {what} has failed since {backoff.since.isoformat(timespec='minutes')}",
                     detail=one_line(exc),
-                )  # fmt: skip
+                )
         except Exception as notice_exc:  # the database may be what is down
             log.warning("could not queue the %s outage notice: %s", what, _brief(notice_exc))
             log.debug("outage notice failure", exc_info=True)
@@ -441,7 +525,7 @@ def connect(config: Config, stop: threading.Event, backoff: Backoff) -> App | No
         except SchemaOutdated:
             engine.dispose()
             raise
-        except Exception as exc:  # the database is not reachable yet
+        except Exception as exc:  # noqa: BLE001 - the database is not reachable yet
             delay = backoff.failed(now)
             log.warning("database: %s; retrying in %.0fs", one_line(exc), delay)
             stop.wait(delay)
@@ -463,7 +547,15 @@ class IdleWatcher(threading.Thread):
     means reconnect after a back-off; the interval poll covers the gap.
     """
 
-    def __init__(self, config: ImapConfig, wake: Callable[[], None], stop: threading.Event, *, check: float = 10.0, max_backoff: float = 300.0) -> None:
+    def __init__(
+        self,
+        config: ImapConfig,
+        wake: Callable[[], None],
+        stop: threading.Event,
+        *,
+        check: float = 10.0,
+        max_backoff: float = 300.0,
+    ) -> None:
         super().__init__(name="imap-idle", daemon=True)
         self.config, self.wake, self.stop, self.check = config, wake, stop, check
         self.backoff = Backoff(1.0, max_backoff)
@@ -495,7 +587,9 @@ class IdleWatcher(threading.Thread):
                     responses = client.idle_check(timeout=self.check)
                 finally:
                     client.idle_done()
-                if any(isinstance(r, tuple) and len(r) > 1 and r[1] in (b"EXISTS", b"RECENT") for r in responses):
+                if any(
+                    isinstance(r, tuple) and len(r) > 1 and r[1] in (b"EXISTS", b"RECENT") for r in responses
+                ):
                     self.wake()
         finally:
             try:
@@ -523,6 +617,7 @@ def run_worker(config: Config, settings: WorkerSettings, stop: threading.Event |
     """Run until SIGTERM/SIGINT (or ``stop`` is set); the exit status."""
     stop = stop or threading.Event()
     if threading.current_thread() is threading.main_thread():
+
         def on_signal(signum: int, frame: object) -> None:
             log.info("%s received: finishing the job in hand", signal.Signals(signum).name)
             stop.set()
@@ -558,11 +653,19 @@ def run_worker(config: Config, settings: WorkerSettings, stop: threading.Event |
 
         return wake
 
-    service = Service(app, base_backoff=base, max_backoff=settings.max_backoff, on_mail_queued=run_soon("flush"))
+    service = Service(
+        app, base_backoff=base, max_backoff=settings.max_backoff, on_mail_queued=run_soon("flush")
+    )
     now = dt.datetime.now(UTC)
-    scheduler.add_job(service.poll, IntervalTrigger(seconds=settings.poll), id="poll", name="inbox", next_run_time=now)
-    scheduler.add_job(service.tick, IntervalTrigger(seconds=settings.tick), id="tick", name="deadlines", next_run_time=now)
-    scheduler.add_job(service.flush, IntervalTrigger(seconds=settings.flush), id="flush", name="outbox", next_run_time=now)
+    scheduler.add_job(
+        service.poll, IntervalTrigger(seconds=settings.poll), id="poll", name="inbox", next_run_time=now
+    )
+    scheduler.add_job(
+        service.tick, IntervalTrigger(seconds=settings.tick), id="tick", name="deadlines", next_run_time=now
+    )
+    scheduler.add_job(
+        service.flush, IntervalTrigger(seconds=settings.flush), id="flush", name="outbox", next_run_time=now
+    )
     watcher: IdleWatcher | None = None
     if settings.idle and config.transport == "imap":
         wake_poll = run_soon("poll")
@@ -577,7 +680,13 @@ def run_worker(config: Config, settings: WorkerSettings, stop: threading.Event |
         watcher.start()
     log.info(
         "worker started (pid %d): %s, transport %s, tick %gs, poll %gs%s, flush %gs",
-        os.getpid(), config.source, config.transport, settings.tick, settings.poll, " + IDLE" if watcher else "", settings.flush,
+        os.getpid(),
+        config.source,
+        config.transport,
+        settings.tick,
+        settings.poll,
+        " + IDLE" if watcher else "",
+        settings.flush,
     )
     try:
         while not stop.wait(1.0):  # a timed wait keeps the main thread responsive to signals

@@ -15,11 +15,10 @@ import datetime as dt
 import logging
 from typing import Any, TypedDict
 
-from sqlalchemy import delete, insert, select, update, bindparam
+from sqlalchemy import bindparam, delete, insert, select, update
 from sqlalchemy.orm import Session
 
-from ..orders.orders import MailCommand, Order, OrderDict, ParsedOrders
-from ..orders.orders import format_order
+from ..orders.orders import MailCommand, Order, OrderDict, ParsedOrders, format_order
 from ..rules.state import Empire, GameSettings, GameState, Stance, System, SystemType, Tech
 from . import models as m
 from .pending import NewInbound, NewOrderSet, PendingRows
@@ -39,18 +38,37 @@ __all__ = [
 ]
 
 _SYSTEM_FIELDS = (
-    "type", "row", "col", "star", "name", "pop", "industry",
-    "stance", "stance_target", "retreat_parts", "ever_owned", "home_slot",
-)  # fmt: skip
+    "type",
+    "row",
+    "col",
+    "star",
+    "name",
+    "pop",
+    "industry",
+    "stance",
+    "stance_target",
+    "retreat_parts",
+    "ever_owned",
+    "home_slot",
+)
 # Enum members by stored value: a dict lookup is much cheaper than calling
 # the enum, which counts when loading tens of thousands of systems.
 _TYPES = {t.value: t for t in SystemType}
 _STANCES = {t.value: t for t in Stance}
 _NO_FORCES = (0, 0, 0)
 _EMPIRE_FIELDS = (
-    "name", "balance", "treasury", "vp", "base", "home", "lost_in_space", "active", "missed_turns",
-    "reserve", "active_probe",
-)  # fmt: skip
+    "name",
+    "balance",
+    "treasury",
+    "vp",
+    "base",
+    "home",
+    "lost_in_space",
+    "active",
+    "missed_turns",
+    "reserve",
+    "active_probe",
+)
 
 
 def modules_text(modules: frozenset[str]) -> str:
@@ -123,19 +141,47 @@ def load_state(session: Session, game: m.Game) -> GameState:
     # row and ** cost three times the System itself, and names twice what
     # positions do (at 30,000 systems, 80 ms against 30).
     for (
-        sid, code, owner_id, type_, row, col, star, name, pop, industry, stance, stance_target, retreat_parts,
-        ever_owned, home_slot,
-    ) in connection.execute(select(*columns).where(m.System.game_id == game.id)).all():  # fmt: skip
+        sid,
+        code,
+        owner_id,
+        type_,
+        row,
+        col,
+        star,
+        name,
+        pop,
+        industry,
+        stance,
+        stance_target,
+        retreat_parts,
+        ever_owned,
+        home_slot,
+    ) in connection.execute(select(*columns).where(m.System.game_id == game.id)).all():
         cruisers, fighters, colony = forces.get(sid, _NO_FORCES)
         systems[code] = System(
-            code, _TYPES[type_], row, col, star, name, code_of.get(owner_id) if owner_id is not None else None,
-            pop, industry, cruisers, fighters, colony, _STANCES[stance], stance_target, retreat_parts,
-            ever_owned, home_slot,
-        )  # fmt: skip
+            code,
+            _TYPES[type_],
+            row,
+            col,
+            star,
+            name,
+            code_of.get(owner_id) if owner_id is not None else None,
+            pop,
+            industry,
+            cruisers,
+            fighters,
+            colony,
+            _STANCES[stance],
+            stance_target,
+            retreat_parts,
+            ever_owned,
+            home_slot,
+        )
         code_of_system[sid] = code
 
     links = frozenset(
-        (a, b) for a, b in connection.execute(select(m.Link.a, m.Link.b).where(m.Link.game_id == game.id)).all()
+        (a, b)
+        for a, b in connection.execute(select(m.Link.a, m.Link.b).where(m.Link.game_id == game.id)).all()
     )
     seen: dict[str, set[int]] = {code: set() for code in empires}
     for empire_id, system_id in connection.execute(
@@ -199,11 +245,7 @@ def _save_empires(session: Session, state: GameState, empire_ids: dict[str, int]
         changes.append({"_id": empire_ids[code], **values})
     if changes:
         cols = [k for k in changes[0] if k != "_id"]
-        stmt = (
-            update(m.Empire)
-            .where(m.Empire.id == bindparam("_id"))
-            .values({c: bindparam(c) for c in cols})
-        )
+        stmt = update(m.Empire).where(m.Empire.id == bindparam("_id")).values({c: bindparam(c) for c in cols})
         session.connection().execute(stmt, changes)
         # The UPDATE went past the ORM: an Empire object the session holds
         # (one just added, say) would otherwise keep its old figures, and
@@ -244,7 +286,9 @@ def _save_systems(
         existing[code] = (sid, tuple(stored))
     stale = set(existing) - set(state.systems)
     if stale:
-        raise ValueError(f"game {game.name!r}: the rules dropped systems {sorted(stale)}; systems are never deleted")
+        raise ValueError(
+            f"game {game.name!r}: the rules dropped systems {sorted(stale)}; systems are never deleted"
+        )
 
     new_rows = []
     changed = []
@@ -271,7 +315,9 @@ def _save_systems(
         return {code: sid for code, (sid, _) in existing.items()}
     return {
         code: sid
-        for code, sid in session.execute(select(m.System.code, m.System.id).where(m.System.game_id == game.id))
+        for code, sid in session.execute(
+            select(m.System.code, m.System.id).where(m.System.game_id == game.id)
+        )
     }
 
 
@@ -295,8 +341,9 @@ def _save_forces(
     existing: dict[tuple[int, int], tuple[int, int, int]] = {}
     for chunk in _chunks(ids):
         for sid, eid, c, f, col in session.execute(
-            select(m.Force.system_id, m.Force.empire_id, m.Force.cruisers, m.Force.fighters, m.Force.colony_ships)
-            .where(m.Force.system_id.in_(chunk))
+            select(
+                m.Force.system_id, m.Force.empire_id, m.Force.cruisers, m.Force.fighters, m.Force.colony_ships
+            ).where(m.Force.system_id.in_(chunk))
         ):
             existing[(sid, eid)] = (c, f, col)
     wanted: dict[tuple[int, int], tuple[int, int, int]] = {}
@@ -322,7 +369,11 @@ def _save_forces(
         conn.execute(
             update(m.Force)
             .where(m.Force.system_id == bindparam("_sid"), m.Force.empire_id == bindparam("_eid"))
-            .values(cruisers=bindparam("cruisers"), fighters=bindparam("fighters"), colony_ships=bindparam("colony_ships")),
+            .values(
+                cruisers=bindparam("cruisers"),
+                fighters=bindparam("fighters"),
+                colony_ships=bindparam("colony_ships"),
+            ),
             changed,
         )
 
@@ -334,7 +385,10 @@ def _save_seen(
     existing: set[tuple[int, int]] = set()
     for chunk in _chunks(ids):
         existing.update(
-            (e, s) for e, s in session.execute(select(m.Seen.empire_id, m.Seen.system_id).where(m.Seen.empire_id.in_(chunk)))
+            (e, s)
+            for e, s in session.execute(
+                select(m.Seen.empire_id, m.Seen.system_id).where(m.Seen.empire_id.in_(chunk))
+            )
         )
     wanted = {
         (empire_ids[code], system_ids[sys_code])
@@ -381,9 +435,16 @@ def store_orders(
     if current is not None and current.active:
         current.active, replaced = False, True
     row = NewOrderSet(
-        game_id=game_id, empire_id=empire_id, turn=turn, raw_text=raw_text, received_at=now, sent_at=sent_at,
-        active=True, message=message, **order_set_values(parsed),
-    )  # fmt: skip
+        game_id=game_id,
+        empire_id=empire_id,
+        turn=turn,
+        raw_text=raw_text,
+        received_at=now,
+        sent_at=sent_at,
+        active=True,
+        message=message,
+        **order_set_values(parsed),
+    )
     rows.order_sets.append(row)
     return row, replaced
 

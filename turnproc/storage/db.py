@@ -16,14 +16,22 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import DBAPIError, ArgumentError
+from sqlalchemy.exc import ArgumentError, DBAPIError
 from sqlalchemy.orm import Session, sessionmaker
 
 from ..runtime import jsontext
 
 log = logging.getLogger(__name__)
 
-__all__ = ["DatabaseError", "make_engine", "make_sessionmaker", "transaction", "read_only", "read_only_connection", "is_sqlite"]
+__all__ = [
+    "DatabaseError",
+    "make_engine",
+    "make_sessionmaker",
+    "transaction",
+    "read_only",
+    "read_only_connection",
+    "is_sqlite",
+]
 
 #: The execution option that makes a connection's transactions read-only
 #: (see :func:`read_only`); PostgreSQL's own is ``postgresql_readonly``.
@@ -72,11 +80,15 @@ def _sqlite_checkin(dbapi_connection: Any, connection_record: Any) -> None:
     # A connection back in the pool after a read may write again. One closed
     # by an error has nothing to reset; one that cannot be reset is dropped,
     # not handed to a writer that would fail on it.
-    if dbapi_connection is None or connection_record is None or not connection_record.info.pop(READ_ONLY, False):
+    if (
+        dbapi_connection is None
+        or connection_record is None
+        or not connection_record.info.pop(READ_ONLY, False)
+    ):
         return
     try:
         dbapi_connection.execute("PRAGMA query_only = OFF")
-    except Exception:  # any failure here means the connection is unusable
+    except Exception:  # noqa: BLE001 - any failure here means the connection is unusable
         connection_record.invalidate()
 
 
@@ -134,7 +146,7 @@ def _safe(url: str) -> str:
     """The URL with any password masked, for messages and logs."""
     try:
         return make_url(url).render_as_string(hide_password=True)
-    except Exception:  # an unparsable URL has no password to hide worth the risk
+    except Exception:  # noqa: BLE001 - an unparsable URL has no password to hide worth the risk
         return "<unparsable URL>"
 
 

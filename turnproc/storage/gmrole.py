@@ -45,14 +45,17 @@ def ensure_role(conn: Connection, tables: list[str], views: list[str]) -> bool:
         if not may:
             log.warning(
                 "cannot create role %s (the database user lacks CREATEROLE): GM scripts will run "
-                "with the parse check only; see docs/gm-schema.md", ROLE,
-            )  # fmt: skip
+                "with the parse check only; see docs/gm-schema.md",
+                ROLE,
+            )
             return False
         # Another database on the server may be creating it at the same moment.
-        conn.execute(text(
-            f"DO $$ BEGIN CREATE ROLE {ROLE} NOLOGIN; "
-            "EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END $$"
-        ))  # fmt: skip
+        conn.execute(
+            text(
+                f"DO $$ BEGIN CREATE ROLE {ROLE} NOLOGIN; "
+                "EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END $$"
+            )
+        )
     for statement in grant_statements(tables, views):
         conn.execute(text(statement))
     # Sequences: an INSERT takes the next id; nextval()/setval() are refused by the parse check
@@ -73,8 +76,9 @@ def ensure_role(conn: Connection, tables: list[str], views: list[str]) -> bool:
             # The role was made by someone else, who did not make us a member.
             log.warning(
                 "cannot make the database user a member of role %s: GM scripts will run "
-                "with the parse check only; see docs/gm-schema.md", ROLE,
-            )  # fmt: skip
+                "with the parse check only; see docs/gm-schema.md",
+                ROLE,
+            )
             return False
     return True
 
@@ -83,7 +87,9 @@ def role_usable(conn: Connection) -> bool:
     """Can this connection ``SET ROLE`` to :data:`ROLE`?"""
     return bool(
         conn.scalar(
-            text("SELECT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = :r) AND pg_has_role(current_user, :r, 'MEMBER')"),
+            text(
+                "SELECT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = :r) AND pg_has_role(current_user, :r, 'MEMBER')"
+            ),
             {"r": ROLE},
         )
     )

@@ -88,7 +88,9 @@ def current_revision(engine: Engine) -> str | None:
             return None
         rows = conn.execute(text(f"SELECT version_num FROM {VERSION_TABLE}")).scalars().all()
     if len(rows) > 1:
-        raise SchemaOutdated(f"the database has {len(rows)} schema revisions ({', '.join(rows)}), turnproc makes one: is it a turnproc database?")
+        raise SchemaOutdated(
+            f"the database has {len(rows)} schema revisions ({', '.join(rows)}), turnproc makes one: is it a turnproc database?"
+        )
     return rows[0] if rows else None
 
 
@@ -117,7 +119,13 @@ def head_revision() -> str | None:
             continue
         revisions.append(str(values["revision"]))
         before = values.get("down_revision")
-        down.update([before] if isinstance(before, str) else [str(b) for b in before or ()] if isinstance(before, tuple | list) else [])
+        down.update(
+            [before]
+            if isinstance(before, str)
+            else [str(b) for b in before or ()]
+            if isinstance(before, tuple | list)
+            else []
+        )
     heads = [r for r in revisions if r not in down]
     if len(heads) > 1:
         raise MigrationDrift(f"the migrations have {len(heads)} heads ({', '.join(heads)}): merge them")
@@ -141,8 +149,12 @@ def ensure_schema(engine: Engine) -> None:
         return
     if current is None:
         if inspect(engine).get_table_names():
-            raise SchemaOutdated("the database has tables but no migration history; is it a turnproc database?")
+            raise SchemaOutdated(
+                "the database has tables but no migration history; is it a turnproc database?"
+            )
         log.info("new database: creating the schema")
         upgrade(engine)
         return
-    raise SchemaOutdated(f"the database schema is at {current}, this turnproc needs {head}: run `turnproc db upgrade`")
+    raise SchemaOutdated(
+        f"the database schema is at {current}, this turnproc needs {head}: run `turnproc db upgrade`"
+    )

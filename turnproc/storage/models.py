@@ -15,11 +15,10 @@ process; only the references to a class defined further down are quoted.
 """
 
 import datetime as dt
-from typing import Annotated, Any
+from typing import Any
 
 from sqlalchemy import (
     JSON,
-    false,
     Boolean,
     CheckConstraint,
     ForeignKey,
@@ -29,16 +28,36 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    false,
 )
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from .base import NAMING_CONVENTION, Base, UTCDateTime, count, intpk, timestamp, utcnow
 
 __all__ = [
-    "Base", "Game", "Empire", "System", "Link", "Force", "Seen", "OrderSet", "TurnRecord", "Report",
-    "InboundMessage", "OutboxMail", "AuditEntry", "ArchivedTurn", "AddressChange", "SignupRequest", "Announcement",
-    "TECH_COLUMNS", "utcnow", "Bulletin", "NAMING_CONVENTION", "UTCDateTime",
-]  # fmt: skip
+    "Base",
+    "Game",
+    "Empire",
+    "System",
+    "Link",
+    "Force",
+    "Seen",
+    "OrderSet",
+    "TurnRecord",
+    "Report",
+    "InboundMessage",
+    "OutboxMail",
+    "AuditEntry",
+    "ArchivedTurn",
+    "AddressChange",
+    "SignupRequest",
+    "Announcement",
+    "TECH_COLUMNS",
+    "utcnow",
+    "Bulletin",
+    "NAMING_CONVENTION",
+    "UTCDateTime",
+]
 
 SYSTEM_TYPES = ("YD", "WD", "RD", "BD", "RG", "SG", "PL", "AB")
 STANCES = ("DEFEND", "RETREAT", "AMBUSH", "STANDOFF")
@@ -259,9 +278,7 @@ class System(Base):
         CheckConstraint("pop >= 0", "pop_not_negative"),
         CheckConstraint("industry >= 0", "industry_not_negative"),
         CheckConstraint("retreat_parts BETWEEN 1 AND 3", "retreat_parts_1_to_3"),
-        CheckConstraint(
-            "(type IN ('PL', 'AB')) = (star IS NOT NULL)", "planets_and_belts_have_a_star"
-        ),
+        CheckConstraint("(type IN ('PL', 'AB')) = (star IS NOT NULL)", "planets_and_belts_have_a_star"),
         CheckConstraint("owner_id IS NOT NULL OR pop = 0", "unowned_has_no_population"),
         ForeignKeyConstraint(
             ["game_id", "star"], ["systems.game_id", "systems.code"], name="fk_systems_star_systems"
@@ -313,9 +330,7 @@ class Force(Base):
         CheckConstraint("colony_ships >= 0", "colony_ships_not_negative"),
     )
 
-    system_id: Mapped[int] = mapped_column(
-        ForeignKey("systems.id", ondelete="CASCADE"), primary_key=True
-    )
+    system_id: Mapped[int] = mapped_column(ForeignKey("systems.id", ondelete="CASCADE"), primary_key=True)
     empire_id: Mapped[int] = mapped_column(
         ForeignKey("empires.id", ondelete="CASCADE"), primary_key=True, index=True
     )
@@ -329,12 +344,8 @@ class Seen(Base):
 
     __tablename__ = "seen"
 
-    empire_id: Mapped[int] = mapped_column(
-        ForeignKey("empires.id", ondelete="CASCADE"), primary_key=True
-    )
-    system_id: Mapped[int] = mapped_column(
-        ForeignKey("systems.id", ondelete="CASCADE"), primary_key=True
-    )
+    empire_id: Mapped[int] = mapped_column(ForeignKey("empires.id", ondelete="CASCADE"), primary_key=True)
+    system_id: Mapped[int] = mapped_column(ForeignKey("systems.id", ondelete="CASCADE"), primary_key=True)
 
 
 class OrderSet(Base):

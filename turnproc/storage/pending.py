@@ -18,7 +18,7 @@ import datetime as dt
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-from sqlalchemy import inspect, insert, select
+from sqlalchemy import insert, inspect, select
 from sqlalchemy.orm import Session
 
 from . import models as m
@@ -89,7 +89,8 @@ class PendingRows:
             # back by their digest (unique): SQLite returns keys in order only
             # one row at a time.
             connection.execute(
-                insert(m.InboundMessage), [{name: getattr(row, name) for name in _INBOUND_COLUMNS} for row in self.inbound]
+                insert(m.InboundMessage),
+                [{name: getattr(row, name) for name in _INBOUND_COLUMNS} for row in self.inbound],
             )
             named = {row.message.sha256: row.message for row in self.order_sets if row.message is not None}
             digests = sorted(named)
@@ -107,9 +108,11 @@ class PendingRows:
                 if message is not None and message.id is None:
                     raise ValueError("an order set's mail must be written before it (or with it)")
                 values.append(
-                    {**{name: getattr(row, name) for name in _ORDER_SET_COLUMNS},
-                     "message_id": message.id if message is not None else None}
-                )  # fmt: skip
+                    {
+                        **{name: getattr(row, name) for name in _ORDER_SET_COLUMNS},
+                        "message_id": message.id if message is not None else None,
+                    }
+                )
             connection.execute(insert(m.OrderSet), values)
         self.clear()
 
@@ -147,4 +150,3 @@ def _added_at(obj: m.Base) -> int:
     order = inspect(obj).insert_order
     assert order is not None  # every object added to a session has one
     return order
-

@@ -16,8 +16,8 @@ from typing import Literal
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
-from ..timing import deadlines
 from ..errors import GMError
+from ..timing import deadlines
 from . import models as m
 from .mailkinds import MailKind
 
@@ -178,7 +178,9 @@ def load_game_view(
         return game, view_of(game)
     last_run = session.scalar(select(func.max(m.TurnRecord.ran_at)).where(m.TurnRecord.game_id == game.id))
     staged = session.scalar(
-        select(func.max(m.TurnRecord.number)).where(m.TurnRecord.game_id == game.id, m.TurnRecord.staged.is_(True))
+        select(func.max(m.TurnRecord.number)).where(
+            m.TurnRecord.game_id == game.id, m.TurnRecord.staged.is_(True)
+        )
     )
     return game, view_of(game, opened_at=last_run, staged_turn=staged, empires=_empires(session, game))
 
@@ -199,13 +201,21 @@ def _empires(session: Session, game: m.Game) -> tuple[EmpireView, ...]:
     reminded = set(
         session.scalars(
             select(m.OutboxMail.recipient).where(
-                m.OutboxMail.game_id == game.id, m.OutboxMail.kind == MailKind.REMINDER, m.OutboxMail.turn == game.turn
+                m.OutboxMail.game_id == game.id,
+                m.OutboxMail.kind == MailKind.REMINDER,
+                m.OutboxMail.turn == game.turn,
             )
         )
     )
     rows = session.execute(
         select(
-            m.Empire.id, m.Empire.code, m.Empire.name, m.Empire.email, m.Empire.active, m.Empire.vp, m.Empire.vacation_until,
+            m.Empire.id,
+            m.Empire.code,
+            m.Empire.name,
+            m.Empire.email,
+            m.Empire.active,
+            m.Empire.vp,
+            m.Empire.vacation_until,
             m.Empire.quit_at,
         )
         .where(m.Empire.game_id == game.id)
@@ -271,7 +281,9 @@ def consume_deadline(game: m.Game, used: dt.datetime | None = None) -> None:
     game.deadline_override = None
 
 
-def move_deadline(game: m.Game, *, to: dt.datetime | None = None, count_from: dt.datetime | None = None) -> None:
+def move_deadline(
+    game: m.Game, *, to: dt.datetime | None = None, count_from: dt.datetime | None = None
+) -> None:
     """The deadline moves without a turn: the GM sets this turn's deadline by
     hand (``to``, until the turn runs), or the schedule counts afresh from
     ``count_from`` (a new schedule, a resumed game, a worker that first sees a
@@ -304,13 +316,17 @@ def get_game(session: Session, name: str) -> m.Game:
     game = session.scalar(select(m.Game).where(m.Game.name == name))
     if game is None:
         known = session.scalars(select(m.Game.name).order_by(m.Game.name)).all()
-        hint = f" (games: {', '.join(known)})" if known else " (there are no games yet: turnproc game new NAME)"
+        hint = (
+            f" (games: {', '.join(known)})" if known else " (there are no games yet: turnproc game new NAME)"
+        )
         raise GMError(f"no game named {name!r}{hint}")
     return game
 
 
 def get_empire(session: Session, game: m.Game, code: str) -> m.Empire:
-    empire = session.scalar(select(m.Empire).where(m.Empire.game_id == game.id, m.Empire.code == code.upper()))
+    empire = session.scalar(
+        select(m.Empire).where(m.Empire.game_id == game.id, m.Empire.code == code.upper())
+    )
     if empire is None:
         raise GMError(f"game {game.name!r} has no empire {code.upper()!r}")
     return empire
@@ -351,18 +367,23 @@ def withdraw_orders(session: Session, empire_id: int, turn: int) -> bool:
 
 
 def replies_last_hour(session: Session, recipient: str, kind: str, now: dt.datetime) -> int:
-    return session.scalar(
-        select(func.count())
-        .select_from(m.OutboxMail)
-        .where(
-            m.OutboxMail.recipient == recipient,
-            m.OutboxMail.kind == kind,
-            m.OutboxMail.created_at >= now - dt.timedelta(hours=1),
+    return (
+        session.scalar(
+            select(func.count())
+            .select_from(m.OutboxMail)
+            .where(
+                m.OutboxMail.recipient == recipient,
+                m.OutboxMail.kind == kind,
+                m.OutboxMail.created_at >= now - dt.timedelta(hours=1),
+            )
         )
-    ) or 0
+        or 0
+    )
 
 
-def replies_last_hour_to(session: Session, recipients: Sequence[str], now: dt.datetime) -> dict[tuple[str, str], int]:
+def replies_last_hour_to(
+    session: Session, recipients: Sequence[str], now: dt.datetime
+) -> dict[tuple[str, str], int]:
     """:func:`replies_last_hour` for many recipients and every kind at once."""
     rows = session.execute(
         select(m.OutboxMail.recipient, m.OutboxMail.kind, func.count())
@@ -385,4 +406,6 @@ def suppressed_replies(session: Session, game_id: int, limit: int = 5) -> list[m
 
 
 def staged_record(session: Session, game_id: int) -> m.TurnRecord | None:
-    return session.scalar(select(m.TurnRecord).where(m.TurnRecord.game_id == game_id, m.TurnRecord.staged.is_(True)))
+    return session.scalar(
+        select(m.TurnRecord).where(m.TurnRecord.game_id == game_id, m.TurnRecord.staged.is_(True))
+    )

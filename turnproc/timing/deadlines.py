@@ -63,8 +63,12 @@ def cron_trigger(schedule: str, timezone: str) -> CronTrigger:
             raise ValueError(f"expected 5 fields (minute hour day month weekday), got {len(fields)}")
         minute, hour, day, month, weekday = fields
         return CronTrigger(
-            minute=minute, hour=hour, day=day, month=month,
-            day_of_week=_standard_day_of_week(weekday), timezone=zone,
+            minute=minute,
+            hour=hour,
+            day=day,
+            month=month,
+            day_of_week=_standard_day_of_week(weekday),
+            timezone=zone,
         )
     except ValueError as exc:
         raise DeadlineError(f"bad cron expression {schedule!r}: {exc}") from None
@@ -113,10 +117,18 @@ def next_deadline(schedule: str | None, timezone: str, now: dt.datetime) -> dt.d
     return next(deadlines_after(schedule, timezone, now), None)
 
 
-_WINDOWS = (dt.timedelta(days=1), dt.timedelta(days=8), dt.timedelta(days=32), dt.timedelta(days=367), dt.timedelta(days=1462))
+_WINDOWS = (
+    dt.timedelta(days=1),
+    dt.timedelta(days=8),
+    dt.timedelta(days=32),
+    dt.timedelta(days=367),
+    dt.timedelta(days=1462),
+)
 
 
-def due_deadline(schedule: str | None, timezone: str, last: dt.datetime | None, now: dt.datetime) -> dt.datetime | None:
+def due_deadline(
+    schedule: str | None, timezone: str, last: dt.datetime | None, now: dt.datetime
+) -> dt.datetime | None:
     """The latest deadline in ``(last, now]``, or None when none has passed.
 
     All deadlines missed since ``last`` collapse into this one: acting on it and

@@ -20,16 +20,16 @@ from dataclasses import dataclass
 
 from sqlalchemy.orm import Session, sessionmaker
 
-from ..outgoing import mails
-from . import schedule
-from ..runtime.collector import gc_paused
 from ..config import Config
-from ..timing.deadlines import local_text
 from ..errors import GMError, TurnAlreadyRun
-from .schedule import Refusal
+from ..outgoing import mails
+from ..runtime.collector import gc_paused
 from ..storage.db import transaction
 from ..storage.queries import GameView, current_deadline_or_none, get_game, load_game_view, view_of
+from ..timing.deadlines import local_text
+from . import schedule
 from .run import TurnResult, run_turn
+from .schedule import Refusal
 
 log = logging.getLogger(__name__)
 
@@ -52,7 +52,9 @@ class Plan:
     refusal: Refusal | None
 
     def lines(self) -> list[str]:
-        lines = [f"game {self.game}, turn {self.turn}: orders in from {self.active - len(self.missing)} of {self.active} active empires"]
+        lines = [
+            f"game {self.game}, turn {self.turn}: orders in from {self.active - len(self.missing)} of {self.active} active empires"
+        ]
         if self.missing:
             lines.append(f"missing: {', '.join(self.missing)}")
         return lines
@@ -69,11 +71,16 @@ def plan_turn(sessions: sessionmaker[Session], game_name: str, config: Config, n
     SQLite a write transaction would start only after another runner's commit,
     when the next turn is already current)."""
     engine = sessions.kw["bind"]
-    with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn, Session(bind=conn) as session:
+    with (
+        engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn,
+        Session(bind=conn) as session,
+    ):
         loaded = load_game_view(session, game_id=get_game(session, game_name).id)
         assert loaded is not None  # just found by name
         view = loaded[1]
-    return Plan(view.name, view.turn, len(view.active_empires), tuple(view.missing), _refusal(view, config, now))
+    return Plan(
+        view.name, view.turn, len(view.active_empires), tuple(view.missing), _refusal(view, config, now)
+    )
 
 
 def refused(refusal: Refusal, game: str) -> str:
@@ -106,7 +113,9 @@ def run_by_hand(
         assert loaded is not None  # the row is locked and was just found
         game, view = loaded
         if view.turn != turn:
-            raise TurnAlreadyRun(f"turn {turn} of game {game.name} has already run (the game is at turn {view.turn} now)")
+            raise TurnAlreadyRun(
+                f"turn {turn} of game {game.name} has already run (the game is at turn {view.turn} now)"
+            )
         refusal = _refusal(view, config, now)
         if refusal is not None and not (force and refusal.forcible):
             raise GMError(refused(refusal, game.name))
@@ -115,10 +124,23 @@ def run_by_hand(
         result = run_turn(session, game, config, now, turn=turn)
         after = view_of(game)
         mails.queue_turn_ran(
-            session, config, game.id, now,
-            game=game.name, turn=result.turn, early=False, deadline=None,
-            next_deadline=None if result.finished else local_text(current_deadline_or_none(after, now), after.timezone),
-            events=result.events, reports=len(result.reports), missed=list(result.missed),
-            inactive=list(result.inactive), finished=result.finished, staged=result.staged, by_hand=True,
-        )  # fmt: skip
+            session,
+            config,
+            game.id,
+            now,
+            game=game.name,
+            turn=result.turn,
+            early=False,
+            deadline=None,
+            next_deadline=None
+            if result.finished
+            else local_text(current_deadline_or_none(after, now), after.timezone),
+            events=result.events,
+            reports=len(result.reports),
+            missed=list(result.missed),
+            inactive=list(result.inactive),
+            finished=result.finished,
+            staged=result.staged,
+            by_hand=True,
+        )
     return result

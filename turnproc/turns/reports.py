@@ -11,15 +11,15 @@ from typing import Any
 from sqlalchemy import insert, select
 from sqlalchemy.orm import Session
 
-from ..runtime import jsontext
 from ..config import Config
-from ..runtime.jsontext import Encoded
-from ..outgoing.mails import queue_bulletin, queue_reports
 from ..games.notices import announcements_for
+from ..outgoing.mails import queue_bulletin, queue_reports
 from ..reports.render import subject_renderer
 from ..reports.turnout import ReportData, ReportOutput, ReportSettings, report_output
 from ..rules.events import Event
 from ..rules.state import GameState
+from ..runtime import jsontext
+from ..runtime.jsontext import Encoded
 from ..storage import models as m
 from ..storage.queries import current_deadline_or_none, view_of
 
@@ -51,9 +51,13 @@ def write_reports(
     (a thousand rows are not read again)."""
     if empire_rows is None:
         empire_rows = empire_rows_of(session, game)
-    settings = report_settings(session, config, game, state, number, now, corrected=corrected, reason=reason, empire_rows=empire_rows)
+    settings = report_settings(
+        session, config, game, state, number, now, corrected=corrected, reason=reason, empire_rows=empire_rows
+    )
     output = report_output(state, events, settings)
-    return store_reports(session, config, game, state, output, number, now, held=held, empire_rows=empire_rows)
+    return store_reports(
+        session, config, game, state, output, number, now, held=held, empire_rows=empire_rows
+    )
 
 
 def empire_rows_of(session: Session, game: m.Game) -> dict[str, m.Empire]:
@@ -86,7 +90,11 @@ def report_settings(
         corrected=corrected,
         bulletin=len(state.empires) > config.bulletin_threshold,
         report_subject=subject_renderer("report"),
-        on_leave={c: e.vacation_until for c, e in empire_rows.items() if e.vacation_until is not None and e.vacation_until > number},
+        on_leave={
+            c: e.vacation_until
+            for c, e in empire_rows.items()
+            if e.vacation_until is not None and e.vacation_until > number
+        },
         extras=extras,
     )
 
@@ -105,20 +113,40 @@ def store_reports(
 ) -> ReportData:
     """The reports' rows and mails, and the bulletin's, from their JSON text."""
     if output.bulletin is not None:
-        bulletin = m.Bulletin(game_id=game.id, turn=number, data=jsontext.loads(output.bulletin), created_at=now)
+        bulletin = m.Bulletin(
+            game_id=game.id, turn=number, data=jsontext.loads(output.bulletin), created_at=now
+        )
         session.add(bulletin)
         session.flush()
-        readers = [empire_rows[c].email for c in sorted(state.empires) if state.empires[c].active and empire_rows[c].email]
+        readers = [
+            empire_rows[c].email
+            for c in sorted(state.empires)
+            if state.empires[c].active and empire_rows[c].email
+        ]
         queue_bulletin(session, config, bulletin, readers, now, held=held)
     # A thousand rows each: one bulk INSERT apiece, without the unit of work's
     # bookkeeping per object (the reports' ids come back for their mails).
     codes = list(output.reports)
     report_ids = session.scalars(
         insert(m.Report).returning(m.Report.id, sort_by_parameter_order=True),
-        [{"game_id": game.id, "empire_id": empire_rows[c].id, "turn": number, "data": Encoded(output.reports[c]), "created_at": now} for c in codes],
+        [
+            {
+                "game_id": game.id,
+                "empire_id": empire_rows[c].id,
+                "turn": number,
+                "data": Encoded(output.reports[c]),
+                "created_at": now,
+            }
+            for c in codes
+        ],
     ).all()
     queue_reports(
-        session, config, game.id, number,
-        [(empire_rows[c].email, rid, output.subjects[c]) for c, rid in zip(codes, report_ids, strict=True)], now, held=held,
-    )  # fmt: skip
+        session,
+        config,
+        game.id,
+        number,
+        [(empire_rows[c].email, rid, output.subjects[c]) for c, rid in zip(codes, report_ids, strict=True)],
+        now,
+        held=held,
+    )
     return ReportData(output.reports)

@@ -39,11 +39,10 @@ from sqlalchemy import CursorResult, Engine, Result, delete, func, insert, selec
 from sqlalchemy.orm import Session, sessionmaker
 
 from ..admin import audit
-from ..runtime.collector import gc_paused
 from ..config import Config
 from ..errors import GMError, TurnAlreadyRun
-from ..runtime.jsontext import Encoded
-from ..reports.context import TurnView, position_context, report_context
+from ..orders.vocabulary import EventKind
+from ..reports.context import TurnView, position_context
 from ..reports.narrative import narrate
 from ..reports.render import SharedParts, render_report_text
 from ..reports.schema import ReportContext, StoredReport
@@ -52,14 +51,14 @@ from ..rules.activity import record_missed_turns
 from ..rules.events import Event
 from ..rules.invariants import check_invariants
 from ..rules.serialize import state_from_dict, state_to_record
-from ..rules.state import GameState
 from ..rules.turn import resolve, turn_rng
-from ..orders.vocabulary import EventKind
+from ..runtime.collector import gc_paused
+from ..runtime.jsontext import Encoded
 from ..storage import models as m
 from ..storage.convert import load_state, orders_for_turn, save_game_fields, save_state
 from ..storage.db import transaction
-from ..storage.queries import consume_deadline, get_empire, get_game, staged_record
 from ..storage.mailkinds import MailKind
+from ..storage.queries import consume_deadline, get_empire, get_game, staged_record
 
 log = logging.getLogger(__name__)
 
@@ -137,7 +136,9 @@ def run_turn(
 
     _lock(session, game)  # intake batches and a second runner wait for this turn
     if turn is not None and game.turn != turn:
-        raise TurnAlreadyRun(f"turn {turn} of game {game.name} has already run (the game is at turn {game.turn} now)")
+        raise TurnAlreadyRun(
+            f"turn {turn} of game {game.name} has already run (the game is at turn {game.turn} now)"
+        )
     if game.status == "finished":
         raise GMError(f"game {game.name} is over")
     already = session.scalar(
@@ -164,13 +165,27 @@ def run_turn(
     corrected = corrected or _ran_before(session, game, number)
     new_state, events = resolve(state, orders, turn_rng(game.seed, number))
     empire_rows = empire_rows_of(session, game)
-    on_leave = {c: e.vacation_until for c, e in empire_rows.items() if e.vacation_until is not None and e.vacation_until >= number}
+    on_leave = {
+        c: e.vacation_until
+        for c, e in empire_rows.items()
+        if e.vacation_until is not None and e.vacation_until >= number
+    }
     quitting = [c for c, e in empire_rows.items() if e.quit_at is not None]
     missed, inactive = record_missed_turns(new_state, lines, game.inactive_after, on_leave, quitting)
     # The reports read the game row as the turn leaves it (the next deadline).
     save_game_fields(game, new_state)
     consume_deadline(game)  # a hand-set deadline is for the turn just run
-    settings = report_settings(session, config, game, new_state, number, now, corrected=corrected, reason=reason, empire_rows=empire_rows)
+    settings = report_settings(
+        session,
+        config,
+        game,
+        new_state,
+        number,
+        now,
+        corrected=corrected,
+        reason=reason,
+        empire_rows=empire_rows,
+    )
     output = report_output(new_state, events, settings)
     record = record_output(state, events)
     save_state(session, game, new_state)
@@ -178,17 +193,29 @@ def run_turn(
         empire_rows[code].quit_at = None  # done: the empire is inactive now
     session.execute(
         insert(m.TurnRecord).values(
-            game_id=game.id, number=number, rng_seed=rng_seed, state_before=Encoded(record.state_before),
-            orders=lines, events=Encoded(record.events), ran_at=now, staged=stage,
+            game_id=game.id,
+            number=number,
+            rng_seed=rng_seed,
+            state_before=Encoded(record.state_before),
+            orders=lines,
+            events=Encoded(record.events),
+            ran_at=now,
+            staged=stage,
         )
-    )  # fmt: skip
-    reports = store_reports(session, config, game, new_state, output, number, now, held=stage, empire_rows=empire_rows)
+    )
+    reports = store_reports(
+        session, config, game, new_state, output, number, now, held=stage, empire_rows=empire_rows
+    )
     session.flush()
     log.info("game %s: turn %d resolved, %d events, %d reports", game.name, number, len(events), len(reports))
-    return TurnResult(game.name, number, len(events), reports, new_state.finished, missed, inactive, staged=stage)
+    return TurnResult(
+        game.name, number, len(events), reports, new_state.finished, missed, inactive, staged=stage
+    )
 
 
-def run_current_turn(sessions: sessionmaker[Session], game_name: str, config: Config, now: dt.datetime) -> TurnResult:
+def run_current_turn(
+    sessions: sessionmaker[Session], game_name: str, config: Config, now: dt.datetime
+) -> TurnResult:
     """``turnproc turn run``: the turn that is current now, and no other. The
     turn is read outside any write transaction, without waiting for one (on
     SQLite a second writer's transaction starts only after the first one's
@@ -200,7 +227,9 @@ def run_current_turn(sessions: sessionmaker[Session], game_name: str, config: Co
         return run_turn(session, get_game(session, game_name), config, now, turn=current)
 
 
-def report_for(session: Session, game: m.Game, empire: m.Empire, turn: int | None) -> tuple[str, Mapping[str, Any]]:
+def report_for(
+    session: Session, game: m.Game, empire: m.Empire, turn: int | None
+) -> tuple[str, Mapping[str, Any]]:
     """An empire's report (text, JSON data): of ``turn``, else the latest.
     Before any turn has run, the start-of-game position (turn 0)."""
     query = select(m.Report).where(m.Report.empire_id == empire.id)
@@ -215,7 +244,9 @@ def report_for(session: Session, game: m.Game, empire: m.Empire, turn: int | Non
     return text, context
 
 
-def position_reports(session: Session, game: m.Game, codes: Iterable[str]) -> Iterator[tuple[str, str, ReportContext]]:
+def position_reports(
+    session: Session, game: m.Game, codes: Iterable[str]
+) -> Iterator[tuple[str, str, ReportContext]]:
     """(code, text, JSON data) of each empire's turn-0 report, as ``report``
     prints it before turn 1: built from the state, not stored, and nothing
     written. The state, the parts every report shares and the roundup's text
@@ -245,16 +276,27 @@ class Preview:
 
     def as_dict(self) -> dict[str, Any]:
         """``turn preview --json`` (the handbook lists the keys)."""
-        keys = ("empire", "vp_before", "vp_after", "systems_before", "systems_after", "balance_after", "missed_after")
+        keys = (
+            "empire",
+            "vp_before",
+            "vp_after",
+            "systems_before",
+            "systems_after",
+            "balance_after",
+            "missed_after",
+        )
         return {
-            "game": self.game, "turn": self.turn, "finished": self.finished,
+            "game": self.game,
+            "turn": self.turn,
+            "finished": self.finished,
             "events": [
                 {"kind": e.kind, "empire": e.empire, "text": narrate(e, e.empire or GM_VIEW)}
-                for e in self.events if e.kind != EventKind.TURN
+                for e in self.events
+                if e.kind != EventKind.TURN
             ],
             "standings": [dict(zip(keys, row, strict=True)) for row in self.standings],
             "report": self.report,
-        }  # fmt: skip
+        }
 
     def summary(self) -> list[str]:
         """What would happen, in words a GM reads at a glance."""
@@ -294,7 +336,9 @@ def preview_turn(
             result = run_turn(session, game, config, now, stage=False)
             after = load_state(session, game)
             record = session.scalar(
-                select(m.TurnRecord).where(m.TurnRecord.game_id == game.id, m.TurnRecord.number == result.turn)
+                select(m.TurnRecord).where(
+                    m.TurnRecord.game_id == game.id, m.TurnRecord.number == result.turn
+                )
             )
             events = [Event.from_dict(d) for d in record.events] if record is not None else []
         finally:
@@ -333,25 +377,41 @@ def _lock(session: Session, game: m.Game) -> None:
 
 def _ran_before(session: Session, game: m.Game, number: int) -> bool:
     """Turn ``number`` ran and was rolled back (a discarded staged turn's mails never went)."""
-    return session.scalar(
-        select(m.ArchivedTurn.id)
-        .where(m.ArchivedTurn.game_id == game.id, m.ArchivedTurn.number == number, m.ArchivedTurn.reason != "discarded")
-        .limit(1)
-    ) is not None
+    return (
+        session.scalar(
+            select(m.ArchivedTurn.id)
+            .where(
+                m.ArchivedTurn.game_id == game.id,
+                m.ArchivedTurn.number == number,
+                m.ArchivedTurn.reason != "discarded",
+            )
+            .limit(1)
+        )
+        is not None
+    )
 
 
 def _staged(session: Session, game: m.Game) -> m.TurnRecord | None:
     return staged_record(session, game.id)
 
 
-def set_hold(session: Session, game: m.Game, hold: bool, now: dt.datetime, *, user: str | None = None) -> None:
+def set_hold(
+    session: Session, game: m.Game, hold: bool, now: dt.datetime, *, user: str | None = None
+) -> None:
     """Switch staging on or off; a turn already staged stays staged until released."""
     _lock(session, game)
     game.hold = hold
     audit.record(
-        session, action="hold", game_id=game.id, game_name=game.name, script=f"turn hold {game.name}"
-        + ("" if hold else " --off"), outcome="committed", detail=f"hold {'on' if hold else 'off'}", now=now, user=user,
-    )  # fmt: skip
+        session,
+        action="hold",
+        game_id=game.id,
+        game_name=game.name,
+        script=f"turn hold {game.name}" + ("" if hold else " --off"),
+        outcome="committed",
+        detail=f"hold {'on' if hold else 'off'}",
+        now=now,
+        user=user,
+    )
 
 
 @dataclass
@@ -370,13 +430,22 @@ def release_turn(session: Session, game: m.Game, now: dt.datetime, *, user: str 
     record.staged = False
     mails = _rowcount(
         session.execute(
-            update(m.OutboxMail).where(m.OutboxMail.game_id == game.id, m.OutboxMail.held.is_(True)).values(held=False)
+            update(m.OutboxMail)
+            .where(m.OutboxMail.game_id == game.id, m.OutboxMail.held.is_(True))
+            .values(held=False)
         )
     )
     audit.record(
-        session, action="release", game_id=game.id, game_name=game.name, script=f"turn release {game.name}",
-        outcome="committed", detail=f"turn {record.number}: {mails} mails released", now=now, user=user,
-    )  # fmt: skip
+        session,
+        action="release",
+        game_id=game.id,
+        game_name=game.name,
+        script=f"turn release {game.name}",
+        outcome="committed",
+        detail=f"turn {record.number}: {mails} mails released",
+        now=now,
+        user=user,
+    )
     log.info("game %s: staged turn %d released, %d mails", game.name, record.number, mails)
     return Release(game.name, record.number, mails)
 
@@ -389,9 +458,16 @@ def discard_turn(session: Session, game: m.Game, now: dt.datetime, *, user: str 
         raise GMError(f"game {game.name} has no staged turn to discard")
     result = _rollback(session, game, record.number, "discarded", now)
     audit.record(
-        session, action="discard", game_id=game.id, game_name=game.name, script=f"turn discard {game.name}",
-        outcome="committed", detail=result.summary(), now=now, user=user,
-    )  # fmt: skip
+        session,
+        action="discard",
+        game_id=game.id,
+        game_name=game.name,
+        script=f"turn discard {game.name}",
+        outcome="committed",
+        detail=result.summary(),
+        now=now,
+        user=user,
+    )
     return result
 
 
@@ -437,15 +513,24 @@ def rollback(
     result = _rollback(session, game, to, reason or f"rollback to {to}", now)
     notify_rollback(session, config, game, now, turn=to, archived=result.archived, reason=reason)
     audit.record(
-        session, action="rollback", game_id=game.id, game_name=game.name, script=f"turn rollback {game.name} --to {to}",
-        outcome="committed", detail=result.summary(), now=now, user=user,
-    )  # fmt: skip
+        session,
+        action="rollback",
+        game_id=game.id,
+        game_name=game.name,
+        script=f"turn rollback {game.name} --to {to}",
+        outcome="committed",
+        detail=result.summary(),
+        now=now,
+        user=user,
+    )
     return result
 
 
 def _rollback(session: Session, game: m.Game, to: int, reason: str, now: dt.datetime) -> Rollback:
     if to >= game.turn:
-        raise GMError(f"game {game.name} is collecting orders for turn {game.turn}; --to must name an earlier turn")
+        raise GMError(
+            f"game {game.name} is collecting orders for turn {game.turn}; --to must name an earlier turn"
+        )
     if to < 1:
         raise GMError(f"--to {to}: turns count from 1")
     records = list(
@@ -472,7 +557,9 @@ def _rollback(session: Session, game: m.Game, to: int, reason: str, now: dt.date
         .where(m.Report.game_id == game.id, m.Report.turn >= to)
     ):
         reports.setdefault(turn, {})[code] = data
-    for turn, data in session.execute(select(m.Bulletin.turn, m.Bulletin.data).where(m.Bulletin.game_id == game.id, m.Bulletin.turn >= to)):
+    for turn, data in session.execute(
+        select(m.Bulletin.turn, m.Bulletin.data).where(m.Bulletin.game_id == game.id, m.Bulletin.turn >= to)
+    ):
         reports.setdefault(turn, {})["bulletin"] = data
     now_state = state_to_record(current)
     for i, record in enumerate(records):
@@ -492,8 +579,14 @@ def _rollback(session: Session, game: m.Game, to: int, reason: str, now: dt.date
                 reason=reason[:64],
             )
         )
-    mails = m.OutboxMail.game_id == game.id, m.OutboxMail.kind.in_((MailKind.REPORT, MailKind.BULLETIN)), m.OutboxMail.turn >= to
-    sent = session.scalar(select(func.count()).select_from(m.OutboxMail).where(*mails, m.OutboxMail.sent_at.is_not(None)))
+    mails = (
+        m.OutboxMail.game_id == game.id,
+        m.OutboxMail.kind.in_((MailKind.REPORT, MailKind.BULLETIN)),
+        m.OutboxMail.turn >= to,
+    )
+    sent = session.scalar(
+        select(func.count()).select_from(m.OutboxMail).where(*mails, m.OutboxMail.sent_at.is_not(None))
+    )
     cancelled = _rowcount(session.execute(delete(m.OutboxMail).where(*mails, m.OutboxMail.sent_at.is_(None))))
     session.execute(delete(m.Report).where(m.Report.game_id == game.id, m.Report.turn >= to))
     session.execute(delete(m.Bulletin).where(m.Bulletin.game_id == game.id, m.Bulletin.turn >= to))
@@ -543,17 +636,25 @@ def rerun_turn(
         .limit(1)
     )
     if archived is None:
-        raise GMError(f"turn {number} of game {game.name} has never been run: use turnproc turn run {game.name}")
+        raise GMError(
+            f"turn {number} of game {game.name} has never been run: use turnproc turn run {game.name}"
+        )
     if archived != f"{game.seed}:{number}":
         raise GMError(
             f"game {game.name}'s seed was changed since turn {number} ran; a rerun would not use the original dice"
         )
     result = run_turn(session, game, config, now, corrected=True, reason=reason)
     audit.record(
-        session, action="rerun", game_id=game.id, game_name=game.name, script=f"turn rerun {game.name} {number}",
+        session,
+        action="rerun",
+        game_id=game.id,
+        game_name=game.name,
+        script=f"turn rerun {game.name} {number}",
         outcome="committed",
-        detail=(rolled.summary() + "; " if rolled else "") + f"turn {number} re-run, {len(result.reports)} corrected reports"
+        detail=(rolled.summary() + "; " if rolled else "")
+        + f"turn {number} re-run, {len(result.reports)} corrected reports"
         + (f"; reason: {reason}" if reason else ""),
-        now=now, user=user,
-    )  # fmt: skip
+        now=now,
+        user=user,
+    )
     return rolled, result

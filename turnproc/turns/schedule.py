@@ -70,7 +70,9 @@ class Refusal:
         return self.kind != "blocked"
 
 
-def run_refusal(view: GameView, now: dt.datetime, *, min_interval: dt.timedelta | None = None) -> Refusal | None:
+def run_refusal(
+    view: GameView, now: dt.datetime, *, min_interval: dt.timedelta | None = None
+) -> Refusal | None:
     """Whether the current turn may run now: None, or why not. The one guard
     of both runners: the worker at a deadline (no ``min_interval``: its
     schedule spaces the turns) and ``turnproc turn run`` by hand."""
