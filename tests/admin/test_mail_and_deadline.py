@@ -15,7 +15,8 @@ from turnproc.intake import handle_mail
 from turnproc.storage import models as m
 from turnproc.storage.db import transaction
 from turnproc.storage.queries import get_game
-from turnproc.turns.run import release_turn, run_turn, set_hold
+from turnproc.turns.control import release_turn, set_hold
+from turnproc.turns.run import run_turn
 
 from .conftest import NOW, Games
 

@@ -17,15 +17,8 @@ from turnproc.rules.serialize import SYSTEM_FIELDS, state_from_dict, state_to_di
 from turnproc.storage import models as m
 from turnproc.storage.db import make_engine, make_sessionmaker, transaction
 from turnproc.storage.queries import get_game
-from turnproc.turns.run import (
-    discard_turn,
-    preview_turn,
-    release_turn,
-    rerun_turn,
-    rollback,
-    run_turn,
-    set_hold,
-)
+from turnproc.turns.control import discard_turn, release_turn, rerun_turn, rollback, set_hold
+from turnproc.turns.run import preview_turn, run_turn
 
 from .conftest import dump
 from .play import (

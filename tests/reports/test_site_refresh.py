@@ -20,7 +20,8 @@ from turnproc.intake import submit_orders
 from turnproc.storage import models as m
 from turnproc.storage.db import make_engine, make_sessionmaker, transaction
 from turnproc.storage.queries import get_game
-from turnproc.turns.run import rerun_turn, rollback, run_turn
+from turnproc.turns.control import rerun_turn, rollback
+from turnproc.turns.run import run_turn
 
 NOW = dt.datetime(2026, 1, 5, 12, 0, tzinfo=dt.timezone.utc)
 TURNS = 12

@@ -387,7 +387,7 @@ def test_an_unreachable_database_is_logged_and_retried(
 def test_a_staged_turn_blocks_the_next_deadline_until_released(
     service: Service, clock: FakeClock, game: Game, outbox: Outbox
 ) -> None:
-    from turnproc.turns.run import release_turn
+    from turnproc.turns.control import release_turn
 
     game.update(hold=True, nmr_limit=100, reminder_hours=0)  # the GM reviews every turn before it goes out
     clock.set(FRIDAY + dt.timedelta(seconds=5))

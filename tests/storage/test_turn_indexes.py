@@ -17,7 +17,8 @@ from turnproc.config import Config
 from turnproc.storage.convert import orders_for_turn
 from turnproc.storage.db import make_engine, make_sessionmaker, transaction
 from turnproc.storage.queries import get_game, staged_record
-from turnproc.turns.run import rollback, run_turn
+from turnproc.turns.control import rollback
+from turnproc.turns.run import run_turn
 
 NOW = dt.datetime(2026, 1, 5, 12, 0, tzinfo=dt.timezone.utc)
 

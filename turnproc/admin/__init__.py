@@ -5,7 +5,8 @@
 * :func:`check_game` — the same checks on their own (``turnproc check``);
 * :mod:`.audit` — the record of every script and turn action.
 
-Turn-level tools (preview, hold, rollback, rerun) are in :mod:`turnproc.turns.run`.
+Turn-level tools are in :mod:`turnproc.turns`: preview in ``run``, hold, rollback and
+rerun in ``control``.
 """
 
 from __future__ import annotations

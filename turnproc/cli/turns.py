@@ -84,7 +84,7 @@ def cmd_turn_hold(args: argparse.Namespace) -> int:
     # Loaded when the command runs, not for --help (see .common).
     from ..storage.db import transaction
     from ..storage.queries import get_game  # (as above)
-    from ..turns.run import set_hold  # (as above)
+    from ..turns.control import set_hold  # (as above)
 
     app = open_from(args)
     with transaction(app.sessions) as session:
@@ -104,7 +104,7 @@ def cmd_turn_release(args: argparse.Namespace) -> int:
     # Loaded when the command runs, not for --help (see .common).
     from ..storage.db import transaction
     from ..storage.queries import get_game  # (as above)
-    from ..turns.run import release_turn  # (as above)
+    from ..turns.control import release_turn  # (as above)
 
     app = open_from(args)
     with transaction(app.sessions) as session:
@@ -120,7 +120,7 @@ def cmd_turn_discard(args: argparse.Namespace) -> int:
     # Loaded when the command runs, not for --help (see .common).
     from ..storage.db import transaction
     from ..storage.queries import get_game  # (as above)
-    from ..turns.run import discard_turn  # (as above)
+    from ..turns.control import discard_turn  # (as above)
 
     app = open_from(args)
     with transaction(app.sessions) as session:
@@ -133,7 +133,7 @@ def cmd_turn_rollback(args: argparse.Namespace) -> int:
     # Loaded when the command runs, not for --help (see .common).
     from ..storage.db import transaction
     from ..storage.queries import get_game  # (as above)
-    from ..turns.run import rollback  # (as above)
+    from ..turns.control import rollback  # (as above)
 
     app = open_from(args)
     with transaction(app.sessions) as session:
@@ -149,7 +149,7 @@ def cmd_turn_rerun(args: argparse.Namespace) -> int:
     # Loaded when the command runs, not for --help (see .common).
     from ..storage.db import transaction
     from ..storage.queries import get_game  # (as above)
-    from ..turns.run import rerun_turn  # (as above)
+    from ..turns.control import rerun_turn  # (as above)
 
     app = open_from(args)
     with transaction(app.sessions) as session:
