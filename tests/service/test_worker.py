@@ -14,7 +14,7 @@ import turnproc.service.worker
 from tests.factories import make_game
 from turnproc.app import open_app
 from turnproc.config import Config
-from turnproc.service.worker import WorkerSettings, run_worker
+from turnproc.service.process import WorkerSettings, run_worker
 from turnproc.storage import models as m
 from turnproc.storage.db import transaction
 

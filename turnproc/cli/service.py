@@ -52,7 +52,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
     # Loaded when the command runs, not for --help (see .common).
     from ..app import open_app
     from ..runtime.logs import configure_logging  # (as above)
-    from ..service.worker import WorkerSettings, run_once, run_worker  # (as above)
+    from ..service.process import WorkerSettings, run_once, run_worker  # (as above)
 
     configure_logging(args.log_format, logging.DEBUG if args.verbose > 1 else logging.INFO)
     config = config_from(args)
