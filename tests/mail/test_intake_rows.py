@@ -21,7 +21,7 @@ from tests.factories import make_game, order_mail
 from turnproc.app import App, open_app
 from turnproc.config import Config
 from turnproc.intake import IntakeCache, handle_mail, inbox
-from turnproc.mail.outbox import Deferred, queue_deferred, queue_mail
+from turnproc.mail.queueing import Deferred, queue_deferred, queue_mail
 from turnproc.storage import models as m
 from turnproc.storage.db import transaction
 from turnproc.storage.pending import write_added

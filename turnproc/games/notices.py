@@ -21,7 +21,8 @@ from sqlalchemy.orm import Session
 from ..admin import audit
 from ..config import Config
 from ..errors import GMError
-from ..outgoing.mails import queue_announcement, queue_deadline_changed, queue_notice
+from ..outgoing.announcements import queue_announcement, queue_deadline_changed
+from ..outgoing.mails import queue_notice
 from ..storage import models as m
 from ..storage.mailkinds import MailKind
 from ..storage.queries import current_deadline, move_deadline, view_of

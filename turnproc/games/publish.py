@@ -24,7 +24,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
 from ..errors import one_line
-from ..outgoing.mails import announcement_mails
+from ..outgoing.announcements import announcement_mails
 from ..reports.context import standings
 from ..reports.desk import write_desk
 from ..reports.public import public_folders, write_public

@@ -1,5 +1,5 @@
 """The outbox: mails are queued in the database in the transaction that decided
-to send them, and delivered only after it committed.
+to send them (:mod:`.queueing`), and delivered only after it committed.
 
 Any number of flushes (workers, ``turnproc send``, on any number of hosts) may
 run at once. Mails are delivered in batches, like this:
@@ -36,21 +36,19 @@ import secrets
 import socket
 import time
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from email.header import decode_header, make_header
-from email.parser import BytesHeaderParser
 from pathlib import Path
 from typing import Any, Protocol, cast, runtime_checkable
 
-from sqlalchemy import ColumnElement, Row, Table, Update, and_, func, insert, or_, select, update
+from sqlalchemy import ColumnElement, Row, Table, Update, and_, func, or_, select, update
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session, sessionmaker
 
 from ..errors import ServerUnavailable, one_line
 from ..storage import models as m
-from ..storage.mailkinds import SECRET_KINDS, MailKind
+from ..storage.mailkinds import SECRET_KINDS
 from .lanes import Lanes, Transport
 from .marks import UNRECORDED
 
@@ -60,9 +58,6 @@ __all__ = [
     "Transport",
     "ServerUnavailable",
     "OutboxError",
-    "queue_mail",
-    "queue_deferred",
-    "Deferred",
     "flush_outbox",
     "purge_sent_bodies",
     "pending_count",
@@ -148,102 +143,6 @@ class Closable(Protocol):
     the end of each flush, so no idle connection outlives it."""
 
     def close(self) -> None: ...
-
-
-def _plain(value: object) -> str:
-    return str(make_header(decode_header(str(value))))
-
-
-def queue_mail(
-    session: Session,
-    raw: bytes | None,
-    *,
-    kind: MailKind,
-    game_id: int | None,
-    turn: int | None = None,
-    held: bool = False,
-    now: dt.datetime | None = None,
-    headers: tuple[str, str, str] | None = None,
-    data: str | None = None,
-) -> m.OutboxMail:
-    """Queue a mail; ``turn`` names the turn a report mail reports, ``held``
-    keeps it back until the GM releases a staged turn. ``now`` is the caller's
-    clock (the reply caps count against it). ``raw``: the whole mail, or None
-    for one built when sent from ``data`` (an answer: the flush's ``build``);
-    ``headers``: its (recipient, subject, Message-ID) when the caller has
-    them, else they are read from ``raw``."""
-    if (raw is None) == (data is None):
-        raise ValueError("a mail is queued either as bytes or as data to build it from")
-    if headers is None:
-        if raw is None:
-            raise ValueError("a mail built when sent needs its headers given")
-        msg = BytesHeaderParser().parsebytes(raw)
-        headers = (_plain(msg["To"]), _plain(msg["Subject"]), str(msg["Message-ID"]))
-    recipient, subject, message_id = headers
-    row = m.OutboxMail(
-        created_at=now or m.utcnow(),
-        game_id=game_id,
-        turn=turn,
-        held=held,
-        kind=kind,
-        recipient=recipient,
-        subject=subject,
-        message_id=message_id,
-        body=raw,
-        data=data,
-    )
-    session.add(row)
-    return row
-
-
-@dataclass(frozen=True)
-class Deferred:
-    """A mail whose bytes are built when it is sent, from the stored report
-    or bulletin it names (the flush's ``build``). ``bcc``: its recipients,
-    named only in the envelope (``recipient`` is then what the To: says)."""
-
-    recipient: str
-    subject: str
-    message_id: str
-    report_id: int | None = None
-    bulletin_id: int | None = None
-    bcc: list[str] | None = None
-
-
-def queue_deferred(
-    session: Session,
-    mails: Sequence[Deferred],
-    *,
-    kind: MailKind,
-    game_id: int,
-    now: dt.datetime,
-    turn: int | None = None,
-    held: bool = False,
-) -> None:
-    """Queue ``mails`` to be built when sent, in one bulk INSERT (a turn
-    queues a thousand report mails at once)."""
-    if not mails:
-        return
-    session.execute(
-        insert(m.OutboxMail),
-        [
-            {
-                "created_at": now,
-                "game_id": game_id,
-                "turn": turn,
-                "held": held,
-                "kind": kind,
-                "recipient": d.recipient,
-                "subject": d.subject,
-                "message_id": d.message_id,
-                "body": None,
-                "report_id": d.report_id,
-                "bulletin_id": d.bulletin_id,
-                "bcc": d.bcc,
-            }
-            for d in mails
-        ],
-    )
 
 
 def _backoff(attempts: int) -> dt.timedelta:
@@ -496,8 +395,10 @@ def _flush(
             _, message_id, recipient = delivered[0]
             more = f" (and {len(delivered) - 1} more)" if len(delivered) > 1 else ""
             raise stopped(
-                f"mail {message_id} to {recipient}{more} was delivered but cannot be marked sent: {_reason(exc)}; "
-                f"no flush sends it again before {until}{kept}; free the space or fix the database, then run `turnproc send`"
+                f"mail {message_id} to {recipient}{more} was delivered "
+                f"but cannot be marked sent: {_reason(exc)}; "
+                f"no flush sends it again before {until}{kept}; "
+                "free the space or fix the database, then run `turnproc send`"
             ) from None
         sent += len(delivered)
 
@@ -589,7 +490,8 @@ def _flush(
                         )
                     except DBAPIError as db_exc:
                         raise stopped(
-                            f"mail {mail.message_id} not delivered and the failure cannot be recorded: {_reason(db_exc)}"
+                            f"mail {mail.message_id} not delivered "
+                            f"and the failure cannot be recorded: {_reason(db_exc)}"
                         ) from None
                     settled.add(mail.id)
                     log.warning(

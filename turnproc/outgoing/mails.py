@@ -8,7 +8,8 @@ missed-orders guard kept a turn from running), ``turn_blocked`` (a staged turn
 waits for release), ``reminder`` and ``worker_error``; the answers to the
 player's account commands and to sign-up by mail (in :mod:`turnproc.outgoing.accountmails`);
 to players on the GM's behalf: ``welcome`` (a new empire's password and first report),
-``deadline_changed`` and ``announcement``.
+``deadline_changed`` and ``announcement`` (the last two, to every active player at once, in
+:mod:`turnproc.outgoing.announcements`).
 
 When a mail's bytes are built: when it is sent, every one. The row holds what
 the mail says (a stored report or bulletin, or the template and its context,
@@ -24,13 +25,13 @@ import datetime as dt
 import re
 from typing import Any
 
-from sqlalchemy import ColumnElement, select
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from ..config import Config
 from ..mail.compose import shown_address
 from ..mail.hygiene import clean_header
-from ..mail.outbox import Deferred, queue_deferred, queue_mail
+from ..mail.queueing import Deferred, queue_deferred, queue_mail
 from ..reports.links import game_links
 from ..reports.render import render_subject, report_subject
 from ..rules.verdicts import order_check
@@ -55,17 +56,7 @@ __all__ = [
     "queue_notice",
     "queue_welcome",
     "queue_guessing_digest",
-    "queue_deadline_changed",
-    "queue_announcement",
-    "announcement_mails",
 ]
-
-
-def announcement_mails(game: m.Game, number: int) -> ColumnElement[bool]:
-    """A condition on outbox rows: the mails of the game's announcement ``number``
-    (their stable Message-IDs share this start, whatever the domain)."""
-    # The start of every such id (messageids.game_once_id): kind, game, number.
-    return m.OutboxMail.message_id.startswith(f"<turnproc.announce.{game.name}.a{number}.", autoescape=True)
 
 
 # -- acknowledgements ------------------------------------------------------------------
@@ -598,77 +589,3 @@ def queue_welcome(
         data=data,
     )
     return True
-
-
-def queue_deadline_changed(
-    session: Session,
-    config: Config,
-    game: m.Game,
-    now: dt.datetime,
-    *,
-    change: str,
-    because: str,
-    deadline: str | None,
-    deadline_utc: str | None,
-    recipients: list[tuple[str, str]],
-) -> int:
-    """To every active player: the turn's deadline moved (``change`` names the
-    change; ``because`` says why in words). ``change`` is part of each stable
-    Message-ID, so the same change is never mailed twice; the number queued."""
-    queued = 0
-    for code, address in recipients:
-        context = {
-            "game": game.name,
-            "turn": game.turn,
-            "empire": code,
-            "because": because,
-            "deadline": deadline,
-            "deadline_utc": deadline_utc,
-            "reply_to": config.from_address,
-        }
-        mid = messageids.game_once_id(config.from_address, game, "deadline", f"t{game.turn}", change, code)
-        queued += queue_notice(
-            session,
-            config,
-            "deadline_changed",
-            context,
-            now,
-            game_id=game.id,
-            recipient=address,
-            kind=MailKind.DEADLINE,
-            message_id=mid,
-            turn=game.turn,
-        )
-    return queued
-
-
-def queue_announcement(
-    session: Session,
-    config: Config,
-    game: m.Game,
-    now: dt.datetime,
-    *,
-    number: int,
-    subject: str,
-    text: str,
-    recipients: list[tuple[str, str]],
-) -> int:
-    """To every active player: the GM's announcement ``number`` of the game
-    (its mails are found again by :func:`announcement_mails`)."""
-    queued = 0
-    for code, address in recipients:
-        context = {"game": game.name, "turn": game.turn, "empire": code, "subject": subject, "text": text}
-        mid = messageids.game_once_id(config.from_address, game, "announce", f"a{number}", code)
-        queued += queue_notice(
-            session,
-            config,
-            "announcement",
-            context,
-            now,
-            game_id=game.id,
-            recipient=address,
-            kind=MailKind.ANNOUNCEMENT,
-            message_id=mid,
-            turn=game.turn,
-        )
-    return queued

@@ -6,7 +6,7 @@ Every id is ``<turnproc.LABEL.TOKEN@DOMAIN>``:
   intake never answers a mail carrying it, so two hosts cannot loop;
 * ``LABEL`` says what the mail is about, its parts joined by dots (a kind, a
   game, a turn, an empire), so the outbox can find a mail by it: the start of
-  an announcement's ids (:func:`turnproc.outgoing.mails.announcement_mails`), a
+  an announcement's ids (:func:`turnproc.outgoing.announcements.announcement_mails`), a
   capped mail's tag (:func:`id_tag_pattern`);
 * ``TOKEN`` is random for a mail that may be sent any number of times; for a
   mail that must go at most once it is a digest of the label and a secret (the
