@@ -258,7 +258,7 @@ def enter_orders(
     as if mailed; when they change the orders on file, the player is told
     what is on file now. (parsed, whether earlier orders were replaced)."""
     # Here, not at the top (see the module's docstring).
-    from ..intake.handle import submit_orders  # (as above)
+    from ..intake.onfile import submit_orders  # (as above)
     from ..outgoing.empiremails import queue_orders_entered
 
     before = orders_on_file(session, empire.id, game.turn)
