@@ -4,7 +4,7 @@ The script is cut into statements and checked by the database's own
 machinery (:mod:`.statements`): PostgreSQL's parser refuses anything but
 SELECT/INSERT/UPDATE/DELETE on the game tables before anything runs, and the
 statements then run as the role :data:`turnproc.storage.gmrole.ROLE` (DML on
-the game tables only); on SQLite the authorizer denies the same while SQLite
+the game tables only); on SQLite the authorizer (:mod:`.authorizer`) denies the same while SQLite
 compiles each statement. The statements run in order inside a single
 transaction. Then the game is checked exactly as the engine would check it
 (plus the row checks of :mod:`.checks`), and every row outside the game is
@@ -36,6 +36,7 @@ from ..rules.invariants import Violation
 from ..storage import gmrole
 from ..storage import models as m
 from . import audit
+from .authorizer import sqlite_authorizer
 from .checks import Fingerprint, check_game, describe_rows, format_violation
 from .statements import (
     ALLOWED_FUNCTIONS,
@@ -45,7 +46,6 @@ from .statements import (
     keyword_refusal,
     postgres_refusals,
     split_statements,
-    sqlite_authorizer,
 )
 
 log = logging.getLogger(__name__)

@@ -8,8 +8,8 @@ database's own machinery, never a hand-written lexer.
   :data:`ALLOWED_FUNCTIONS` (no ``set_config``, ``setval``, ``pg_*``, ...).
 * SQLite: ``sqlite3.complete_statement`` — SQLite's own tokenizer — says where
   a statement ends. The first word is only a friendly early refusal; what
-  enforces is the authorizer :func:`sqlite_authorizer`, which SQLite consults
-  while it compiles each statement.
+  enforces is the authorizer :func:`.authorizer.sqlite_authorizer`, which
+  SQLite consults while it compiles each statement.
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ from __future__ import annotations
 import difflib
 import re
 import sqlite3
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,12 +25,12 @@ from ..storage import models as m
 __all__ = [
     "ALLOWED_FUNCTIONS",
     "GAME_TABLES",
-    "SQLITE_FUNCTIONS",
+    "ONLY_DML",
     "ScriptSyntaxError",
     "Statement",
+    "TRANSACTION_REASON",
     "attribute_refusals",
     "postgres_refusals",
-    "sqlite_authorizer",
     "split_statements",
 ]
 
@@ -44,10 +43,10 @@ _ALLOWED_WORDS = ("SELECT", "INSERT", "UPDATE", "DELETE", "WITH", "VALUES")
 _TRANSACTION_WORDS = frozenset(
     {"BEGIN", "START", "COMMIT", "END", "ROLLBACK", "ABORT", "SAVEPOINT", "RELEASE", "PREPARE"}
 )
-_TRANSACTION_REASON = (
+TRANSACTION_REASON = (
     "turnproc runs the whole script in one transaction itself and commits only when every check passes"
 )
-_ONLY_DML = "only SELECT, INSERT, UPDATE and DELETE are (schema and settings changes go through migrations)"
+ONLY_DML = "only SELECT, INSERT, UPDATE and DELETE are (schema and settings changes go through migrations)"
 
 #: Functions a PostgreSQL script may call: reading and computing only.
 ALLOWED_FUNCTIONS = frozenset(
@@ -236,7 +235,8 @@ def _split_sqlite(script: str) -> list[Statement]:
         if not sqlite3.complete_statement(tail + ";"):
             line = _statement(script, 0, start, len(script)).line
             raise ScriptSyntaxError(
-                "the statement starting here never ends: a quoted string, quoted name or /* comment is never closed",
+                "the statement starting here never ends: "
+                "a quoted string, quoted name or /* comment is never closed",
                 line,
             )
         out.append(_statement(script, len(out) + 1, start, len(script)))
@@ -274,12 +274,12 @@ def keyword_refusal(statement: Statement) -> str | None:
     if word in _ALLOWED_WORDS:
         return None
     if word in _TRANSACTION_WORDS:
-        return f"{statement.where()}: {word} is not allowed; {_TRANSACTION_REASON}"
+        return f"{statement.where()}: {word} is not allowed; {TRANSACTION_REASON}"
     if re.fullmatch(r"[A-Z_]+", word) and len(word) > 1 and word not in _COMMANDS:
         guess = difflib.get_close_matches(word, _ALLOWED_WORDS, n=1, cutoff=0.6)
         hint = f"; did you mean {guess[0]}?" if guess else ""
         return f"{statement.where()}: syntax error: {word!r} does not begin an SQL statement{hint}"
-    return f"{statement.where()}: {word or statement.first_line!r} is not allowed in a GM script; {_ONLY_DML}"
+    return f"{statement.where()}: {word or statement.first_line!r} is not allowed in a GM script; {ONLY_DML}"
 
 
 _COMMANDS = frozenset(
@@ -338,7 +338,7 @@ def postgres_refusals(statement: Statement) -> list[str]:
     node = statement.node
     if not isinstance(node, (ast.SelectStmt, ast.InsertStmt, ast.UpdateStmt, ast.DeleteStmt)):
         return [
-            early or f"{statement.where()}: {type(node).__name__} is not allowed in a GM script; {_ONLY_DML}"
+            early or f"{statement.where()}: {type(node).__name__} is not allowed in a GM script; {ONLY_DML}"
         ]
     where = statement.where()
     found: list[str] = []
@@ -346,7 +346,7 @@ def postgres_refusals(statement: Statement) -> list[str]:
     class Walk(Visitor):
         def visit_SelectStmt(self, ancestors: Any, n: Any) -> None:
             if n.intoClause is not None:
-                found.append(f"{where}: SELECT INTO creates a table, which is not allowed; {_ONLY_DML}")
+                found.append(f"{where}: SELECT INTO creates a table, which is not allowed; {ONLY_DML}")
 
         def _write(self, verb: str, relation: Any) -> None:
             schema, name = relation.schemaname, relation.relname
@@ -373,7 +373,7 @@ def postgres_refusals(statement: Statement) -> list[str]:
             self._write("DELETE", n.relation)
 
         def visit_MergeStmt(self, ancestors: Any, n: Any) -> None:
-            found.append(f"{where}: MERGE is not allowed in a GM script; {_ONLY_DML}")
+            found.append(f"{where}: MERGE is not allowed in a GM script; {ONLY_DML}")
 
         def visit_FuncCall(self, ancestors: Any, n: Any) -> None:
             parts = [p.sval for p in n.funcname]
@@ -408,8 +408,9 @@ def attribute_refusals(statement: Statement, functions: frozenset[str], columns:
             low = name.lower()
             if low in functions and low not in columns:
                 found.append(
-                    f"{where}: {'.'.join(names)} calls the function {low}() by attribute notation, which is not"
-                    " allowed in a GM script; only functions that read and compute are (see docs/gm-schema.md)"
+                    f"{where}: {'.'.join(names)} calls the function {low}() by attribute notation,"
+                    " which is not allowed in a GM script;"
+                    " only functions that read and compute are (see docs/gm-schema.md)"
                 )
 
     class Walk(Visitor):
@@ -423,231 +424,3 @@ def attribute_refusals(statement: Statement, functions: frozenset[str], columns:
 
     Walk()(statement.node)
     return found
-
-
-# -- SQLite: the authorizer ---------------------------------------------------------------
-
-_SQLITE_READS = {
-    sqlite3.SQLITE_SELECT,
-    sqlite3.SQLITE_READ,
-    sqlite3.SQLITE_FUNCTION,
-    sqlite3.SQLITE_RECURSIVE,
-}
-_SQLITE_WRITES = {
-    sqlite3.SQLITE_INSERT: "INSERT",
-    sqlite3.SQLITE_UPDATE: "UPDATE",
-    sqlite3.SQLITE_DELETE: "DELETE",
-}
-_SQLITE_NAMES = {
-    getattr(sqlite3, f"SQLITE_{name}"): name.replace("_", " ")
-    for name in [
-        "CREATE_INDEX",
-        "CREATE_TABLE",
-        "CREATE_TEMP_INDEX",
-        "CREATE_TEMP_TABLE",
-        "CREATE_TEMP_TRIGGER",
-        "CREATE_TEMP_VIEW",
-        "CREATE_TRIGGER",
-        "CREATE_VIEW",
-        "DROP_INDEX",
-        "DROP_TABLE",
-        "DROP_TEMP_INDEX",
-        "DROP_TEMP_TABLE",
-        "DROP_TEMP_TRIGGER",
-        "DROP_TEMP_VIEW",
-        "DROP_TRIGGER",
-        "DROP_VIEW",
-        "PRAGMA",
-        "ATTACH",
-        "DETACH",
-        "ALTER_TABLE",
-        "REINDEX",
-        "ANALYZE",
-        "CREATE_VTABLE",
-        "DROP_VTABLE",
-    ]
-}
-
-
-#: Functions a SQLite script may call: SQLite's own that read and compute
-#: (core, date, aggregate, window, JSON and math functions). Not
-#: ``fts3_tokenizer`` (it gives away a memory address, and with one given
-#: back runs code there), ``load_extension``, or the ``sqlite_*`` ones.
-SQLITE_FUNCTIONS = frozenset(
-    [
-        "abs",
-        "changes",
-        "char",
-        "coalesce",
-        "concat",
-        "concat_ws",
-        "format",
-        "glob",
-        "hex",
-        "ifnull",
-        "iif",
-        "instr",
-        "last_insert_rowid",
-        "length",
-        "like",
-        "likelihood",
-        "likely",
-        "lower",
-        "ltrim",
-        "max",
-        "min",
-        "nullif",
-        "octet_length",
-        "printf",
-        "quote",
-        "random",
-        "randomblob",
-        "replace",
-        "round",
-        "rtrim",
-        "sign",
-        "soundex",
-        "substr",
-        "substring",
-        "total_changes",
-        "trim",
-        "typeof",
-        "unhex",
-        "unicode",
-        "unlikely",
-        "upper",
-        "zeroblob",
-        "date",
-        "time",
-        "datetime",
-        "julianday",
-        "unixepoch",
-        "strftime",
-        "timediff",
-        "avg",
-        "count",
-        "group_concat",
-        "string_agg",
-        "sum",
-        "total",
-        "row_number",
-        "rank",
-        "dense_rank",
-        "percent_rank",
-        "cume_dist",
-        "ntile",
-        "lag",
-        "lead",
-        "first_value",
-        "last_value",
-        "nth_value",
-        "json",
-        "json_array",
-        "json_array_length",
-        "json_error_position",
-        "json_extract",
-        "json_insert",
-        "json_object",
-        "json_patch",
-        "json_pretty",
-        "json_remove",
-        "json_replace",
-        "json_set",
-        "json_type",
-        "json_valid",
-        "json_quote",
-        "json_group_array",
-        "json_group_object",
-        "json_each",
-        "json_tree",
-        "jsonb",
-        "jsonb_array",
-        "jsonb_extract",
-        "jsonb_insert",
-        "jsonb_object",
-        "jsonb_patch",
-        "jsonb_remove",
-        "jsonb_replace",
-        "jsonb_set",
-        "jsonb_group_array",
-        "jsonb_group_object",
-        "acos",
-        "acosh",
-        "asin",
-        "asinh",
-        "atan",
-        "atan2",
-        "atanh",
-        "ceil",
-        "ceiling",
-        "cos",
-        "cosh",
-        "degrees",
-        "exp",
-        "floor",
-        "ln",
-        "log",
-        "log10",
-        "log2",
-        "mod",
-        "pi",
-        "pow",
-        "power",
-        "radians",
-        "sin",
-        "sinh",
-        "sqrt",
-        "tan",
-        "tanh",
-        "trunc",
-    ]
-)
-
-_SQLITE_FUNCTION_REASONS = {
-    "fts3_tokenizer": "it gives away a memory address of the process, and runs code at one given back",
-    "load_extension": "it loads code into the database",
-}
-
-
-def sqlite_authorizer(
-    denied: list[str],
-) -> Callable[[int, str | None, str | None, str | None, str | None], int]:
-    """An authorizer for ``sqlite3.Connection.set_authorizer`` that lets a
-    statement read anything and write only :data:`GAME_TABLES` of the main
-    database; everything else (transactions, savepoints, schema changes,
-    PRAGMA, ATTACH, triggers) is denied, and why is appended to ``denied``."""
-
-    def authorize(
-        action: int, arg1: str | None, arg2: str | None, database: str | None, source: str | None
-    ) -> int:
-        if action == sqlite3.SQLITE_FUNCTION and (arg2 or "").lower() not in SQLITE_FUNCTIONS:
-            name = (arg2 or "").lower()
-            why = _SQLITE_FUNCTION_REASONS.get(
-                name, "only functions that read and compute are (see docs/gm-schema.md)"
-            )
-            denied.append(f"the function {name}() is not allowed in a GM script; {why}")
-            return sqlite3.SQLITE_DENY
-        if action in _SQLITE_READS:
-            return sqlite3.SQLITE_OK
-        if action in _SQLITE_WRITES and database == "main" and arg1 in GAME_TABLES:
-            return sqlite3.SQLITE_OK
-        if action in _SQLITE_WRITES:
-            why = (
-                "the audit log is only ever added to by turnproc"
-                if arg1 == "audit_log"
-                else ("a script may write only the game tables of the main database")
-            )
-            denied.append(f"{_SQLITE_WRITES[action]} on {arg1} is not allowed; {why}")
-        elif action in (sqlite3.SQLITE_TRANSACTION, sqlite3.SQLITE_SAVEPOINT):
-            denied.append(
-                f"{(arg1 or '').upper() or 'a transaction statement'} is not allowed; {_TRANSACTION_REASON}"
-            )
-        else:
-            what = _SQLITE_NAMES.get(action, f"action {action}")
-            detail = " ".join(x for x in (arg1, arg2) if x)
-            denied.append(
-                f"{what}{f' {detail}' if detail else ''} is not allowed in a GM script; {_ONLY_DML}"
-            )
-        return sqlite3.SQLITE_DENY
-
-    return authorize

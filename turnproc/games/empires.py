@@ -258,8 +258,8 @@ def enter_orders(
     as if mailed; when they change the orders on file, the player is told
     what is on file now. (parsed, whether earlier orders were replaced)."""
     # Here, not at the top (see the module's docstring).
-    from ..intake.handle import submit_orders  # (as above)
-    from ..outgoing.empiremails import queue_orders_entered
+    from ..intake.onfile import submit_orders  # (as above)
+    from ..outgoing.empiremails import queue_orders_entered  # (as above)
 
     before = orders_on_file(session, empire.id, game.turn)
     parsed, replaced = submit_orders(session, game, empire, text, now)
@@ -344,7 +344,7 @@ def import_players(
     password) of each. ``progress(step, done, total)`` is told as it goes."""
     # Here, not at the top (see the module's docstring).
     from ..outgoing.welcome import Welcome, send_welcomes  # (as above)
-    from ..rules.generate import GalaxyError, free_home_slots, place_empire
+    from ..rules.generate import GalaxyError, free_home_slots, place_empire  # (as above)
     from ..storage.convert import load_state, save_state  # (as above)
 
     players = parse_players_csv(text, game, taken_addresses(session, game))

@@ -33,23 +33,20 @@ from ..orders.mailshape import first_word
 from ..orders.orders import (
     Header,
     MailCommand,
-    Order,
     ParsedOrders,
     Problem,
-    Severity,
     SkipReason,
 )
-from ..orders.parser import parse_mail, parse_orders
-from ..orders.problems import is_header_code
+from ..orders.parser import parse_mail
 from ..orders.redact import redact_passwords
 from ..outgoing.mails import ack_context, order_check, queue_ack
 from ..storage import models as m
-from ..storage.convert import load_state, store_orders
 from ..storage.mailkinds import MailKind
-from ..storage.pending import NewInbound, NewOrderSet, PendingRows
-from ..storage.queries import GameView, orders_on_file, withdraw_orders
+from ..storage.pending import NewInbound
+from ..storage.queries import GameView
 from .account import Account, help_mail
 from .cache import EmpireRow, IntakeCache
+from .onfile import apply_orders
 from .outcome import Folder, Outcome
 from .prepare import MAX_TEXT, limits_of, parse_raw
 
@@ -62,7 +59,6 @@ __all__ = [
     "REJECTED",
     "IntakeResult",
     "handle_mail",
-    "submit_orders",
 ]
 
 #: Replies of one kind to one address per hour, at most (mail-cannon guard).
@@ -118,83 +114,6 @@ def handle_mail(
     result = _Mail(session, raw, digest, config, now, cache).handle()
     cache.batch.handled.add(digest)
     return result
-
-
-def submit_orders(
-    session: Session, game: m.Game, empire: m.Empire, text: str, now: dt.datetime
-) -> tuple[ParsedOrders, bool]:
-    """Orders a GM received another way: parsed by the same parser, stored the
-    same way, and as by mail, orders on file change only when a line is accepted."""
-    state = load_state(session, game)
-    parsed = parse_orders(text, state, empire.code)
-    current = orders_on_file(session, empire.id, game.turn)
-    rows = PendingRows()
-    applied = apply_orders(
-        session, rows, game.id, empire.id, game.turn, parsed, redact_passwords(text), None, now, now, current
-    )
-    rows.write(session)
-    return parsed, applied.replaced
-
-
-@dataclass
-class Applied:
-    outcome: Outcome
-    """accepted, cleared, older, unchanged or commands."""
-    on_file: list[Order]
-    """The orders on file afterwards."""
-    replaced: bool = False
-    on_file_since: dt.datetime | None = None
-    """When the orders on file were written (for ``older``)."""
-    current: m.OrderSet | NewOrderSet | None = None
-    """The order set on file afterwards (one not written yet, when these orders replaced it)."""
-
-
-def apply_orders(
-    session: Session,
-    rows: PendingRows,
-    game_id: int,
-    empire_id: int,
-    turn: int,
-    parsed: ParsedOrders,
-    raw_text: str,
-    message: NewInbound | None,
-    now: dt.datetime,
-    sent_at: dt.datetime,
-    current: m.OrderSet | NewOrderSet | None,
-) -> Applied:
-    """What a parsed order mail does to the orders on file (docs/orders.md):
-    they change only when at least one order line is accepted, or on CLEAR;
-    of two mails for one turn the one written later counts; WAIT alone marks
-    the orders on file. ``current`` is the order set on file now; a new one
-    is added to ``rows``."""
-    if MailCommand.CLEAR in parsed.commands and not parsed.orders:
-        withdraw_orders(session, empire_id, turn)
-        if current is not None:
-            current.active = False
-        return Applied(Outcome.CLEARED, [])
-    if parsed.orders and current is not None and current.sent_at is not None and sent_at < current.sent_at:
-        # Mail can arrive out of order.
-        return Applied(Outcome.OLDER, _orders_of(current), on_file_since=current.sent_at, current=current)
-    if parsed.orders:
-        stored, replaced = store_orders(
-            rows, game_id, empire_id, turn, parsed, raw_text, message, now, sent_at, current=current
-        )
-        return Applied(Outcome.ACCEPTED, list(parsed.orders), replaced, current=stored)
-    if any(p.severity is Severity.ERROR and not is_header_code(p.code) for p in parsed.problems):
-        return Applied(
-            Outcome.UNCHANGED, _orders_of(current), current=current
-        )  # every order line failed: what is on file stays
-    if MailCommand.WAIT in parsed.commands and current is not None:
-        # WAIT alone keeps the orders on file and only holds off an early
-        # run; with nothing on file there is no early run to hold off.
-        current.wait = True
-    return Applied(Outcome.COMMANDS, _orders_of(current), current=current)
-
-
-def _orders_of(current: m.OrderSet | NewOrderSet | None) -> list[Order]:
-    # Read only when they are what stays on file: a turnsheet replacing them
-    # (the usual mail) would read seventeen orders back for nothing.
-    return [Order.from_dict(d) for d in current.orders] if current is not None else []
 
 
 class _Mail:
@@ -366,7 +285,10 @@ class _Mail:
         if game.status == "finished":
             return self.reject(header, f"game {game.name} is over", empire.email, game.id)
         if header.turn is not None and header.turn != game.turn:
-            reason = f"these orders are for turn {header.turn}, but game {game.name} is taking orders for turn {game.turn}"
+            reason = (
+                f"these orders are for turn {header.turn}, "
+                f"but game {game.name} is taking orders for turn {game.turn}"
+            )
             return self.reject(header, reason, empire.email, game.id)
         return self.accept(game, empire, text, header)
 
@@ -433,7 +355,10 @@ class _Mail:
             self.suppress("", MailKind.UNKNOWN, game.id if game is not None else None, reason)
             return self.finish(IntakeResult(Outcome.REJECTED, REJECTED, header.game, header.empire, reason))
         self.record.game_id, self.record.empire_id = game.id, empire.id
-        note = "a mail for your empire arrived with no From address, so it could not be checked; nothing was stored"
+        note = (
+            "a mail for your empire arrived with no From address, so it could not be checked; "
+            "nothing was stored"
+        )
         return self.reject(header, note, empire.email, game.id)
 
     def accept(self, game: GameView, empire: EmpireRow, text: str, header: Header) -> IntakeResult:
@@ -460,7 +385,10 @@ class _Mail:
             ).run(parsed)
         notice = ""
         if self.sender.lower() != address.lower():
-            notice = f"This mail came from {self.sender}, not from your registered address; if that was not you, tell the GM."
+            notice = (
+                f"This mail came from {self.sender}, not from your registered address; "
+                "if that was not you, tell the GM."
+            )
         applied = apply_orders(
             session,
             self.cache.rows,
@@ -477,7 +405,8 @@ class _Mail:
         self.cache.remember_order_set(empire.id, game.turn, applied.current)
         if applied.outcome is Outcome.OLDER and applied.on_file_since is not None:
             notice = (notice + " " if notice else "") + (
-                f"These orders were written before the ones on file (sent {applied.on_file_since:%Y-%m-%d %H:%M} UTC), "
+                "These orders were written before the ones on file "
+                f"(sent {applied.on_file_since:%Y-%m-%d %H:%M} UTC), "
                 "so those stay on file."
             )
         outcome, replaced = applied.outcome, applied.replaced
