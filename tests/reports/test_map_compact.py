@@ -15,26 +15,28 @@ from PIL import Image
 from tests.reports.test_report_mail import whole_galaxy_context
 from turnproc.config import Config
 from turnproc.reports.mapimage import png_map, png_size
-from turnproc.reports.pixelmap import DASH_PX
-from turnproc.reports.render import render_report_documents
-from turnproc.reports.svgmap import (
+from turnproc.reports.mapsymbols import (
     ARROW_COLOUR,
     BACKGROUND,
     CELL,
-    COMPACT_OWNERS,
-    COMPACT_SIDE,
     INK,
     LINK,
     MARGIN,
-    MAX_BOOST,
-    MIN_LABEL_SCALE,
-    MIN_STAR_PX,
     OWN,
     PLANET_FILL,
     STAR_FILL,
+    owner_colour,
+)
+from turnproc.reports.pixelmap import DASH_PX
+from turnproc.reports.render import render_report_documents
+from turnproc.reports.svgmap import (
+    COMPACT_OWNERS,
+    COMPACT_SIDE,
+    MAX_BOOST,
+    MIN_LABEL_SCALE,
+    MIN_STAR_PX,
     compact_layout,
     compact_legend,
-    owner_colour,
 )
 
 

@@ -22,7 +22,8 @@ from tests.servers import free_port
 from turnproc.outgoing.reportmail import send_outbox
 from turnproc.reports.context import report_context
 from turnproc.reports.mapimage import png_map, png_size
-from turnproc.reports.svgmap import CELL, MARGIN, MAX_PNG_SIDE, MIN_LABEL_SCALE, label_limit, svg_map
+from turnproc.reports.mapsymbols import CELL, MARGIN
+from turnproc.reports.svgmap import MAX_PNG_SIDE, MIN_LABEL_SCALE, label_limit, svg_map
 from turnproc.rules.generate import generate_galaxy, place_empire
 from turnproc.rules.state import GameSettings
 from turnproc.turns.run import run_current_turn

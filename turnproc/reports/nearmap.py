@@ -21,8 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .schema import ArrowKind, MapSystem, ReportContext
-from .svgmap import (
+from .mapsymbols import (
     ARROW_COLOUR,
     BACKGROUND,
     INK,
@@ -38,6 +37,7 @@ from .svgmap import (
     quoteattr,
     symbol,
 )
+from .schema import ArrowKind, MapSystem, ReportContext
 
 __all__ = [
     "NEAR_WIDTH",

@@ -14,7 +14,7 @@ pixel; Pillow draws the same shapes into a palette image, one byte a pixel of
 the map's few colours.
 
 The shapes, sizes and colours are :mod:`.svgmap`'s (:func:`~.svgmap.compact_layout`,
-:func:`~.svgmap.symbol`, :func:`~.svgmap.labels`, :func:`~.svgmap.arrow_shape`),
+:func:`~.mapsymbols.symbol`, :func:`~.mapsymbols.labels`, :func:`~.mapsymbols.arrow_shape`),
 drawn unsmoothed as the compact drawing always was. A faded system's colours
 are mixed half and half with the background, as half-opaque paint on it
 shows them.
@@ -30,9 +30,7 @@ from functools import lru_cache
 from PIL import Image, ImageDraw, ImageFont
 
 from .fonts import font_files
-from .nearmap import NearLayout
-from .schema import ArrowKind, MapSystem, ReportContext
-from .svgmap import (
+from .mapsymbols import (
     ARROW_COLOUR,
     ARROW_WIDTH,
     BACKGROUND,
@@ -43,11 +41,13 @@ from .svgmap import (
     Symbol,
     arrow_shape,
     attack_cross,
-    compact_layout,
     forces,
     labels,
     symbol,
 )
+from .nearmap import NearLayout
+from .schema import ArrowKind, MapSystem, ReportContext
+from .svgmap import compact_layout
 
 __all__ = ["compact_png", "near_png", "DASH_PX"]
 
