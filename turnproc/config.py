@@ -159,7 +159,9 @@ _TOP_KEYS = {
 #: Keys of older versions, accepted and ignored (a config from before the
 #: upgrade still starts), with why.
 _RETIRED = {
-    "password_failures_per_hour": 'no mail is refused by its sender any more; see the handbook\'s "Passwords and guessing"',
+    "password_failures_per_hour": (
+        'no mail is refused by its sender any more; see the handbook\'s "Passwords and guessing"'
+    ),
 }
 
 #: Whole-number settings and their ranges (top-level, and ``[smtp] connections``).
@@ -212,8 +214,8 @@ def _section(cls: type, raw: Mapping[str, Any], where: str, base_dir: Path) -> A
             raise ConfigError(f"{where}: unknown key {key!r} (known: {', '.join(sorted(known))})")
         if key == "password" and value:
             log.warning(
-                "%s.password: a password written in the config file; keep it in password_file (mode 600) or the"
-                " environment, so the config can be shared without it",
+                "%s.password: a password written in the config file; keep it in password_file (mode 600)"
+                " or the environment, so the config can be shared without it",
                 where,
             )
         expected = known[key].type

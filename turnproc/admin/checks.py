@@ -90,7 +90,8 @@ def row_checks(session: Session, game_id: int) -> list[Violation]:
         "systems.owner_id": """SELECT s.code, e.code FROM systems s JOIN empires e ON e.id = s.owner_id
                                WHERE s.game_id = :g AND e.game_id <> :g""",
         "forces (system)": """SELECT s.code, e.code FROM forces f JOIN systems s ON s.id = f.system_id
-                              JOIN empires e ON e.id = f.empire_id WHERE e.game_id = :g AND s.game_id <> :g""",
+                              JOIN empires e ON e.id = f.empire_id
+                              WHERE e.game_id = :g AND s.game_id <> :g""",
         "seen (system)": """SELECT s.code, e.code FROM seen x JOIN systems s ON s.id = x.system_id
                             JOIN empires e ON e.id = x.empire_id
                             WHERE (e.game_id = :g OR s.game_id = :g) AND e.game_id <> s.game_id""",
@@ -258,7 +259,8 @@ def describe_rows(
         owned: dict[int, int] = dict(
             session.execute(
                 text(
-                    "SELECT owner_id, COUNT(*) FROM systems WHERE game_id = :g AND owner_id IS NOT NULL GROUP BY owner_id"
+                    "SELECT owner_id, COUNT(*) FROM systems WHERE game_id = :g AND owner_id IS NOT NULL "
+                    "GROUP BY owner_id"
                 ),
                 {"g": game_id},
             ).all()
@@ -267,10 +269,12 @@ def describe_rows(
             str(r[1]): r
             for r in session.execute(
                 text(
-                    """SELECT e.id, e.code, e.name, e.email, e.balance, e.treasury, e.vp, e.active, e.base, e.home, g.name
+                    """SELECT e.id, e.code, e.name, e.email, e.balance, e.treasury, e.vp, e.active,
+                              e.base, e.home, g.name
                        FROM empires e JOIN games g ON g.id = e.game_id
                        WHERE e.game_id = :g OR e.id IN (SELECT owner_id FROM systems WHERE game_id = :g)
-                          OR e.id IN (SELECT f.empire_id FROM forces f JOIN systems s ON s.id = f.system_id WHERE s.game_id = :g)"""
+                          OR e.id IN (SELECT f.empire_id FROM forces f JOIN systems s ON s.id = f.system_id
+                                      WHERE s.game_id = :g)"""
                 ),
                 {"g": game_id},
             )
@@ -399,7 +403,8 @@ class Fingerprint:
             out.append(
                 Violation(
                     "other_game_changed",
-                    f"table {table}: {'; '.join(parts)} - {what}; a script may change only the game it is run for",
+                    f"table {table}: {'; '.join(parts)} - {what}; a script may change only the game it is "
+                    "run for",
                 )
             )
         return out

@@ -77,7 +77,8 @@ class _Clock:
 
     def message(self, statement: Statement) -> str:
         return (
-            f"{statement.where()} was stopped: the script ran longer than its time limit of {self.seconds:g} s"
+            f"{statement.where()} was stopped: the script ran longer than its time limit of "
+            f"{self.seconds:g} s"
             " (admin_sql_seconds in the config)"
         )
 
@@ -396,7 +397,8 @@ def result_lines(result: ScriptResult) -> list[str]:
             "dry-run": f"dry run: game {result.game} would pass every check; nothing was changed{audit_note}",
             "rejected": f"rolled back: the script breaks the game; nothing was changed{audit_note}",
             "failed": f"rolled back: a statement failed; nothing was changed{audit_note}",
-            "no-change": f"rolled back: a statement changed no rows (a WHERE that matches nothing?); nothing was changed;"
+            "no-change": "rolled back: a statement changed no rows (a WHERE that matches nothing?); "
+            "nothing was changed;"
             f" give --allow-no-change if that is what you meant{audit_note}",
             "refused": f"refused: nothing was run{audit_note}",
         }[result.outcome]

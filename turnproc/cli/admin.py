@@ -104,7 +104,8 @@ def cmd_audit(args: argparse.Namespace) -> int:
             return 0
         for e in entries:
             out(
-                f"#{e.id} {e.at:%Y-%m-%d %H:%M:%S}Z {e.os_user} {e.action} {e.game_name} {e.outcome} sha256 {e.sha256[:12]}"
+                f"#{e.id} {e.at:%Y-%m-%d %H:%M:%S}Z {e.os_user} {e.action} {e.game_name} {e.outcome} "
+                f"sha256 {e.sha256[:12]}"
             )
             if args.verbose_entries:
                 for line in (e.detail or "").splitlines():

@@ -45,7 +45,8 @@ def config_from(args: argparse.Namespace) -> Config:
     if config.source == "<defaults>":
         args.defaults_notice = (
             f"no config file (--config, $TURNPROC_CONFIG, ./turnproc.toml): used the database "
-            f"{safe_url(config.database_url)} and the Maildirs {config.maildir_in} (in) and {config.maildir_out} (out)"
+            f"{safe_url(config.database_url)} and the Maildirs {config.maildir_in} (in) and "
+            f"{config.maildir_out} (out)"
         )
     return config
 

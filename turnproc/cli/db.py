@@ -34,8 +34,8 @@ def cmd_db_check(args: argparse.Namespace) -> int:
         raise CLIError(f"the database {where} has no turnproc schema: run `turnproc db upgrade` to create it")
     if current != head:
         raise CLIError(
-            f"the database schema is out of date: {where} is at revision {current}, this turnproc needs {head}; "
-            "back the database up, then run `turnproc db upgrade`"
+            f"the database schema is out of date: {where} is at revision {current}, this turnproc needs "
+            f"{head}; back the database up, then run `turnproc db upgrade`"
         )
     migrate.check(engine)
     out(f"the database schema is current (revision {head}): {where} matches this turnproc")

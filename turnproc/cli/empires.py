@@ -53,7 +53,8 @@ def cmd_empire_list(args: argparse.Namespace) -> int:
         return 0
     if not rows:
         out(
-            f"no empires in {args.game} yet: turnproc empire add {args.game} --code ABC --name NAME --email ADDRESS"
+            f"no empires in {args.game} yet: turnproc empire add {args.game} --code ABC --name NAME "
+            "--email ADDRESS"
         )
     for r in rows:
         flags = ("orders in" + (", WAIT" if r["wait"] else "") if r["orders_in"] else "no orders") + (
@@ -78,7 +79,8 @@ def cmd_empire_show(args: argparse.Namespace) -> int:
     out(f"empire {d.code} of game {d.game}: {d.name}, {'active' if d.active else 'inactive'}")
     out(f"address: {d.email}")
     out(
-        f"{d.vp} VP, {d.systems} systems, balance {d.balance} BP, treasury {d.treasury} BP, {d.missed_turns} missed turns in a row"
+        f"{d.vp} VP, {d.systems} systems, balance {d.balance} BP, treasury {d.treasury} BP, "
+        f"{d.missed_turns} missed turns in a row"
     )
     on_file = (
         f"{d.orders} orders on file" + (" with WAIT" if d.wait else "")
@@ -163,7 +165,8 @@ def cmd_empire_replace(args: argparse.Namespace) -> int:
             force=args.force,
         )
     out(
-        f"{args.empire.upper()} of {args.game} handed to {args.email}; welcome mail with the new password queued"
+        f"{args.empire.upper()} of {args.game} handed to {args.email}; welcome mail with the new password "
+        "queued"
     )
     _password_line(args, password)
     out(_SEND)

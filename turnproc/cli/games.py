@@ -121,7 +121,8 @@ def cmd_game_show(args: argparse.Namespace) -> int:
 def _show_state(s: GameSummary) -> list[str]:
     v = s.view
     return [
-        f"game {v.name}: turn {v.turn} of at most {s.turn_limit}, {v.status}, rules: {v.modules or 'none'}, rule set {v.ruleset}",
+        f"game {v.name}: turn {v.turn} of at most {s.turn_limit}, {v.status}, rules: "
+        f"{v.modules or 'none'}, rule set {v.ruleset}",
         f"victory: {s.vp_target} VP, or the most VP after turn {s.turn_limit}",
         f"{s.systems} systems, {s.free_homes} free homes",
     ]
@@ -147,7 +148,8 @@ def _show_turn(s: GameSummary) -> list[str]:
     lines = []
     if v.staged_turn is not None:
         lines.append(
-            f"turn {v.staged_turn} is staged, waiting for you: turnproc turn release {v.name} (or turn discard)"
+            f"turn {v.staged_turn} is staged, waiting for you: turnproc turn release {v.name} (or turn "
+            "discard)"
         )
     if v.hold:
         lines.append("on hold: each turn is staged for you to release")
@@ -190,14 +192,14 @@ def _print_schedule(summary: GameSummary) -> None:
     out(f"game {s.name}: {s.status}")
     out(f"schedule: {s.schedule or 'none (run turns by hand)'} ({s.timezone})")
     if s.schedule or summary.next_deadline:
-        out(
-            f"next deadline: {format_deadline(summary.next_deadline) or ('none while paused' if s.status == 'paused' else 'none')}"
-        )
+        none = "none while paused" if s.status == "paused" else "none"
+        out(f"next deadline: {format_deadline(summary.next_deadline) or none}")
     minutes = f"{s.early_run_delay} minute{'' if s.early_run_delay == 1 else 's'}"
     out(f"early run: {'on, ' + minutes + ' after the last orders' if s.early_run else 'off'}")
     out(f"reminders: {str(s.reminder_hours) + ' hours before the deadline' if s.reminder_hours else 'off'}")
     out(
-        f"inactive after {s.inactive_after} missed turns; the missed-orders guard stops a turn when more than {s.nmr_limit}% send no orders"
+        f"inactive after {s.inactive_after} missed turns; the missed-orders guard stops a turn when more "
+        f"than {s.nmr_limit}% send no orders"
     )
 
 
@@ -258,7 +260,8 @@ def cmd_game_pause(args: argparse.Namespace) -> int:
     with transaction(app.sessions) as session:
         pause_game(session, get_game(session, args.game), now(), app.config)
     out(
-        f"game {args.game} paused: no deadlines, early runs or reminders until `turnproc game resume {args.game}`"
+        f"game {args.game} paused: no deadlines, early runs or reminders until `turnproc game resume "
+        f"{args.game}`"
     )
     return 0
 
@@ -315,7 +318,8 @@ def cmd_announce(args: argparse.Namespace) -> int:
         mailed = announce(session, app.config, game, now(), subject=args.subject, text=text)
         turn = game.turn
     out(
-        f"announcement queued for {mailed} active players of {args.game}; the turn {turn} report prints it too"
+        f"announcement queued for {mailed} active players of {args.game}; the turn {turn} report prints it "
+        "too"
     )
     out("send it with: turnproc send (the worker sends it on its own)")
     return 0
@@ -365,7 +369,8 @@ def register(sub: Any) -> None:
         gsub,
         "schedule",
         cmd_game_schedule,
-        "Show or set a game's deadlines, early run, reminders and missed-orders rules (the worker picks changes up).",
+        "Show or set a game's deadlines, early run, reminders and missed-orders rules (the worker picks "
+        "changes up).",
         'turnproc game schedule spring26 --cron "0 3 * * *" --tz Europe/London --early-run on',
     )
     p.add_argument("game", help="the game's name")
@@ -407,7 +412,10 @@ def register(sub: Any) -> None:
         "--nmr-limit",
         type=whole,
         metavar="PERCENT",
-        help="the missed-orders guard does not run the turn when more than this %% of active empires sent no orders (default 50)",
+        help=(
+            "the missed-orders guard does not run the turn when more than this %% of active empires sent "
+            "no orders (default 50)"
+        ),
     )
     p = add_command(
         gsub,

@@ -72,7 +72,10 @@ def cmd_game_set(args: argparse.Namespace) -> int:
             vp_target=args.vp_target,
             vacation_limit=args.vacation_limit,
         )
-        shown = f"game {game.name}: turn limit {game.turn_limit}, VP target {game.vp_target}, vacations of at most {game.vacation_limit} turns"
+        shown = (
+            f"game {game.name}: turn limit {game.turn_limit}, VP target {game.vp_target}, vacations of "
+            f"at most {game.vacation_limit} turns"
+        )
     out(shown)
     return 0
 
@@ -89,7 +92,8 @@ def cmd_empire_approve(args: argparse.Namespace) -> int:
         empire, _ = approve_signup(session, app.config, game, args.code, now())
         code, name, email = empire.code, empire.name, empire.email
     out(
-        f"empire {code} ({name}) added to {args.game} for {email}; the password is mailed to them (turnproc send)"
+        f"empire {code} ({name}) added to {args.game} for {email}; the password is mailed to them "
+        "(turnproc send)"
     )
     return 0
 

@@ -90,7 +90,8 @@ def register(sub: Any) -> None:
         sub,
         "worker",
         cmd_worker,
-        "Run the service: inbox polling, outbox sending, deadlines, early runs and reminders for every game, until SIGTERM.",
+        "Run the service: inbox polling, outbox sending, deadlines, early runs and reminders for every "
+        "game, until SIGTERM.",
         "turnproc --config /etc/turnproc/turnproc.toml worker --tick 30 --poll 60",
     )
     p.add_argument(
@@ -128,7 +129,10 @@ def register(sub: Any) -> None:
         "--log-format",
         choices=("auto", "journal", "text", "json"),
         default="auto",
-        help="stderr log lines: journal (no timestamps, syslog priorities), text, json; auto: journal under systemd",
+        help=(
+            "stderr log lines: journal (no timestamps, syslog priorities), text, json; auto: journal "
+            "under systemd"
+        ),
     )
     p.add_argument(
         "--once", action="store_true", help="one poll, one pass over the games and one flush, then exit"

@@ -42,5 +42,8 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--pyodide",
         metavar="PYODIDE_DIR",
-        help="an unpacked pyodide package (node_modules/pyodide), copied in for the order desk's checker; default: pyodide_dir of the config",
+        help=(
+            "an unpacked pyodide package (node_modules/pyodide), copied in for the order desk's checker; "
+            "default: pyodide_dir of the config"
+        ),
     )

@@ -27,7 +27,8 @@ def cmd_turn_run(args: argparse.Namespace) -> int:
         # turn ever runs because a command was typed or scheduled twice.
         if not sys.stdin.isatty():
             raise GMError(
-                f"no terminal to confirm on: turnproc turn run {plan.game} --yes runs turn {plan.turn} unasked"
+                f"no terminal to confirm on: turnproc turn run {plan.game} --yes runs turn {plan.turn} "
+                "unasked"
             )
         answer = input(f"run turn {plan.turn} of {plan.game} now? [y/N] ")
         if answer.strip().lower() not in ("y", "yes"):
@@ -35,13 +36,15 @@ def cmd_turn_run(args: argparse.Namespace) -> int:
             return 1
     result = run_by_hand(app.sessions, args.game, app.config, now(), turn=plan.turn, force=args.force)
     out(
-        f"game {result.game}: turn {result.turn} resolved ({result.events} events), {len(result.reports)} reports queued"
+        f"game {result.game}: turn {result.turn} resolved ({result.events} events), {len(result.reports)} "
+        "reports queued"
     )
     if result.finished:
         out("the game is over")
     if result.staged:
         out(
-            f"the game is on hold: the turn is staged; turnproc turn release {result.game} sends it, turn discard drops it"
+            f"the game is on hold: the turn is staged; turnproc turn release {result.game} sends it, turn "
+            "discard drops it"
         )
     else:
         out("send them with: turnproc send")
@@ -159,7 +162,8 @@ def cmd_turn_rerun(args: argparse.Namespace) -> int:
     if rolled is not None:
         out(rolled.summary())
     out(
-        f"game {result.game}: turn {result.turn} re-run ({result.events} events), {len(result.reports)} corrected reports queued"
+        f"game {result.game}: turn {result.turn} re-run ({result.events} events), {len(result.reports)} "
+        "corrected reports queued"
     )
     if result.staged:
         out(f"the game is on hold: turnproc turn release {result.game} sends them")

@@ -262,7 +262,8 @@ def confirm_signup(
     if not waiting:
         return (
             None,
-            f"no sign-up from {email} waits for a code in game {game.name} (codes work for {JOIN_CODE_HOURS} hours)",
+            f"no sign-up from {email} waits for a code in game {game.name} (codes work for "
+            f"{JOIN_CODE_HOURS} hours)",
         )
     request = waiting[-1]
     if not verify_password(secret.lower(), request.code_hash or ""):

@@ -188,7 +188,10 @@ class Account:
             else "no turn has run yet"
         )
         if turn in session.scalars(staged):
-            return f"turn {turn} has run, and its report waits for the GM's release ({span}, and REPORT 0 for the start)"
+            return (
+                f"turn {turn} has run, and its report waits for the GM's release ({span}, and REPORT 0 "
+                "for the start)"
+            )
         if turn >= self.game.turn:
             return f"turn {turn} has not run yet ({span}, and REPORT 0 for the start)"
         return f"there is no report of turn {turn} for you ({span}, and REPORT 0 for the start)"
@@ -256,7 +259,10 @@ class Account:
             )
             return f"{capped}; nothing changed, try again later"
         if not self.mailer.may_send(new, MailKind.ADDRESS_CONFIRM, self.game.id):
-            return f"too many confirmation codes went to {new} in the last hour; nothing changed, try again later"
+            return (
+                f"too many confirmation codes went to {new} in the last hour; nothing changed, try "
+                "again later"
+            )
         code = generate_password(8)
         expires = self.now + dt.timedelta(hours=ADDRESS_CODE_HOURS)
         change = self.session.get(m.AddressChange, row.id) or m.AddressChange(empire_id=row.id)
@@ -280,8 +286,9 @@ class Account:
         # poll added a second row for the empire, and the caps missed the mail.
         self.session.flush()
         return (
-            f"a confirmation code went to {new}. Your address changes when a mail from there with your header "
-            f"and CONFIRM <code> arrives, before {expires:%Y-%m-%d %H:%M} UTC; until then all mail still goes to {row.email}"
+            f"a confirmation code went to {new}. Your address changes when a mail from there with your "
+            f"header and CONFIRM <code> arrives, before {expires:%Y-%m-%d %H:%M} UTC; until then all mail "
+            f"still goes to {row.email}"
         )
 
     def _codes_capped(self, new: str) -> str:
@@ -333,9 +340,15 @@ class Account:
             return "no address change is waiting for your empire (send ADDRESS <new address> first)"
         if change.expires_at <= self.now:
             self.session.delete(change)
-            return f"the code expired at {change.expires_at:%Y-%m-%d %H:%M} UTC; send ADDRESS again for a new one"
+            return (
+                f"the code expired at {change.expires_at:%Y-%m-%d %H:%M} UTC; send ADDRESS again for a "
+                "new one"
+            )
         if self.sender.lower() != change.new_email.lower():
-            return f"the code must come back from {change.new_email}, the address it went to; this mail came from {self.sender}"
+            return (
+                f"the code must come back from {change.new_email}, the address it went to; this mail "
+                f"came from {self.sender}"
+            )
         if not verify_password((line.text or "").lower(), change.code_hash):
             return f"that is not the code sent to {change.new_email}; nothing changed"
         if self._taken(change.new_email):
@@ -357,7 +370,10 @@ class Account:
         )
         self.address = row.email
         log.info("game %s: %s moved from %s to %s", self.game.name, row.code, old, row.email)
-        return f"your empire's address is now {row.email}; every answer and report goes there (a notice went to {old})"
+        return (
+            f"your empire's address is now {row.email}; every answer and report goes there (a notice "
+            f"went to {old})"
+        )
 
     def vacation(self, line: CommandLine) -> str:
         turns = line.number or 0
@@ -370,8 +386,8 @@ class Account:
         row.vacation_until = self.game.turn + turns - 1
         span = f"turn {self.game.turn}" if turns == 1 else f"turns {self.game.turn} to {row.vacation_until}"
         return (
-            f"you are on leave for {span}: missing orders then count neither for the missed-orders guard nor towards "
-            "inactivity. Orders you send still count; BACK ends the leave early"
+            f"you are on leave for {span}: missing orders then count neither for the missed-orders guard "
+            "nor towards inactivity. Orders you send still count; BACK ends the leave early"
         )
 
     def back(self, line: CommandLine) -> str:

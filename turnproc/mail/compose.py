@@ -206,7 +206,10 @@ def _text_part(body: str, subtype: str, seed: str) -> bytes:
         if _as_is(as_ascii, seed):
             data = as_ascii
     encoding, data = _encoded(data, seed, text=True)
-    head = f'Content-Type: text/{subtype}; charset="utf-8"\nMIME-Version: 1.0\nContent-Transfer-Encoding: {encoding}\n\n'
+    head = (
+        f'Content-Type: text/{subtype}; charset="utf-8"\nMIME-Version: 1.0\nContent-Transfer-Encoding: '
+        f"{encoding}\n\n"
+    )
     return head.encode("ascii") + data
 
 
@@ -288,5 +291,8 @@ def compose(
         f"Auto-Submitted: {'auto-replied' if in_reply_to else 'auto-generated'}\n"
     )
     if in_reply_to:
-        headers += f"In-Reply-To: {in_reply_to}\nReferences: {f'{references} {in_reply_to}'.strip() if references else in_reply_to}\n"
+        headers += (
+            f"In-Reply-To: {in_reply_to}\nReferences: "
+            f"{f'{references} {in_reply_to}'.strip() if references else in_reply_to}\n"
+        )
     return head + b"MIME-Version: 1.0\n" + headers.encode("utf-8") + rest

@@ -80,7 +80,8 @@ _AUTO_SUBJECT = re.compile(
     r"^\s*(?:(?:re|aw|fw|fwd|wg|sv|vs|tr|rif)\s*:\s*)*(?:"
     r"out of (?:the )?office|automatic reply|auto(?:matic)?[- ]?(?:reply|response)|autoreply|auto:|"
     r"away from (?:the )?office|on vacation|vacation reply|abwesenheitsnotiz|automatische antwort|"
-    r"r[ée]ponse automatique|absence du bureau|message d'absence|risposta automatica|fuori sede|respuesta autom[áa]tica|"
+    r"r[ée]ponse automatique|absence du bureau|message d'absence|risposta automatica|fuori sede|"
+    r"respuesta autom[áa]tica|"
     r"fuera de la oficina|automatisch antwoord|afwezig|resposta autom[áa]tica|autosvar|"
     r"automaattinen vastaus|odpowied[źz] automatyczna|automatick[áa] odpov[ěe][ďd]"
     r")",

@@ -229,7 +229,8 @@ def mark_lines(lines: list[str]) -> list[SkipReason | None]:
 # What phones and their mail programs put under a mail, on a line of its own:
 # a signature without "-- " above it.
 _MOBILE = re.compile(
-    r"sent from my .{1,60}|sent (from|with|via) (outlook|yahoo mail|mail|proton ?mail|samsung|aol|blackberry)\b.{0,60}"
+    r"sent from my .{1,60}"
+    r"|sent (from|with|via) (outlook|yahoo mail|mail|proton ?mail|samsung|aol|blackberry)\b.{0,60}"
     r"|get outlook for (ios|android)|von meinem .{1,40} gesendet|envoyé de mon .{1,40}"
     r"|enviado desde mi .{1,40}|inviato da(l mio)? .{1,40}|verzonden (vanaf|met) mijn .{1,40}",
     re.IGNORECASE,

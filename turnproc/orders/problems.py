@@ -107,8 +107,8 @@ PROBLEMS: dict[str, ProblemKind] = {
     "bad_system": ProblemKind(_E, "{value} is not a system code (codes are numbers like 101)."),
     "bad_text": ProblemKind(
         _E,
-        "The {field} contains characters that cannot be printed (control characters) or that change how it reads "
-        "(invisible formatting such as U+202E or a zero-width space).",
+        "The {field} contains characters that cannot be printed (control characters) or that change how it "
+        "reads (invisible formatting such as U+202E or a zero-width space).",
     ),
     "unknown_tech": ProblemKind(_E, "{value} is not a tech.{hint}"),
     "name_too_long": ProblemKind(

@@ -1,8 +1,8 @@
 """The mails that answer a player's account commands (HELP, ADDRESS, QUIT:
 ``help``, ``address_confirm``, ``address_changed``, ``player_quit`` to the GM)
 and sign-up by mail (``signup_received``, ``signup_request`` to the GM,
-``signup_refused``; an approval is the welcome mail of :mod:`turnproc.outgoing.welcome`): one function per kind, as in
-:mod:`turnproc.outgoing.mails`, whose notice machinery they use."""
+``signup_refused``; an approval is the welcome mail of :mod:`turnproc.outgoing.welcome`): one
+function per kind, as in :mod:`turnproc.outgoing.mails`, whose notice machinery they use."""
 
 from __future__ import annotations
 
@@ -58,7 +58,8 @@ def queue_help(
 
 
 def empire_tag(kind: str, empire_id: int) -> str:
-    """The Message-ID tag of a capped mail ``kind`` about one empire (:func:`turnproc.outgoing.messageids.message_id`)."""
+    """The Message-ID tag of a capped mail ``kind`` about one empire
+    (:func:`turnproc.outgoing.messageids.message_id`)."""
     return f"{kind.replace('_', '-')}-{empire_id}"
 
 

@@ -85,7 +85,10 @@ def _refusal(view: PlayerView, parsed: ParsedOrders) -> str:
     if view.finished:
         return f"game {view.game} is over"
     if header.turn is not None and header.turn != view.state.turn:
-        return f"these orders are for turn {header.turn}, but game {view.game} is taking orders for turn {view.state.turn}"
+        return (
+            f"these orders are for turn {header.turn}, but game {view.game} is taking orders for turn "
+            f"{view.state.turn}"
+        )
     return ""
 
 

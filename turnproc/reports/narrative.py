@@ -126,8 +126,8 @@ def _battle(e: Event, viewer: str) -> str:
     d = cast(BattleData, e.data)
     attacker, defender = d["attacker"], d["defender"]
     head = (
-        f"Battle at {d['system']}: {_who(attacker, viewer)} attacked {_who(defender, viewer)} from {d['from']} "
-        f"({d.get('action', 'MOVE')}), attack {d['attack']} against defence {d['defence']}"
+        f"Battle at {d['system']}: {_who(attacker, viewer)} attacked {_who(defender, viewer)} from "
+        f"{d['from']} ({d.get('action', 'MOVE')}), attack {d['attack']} against defence {d['defence']}"
     )
     parts = [head]
     engage = d["engage"]
@@ -179,7 +179,10 @@ def _capture(e: Event, viewer: str) -> str:
     taker = _cap(_who(e.empire, viewer))
     source = f" from {_who(d['from_empire'], viewer)}" if d["from_empire"] else ""
     lost = " (1 VP lost)" if d["from_empire"] == viewer and d["vp_lost"] else ""
-    return f"{taker} took {d['system']}{source} by {d.get('how', 'MOVE')}; {_n(d.get('cruisers', 0), 'cruiser')} moved in{lost}."
+    return (
+        f"{taker} took {d['system']}{source} by {d.get('how', 'MOVE')}; "
+        f"{_n(d.get('cruisers', 0), 'cruiser')} moved in{lost}."
+    )
 
 
 def _exploration(e: Event, viewer: str) -> str:
@@ -212,7 +215,10 @@ def _hyperspace(e: Event, viewer: str) -> str:
 
 def _standoff(e: Event, viewer: str) -> str:
     d = cast(StandoffData, e.data)
-    return f"At {d['system']} {_who(d['defender'], viewer)} held off the attack of {_who(d['attacker'], viewer)} (standoff)."
+    return (
+        f"At {d['system']} {_who(d['defender'], viewer)} held off the attack of "
+        f"{_who(d['attacker'], viewer)} (standoff)."
+    )
 
 
 def _withdraw(e: Event, viewer: str) -> str:
@@ -228,16 +234,28 @@ def _withdraw(e: Event, viewer: str) -> str:
 def _pursuit(e: Event, viewer: str) -> str:
     d = cast(PursuitData, e.data)
     if d["forced"]:
-        return f"{_cap(_who(e.empire, viewer))} ran down {_whose(d['withdrawer'], viewer)} withdrawing fleet at {d['system']}."
-    return f"{_cap(_who(e.empire, viewer))} may pursue {_whose(d['withdrawer'], viewer)} fleet into {d['system']} this turn."
+        return (
+            f"{_cap(_who(e.empire, viewer))} ran down {_whose(d['withdrawer'], viewer)} withdrawing "
+            f"fleet at {d['system']}."
+        )
+    return (
+        f"{_cap(_who(e.empire, viewer))} may pursue {_whose(d['withdrawer'], viewer)} fleet into "
+        f"{d['system']} this turn."
+    )
 
 
 def _pin(e: Event, viewer: str) -> str:
     d = cast(PinData, e.data)
     by = ", ".join(_who(x, viewer) for x in d["by"] or [])
     if not by or not d["strength"]:
-        return f"{_cap(_whose(e.empire, viewer))} cruisers entered enemy control at {d['system']} but nothing pinned them."
-    return f"At {d['system']} {by} pinned {_whose(e.empire, viewer)} cruisers: {d['held']} held, {d['ran']} ran the pin."
+        return (
+            f"{_cap(_whose(e.empire, viewer))} cruisers entered enemy control at {d['system']} but "
+            "nothing pinned them."
+        )
+    return (
+        f"At {d['system']} {by} pinned {_whose(e.empire, viewer)} cruisers: {d['held']} held, "
+        f"{d['ran']} ran the pin."
+    )
 
 
 def _control_stop(e: Event, viewer: str) -> str:
@@ -297,7 +315,10 @@ def _research(e: Event, viewer: str) -> str:
 
 def _vp(e: Event, viewer: str) -> str:
     d = cast(VpData, e.data)
-    return f"You gained {d['gained']} VP ({d['industry_vp']} for industry, {d['cultural_vp']} for culture); you have {d['vp']}."
+    return (
+        f"You gained {d['gained']} VP ({d['industry_vp']} for industry, {d['cultural_vp']} for "
+        f"culture); you have {d['vp']}."
+    )
 
 
 def _name(e: Event, viewer: str) -> str:

@@ -209,8 +209,9 @@ def near_layout(context: ReportContext) -> NearLayout | None:
 def _text(label: Label) -> str:
     weight = ' font-weight="bold"' if label.bold else ""
     return (
-        f'<text x="{label.x:.1f}" y="{label.y:.1f}" font-size="{label.size}" text-anchor="{label.anchor}" fill="{label.fill}"{weight} '
-        f'stroke="{BACKGROUND}" stroke-width="3" paint-order="stroke">{escape(label.text)}</text>'
+        f'<text x="{label.x:.1f}" y="{label.y:.1f}" font-size="{label.size}" text-anchor="{label.anchor}" '
+        f'fill="{label.fill}"{weight} stroke="{BACKGROUND}" stroke-width="3" paint-order="stroke">'
+        f"{escape(label.text)}</text>"
     )
 
 
@@ -220,8 +221,9 @@ def near_svg(layout: NearLayout) -> str:
     The mail's PNG (:func:`.pixelmap.near_png`) draws the same layout."""
     width, height, caption = layout.width, layout.height, layout.caption
     out = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" width="{width}" height="{height}" '
-        f'font-family="DejaVu Sans, Helvetica, Arial, sans-serif" role="img" aria-label={quoteattr(caption)}>',
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" width="{width}" '
+        f'height="{height}" font-family="DejaVu Sans, Helvetica, Arial, sans-serif" role="img" '
+        f"aria-label={quoteattr(caption)}>",
         f'<rect width="{width}" height="{height}" fill="{BACKGROUND}"/>',
         f'<g stroke="{LINK}" stroke-width="1.5">',
     ]
@@ -234,12 +236,14 @@ def near_svg(layout: NearLayout) -> str:
         out.append('<g fill-opacity="0.5" stroke-opacity="0.5">' if sym.faded else "<g>")
         if sym.belt:
             out.append(
-                f'<rect x="{x - 5:.1f}" y="{y - 5:.1f}" width="10" height="10" transform="rotate(45 {x:.1f} {y:.1f})" '
+                f'<rect x="{x - 5:.1f}" y="{y - 5:.1f}" width="10" height="10" '
+                f'transform="rotate(45 {x:.1f} {y:.1f})" '
                 f'fill="{sym.fill}" stroke="{sym.ring}" stroke-width="{sym.width:g}"/>'
             )
         else:
             out.append(
-                f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{sym.radius:g}" fill="{sym.fill}" stroke="{sym.ring}" stroke-width="{sym.width:g}"/>'
+                f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{sym.radius:g}" fill="{sym.fill}" '
+                f'stroke="{sym.ring}" stroke-width="{sym.width:g}"/>'
             )
         out.extend(_text(label) for label in labels)
         out.append("</g>")

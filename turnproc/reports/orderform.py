@@ -62,7 +62,10 @@ def system_lines(row: OwnSystemRow, v2: _RuleSet2 | None = None) -> list[str]:
     code = row["code"]
     marks = " ".join(m for m, on in (("BASE", row.get("base")), ("HOME", row.get("home"))) if on)
     links = " ".join(str(n) for n in row["links"]) or "none"
-    head = f"# {code} {row['type']}{' ' + marks if marks else ''}: {_ships(row)}; pop {row['pop']}/{row['limit']}, ind {row['industry']}"
+    head = (
+        f"# {code} {row['type']}{' ' + marks if marks else ''}: {_ships(row)}; pop "
+        f"{row['pop']}/{row['limit']}, ind {row['industry']}"
+    )
     can: list[str] = []
     first_link = row["links"][0] if row["links"] else "TO"
     if row["cruisers"]:
@@ -136,7 +139,8 @@ def _v2_lines(context: ReportBody) -> list[str]:
     probes = techs.get("PROBE", 0)
     if probes:
         lines += fold(
-            f"Up to {probes} PROBE CODE line{'s' if probes != 1 else ''} (no slot); FIND WHERE destroys probes.",
+            f"Up to {probes} PROBE CODE line{'s' if probes != 1 else ''} (no slot); FIND WHERE destroys "
+            "probes.",
             "# ",
             "# ",
         )

@@ -44,5 +44,6 @@ def write_public(target: Path, data: bytes) -> Path:
 
 
 def copy_public(source: Path, target: Path) -> Path:
-    """``target`` replaced whole by a copy of ``source`` (its times kept: an unchanged copy is not made again), mode 0644."""
+    """``target`` replaced whole by a copy of ``source`` (its times kept: an unchanged copy is not
+    made again), mode 0644."""
     return _replace(target, lambda temp: shutil.copy2(source, temp))

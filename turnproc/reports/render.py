@@ -217,7 +217,8 @@ class ReportDocuments:
     json: str
     png: bytes
     near_png: bytes | None
-    """The neighbourhood map for the mail (``cid:`` :data:`NEAR_CID`); None when the empire knows no system."""
+    """The neighbourhood map for the mail (``cid:`` :data:`NEAR_CID`); None when the empire knows
+    no system."""
     near: NearLayout | None
 
     def page(self) -> str:

@@ -92,7 +92,8 @@ class SystemRow(TypedDict):
     stance: str
     links: list[int]
     after_attack: NotRequired[bool]
-    """Out of scanner range, shown as it was right after the empire's attack on it (rules.md §14, ruling V2)."""
+    """Out of scanner range, shown as it was right after the empire's attack on it (rules.md §14,
+    ruling V2)."""
 
 
 class OwnSystemRow(SystemRow):

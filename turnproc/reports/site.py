@@ -150,13 +150,16 @@ def vp_plot(game: PublicGame, width: int = 480, height: int = 280) -> str:
         )
     for turn in _ticks(turns[-1], start=turns[0]):
         parts.append(
-            f'<text x="{x(turn):.1f}" y="{upper + plot_h + 20}" text-anchor="middle" font-size="{font}">{turn}</text>'
+            f'<text x="{x(turn):.1f}" y="{upper + plot_h + 20}" text-anchor="middle" '
+            f'font-size="{font}">{turn}</text>'
         )
     parts.append(
-        f'<text x="{left + plot_w / 2:.1f}" y="{height - 4}" text-anchor="middle" font-size="{font}">turn</text>'
+        f'<text x="{left + plot_w / 2:.1f}" y="{height - 4}" text-anchor="middle" '
+        f'font-size="{font}">turn</text>'
     )
     parts.append(
-        f'<text x="16" y="{upper + plot_h / 2:.1f}" font-size="{font}" transform="rotate(-90 16 {upper + plot_h / 2:.1f})" text-anchor="middle">VP</text>'
+        f'<text x="16" y="{upper + plot_h / 2:.1f}" font-size="{font}" '
+        f'transform="rotate(-90 16 {upper + plot_h / 2:.1f})" text-anchor="middle">VP</text>'
     )
     legend = []
     for i, code in enumerate(codes):
@@ -165,7 +168,8 @@ def vp_plot(game: PublicGame, width: int = 480, height: int = 280) -> str:
         line = " ".join(f"{x(t):.1f},{y(v):.1f}" for t, v in points)
         parts.append(f'<polyline fill="none" stroke="{colour}" stroke-width="2.5" points="{line}"/>')
         legend.append(
-            f'<li><span class="swatch" style="background:{colour}"></span><code>{html.escape(code)}</code> {html.escape(str(last[i]["name"]))}</li>'
+            f'<li><span class="swatch" style="background:{colour}"></span><code>{html.escape(code)}</code> '
+            f"{html.escape(str(last[i]['name']))}</li>"
         )
     parts.append("</svg>")
     parts.append(f'<ul class="legend">{"".join(legend)}</ul>')

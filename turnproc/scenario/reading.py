@@ -385,7 +385,8 @@ class _Reader:
                 # refuses an unowned system with population, so say it here.
                 raise self.fail(
                     path + ("pop",),
-                    f"system {code} has population but no owner (unowned systems are empty; give it an owner)",
+                    f"system {code} has population but no owner (unowned systems are empty; "
+                    "give it an owner)",
                 )
             if system.home_slot and not stype.is_star:
                 raise self.fail(path + ("home_slot",), f"only a star can be a home slot, not a {stype}")
@@ -435,7 +436,8 @@ class _Reader:
                     if key in tbl and self.int_(tbl[key], path + (key,)) != getattr(host, key):
                         raise self.fail(
                             path + (key,),
-                            f"a {system.type} takes its star's square; star {star} has {key} {getattr(host, key)}",
+                            f"a {system.type} takes its star's square; star {star} has {key} "
+                            f"{getattr(host, key)}",
                         )
             if "stance_target" in tbl:
                 system.stance_target = self.code_(tbl["stance_target"], path + ("stance_target",), systems)

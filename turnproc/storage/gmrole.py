@@ -88,7 +88,8 @@ def role_usable(conn: Connection) -> bool:
     return bool(
         conn.scalar(
             text(
-                "SELECT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = :r) AND pg_has_role(current_user, :r, 'MEMBER')"
+                "SELECT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = :r) "
+                "AND pg_has_role(current_user, :r, 'MEMBER')"
             ),
             {"r": ROLE},
         )

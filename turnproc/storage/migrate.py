@@ -89,7 +89,8 @@ def current_revision(engine: Engine) -> str | None:
         rows = conn.execute(text(f"SELECT version_num FROM {VERSION_TABLE}")).scalars().all()
     if len(rows) > 1:
         raise SchemaOutdated(
-            f"the database has {len(rows)} schema revisions ({', '.join(rows)}), turnproc makes one: is it a turnproc database?"
+            f"the database has {len(rows)} schema revisions ({', '.join(rows)}), turnproc makes one: is it "
+            "a turnproc database?"
         )
     return rows[0] if rows else None
 

@@ -53,7 +53,8 @@ class Plan:
 
     def lines(self) -> list[str]:
         lines = [
-            f"game {self.game}, turn {self.turn}: orders in from {self.active - len(self.missing)} of {self.active} active empires"
+            f"game {self.game}, turn {self.turn}: orders in from {self.active - len(self.missing)} of "
+            f"{self.active} active empires"
         ]
         if self.missing:
             lines.append(f"missing: {', '.join(self.missing)}")
