@@ -107,8 +107,8 @@ def main() -> None:
         app.close()
         forged, honest = rates[runs[1][0]], rates[runs[0][0]]
         print(
-            f"a forged mail costs {honest / forged:.2f} times an honest one's CPU; on 2 CPUs intake reads "
-            "at most "
+            f"a forged mail costs {honest / forged:.2f} times an honest one's CPU;"
+            " on 2 CPUs intake reads at most "
             f"about {2 * forged:.0f} guesses a second (a generous bound: the poll itself runs on one)"
         )
 

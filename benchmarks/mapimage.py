@@ -73,8 +73,8 @@ def text_costs() -> None:
     """A 10 x 10 picture: nothing, a word with the DejaVu files, a word without."""
     fonts = list(font_files() or ())
     empty = (
-        '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" height="10" '
-        'fill="#fff"/></svg>'
+        '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10">'
+        '<rect width="10" height="10" fill="#fff"/></svg>'
     )
     word = empty.replace(
         "</svg>", '<text x="0" y="9" font-family="DejaVu Sans" font-size="9">Ab</text></svg>'
@@ -147,8 +147,8 @@ def main() -> None:
         pixels = [w * h for w, h in sizes]
         biggest = max(sizes, key=lambda s: s[0] * s[1])
         print(
-            f"{name:8s} (side {side:4d}): {summary(times)};  {statistics.mean(pixels) / 1000:6.0f} kpx "
-            f"mean, largest {biggest[0]} x {biggest[1]}"
+            f"{name:8s} (side {side:4d}): {summary(times)};"
+            f"  {statistics.mean(pixels) / 1000:6.0f} kpx mean, largest {biggest[0]} x {biggest[1]}"
         )
     print(f"full / compact: {statistics.mean(full) / statistics.mean(compact):.1f} x CPU per PNG")
     print("fixed cost of text (10 x 10 px):")

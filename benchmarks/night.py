@@ -164,8 +164,8 @@ _OUTLOOK_HEAD = (
     '<html xmlns:v="urn:schemas-microsoft-com:vml" xmlns:o="urn:schemas-microsoft-com:office:office" '
     'xmlns:w="urn:schemas-microsoft-com:office:word" '
     'xmlns:m="http://schemas.microsoft.com/office/2004/12/omml" '
-    'xmlns="http://www.w3.org/TR/REC-html40"><head><meta http-equiv="Content-Type" content="text/html; '
-    'charset=us-ascii">'
+    'xmlns="http://www.w3.org/TR/REC-html40"><head>'
+    '<meta http-equiv="Content-Type" content="text/html; charset=us-ascii">'
     '<meta name="Generator" content="Microsoft Word 15 (filtered medium)"><style><!--\n'
     '/* Font Definitions */\n@font-face\n\t{font-family:"Cambria Math";\n\tpanose-1:2 4 5 3 5 4 6 3 2 4;}\n'
     "@font-face\n\t{font-family:Calibri;\n\tpanose-1:2 15 5 2 2 2 4 3 2 4;}\n"
@@ -175,8 +175,8 @@ _OUTLOOK_HEAD = (
     ".MsoChpDefault\n\t{mso-style-type:export-only;\n\tfont-size:10.0pt;\n\tmso-ligatures:none;}\n"
     "@page WordSection1\n\t{size:612.0pt 792.0pt;\n\tmargin:72.0pt 72.0pt 72.0pt 72.0pt;}\n"
     "div.WordSection1\n\t{page:WordSection1;}\n--></style></head>"
-    '<body lang="EN-GB" link="#0563C1" vlink="#954F72" style="word-wrap:break-word"><div '
-    'class="WordSection1">\n'
+    '<body lang="EN-GB" link="#0563C1" vlink="#954F72" style="word-wrap:break-word">'
+    '<div class="WordSection1">\n'
 )
 
 
@@ -538,15 +538,15 @@ def report(rows: list[dict[str, Any]]) -> None:
     for backend in sorted({r["backend"] for r in rows}):
         mine = sorted((r for r in rows if r["backend"] == backend), key=lambda r: r["n"])
         print(
-            f"\n{backend}: seconds wall (poll, turn with the site's refresh, the site's refresh alone, "
-            "send, night), floor s,"
+            f"\n{backend}: seconds wall (poll, turn with the site's refresh,"
+            " the site's refresh alone, send, night), floor s,"
         )
         print(
             "  turn/floor, mails/s in and out, CPU s, peak RSS MB, database growth MB over the night, MB sent"
         )
         print(
-            "    N night       poll   turn   site   send  night  floor  ratio  in/s   out/s    CPU    RSS  "
-            "db+MB   sentMB"
+            "    N night       poll   turn   site   send  night  floor  ratio  in/s   out/s"
+            "    CPU    RSS  db+MB   sentMB"
         )
         for r in mine:
             first, last = r["nights"][0], r["nights"][-1]
@@ -561,8 +561,8 @@ def report(rows: list[dict[str, Any]]) -> None:
                     f"{k} {last[k] / young[k]:.2f}x" for k in ("poll", "turn", "site", "send") if young[k]
                 )
                 print(
-                    f"      turn {last['night'] + 1} / turn {young['night'] + 1} ({last['archived']} turns "
-                    f"copied): {ratios}"
+                    f"      turn {last['night'] + 1} / turn {young['night'] + 1}"
+                    f" ({last['archived']} turns copied): {ratios}"
                 )
             elif len(r["nights"]) > 1:
                 print(_row(f"turn {last['night'] + 1}", r["n"], last, r["rss_mb"]))
@@ -578,8 +578,8 @@ def report(rows: list[dict[str, Any]]) -> None:
             doublings = math.log2(b["n"] / a["n"])
             per = (cb / ca) ** (1 / doublings) if ca > 0 else float("nan")
             print(
-                f"  CPU growth N={a['n']} -> {b['n']} (last night): {cb / ca:.1f}x, {per:.2f}x per doubling "
-                "of empires"
+                f"  CPU growth N={a['n']} -> {b['n']} (last night): {cb / ca:.1f}x,"
+                f" {per:.2f}x per doubling of empires"
             )
 
 

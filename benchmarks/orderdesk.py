@@ -9,9 +9,10 @@ It builds a generated six-empire game (rule set 2) after turn 1 and its site
 with the desk, as the order desk's tests do (Pyodide from
 ``$TURNPROC_PYODIDE_DIR`` or the folder tests/run.sh installs), serves it over
 HTTP on loopback and drives headless Chromium (Playwright): open the page, pick
-RIG's JSON report, type one order line, and wait for its verdict. The clock starts before the page is asked
-for. Bytes are what the server sent (bodies). The load average is printed:
-Pyodide's start is CPU work, and a busy machine stretches it.
+RIG's JSON report, type one order line, and wait for its verdict. The clock
+starts before the page is asked for. Bytes are what the server sent (bodies).
+The load average is printed: Pyodide's start is CPU work, and a busy machine
+stretches it.
 """
 
 from __future__ import annotations

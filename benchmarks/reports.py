@@ -105,8 +105,8 @@ def reports(n: int, work: Path) -> None:
     )
     print(
         f"sending's part: {len(mails)} mails built in {rendered:.2f} s wall, {rendered_cpu:.2f} s CPU "
-        f"= {len(mails) / rendered:.0f} mails/s (load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} "
-        "CPUs)"
+        f"= {len(mails) / rendered:.0f} mails/s"
+        f" (load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs)"
     )
     print(
         f"  average mail {sum(map(len, mails)) / len(mails) / 1024:.1f} KiB"

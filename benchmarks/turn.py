@@ -311,8 +311,8 @@ def report(rows: list[dict[str, Any]], load: tuple[float, float]) -> None:
     print()
     print("Star Chase turn benchmark, SQLite. Seconds wall (CPU); peak RSS MB (before the phase).")
     print(
-        f"Load average (1 min) at start {load[0]:.2f}, at end {os.getloadavg()[0]:.2f}, on {os.cpu_count()} "
-        "CPUs."
+        f"Load average (1 min) at start {load[0]:.2f}, at end {os.getloadavg()[0]:.2f},"
+        f" on {os.cpu_count()} CPUs."
     )
     print()
     head = (

@@ -413,8 +413,8 @@ def turn1(j: Journey, start: dict[str, dict[str, Any]]) -> None:
     )
     forwarded = (
         "My orders are in the form below.\n\n---------- Forwarded message ---------\n"
-        f"From: {HOST}\nDate: Wed, 2 Dec 2026 at 05:30\nSubject: [{GAME}] Welcome to Star Chase\nTo: "
-        f"<{j.address['ERI']}>\n\n" + filled
+        f"From: {HOST}\nDate: Wed, 2 Dec 2026 at 05:30\nSubject: [{GAME}] Welcome to Star Chase\n"
+        f"To: <{j.address['ERI']}>\n\n" + filled
     )
     acks["ERI"] = j.send(
         "ERI", f"Fwd: [{GAME}] Welcome to Star Chase: you play {j.name['ERI']} (ERI)", forwarded

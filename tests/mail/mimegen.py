@@ -12,8 +12,8 @@ import quopri
 from hypothesis import strategies as st
 
 ORDERS = (
-    "GAME corpus\nEMPIRE RIG sesame\nTURN 1\nMOVE 101 103 2\nMESSAGE ALL Greetings from Rigel "
-    "caf\u00e9\nEND\n"
+    "GAME corpus\nEMPIRE RIG sesame\nTURN 1\nMOVE 101 103 2\n"
+    "MESSAGE ALL Greetings from Rigel caf\u00e9\nEND\n"
 )
 TEXTS = [
     ORDERS,

@@ -180,8 +180,8 @@ def test_a_mail_without_from_is_refused_and_the_owner_told(box: Box) -> None:
 
 def deep_multipart(depth: int) -> bytes:
     head = (
-        f"From: {EMAILS['RIG']}\r\nTo: {HOST_ADDRESS}\r\nSubject: deep\r\nMessage-ID: "
-        "<deep@x.example>\r\nMIME-Version: 1.0\r\n"
+        f"From: {EMAILS['RIG']}\r\nTo: {HOST_ADDRESS}\r\nSubject: deep\r\n"
+        "Message-ID: <deep@x.example>\r\nMIME-Version: 1.0\r\n"
     )
     parts = "".join(f'Content-Type: multipart/mixed; boundary="b{i}"\r\n\r\n--b{i}\r\n' for i in range(depth))
     inner = f"Content-Type: text/plain\r\n\r\nGAME corpus\r\nEMPIRE RIG {PASSWORD}\r\nTAX\r\n"
@@ -314,8 +314,8 @@ def test_html_only_mail_is_numbered_as_the_player_sees_it(box: Box) -> None:
         "<html><head><style>p {margin:0}</style></head><body>"
         "<div>Hello host,</div><div><br></div>"
         f"<div>GAME corpus</div><div>EMPIRE RIG {PASSWORD}</div><div><br></div>"
-        "<p class=MsoNormal>TAX<o:p></o:p></p><p class=MsoNormal>MOVE 101 103 1</p><p class=MsoNormal>BOGUS "
-        "1</p>"
+        "<p class=MsoNormal>TAX<o:p></o:p></p><p class=MsoNormal>MOVE 101 103 1</p>"
+        "<p class=MsoNormal>BOGUS 1</p>"
         "</body></html>"
     )
     msg.set_content(html, subtype="html")
@@ -383,8 +383,8 @@ def test_an_outlook_reply_with_the_report_below_is_read_without_errors(box: Box)
 
 def test_gmails_on_wrote_line_ends_the_orders(box: Box) -> None:
     gmail = (
-        f"{GOOD}\n\nOn Mon, 5 Jan 2026 at 19:00, Host <{HOST_ADDRESS}> wrote:\n> Orders received for game "
-        "corpus\n> bla\n"
+        f"{GOOD}\n\nOn Mon, 5 Jan 2026 at 19:00, Host <{HOST_ADDRESS}> wrote:\n"
+        "> Orders received for game corpus\n> bla\n"
     )
     box.deliver(mail_at(1, gmail))
     box.poll()
@@ -396,8 +396,8 @@ def test_gmails_on_wrote_line_ends_the_orders(box: Box) -> None:
 def test_a_top_posted_reply_without_a_header_is_told_why(box: Box) -> None:
     raw = (
         f"From: {EMAILS['RIG']}\r\nTo: {HOST_ADDRESS}\r\nSubject: Re: orders\r\n\r\nTAX\r\n\r\n"
-        f"On Mon, 5 Jan 2026 at 18:00, Ann <{EMAILS['RIG']}> wrote:\r\n> GAME corpus\r\n> EMPIRE RIG "
-        f"{PASSWORD}\r\n> TAX\r\n"
+        f"On Mon, 5 Jan 2026 at 18:00, Ann <{EMAILS['RIG']}> wrote:\r\n"
+        f"> GAME corpus\r\n> EMPIRE RIG {PASSWORD}\r\n> TAX\r\n"
     ).encode()
     box.deliver(raw)
     box.poll()
@@ -461,8 +461,8 @@ def test_report_copies_are_capped_at_five_an_hour_as_documented(box: Box) -> Non
 
 def test_no_reply_goes_to_something_that_is_not_an_address(box: Box) -> None:
     raw = (
-        b"From: ann at players dot example\r\nTo: turns@turnproc.example\r\nSubject: x\r\n\r\nGAME "
-        b"corpus\r\nEMPIRE XYZ pw\r\n"
+        b"From: ann at players dot example\r\nTo: turns@turnproc.example\r\nSubject: x\r\n\r\n"
+        b"GAME corpus\r\nEMPIRE XYZ pw\r\n"
     )
     box.deliver(raw)
     box.poll()
@@ -550,8 +550,10 @@ def test_headerless_mail_with_forged_senders_is_never_answered(box: Box) -> None
 
 def test_strangers_naming_a_game_get_a_few_answers_an_hour_in_all(box: Box) -> None:
     strangers = [
-        f"From: new{i}@example.com\r\nTo: {HOST_ADDRESS}\r\nSubject: join\r\n\r\nGAME corpus\r\nEMPIRE NEW "
-        "x\r\n".encode()
+        (
+            f"From: new{i}@example.com\r\nTo: {HOST_ADDRESS}\r\nSubject: join\r\n\r\n"
+            "GAME corpus\r\nEMPIRE NEW x\r\n"
+        ).encode()
         for i in range(10)
     ]
     box.deliver(*strangers)

@@ -170,8 +170,8 @@ def test_a_sent_mark_that_cannot_be_committed_sends_nothing_twice(
         err = capsys.readouterr().err
         assert code == 1
         assert err.startswith(
-            f"turnproc: error: mail <outbox-0@turnproc.example> to p0@example.org (and {outbox.BATCH - 1} "
-            "more) "
+            "turnproc: error: mail <outbox-0@turnproc.example> to p0@example.org"
+            f" (and {outbox.BATCH - 1} more) "
             "was delivered but cannot be marked sent"
         )
         assert "database or disk is full" in err and "Traceback" not in err and err.count("\n") == 1

@@ -50,8 +50,8 @@ def nested(depth: int, sender: str = EMAILS["RIG"]) -> bytes:
     body = f"Content-Type: text/plain\r\n\r\nGAME corpus\r\nEMPIRE RIG {PASSWORD}\r\nTAX\r\n"
     for level in range(depth):
         body = (
-            "Content-Type: multipart/mixed; "
-            f'boundary="n{level}"\r\n\r\n--n{level}\r\n{body}\r\n--n{level}--\r\n'
+            f'Content-Type: multipart/mixed; boundary="n{level}"\r\n\r\n'
+            f"--n{level}\r\n{body}\r\n--n{level}--\r\n"
         )
     return f"From: {sender}\r\nTo: {HOST_ADDRESS}\r\nSubject: orders\r\nMIME-Version: 1.0\r\n{body}".encode()
 
@@ -254,8 +254,8 @@ def test_the_sql_command_with_a_nul_byte_is_one_line(tmp_path: Path, db_url: str
 
 
 LONG_QUERY = (
-    "WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 1000000000) SELECT count(*) "
-    "FROM c;"
+    "WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 1000000000)"
+    " SELECT count(*) FROM c;"
 )
 
 
@@ -263,8 +263,8 @@ def test_a_script_that_runs_too_long_is_stopped(game_db: App) -> None:
     result = run_script(game_db.engine, "corpus", "SELECT 1;\n" + LONG_QUERY, now=NOW, seconds=0.5)
     assert result.outcome == "failed"
     assert result.errors == [
-        'statement 2 (line 2: "WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE ...") '
-        "was stopped:"
+        'statement 2 (line 2: "WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c'
+        ' WHERE ...") was stopped:'
         " the script ran longer than its time limit of 0.5 s (admin_sql_seconds in the config)"
     ]
     assert _audit(game_db)[-1].outcome == "failed"
