@@ -5,7 +5,8 @@ deployed (default ``--poll``, ``--flush`` and ``--tick``), on a game of N
 empires, on SQLite or on PostgreSQL (the test servers' private cluster, with
 fsync off).
 
-    .venv/bin/python -m benchmarks.acklatency [--n 1000] [--alone 40] [--burst 1000] [--backend sqlite|postgres]
+    .venv/bin/python -m benchmarks.acklatency [--n 1000] [--alone 40] [--burst 1000]
+        [--backend sqlite|postgres]
 
 Two phases, one worker:
 * alone: one full turnsheet at a time, each APPENDed once the previous
@@ -210,10 +211,12 @@ def main() -> None:
         burst_waits, appending, tail = burst(client, receipts, second[: args.burst])
         client.logout()
         print(
-            f"acknowledgement latency, {args.backend}, N={args.n}, {os.cpu_count()} CPUs, load average {load:.1f} at the start, {os.getloadavg()[0]:.1f} at the end"
+            f"acknowledgement latency, {args.backend}, N={args.n}, {os.cpu_count()} CPUs,"
+            f" load average {load:.1f} at the start, {os.getloadavg()[0]:.1f} at the end"
         )
         print(
-            f"  alone ({len(alone_waits)} mails, one at a time): {_percentiles(alone_waits)}  (target p50 <= 2 s, p95 <= 5 s)"
+            f"  alone ({len(alone_waits)} mails, one at a time): {_percentiles(alone_waits)}"
+            "  (target p50 <= 2 s, p95 <= 5 s)"
         )
         print(
             f"  burst ({len(burst_waits)} mails, APPENDed in {appending:.1f} s): {_percentiles(burst_waits)}"

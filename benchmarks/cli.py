@@ -65,7 +65,8 @@ COMMANDS = [
 def _config(folder: Path, db: Path) -> Path:
     path = folder / f"{db.stem}.toml"
     path.write_text(
-        f'database_url = "sqlite:///{db}"\nmaildir_in = "{folder / "in"}"\nmaildir_out = "{folder / "out"}"\n',
+        f'database_url = "sqlite:///{db}"\nmaildir_in = "{folder / "in"}"\n'
+        f'maildir_out = "{folder / "out"}"\n',
         encoding="utf-8",
     )
     return path
@@ -177,14 +178,17 @@ def main() -> None:
         started = time.perf_counter()
         configs = set_up(folder, args.empires)
         print(
-            f"turnproc at {ROOT}, {args.empires} empires; set up in {time.perf_counter() - started:.1f} s (not measured)"
+            f"turnproc at {ROOT}, {args.empires} empires;"
+            f" set up in {time.perf_counter() - started:.1f} s (not measured)"
         )
         print(
-            f"{dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M}Z, {os.cpu_count()} CPUs, load average {_load()}, "
+            f"{dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M}Z, {os.cpu_count()} CPUs,"
+            f" load average {_load()}, "
             f"bytecode {'cached' if BYTECODE['cached'] else 'compiled in every process'}"
         )
         print(
-            f"{'command':<18} {'wall s':>8} {'CPU s':>8} {'target':>8}   (median of {args.runs} cold processes)"
+            f"{'command':<18} {'wall s':>8} {'CPU s':>8} {'target':>8}"
+            f"   (median of {args.runs} cold processes)"
         )
         for label, argv, target, which in COMMANDS:
             wall, cpu = measure(configs[which] if which else None, argv, args.runs)

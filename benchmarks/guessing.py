@@ -100,13 +100,15 @@ def main() -> None:
             }
             rates[label] = len(raws) / cpu
             print(
-                f"{label:26} CPU {cpu:6.2f} s ({1000 * cpu / len(raws):5.2f} ms a mail, {len(raws) / cpu:5.0f} mails a CPU-second)"
+                f"{label:26} CPU {cpu:6.2f} s ({1000 * cpu / len(raws):5.2f} ms a mail, "
+                f"{len(raws) / cpu:5.0f} mails a CPU-second)"
                 f"  wall {wall:6.2f} s  {outcomes}"
             )
         app.close()
         forged, honest = rates[runs[1][0]], rates[runs[0][0]]
         print(
-            f"a forged mail costs {honest / forged:.2f} times an honest one's CPU; on 2 CPUs intake reads at most "
+            f"a forged mail costs {honest / forged:.2f} times an honest one's CPU;"
+            " on 2 CPUs intake reads at most "
             f"about {2 * forged:.0f} guesses a second (a generous bound: the poll itself runs on one)"
         )
 

@@ -86,7 +86,8 @@ def main() -> None:
         for label, raw in mails:
             times, result = cpu_ms(config, raw, args.repeat)
             print(
-                f"{label:>22} {len(raw) / 1e6:5.2f} MB  {statistics.median(times):7.2f} ms  {max(times):7.2f} ms"
+                f"{label:>22} {len(raw) / 1e6:5.2f} MB  {statistics.median(times):7.2f} ms  "
+                f"{max(times):7.2f} ms"
                 f"  -> {result.outcome}: {result.detail[:60]}"
             )
 

@@ -67,7 +67,8 @@ def main_() -> int:
     load = os.getloadavg()[0]
     verdict = "OK" if elapsed < 30 or args.players != 500 else "TOO SLOW"
     print(
-        f"empire import of {args.players} players: {elapsed:.1f} s (target for 500: < 30 s) {verdict}; load average {load:.1f}"
+        f"empire import of {args.players} players: {elapsed:.1f} s (target for 500: < 30 s) {verdict};"
+        f" load average {load:.1f}"
     )
     return 0 if verdict == "OK" else 1
 

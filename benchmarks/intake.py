@@ -103,13 +103,15 @@ def print_split(split: Split, full: float, main_cpu: float) -> None:
     print(f"where the intake's time went (main thread)              {'wall':>7s} {'CPU':>7s}")
     # The fetching and filing run on their own thread: this is what the poll waited for them.
     print(
-        f"  {'IMAP fetch and filing (waited for)':52s} {full - handling:6.2f}s {main_cpu - handling_cpu:6.2f}s"
+        f"  {'IMAP fetch and filing (waited for)':52s} {full - handling:6.2f}s "
+        f"{main_cpu - handling_cpu:6.2f}s"
     )
     print(f"  {HANDLING:52s} {handling:6.2f}s {handling_cpu:6.2f}s  ({split.calls.get(HANDLING, 0)} calls)")
     for label in split.wall:
         if label.startswith("  "):
             print(
-                f"  {label:52s} {split.wall[label]:6.2f}s {split.cpu[label]:6.2f}s  ({split.calls[label]} calls)"
+                f"  {label:52s} {split.wall[label]:6.2f}s {split.cpu[label]:6.2f}s"
+                f"  ({split.calls[label]} calls)"
             )
     parts = [label for label in split.wall if label.startswith("  ")]
     rest_wall = handling - sum(split.wall[label] for label in parts)
@@ -230,7 +232,8 @@ def main() -> None:
             with app.sessions() as session, session.begin():
                 session.execute(update(m.Empire).values(password_hash=hash_password(PASSWORD, n=args.hash_n)))
         print(
-            f"{args.backend} set-up: {args.empires} empires, {len(state.systems)} systems, {history} rows of history, in {time.perf_counter() - t0:.1f} s"
+            f"{args.backend} set-up: {args.empires} empires, {len(state.systems)} systems,"
+            f" {history} rows of history, in {time.perf_counter() - t0:.1f} s"
         )
 
         raws = [raw for night in range(args.per_empire) for raw in turnsheets(state, night)]

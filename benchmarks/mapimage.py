@@ -1,6 +1,7 @@
 """Map picture benchmark: the CPU time of one PNG map, compact (drawn by
-turnproc/reports/pixelmap.py) and full (rendered by resvg), for the empires of the synthetic N-empire game (default 1,000 empires,
-30 systems each) after 5 resolved turns, as in a big game's send run.
+turnproc/reports/pixelmap.py) and full (rendered by resvg), for the empires of
+the synthetic N-empire game (default 1,000 empires, 30 systems each) after 5
+resolved turns, as in a big game's send run.
 
     .venv/bin/python -m benchmarks.mapimage [--empires 1000] [--turns 5] [--stride 1] [--cache state.pkl]
 
@@ -71,7 +72,10 @@ def summary(times: list[float]) -> str:
 def text_costs() -> None:
     """A 10 x 10 picture: nothing, a word with the DejaVu files, a word without."""
     fonts = list(font_files() or ())
-    empty = '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" height="10" fill="#fff"/></svg>'
+    empty = (
+        '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10">'
+        '<rect width="10" height="10" fill="#fff"/></svg>'
+    )
     word = empty.replace(
         "</svg>", '<text x="0" y="9" font-family="DejaVu Sans" font-size="9">Ab</text></svg>'
     )
@@ -133,7 +137,8 @@ def main() -> None:
         full.append(ms)
         full_px.append(png_size(png))
     print(
-        f"{len(codes)} empires of {len(state.empires)} (stride {args.stride}); load average {os.getloadavg()[0]:.2f} at the end"
+        f"{len(codes)} empires of {len(state.empires)} (stride {args.stride}); load average "
+        f"{os.getloadavg()[0]:.2f} at the end"
     )
     for name, times, sizes, side in (
         ("compact", compact, compact_px, COMPACT_SIDE),
@@ -142,7 +147,8 @@ def main() -> None:
         pixels = [w * h for w, h in sizes]
         biggest = max(sizes, key=lambda s: s[0] * s[1])
         print(
-            f"{name:8s} (side {side:4d}): {summary(times)};  {statistics.mean(pixels) / 1000:6.0f} kpx mean, largest {biggest[0]} x {biggest[1]}"
+            f"{name:8s} (side {side:4d}): {summary(times)};"
+            f"  {statistics.mean(pixels) / 1000:6.0f} kpx mean, largest {biggest[0]} x {biggest[1]}"
         )
     print(f"full / compact: {statistics.mean(full) / statistics.mean(compact):.1f} x CPU per PNG")
     print("fixed cost of text (10 x 10 px):")

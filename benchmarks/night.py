@@ -6,7 +6,8 @@ turn 1 and again after ``--history`` turns (a database with history); the
 sizes take their nights in turns, one process working at a time, so that a
 shared machine's drifting speed moves them all alike (see :func:`_drive`).
 
-    .venv/bin/python -m benchmarks.night [--sizes 12,100,300,1000] [--backends sqlite,postgres] [--history 5] [--age 100]
+    .venv/bin/python -m benchmarks.night [--sizes 12,100,300,1000] [--backends sqlite,postgres]
+        [--history 5] [--age 100]
 
 ``--age A`` measures a night of an old game too: after the nights played, the
 archive is filled up to turn A - 1 with copies of the last night's rows (see
@@ -161,8 +162,10 @@ def _db_bytes(url: str, engine: Any) -> int:
 CLIENTS = ["gmail"] * 8 + ["outlook"] * 5 + ["plain"] * 7
 _OUTLOOK_HEAD = (
     '<html xmlns:v="urn:schemas-microsoft-com:vml" xmlns:o="urn:schemas-microsoft-com:office:office" '
-    'xmlns:w="urn:schemas-microsoft-com:office:word" xmlns:m="http://schemas.microsoft.com/office/2004/12/omml" '
-    'xmlns="http://www.w3.org/TR/REC-html40"><head><meta http-equiv="Content-Type" content="text/html; charset=us-ascii">'
+    'xmlns:w="urn:schemas-microsoft-com:office:word" '
+    'xmlns:m="http://schemas.microsoft.com/office/2004/12/omml" '
+    'xmlns="http://www.w3.org/TR/REC-html40"><head>'
+    '<meta http-equiv="Content-Type" content="text/html; charset=us-ascii">'
     '<meta name="Generator" content="Microsoft Word 15 (filtered medium)"><style><!--\n'
     '/* Font Definitions */\n@font-face\n\t{font-family:"Cambria Math";\n\tpanose-1:2 4 5 3 5 4 6 3 2 4;}\n'
     "@font-face\n\t{font-family:Calibri;\n\tpanose-1:2 15 5 2 2 2 4 3 2 4;}\n"
@@ -172,7 +175,8 @@ _OUTLOOK_HEAD = (
     ".MsoChpDefault\n\t{mso-style-type:export-only;\n\tfont-size:10.0pt;\n\tmso-ligatures:none;}\n"
     "@page WordSection1\n\t{size:612.0pt 792.0pt;\n\tmargin:72.0pt 72.0pt 72.0pt 72.0pt;}\n"
     "div.WordSection1\n\t{page:WordSection1;}\n--></style></head>"
-    '<body lang="EN-GB" link="#0563C1" vlink="#954F72" style="word-wrap:break-word"><div class="WordSection1">\n'
+    '<body lang="EN-GB" link="#0563C1" vlink="#954F72" style="word-wrap:break-word">'
+    '<div class="WordSection1">\n'
 )
 
 
@@ -429,7 +433,8 @@ def child(backend: str, n: int, history: int, age: int = 0) -> dict[str, Any]:
                     app.sessions, config.site_dir, GAME, START + dt.timedelta(days=night - 1 + aged, hours=6)
                 )
                 print(
-                    f"  [{backend} N={n}] archive filled to turn {age - 1}: {rows} rows in {time.perf_counter() - t_age:.0f} s",
+                    f"  [{backend} N={n}] archive filled to turn {age - 1}: {rows} rows in "
+                    f"{time.perf_counter() - t_age:.0f} s",
                     file=sys.stderr,
                 )
                 night += aged
@@ -493,7 +498,8 @@ def child(backend: str, n: int, history: int, age: int = 0) -> dict[str, Any]:
             )
             print(
                 f"  [{backend} N={n}] night {night}: poll {poll_s:.1f} s ({poll_cpu:.1f} s CPU), "
-                f"turn {turn_s:.1f} s ({turn_cpu:.1f}; site {site_s:.1f}), send {send_s:.1f} s ({send_cpu:.1f})",
+                f"turn {turn_s:.1f} s ({turn_cpu:.1f}; site {site_s:.1f}), send {send_s:.1f} s "
+                f"({send_cpu:.1f})",
                 file=sys.stderr,
             )
         app.close()
@@ -519,9 +525,11 @@ def child(backend: str, n: int, history: int, age: int = 0) -> dict[str, Any]:
 def _row(label: str, n: int, night: dict[str, Any], rss: float) -> str:
     total = night["poll"] + night["turn"] + night["send"]
     return (
-        f"{n:>5} {label:<9} {night['poll']:>6.1f} {night['turn']:>6.1f} {night['site']:>6.2f} {night['send']:>6.1f} {total:>6.1f} "
+        f"{n:>5} {label:<9} {night['poll']:>6.1f} {night['turn']:>6.1f} {night['site']:>6.2f} "
+        f"{night['send']:>6.1f} {total:>6.1f} "
         f"{night['floor']:>6.2f} {night['turn'] / night['floor']:>6.1f}x "
-        f"{night['mails_in'] / night['poll']:>7.0f} {night['sent'] / night['send'] if night['send'] else 0:>7.0f} "
+        f"{night['mails_in'] / night['poll']:>7.0f} "
+        f"{night['sent'] / night['send'] if night['send'] else 0:>7.0f} "
         f"{night['cpu']:>6.1f} {rss:>6.0f} {night['db_growth_mb']:>8.1f} {night['smtp_mb']:>7.1f}"
     )
 
@@ -530,13 +538,15 @@ def report(rows: list[dict[str, Any]]) -> None:
     for backend in sorted({r["backend"] for r in rows}):
         mine = sorted((r for r in rows if r["backend"] == backend), key=lambda r: r["n"])
         print(
-            f"\n{backend}: seconds wall (poll, turn with the site's refresh, the site's refresh alone, send, night), floor s,"
+            f"\n{backend}: seconds wall (poll, turn with the site's refresh,"
+            " the site's refresh alone, send, night), floor s,"
         )
         print(
             "  turn/floor, mails/s in and out, CPU s, peak RSS MB, database growth MB over the night, MB sent"
         )
         print(
-            "    N night       poll   turn   site   send  night  floor  ratio  in/s   out/s    CPU    RSS  db+MB   sentMB"
+            "    N night       poll   turn   site   send  night  floor  ratio  in/s   out/s"
+            "    CPU    RSS  db+MB   sentMB"
         )
         for r in mine:
             first, last = r["nights"][0], r["nights"][-1]
@@ -551,7 +561,8 @@ def report(rows: list[dict[str, Any]]) -> None:
                     f"{k} {last[k] / young[k]:.2f}x" for k in ("poll", "turn", "site", "send") if young[k]
                 )
                 print(
-                    f"      turn {last['night'] + 1} / turn {young['night'] + 1} ({last['archived']} turns copied): {ratios}"
+                    f"      turn {last['night'] + 1} / turn {young['night'] + 1}"
+                    f" ({last['archived']} turns copied): {ratios}"
                 )
             elif len(r["nights"]) > 1:
                 print(_row(f"turn {last['night'] + 1}", r["n"], last, r["rss_mb"]))
@@ -567,7 +578,8 @@ def report(rows: list[dict[str, Any]]) -> None:
             doublings = math.log2(b["n"] / a["n"])
             per = (cb / ca) ** (1 / doublings) if ca > 0 else float("nan")
             print(
-                f"  CPU growth N={a['n']} -> {b['n']} (last night): {cb / ca:.1f}x, {per:.2f}x per doubling of empires"
+                f"  CPU growth N={a['n']} -> {b['n']} (last night): {cb / ca:.1f}x,"
+                f" {per:.2f}x per doubling of empires"
             )
 
 

@@ -7,11 +7,12 @@ copy), and the bytes the page downloads each time.
 
 It builds a generated six-empire game (rule set 2) after turn 1 and its site
 with the desk, as the order desk's tests do (Pyodide from
-``$TURNPROC_PYODIDE_DIR`` or the folder tests/run.sh installs), serves it over HTTP on loopback and drives headless
-Chromium (Playwright): open the page, pick RIG's JSON report, type one order
-line, and wait for its verdict. The clock starts before the page is asked
-for. Bytes are what the server sent (bodies). The load average is printed:
-Pyodide's start is CPU work, and a busy machine stretches it.
+``$TURNPROC_PYODIDE_DIR`` or the folder tests/run.sh installs), serves it over
+HTTP on loopback and drives headless Chromium (Playwright): open the page, pick
+RIG's JSON report, type one order line, and wait for its verdict. The clock
+starts before the page is asked for. Bytes are what the server sent (bodies).
+The load average is printed: Pyodide's start is CPU work, and a busy machine
+stretches it.
 """
 
 from __future__ import annotations
@@ -112,14 +113,16 @@ def main() -> None:
         with serve(site) as served, chromium_browser(chromium()) as browser:
             results = measure(served, browser, report, args.runs)
     print(
-        f"order desk, phone viewport 390x844, {args.runs} run(s) each; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs"
+        f"order desk, phone viewport 390x844, {args.runs} run(s) each; load average "
+        f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs"
     )
     for kind, rows in results.items():
         times = [t for t, _ in rows]
         sizes = [b for _, b in rows]
         print(
             f"{kind}: first checked line after {statistics.median(times):.2f} s median "
-            f"(runs: {', '.join(f'{t:.2f}' for t in times)}); downloaded {statistics.median(sizes) / 1e6:.2f} MB "
+            f"(runs: {', '.join(f'{t:.2f}' for t in times)}); downloaded "
+            f"{statistics.median(sizes) / 1e6:.2f} MB "
             f"(runs: {', '.join(f'{b:,}' for b in sizes)} bytes)"
         )
 

@@ -68,7 +68,8 @@ def reports(n: int, work: Path) -> None:
         new, events = resolve(before, orders, turn_rng(game.seed, before.turn))
         game.schedule, game.timezone = "0 20 * * 5", "Europe/London"
     print(
-        f"set-up: {n} empires, {len(new.systems)} systems, {len(events)} events in {time.perf_counter() - t0:.1f} s"
+        f"set-up: {n} empires, {len(new.systems)} systems, {len(events)} events in "
+        f"{time.perf_counter() - t0:.1f} s"
     )
 
     start, cpu = time.perf_counter(), cpu_seconds()
@@ -98,12 +99,14 @@ def reports(n: int, work: Path) -> None:
     assert not failed, failed[:1]
     mails = [b for b in built.values() if isinstance(b, bytes)]
     print(
-        f"turn run's part: {n} reports' data stored and their mails queued in {stored:.2f} s wall, {stored_cpu:.2f} s CPU "
+        f"turn run's part: {n} reports' data stored and their mails queued in {stored:.2f} s wall, "
+        f"{stored_cpu:.2f} s CPU "
         f"(commit {commit:.2f} s); {data_bytes / n / 1024:.1f} KiB of report data each"
     )
     print(
         f"sending's part: {len(mails)} mails built in {rendered:.2f} s wall, {rendered_cpu:.2f} s CPU "
-        f"= {len(mails) / rendered:.0f} mails/s (load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs)"
+        f"= {len(mails) / rendered:.0f} mails/s"
+        f" (load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs)"
     )
     print(
         f"  average mail {sum(map(len, mails)) / len(mails) / 1024:.1f} KiB"
@@ -131,7 +134,8 @@ def galaxy(n: int) -> None:
     )
     print(f"  SVG attachment (every label):  {svg_s:6.2f} s, {len(full.encode()) / 1024 / 1024:6.2f} MiB")
     print(
-        f"  PNG picture (at most {MAX_PNG_SIDE} px): {png_s:6.2f} s ({png_cpu:.2f} s CPU), {len(png) / 1024:6.0f} KiB, {width} x {height} px"
+        f"  PNG picture (at most {MAX_PNG_SIDE} px): {png_s:6.2f} s ({png_cpu:.2f} s CPU), "
+        f"{len(png) / 1024:6.0f} KiB, {width} x {height} px"
     )
 
 

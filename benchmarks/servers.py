@@ -67,7 +67,8 @@ class PostgresServer:
             str(self.dir / "log"),
             "-w",
             "-o",
-            f"-p {self.port} -k {self.dir} -c listen_addresses=127.0.0.1 -c fsync={'on' if self.fsync else 'off'}",
+            f"-p {self.port} -k {self.dir} -c listen_addresses=127.0.0.1"
+            f" -c fsync={'on' if self.fsync else 'off'}",
             "start",
         )
         self._pg_ctl = pg_ctl

@@ -311,7 +311,8 @@ def report(rows: list[dict[str, Any]], load: tuple[float, float]) -> None:
     print()
     print("Star Chase turn benchmark, SQLite. Seconds wall (CPU); peak RSS MB (before the phase).")
     print(
-        f"Load average (1 min) at start {load[0]:.2f}, at end {os.getloadavg()[0]:.2f}, on {os.cpu_count()} CPUs."
+        f"Load average (1 min) at start {load[0]:.2f}, at end {os.getloadavg()[0]:.2f},"
+        f" on {os.cpu_count()} CPUs."
     )
     print()
     head = (
@@ -360,7 +361,8 @@ def report(rows: list[dict[str, Any]], load: tuple[float, float]) -> None:
         print("targets for N = 1000:")
         print(f"  turn run <= 30 s:           {turn_s:6.2f} s  {'ok' if turn_s <= 30 else 'MISSED'}")
         print(
-            f"  turn run <= 5 x I/O floor:  {turn_s / floor_s:6.2f} x  {'ok' if turn_s <= 5 * floor_s else 'MISSED'}"
+            f"  turn run <= 5 x I/O floor:  {turn_s / floor_s:6.2f} x  "
+            f"{'ok' if turn_s <= 5 * floor_s else 'MISSED'}"
         )
         print(f"  growth 100 -> 1000 <= 11 x: {growth:6.2f} x  {'ok' if growth <= 11 else 'MISSED'}")
 

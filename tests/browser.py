@@ -81,7 +81,8 @@ def console_lines(log: str) -> list[str]:
 PHONE_MEASURE = """<script>
 window.addEventListener("load", () => {
   const root = document.documentElement;
-  const out = {innerWidth: window.innerWidth, scrollWidth: Math.max(root.scrollWidth, document.body.scrollWidth),
+  const out = {innerWidth: window.innerWidth, scrollWidth: Math.max(root.scrollWidth, \
+document.body.scrollWidth),
                near: null, plot: null, legend: null, boxes: []};
   const img = document.querySelector("img.near");
   if (img) {
@@ -91,11 +92,13 @@ window.addEventListener("load", () => {
   const svg = document.querySelector("svg.plot");
   if (svg) {
     const k = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
-    out.plot = Math.min(...[...svg.querySelectorAll("text")].map((t) => parseFloat(getComputedStyle(t).fontSize) * k));
+    out.plot = Math.min(...[...svg.querySelectorAll("text")].map((t) => \
+parseFloat(getComputedStyle(t).fontSize) * k));
   }
   const items = [...document.querySelectorAll("ul.legend li")];
   if (items.length) out.legend = Math.min(...items.map((li) => parseFloat(getComputedStyle(li).fontSize)));
-  document.querySelectorAll(".scroll").forEach((el) => { if (el.scrollWidth > el.clientWidth + 1) out.boxes.push(el.scrollWidth); });
+  document.querySelectorAll(".scroll").forEach((el) => { if (el.scrollWidth > el.clientWidth + 1) \
+out.boxes.push(el.scrollWidth); });
   console.log("turnproc-phone " + document.title.length + " " + JSON.stringify(out));
 });
 </script>"""

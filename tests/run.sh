@@ -58,11 +58,10 @@ fi
 .venv/bin/python -m mypy turnproc
 
 # The formatter's check and the linter ([tool.ruff] in pyproject.toml) over the
-# whole tree. Off until the tree has been formatted once: RUFF_CHECK=1 runs them.
-if [ "${RUFF_CHECK:-0}" != 0 ]; then
-  .venv/bin/ruff format --check .
-  .venv/bin/ruff check .
-fi
+# whole tree, on every run: the tree is formatted and lint-clean, and CI fails a
+# change that is not, so a local run says so first.
+.venv/bin/ruff format --check .
+.venv/bin/ruff check .
 
 set +e
 .venv/bin/python -m pytest -p no:cacheprovider -n "${TURNPROC_TEST_WORKERS:-auto}" --dist loadgroup "$@"

@@ -381,7 +381,10 @@ def test_each_row_of_the_orders_table_is_what_the_template_wrote() -> None:
     row = environment().from_string(
         '{{ "%4d" | format(l.line) }}  {{ "%-30s" | format(l.text[:30]) }} {{ l.result }}'
     )
-    text = "TAX\nMOVE 999 1000 1\nBOGUS 1\nNAME 101 A name far longer than the thirty characters\nCASH\nTAX\nSTASH 2 3"
+    text = (
+        "TAX\nMOVE 999 1000 1\nBOGUS 1\n"
+        "NAME 101 A name far longer than the thirty characters\nCASH\nTAX\nSTASH 2 3"
+    )
     lines = order_check(parse_orders(text), [], None, "RIG")["lines"]
     assert len(lines) == 7 and any("; " in line["result"] for line in lines)
     for line in lines:

@@ -161,8 +161,10 @@ def gm(tmp_path: Path, db_url: str, smtp_server: SmtpSink):  # type: ignore[no-u
 def test_sql_refuses_a_statement_that_changed_no_rows(gm, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     script = tmp_path / "typo.sql"
     script.write_text(
-        "UPDATE empires SET vp = 7 WHERE code = 'RIG' AND game_id = (SELECT id FROM games WHERE name = 'g');\n"
-        "UPDATE empires SET vp = 9 WHERE code = 'RGI' AND game_id = (SELECT id FROM games WHERE name = 'g');\n",
+        "UPDATE empires SET vp = 7 WHERE code = 'RIG'"
+        " AND game_id = (SELECT id FROM games WHERE name = 'g');\n"
+        "UPDATE empires SET vp = 9 WHERE code = 'RGI'"
+        " AND game_id = (SELECT id FROM games WHERE name = 'g');\n",
         encoding="utf-8",
     )
     result = gm("sql", "g", str(script))
@@ -183,7 +185,8 @@ def test_sql_refuses_a_statement_that_changed_no_rows(gm, tmp_path: Path) -> Non
     guard.write_text(
         "INSERT INTO forces (system_id, empire_id, cruisers, fighters, colony_ships) "
         "SELECT s.id, s.owner_id, 0, 0, 0 FROM systems s WHERE 1 = 0;\n"
-        "UPDATE empires SET vp = 8 WHERE code = 'RIG' AND game_id = (SELECT id FROM games WHERE name = 'g');\n",
+        "UPDATE empires SET vp = 8 WHERE code = 'RIG'"
+        " AND game_id = (SELECT id FROM games WHERE name = 'g');\n",
         encoding="utf-8",
     )
     result = gm("sql", "g", str(guard))

@@ -89,7 +89,8 @@ def two_games(tmp_path: Path) -> tuple[Path, Path, str]:
     db = tmp_path / "turnproc.db"
     config = tmp_path / "turnproc.toml"
     config.write_text(
-        f'database_url = "sqlite:///{db}"\nmaildir_in = "{tmp_path / "in"}"\nmaildir_out = "{tmp_path / "out"}"\n'
+        f'database_url = "sqlite:///{db}"\nmaildir_in = "{tmp_path / "in"}"\n'
+        f'maildir_out = "{tmp_path / "out"}"\n'
         'from_address = "turns@turnproc.example"\n',
         encoding="utf-8",
     )

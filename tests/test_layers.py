@@ -192,7 +192,8 @@ def test_the_readme_layout_table_lists_exactly_the_layers() -> None:
     listed = readme_layout()
     layered = [name for names in LAYERS for name in names if name != "turnproc"]
     assert sorted(listed) == sorted(layered), (
-        f"README only: {sorted(set(listed) - set(layered))}; LAYERS only: {sorted(set(layered) - set(listed))}"
+        f"README only: {sorted(set(listed) - set(layered))}; LAYERS only: "
+        f"{sorted(set(layered) - set(listed))}"
     )
     ranks = [layer_of(name) for name in listed]
     assert ranks == sorted(ranks), (

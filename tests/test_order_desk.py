@@ -239,11 +239,12 @@ def test_the_map_pans_and_zooms_by_touch_and_mouse(desk: Session) -> None:
     # Two fingers moving apart zoom in (pointer events, as a phone sends them).
     before_pinch = float(page.get_attribute("#map", "viewBox").split()[2])
     page.evaluate(
-        """([x, y]) => { const map = document.getElementById("map");
-            const send = (type, id, dx) => map.dispatchEvent(new PointerEvent(type, {pointerId: id, pointerType: "touch",
-                clientX: x + dx, clientY: y, bubbles: true, isPrimary: id === 1}));
-            send("pointerdown", 1, -20); send("pointerdown", 2, 20);
-            send("pointermove", 2, 60); send("pointerup", 2, 60); send("pointerup", 1, -20); }""",
+        '([x, y]) => { const map = document.getElementById("map");\n'
+        "            const send = (type, id, dx) => map.dispatchEvent(new PointerEvent(type, {pointerId: id, "
+        'pointerType: "touch",\n'
+        "                clientX: x + dx, clientY: y, bubbles: true, isPrimary: id === 1}));\n"
+        '            send("pointerdown", 1, -20); send("pointerdown", 2, 20);\n'
+        '            send("pointermove", 2, 60); send("pointerup", 2, 60); send("pointerup", 1, -20); }',
         [box["x"] + box["width"] / 2, box["y"] + box["height"] / 2],
     )
     assert float(page.get_attribute("#map", "viewBox").split()[2]) < before_pinch
@@ -292,8 +293,10 @@ def test_the_report_opens_by_paste_and_by_drop_and_the_password_is_kept_nowhere(
     page.evaluate("document.getElementById('who').textContent = ''")
     page.evaluate("document.getElementById('open').classList.remove('done')")
     page.evaluate(
-        """text => { const data = new DataTransfer(); data.items.add(new File([text], "RIG.json", {type: "application/json"}));
-                     document.getElementById("drop").dispatchEvent(new DragEvent("drop", {dataTransfer: data, bubbles: true, cancelable: true})); }""",
+        'text => { const data = new DataTransfer(); data.items.add(new File([text], "RIG.json", {type: '
+        '"application/json"}));\n'
+        '                     document.getElementById("drop").dispatchEvent(new DragEvent("drop", '
+        "{dataTransfer: data, bubbles: true, cancelable: true})); }",
         desk.game.json,
     )
     page.wait_for_function("document.getElementById('who').textContent.startsWith('Empire RIG')")
@@ -305,8 +308,9 @@ def test_the_report_opens_by_paste_and_by_drop_and_the_password_is_kept_nowhere(
     stored = page.evaluate("[JSON.stringify(localStorage), JSON.stringify(sessionStorage), document.cookie]")
     assert stored == ["{}", "{}", ""]
     cached = page.evaluate(
-        """async () => { const out = []; for (const name of await caches.keys()) { const cache = await caches.open(name);
-                         for (const r of await cache.keys()) out.push(r.url); } return out; }"""
+        "async () => { const out = []; for (const name of await caches.keys()) { const cache = await "
+        "caches.open(name);\n"
+        "                         for (const r of await cache.keys()) out.push(r.url); } return out; }"
     )
     assert not any("kept-nowhere" in url for url in cached)
 

@@ -74,7 +74,8 @@ class GM:
 def make_gm(tmp_path: Path, db_url: str, smtp: SmtpSink) -> GM:
     config = tmp_path / "turnproc.toml"
     config.write_text(
-        f'database_url = "{db_url}"\ntransport = "imap"\nfrom_address = "Host <{HOST}>"\ngm_address = "gm@turnproc.example"\n'
+        f'database_url = "{db_url}"\ntransport = "imap"\nfrom_address = "Host <{HOST}>"\n'
+        'gm_address = "gm@turnproc.example"\n'
         f'[smtp]\nhost = "127.0.0.1"\nport = {smtp.port}\nsecurity = "plain"\n',
         encoding="utf-8",
     )

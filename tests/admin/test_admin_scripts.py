@@ -96,7 +96,10 @@ def test_hand_system_that_was_a_base_clears_it(games: Games) -> None:
 def test_a_bad_address_is_refused_by_the_checks(games: Games) -> None:
     """(Addresses are changed with `turnproc empire set-email`; a script that
     writes one is still checked.)"""
-    script = "UPDATE empires SET email = 'ann at home' WHERE code = 'RIG' AND game_id = (SELECT id FROM games WHERE name = 'spring26');"
+    script = (
+        "UPDATE empires SET email = 'ann at home' WHERE code = 'RIG'"
+        " AND game_id = (SELECT id FROM games WHERE name = 'spring26');"
+    )
     result = run_script(games.engine, "spring26", script, now=NOW)
     assert result.outcome == "rejected" and [v.code for v in result.violations] == ["email_invalid"]
 

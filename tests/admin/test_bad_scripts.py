@@ -36,7 +36,10 @@ def _refused(games: Games, script: str, outcome: str):
 
 
 def test_syntax_error_names_statement_and_line(games: Games) -> None:
-    script = f"UPDATE empires SET balance = 1 WHERE game_id = {GAME};\n\n-- the typo:\nUPDATE empires SET balance = WHERE code = 'RIG';\n"
+    script = (
+        f"UPDATE empires SET balance = 1 WHERE game_id = {GAME};\n\n"
+        "-- the typo:\nUPDATE empires SET balance = WHERE code = 'RIG';\n"
+    )
     if _postgres(games):  # PostgreSQL's parser reads the whole script before anything runs
         result = _refused(games, script, "refused")
         assert result.errors == ['the script cannot be read: line 4: syntax error at or near "WHERE"']
@@ -68,7 +71,8 @@ def test_unclosed_quote_names_its_line(games: Games) -> None:
     expected = (
         'line 3: syntax error at or near "RIG"'
         if _postgres(games)
-        else "line 2: the statement starting here never ends: a quoted string, quoted name or /* comment is never closed"
+        else "line 2: the statement starting here never ends:"
+        " a quoted string, quoted name or /* comment is never closed"
     )
     assert result.errors == [f"the script cannot be read: {expected}"]
 
@@ -129,10 +133,12 @@ def test_constraint_violation_names_the_constraint(games: Games, statement: str,
 
 def test_rows_pointing_at_a_missing_game_are_refused(games: Games) -> None:
     script = (
-        "INSERT INTO empires (game_id, code, name, email, password_hash, balance, treasury, vp, lost_in_space,"
-        " active, missed_turns, tech_weapons, tech_defence, tech_marines, tech_jump, tech_expo, tech_fighter,"
-        " tech_supply, tech_life_support, tech_bp_income, tech_treasury, tech_cultural, tech_drive, tech_scanner)"
-        " VALUES (9999, 'ORP', 'Orphans', 'o@example.org', 'x', 0, 0, 0, 0, TRUE, 0, 0, 0, 0, 1, 1, 2, 0, 5, 0, 0, 0, 1, 1);"
+        "INSERT INTO empires (game_id, code, name, email, password_hash, balance, treasury, vp,"
+        " lost_in_space, active, missed_turns, tech_weapons, tech_defence, tech_marines, tech_jump,"
+        " tech_expo, tech_fighter, tech_supply, tech_life_support, tech_bp_income, tech_treasury,"
+        " tech_cultural, tech_drive, tech_scanner)"
+        " VALUES (9999, 'ORP', 'Orphans', 'o@example.org', 'x', 0, 0, 0, 0, TRUE, 0, 0, 0, 0,"
+        " 1, 1, 2, 0, 5, 0, 0, 0, 1, 1);"
     )
     result = _refused(games, script, "failed")
     assert "breaks a database constraint" in result.errors[0] and "FOREIGN KEY" in result.errors[0].upper()
@@ -155,18 +161,23 @@ def test_ships_in_an_unlinked_system(games: Games) -> None:
 
 def test_new_system_with_ships_and_no_link(games: Games) -> None:
     script = (
-        f'INSERT INTO systems (game_id, code, type, "row", col, name, pop, industry, stance, retreat_parts, ever_owned, home_slot, owner_id)'
+        'INSERT INTO systems (game_id, code, type, "row", col, name, pop, industry, stance, retreat_parts,'
+        " ever_owned, home_slot, owner_id)"
         f" VALUES ({GAME}, 105, 'YD', 5, 5, '', 0, 0, 'DEFEND', 1, TRUE, FALSE, {RIG});\n"
         f"INSERT INTO forces (system_id, empire_id, cruisers, fighters, colony_ships)"
-        f" VALUES ((SELECT system_id FROM gm_systems WHERE game = 'spring26' AND code = 105), {RIG}, 4, 0, 0);\n"
+        " VALUES ((SELECT system_id FROM gm_systems WHERE game = 'spring26' AND code = 105),"
+        f" {RIG}, 4, 0, 0);\n"
     )
     result = _refused(games, script, "rejected")
     assert [v.code for v in result.violations] == ["unreachable"] and result.violations[0].systems == (105,)
 
 
 def test_ships_under_an_empire_that_does_not_own_the_system(games: Games) -> None:
-    script = """UPDATE forces SET empire_id = (SELECT empire_id FROM gm_empires WHERE game = 'spring26' AND code = 'VEG')
-WHERE system_id = (SELECT system_id FROM gm_systems WHERE game = 'spring26' AND code = 103);"""
+    script = (
+        "UPDATE forces SET empire_id = (SELECT empire_id FROM gm_empires WHERE game = 'spring26'"
+        " AND code = 'VEG')\n"
+        "WHERE system_id = (SELECT system_id FROM gm_systems WHERE game = 'spring26' AND code = 103);"
+    )
     result = _refused(games, script, "rejected")
     (v,) = result.violations
     assert v.code == "ships_not_owners" and v.systems == (103,) and v.empires == ("VEG", "RIG")
@@ -175,10 +186,12 @@ WHERE system_id = (SELECT system_id FROM gm_systems WHERE game = 'spring26' AND 
 
 def test_orphan_empire(games: Games) -> None:
     script = (
-        "INSERT INTO empires (game_id, code, name, email, password_hash, balance, treasury, vp, lost_in_space,"
-        " active, missed_turns, tech_weapons, tech_defence, tech_marines, tech_jump, tech_expo, tech_fighter,"
-        " tech_supply, tech_life_support, tech_bp_income, tech_treasury, tech_cultural, tech_drive, tech_scanner)"
-        f" VALUES ({GAME}, 'ORP', 'Orphans', 'o@example.org', 'x', 0, 0, 0, 0, TRUE, 0, 0, 0, 0, 1, 1, 2, 0, 5, 0, 0, 0, 1, 1);"
+        "INSERT INTO empires (game_id, code, name, email, password_hash, balance, treasury, vp,"
+        " lost_in_space, active, missed_turns, tech_weapons, tech_defence, tech_marines, tech_jump,"
+        " tech_expo, tech_fighter, tech_supply, tech_life_support, tech_bp_income, tech_treasury,"
+        " tech_cultural, tech_drive, tech_scanner)"
+        f" VALUES ({GAME}, 'ORP', 'Orphans', 'o@example.org', 'x', 0, 0, 0, 0, TRUE, 0, 0, 0, 0,"
+        " 1, 1, 2, 0, 5, 0, 0, 0, 1, 1);"
     )
     result = _refused(games, script, "rejected")
     assert [(v.code, v.empires) for v in result.violations] == [("empire_unplaced", ("ORP",))]
@@ -254,7 +267,10 @@ def test_audit_log_cannot_be_edited_by_a_script(games: Games) -> None:
 
 
 def test_percent_and_colon_in_literals_are_not_parameters(games: Games) -> None:
-    script = f"UPDATE empires SET name = 'R%s :name 100%' WHERE code = 'RIG' AND game_id = {GAME};\nSELECT name FROM empires WHERE name LIKE 'R\\%%' ESCAPE '\\';"
+    script = (
+        f"UPDATE empires SET name = 'R%s :name 100%' WHERE code = 'RIG' AND game_id = {GAME};\n"
+        "SELECT name FROM empires WHERE name LIKE 'R\\%%' ESCAPE '\\';"
+    )
     result = run_script(games.engine, "spring26", script, now=NOW)
     assert result.outcome == "committed", result.detail()
     assert result.statements[1].rows == [("R%s :name 100%",)]

@@ -58,7 +58,8 @@ def test_the_fleet_vanished_walkthrough(run, spring, tmp_path: Path) -> None:
     look = _sql(
         tmp_path,
         "look.sql",
-        "SELECT code, owner, cruisers FROM gm_systems WHERE game = 'spring26' AND owner = 'RIG' ORDER BY code;",
+        "SELECT code, owner, cruisers FROM gm_systems"
+        " WHERE game = 'spring26' AND owner = 'RIG' ORDER BY code;",
     )
     code, out, _ = run("sql", "spring26", look, "--dry-run")
     assert code == 0 and "code  owner  cruisers" in out and "dry run" in out

@@ -253,7 +253,8 @@ def test_import_adds_everyone_and_welcomes_each(gm: GM, tmp_path: Path, db_url: 
     gm.ok("game", "new", "big", "--players", "6", "--seed", "s")
     csv_file = tmp_path / "players.csv"
     csv_file.write_text(
-        'email,code,name\r\nann@example.org,RIG,"Rigel, League"\r\n\r\nbo@example.org,veg,Vega\r\ncy@example.org,ALT,Altair\r\n',
+        'email,code,name\r\nann@example.org,RIG,"Rigel, League"\r\n\r\n'
+        "bo@example.org,veg,Vega\r\ncy@example.org,ALT,Altair\r\n",
         encoding="utf-8",
     )
     result = gm("empire", "import", "big", str(csv_file))

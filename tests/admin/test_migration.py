@@ -20,13 +20,15 @@ def test_views_read_the_game(games: Games) -> None:
     with games.engine.connect() as conn:
         empires = conn.execute(
             text(
-                "SELECT code, balance, systems, cruisers FROM gm_empires WHERE game = 'spring26' ORDER BY code"
+                "SELECT code, balance, systems, cruisers FROM gm_empires"
+                " WHERE game = 'spring26' ORDER BY code"
             )
         ).all()
         assert [tuple(r) for r in empires] == [("RIG", 34, 3, 8), ("VEG", 34, 2, 5)]
         row = conn.execute(
             text(
-                "SELECT owner, cruisers, fighters, links FROM gm_systems WHERE game = 'spring26' AND code = 101"
+                "SELECT owner, cruisers, fighters, links FROM gm_systems"
+                " WHERE game = 'spring26' AND code = 101"
             )
         ).one()
         assert tuple(row) == ("RIG", 5, 2, 2)
@@ -68,25 +70,28 @@ def test_0003_and_0004_fix_order_sets_already_on_file(db_url: str) -> None:
         with engine.begin() as conn:
             conn.execute(
                 text(
-                    "INSERT INTO games (id, name, seed, modules, turn, status, turn_limit, vp_target, timezone,"
-                    " early_run, early_run_delay, reminder_hours, inactive_after, nmr_limit, hold, created_at)"
+                    "INSERT INTO games (id, name, seed, modules, turn, status, turn_limit, vp_target,"
+                    " timezone, early_run, early_run_delay, reminder_hours, inactive_after, nmr_limit,"
+                    " hold, created_at)"
                     " VALUES (901, 'old', 's', '', 1, 'active', 30, 100, 'UTC', false, 30, 24, 5, 50, false,"
                     " '2026-01-01 00:00:00')"
                 )
             )
             conn.execute(
                 text(
-                    "INSERT INTO empires (id, game_id, code, name, email, password_hash, balance, treasury, vp,"
-                    " lost_in_space, active, missed_turns, tech_weapons, tech_defence, tech_marines, tech_jump,"
-                    " tech_expo, tech_fighter, tech_supply, tech_life_support, tech_bp_income, tech_treasury,"
-                    " tech_cultural, tech_drive, tech_scanner) VALUES (901, 901, 'RIG', 'R', 'a@example.org', 'x',"
+                    "INSERT INTO empires (id, game_id, code, name, email, password_hash, balance, treasury,"
+                    " vp, lost_in_space, active, missed_turns, tech_weapons, tech_defence, tech_marines,"
+                    " tech_jump, tech_expo, tech_fighter, tech_supply, tech_life_support, tech_bp_income,"
+                    " tech_treasury, tech_cultural, tech_drive, tech_scanner)"
+                    " VALUES (901, 901, 'RIG', 'R', 'a@example.org', 'x',"
                     " 0, 0, 0, 0, true, 0, 0, 0, 0, 1, 1, 2, 0, 5, 0, 0, 0, 1, 1)"
                 )
             )
             conn.execute(
                 text(
                     "INSERT INTO orders (game_id, empire_id, turn, raw_text, lines, problems, received_at,"
-                    ' active, wait) VALUES (901, 901, 1, \'EMPIRE RIG sesame\', \'["TAX", "MOVE 101 102 ALL", "NAME 101 Home"]\','
+                    " active, wait) VALUES (901, 901, 1, 'EMPIRE RIG sesame',"
+                    ' \'["TAX", "MOVE 101 102 ALL", "NAME 101 Home"]\','
                     " '[]', '2026-01-01 00:00:00', true, false)"
                 )
             )
@@ -117,8 +122,10 @@ def test_0011_downgrade_keeps_sent_report_mails_and_drops_unbuilt_ones(empty_db_
             for i, sent in ((1, "'2026-01-02 00:00:00'"), (2, "NULL")):
                 conn.execute(
                     text(
-                        "INSERT INTO outbox (kind, recipient, subject, message_id, body, created_at, attempts, last_error, held,"
-                        f" sent_at) VALUES ('report', 'a@example.org', 's', '<m{i}@x>', NULL, '2026-01-01 00:00:00', 0, '',"
+                        "INSERT INTO outbox (kind, recipient, subject, message_id, body, created_at,"
+                        " attempts, last_error, held, sent_at)"
+                        f" VALUES ('report', 'a@example.org', 's', '<m{i}@x>', NULL, '2026-01-01 00:00:00',"
+                        " 0, '',"
                         f" false, {sent})"
                     )
                 )

@@ -244,7 +244,8 @@ def check_verdicts(code: str, ack: Mail, report: dict[str, Any], refused: dict[i
     ]
     carried = report["orders"]
     assert len(accepted) == len(carried), (
-        f"{code}: the acknowledgement accepted {[a[1] for a in accepted]}, the report carried out {[o['text'] for o in carried]}"
+        f"{code}: the acknowledgement accepted {[a[1] for a in accepted]}, the report carried out "
+        f"{[o['text'] for o in carried]}"
     )
     for (line, order, verdict), done in zip(accepted, carried):
         assert done["text"].startswith(order), (
@@ -412,8 +413,8 @@ def turn1(j: Journey, start: dict[str, dict[str, Any]]) -> None:
     )
     forwarded = (
         "My orders are in the form below.\n\n---------- Forwarded message ---------\n"
-        f"From: {HOST}\nDate: Wed, 2 Dec 2026 at 05:30\nSubject: [{GAME}] Welcome to Star Chase\nTo: <{j.address['ERI']}>\n\n"
-        + filled
+        f"From: {HOST}\nDate: Wed, 2 Dec 2026 at 05:30\nSubject: [{GAME}] Welcome to Star Chase\n"
+        f"To: <{j.address['ERI']}>\n\n" + filled
     )
     acks["ERI"] = j.send(
         "ERI", f"Fwd: [{GAME}] Welcome to Star Chase: you play {j.name['ERI']} (ERI)", forwarded

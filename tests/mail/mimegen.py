@@ -11,7 +11,10 @@ import quopri
 
 from hypothesis import strategies as st
 
-ORDERS = "GAME corpus\nEMPIRE RIG sesame\nTURN 1\nMOVE 101 103 2\nMESSAGE ALL Greetings from Rigel caf\u00e9\nEND\n"
+ORDERS = (
+    "GAME corpus\nEMPIRE RIG sesame\nTURN 1\nMOVE 101 103 2\n"
+    "MESSAGE ALL Greetings from Rigel caf\u00e9\nEND\n"
+)
 TEXTS = [
     ORDERS,
     "See the attached orders.\n\n-- \nAnn\n",
@@ -95,7 +98,10 @@ def entity(draw: st.DrawFn, depth: int = 0, number: int = 0) -> str:
     cte = draw(
         st.sampled_from(["", "Content-Transfer-Encoding: 7bit\n", "Content-Transfer-Encoding: base64\n"])
     )
-    head = f'Content-Type: multipart/{subtype}; boundary="{boundary}"{f"; start={chr(34)}{start}{chr(34)}" if start else ""}\n'
+    head = (
+        f"Content-Type: multipart/{subtype}; "
+        f'boundary="{boundary}"{f"; start={chr(34)}{start}{chr(34)}" if start else ""}\n'
+    )
     after = draw(st.sampled_from(["", " ", "\t ", "x"]))  # what follows a delimiter on its line
     preamble = draw(
         st.sampled_from(["", "This is a multi-part message in MIME format.\n", "\n", "--not-the-boundary\n"])

@@ -112,8 +112,8 @@ def test_answers_never_say_re_twice(app: App) -> None:
 def test_wait_is_in_the_acknowledgement_and_the_orders_answer(app: App) -> None:
     _, text = _ack(app, order_mail("TAX\nWAIT\nEND"))
     assert (
-        "Orders now on file (1/16 slots):\n  TAX\n  WAIT: the turn does not run early; it waits for the deadline."
-        in text
+        "Orders now on file (1/16 slots):\n  TAX\n  WAIT: the turn does not run early; it waits for the "
+        "deadline." in text
     )
     _, text = _ack(app, order_mail("ORDERS"))
     assert "  TAX\n  WAIT: the turn does not run early" in text

@@ -82,7 +82,8 @@ def _body(mail: m.OutboxMail) -> str:
             "format_flowed.eml",
             [
                 *GOOD[:3],
-                "MESSAGE ALL Greetings from Rigel, this is a long message that a mail client wraps at seventy-two characters using format flowed soft breaks",
+                "MESSAGE ALL Greetings from Rigel, this is a long message that a mail client wraps at "
+                "seventy-two characters using format flowed soft breaks",
             ],
         ),
     ],

@@ -187,7 +187,10 @@ def test_a_quoted_welcome_and_an_outlook_copy_give_nothing(app: App) -> None:
     quoted = "\n".join("> " + line for line in welcome.splitlines())
     ack = _send(app, header + "TAX\n\nOn Mon, 30 Nov 2026 at 12:00, Star Chase host wrote:\n" + quoted + "\n")
     assert _on_file(app) == ["TAX"] and "ERROR" not in ack
-    outlook = f"-----Original Message-----\nFrom: {HOST}\nSent: Monday, 30 November 2026 12:00\nSubject: Welcome\n\n"
+    outlook = (
+        f"-----Original Message-----\nFrom: {HOST}\nSent: Monday, 30 November 2026 12:00\n"
+        "Subject: Welcome\n\n"
+    )
     ack = _send(app, header + "BUILD 118 1\n\n" + outlook + welcome)
     assert _on_file(app) == ["BUILD 118 1"] and "ERROR" not in ack
 

@@ -179,7 +179,10 @@ def test_a_mail_without_from_is_refused_and_the_owner_told(box: Box) -> None:
 
 
 def deep_multipart(depth: int) -> bytes:
-    head = f"From: {EMAILS['RIG']}\r\nTo: {HOST_ADDRESS}\r\nSubject: deep\r\nMessage-ID: <deep@x.example>\r\nMIME-Version: 1.0\r\n"
+    head = (
+        f"From: {EMAILS['RIG']}\r\nTo: {HOST_ADDRESS}\r\nSubject: deep\r\n"
+        "Message-ID: <deep@x.example>\r\nMIME-Version: 1.0\r\n"
+    )
     parts = "".join(f'Content-Type: multipart/mixed; boundary="b{i}"\r\n\r\n--b{i}\r\n' for i in range(depth))
     inner = f"Content-Type: text/plain\r\n\r\nGAME corpus\r\nEMPIRE RIG {PASSWORD}\r\nTAX\r\n"
     tail = "".join(f"\r\n--b{i}--\r\n" for i in reversed(range(depth)))
@@ -311,7 +314,8 @@ def test_html_only_mail_is_numbered_as_the_player_sees_it(box: Box) -> None:
         "<html><head><style>p {margin:0}</style></head><body>"
         "<div>Hello host,</div><div><br></div>"
         f"<div>GAME corpus</div><div>EMPIRE RIG {PASSWORD}</div><div><br></div>"
-        "<p class=MsoNormal>TAX<o:p></o:p></p><p class=MsoNormal>MOVE 101 103 1</p><p class=MsoNormal>BOGUS 1</p>"
+        "<p class=MsoNormal>TAX<o:p></o:p></p><p class=MsoNormal>MOVE 101 103 1</p>"
+        "<p class=MsoNormal>BOGUS 1</p>"
         "</body></html>"
     )
     msg.set_content(html, subtype="html")
@@ -378,7 +382,10 @@ def test_an_outlook_reply_with_the_report_below_is_read_without_errors(box: Box)
 
 
 def test_gmails_on_wrote_line_ends_the_orders(box: Box) -> None:
-    gmail = f"{GOOD}\n\nOn Mon, 5 Jan 2026 at 19:00, Host <{HOST_ADDRESS}> wrote:\n> Orders received for game corpus\n> bla\n"
+    gmail = (
+        f"{GOOD}\n\nOn Mon, 5 Jan 2026 at 19:00, Host <{HOST_ADDRESS}> wrote:\n"
+        "> Orders received for game corpus\n> bla\n"
+    )
     box.deliver(mail_at(1, gmail))
     box.poll()
     ack = body(box.outbox("ack")[-1])
@@ -389,7 +396,8 @@ def test_gmails_on_wrote_line_ends_the_orders(box: Box) -> None:
 def test_a_top_posted_reply_without_a_header_is_told_why(box: Box) -> None:
     raw = (
         f"From: {EMAILS['RIG']}\r\nTo: {HOST_ADDRESS}\r\nSubject: Re: orders\r\n\r\nTAX\r\n\r\n"
-        f"On Mon, 5 Jan 2026 at 18:00, Ann <{EMAILS['RIG']}> wrote:\r\n> GAME corpus\r\n> EMPIRE RIG {PASSWORD}\r\n> TAX\r\n"
+        f"On Mon, 5 Jan 2026 at 18:00, Ann <{EMAILS['RIG']}> wrote:\r\n"
+        f"> GAME corpus\r\n> EMPIRE RIG {PASSWORD}\r\n> TAX\r\n"
     ).encode()
     box.deliver(raw)
     box.poll()
@@ -417,7 +425,9 @@ def test_orders_attached_to_a_mail_that_says_so_are_read(box: Box) -> None:
 def test_answers_held_back_are_recorded_and_shown_to_the_gm(box: Box) -> None:
     """A player's second header mistake within the hour gets no answer (one an
     hour for mail we cannot place), and the GM can see that it was held back."""
-    mistake = f"From: {EMAILS['RIG']}\r\nTo: turns@turnproc.example\r\nSubject: hi\r\n\r\nGAME corpus\r\nTAX\r\n".encode()
+    mistake = (
+        f"From: {EMAILS['RIG']}\r\nTo: turns@turnproc.example\r\nSubject: hi\r\n\r\nGAME corpus\r\nTAX\r\n"
+    ).encode()
     box.deliver(mistake, mistake.replace(b"TAX", b"TAX again"))
     box.poll()
     assert len(box.outbox("unknown")) == 1
@@ -450,7 +460,10 @@ def test_report_copies_are_capped_at_five_an_hour_as_documented(box: Box) -> Non
 
 
 def test_no_reply_goes_to_something_that_is_not_an_address(box: Box) -> None:
-    raw = b"From: ann at players dot example\r\nTo: turns@turnproc.example\r\nSubject: x\r\n\r\nGAME corpus\r\nEMPIRE XYZ pw\r\n"
+    raw = (
+        b"From: ann at players dot example\r\nTo: turns@turnproc.example\r\nSubject: x\r\n\r\n"
+        b"GAME corpus\r\nEMPIRE XYZ pw\r\n"
+    )
     box.deliver(raw)
     box.poll()
     assert box.outbox() == []
@@ -537,7 +550,10 @@ def test_headerless_mail_with_forged_senders_is_never_answered(box: Box) -> None
 
 def test_strangers_naming_a_game_get_a_few_answers_an_hour_in_all(box: Box) -> None:
     strangers = [
-        f"From: new{i}@example.com\r\nTo: {HOST_ADDRESS}\r\nSubject: join\r\n\r\nGAME corpus\r\nEMPIRE NEW x\r\n".encode()
+        (
+            f"From: new{i}@example.com\r\nTo: {HOST_ADDRESS}\r\nSubject: join\r\n\r\n"
+            "GAME corpus\r\nEMPIRE NEW x\r\n"
+        ).encode()
         for i in range(10)
     ]
     box.deliver(*strangers)

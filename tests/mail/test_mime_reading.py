@@ -97,7 +97,8 @@ def test_the_header_kept_from_choosing_the_text_is_the_chosen_texts(tree: str) -
     [
         ("<p>A</p>\n<p>B</p>", ["A", "B"]),
         (
-            "<p class=MsoNormal>A<o:p></o:p></p>\r\n<p class=MsoNormal><o:p>&nbsp;</o:p></p>\r\n<p class=MsoNormal>B</p>",
+            "<p class=MsoNormal>A<o:p></o:p></p>\r\n<p class=MsoNormal><o:p>&nbsp;</o:p></p>\r\n"
+            "<p class=MsoNormal>B</p>",
             ["A", "", "B"],
         ),
         ("<div>A</div>\n\n<div>B<br>C</div>", ["A", "B", "C"]),

@@ -6,8 +6,8 @@ database, one aiosmtpd sink); one is SIGKILLed mid-flush. Every mail must
 arrive, and only the mails the killed worker held a claim on at the kill (one
 batch, ``outbox.BATCH``) may arrive twice (they may have been accepted by the
 server before the worker could commit their sent mark: SMTP cannot rule that
-out). The claim rows tell which mails those are: ``claimed_by`` names the worker (host/pid/tag) and ``sent_at``
-is still empty.
+out). The claim rows tell which mails those are: ``claimed_by`` names the
+worker (host/pid/tag) and ``sent_at`` is still empty.
 """
 
 from __future__ import annotations
@@ -170,7 +170,8 @@ def test_a_sent_mark_that_cannot_be_committed_sends_nothing_twice(
         err = capsys.readouterr().err
         assert code == 1
         assert err.startswith(
-            f"turnproc: error: mail <outbox-0@turnproc.example> to p0@example.org (and {outbox.BATCH - 1} more) "
+            "turnproc: error: mail <outbox-0@turnproc.example> to p0@example.org"
+            f" (and {outbox.BATCH - 1} more) "
             "was delivered but cannot be marked sent"
         )
         assert "database or disk is full" in err and "Traceback" not in err and err.count("\n") == 1

@@ -46,7 +46,8 @@ def host(db_url: str, imap, smtp_server, monkeypatch: pytest.MonkeyPatch, tmp_pa
     config.write_text(
         f'database_url = "{db_url}"\ntransport = "imap"\nfrom_address = "{app.config.from_address}"\n'
         f'gm_address = "{GM}"\n[smtp]\nhost = "127.0.0.1"\nport = {smtp_server.port}\nsecurity = "plain"\n'
-        f'[imap]\nhost = "127.0.0.1"\nport = {imap.port}\nsecurity = "plain"\nuser = "{IMAP_USER}"\npassword = "{IMAP_PASSWORD}"\n',
+        f'[imap]\nhost = "127.0.0.1"\nport = {imap.port}\nsecurity = "plain"\n'
+        f'user = "{IMAP_USER}"\npassword = "{IMAP_PASSWORD}"\n',
         encoding="utf-8",
     )
     monkeypatch.setenv("TURNPROC_CONFIG", str(config))

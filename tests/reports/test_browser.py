@@ -25,7 +25,8 @@ from turnproc.storage import models as m
 MEASURE = """<script>
 window.addEventListener("load", () => {
   const root = document.documentElement;
-  const out = {innerWidth: window.innerWidth, scrollWidth: Math.max(root.scrollWidth, document.body.scrollWidth),
+  const out = {innerWidth: window.innerWidth, scrollWidth: Math.max(root.scrollWidth, \
+document.body.scrollWidth),
                tables: 0, cells: 0, offscreen: [], unlabelled: [], columns: []};
   document.querySelectorAll("table").forEach((table, t) => {
     out.tables += 1;
@@ -33,13 +34,15 @@ window.addEventListener("load", () => {
     const cards = table.classList.contains("cards");
     table.querySelectorAll("tbody tr").forEach((tr) => {
       const cells = [...tr.children];
-      if (heads && !tr.querySelector(".empty") && cells.length !== heads) out.columns.push([t, cells.length, heads]);
+      if (heads && !tr.querySelector(".empty") && cells.length !== heads) out.columns.push([t, cells.length, \
+heads]);
       cells.forEach((td, i) => {
         out.cells += 1;
         const r = td.getBoundingClientRect();
         const style = getComputedStyle(td);
         if (style.display === "none" || style.visibility === "hidden" || r.width < 1 || r.height < 1
-            || r.left < -0.5 || r.right > window.innerWidth + 0.5) out.offscreen.push([t, i, td.textContent.slice(0, 40)]);
+            || r.left < -0.5 || r.right > window.innerWidth + 0.5) out.offscreen.push([t, i, \
+td.textContent.slice(0, 40)]);
         if (cards && !td.classList.contains("empty") && !td.dataset.label) out.unlabelled.push([t, i]);
       });
     });
@@ -73,7 +76,8 @@ def test_console_errors_are_caught_by_this_harness(tmp_path: Path) -> None:
 def test_the_layout_check_sees_a_page_that_scrolls_sideways(tmp_path: Path) -> None:
     wide = (
         "<!DOCTYPE html><html><body><table><thead><tr><th>a</th><th>b</th></tr></thead><tbody><tr>"
-        '<td data-label="a">x</td><td data-label="b" style="padding-left:900px">y</td></tr></tbody></table></body></html>'
+        '<td data-label="a">x</td><td data-label="b" '
+        'style="padding-left:900px">y</td></tr></tbody></table></body></html>'
     )
     found = layout(wide, tmp_path, 390)
     assert found["innerWidth"] == 390

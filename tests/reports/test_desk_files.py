@@ -55,7 +55,8 @@ def test_the_bundle_holds_what_the_verdicts_import() -> None:
 def test_a_module_that_imports_beyond_the_standard_library_is_refused() -> None:
     with pytest.raises(
         DeskError,
-        match=r"turnproc\.reports\.render imports (jinja2|markupsafe): the order desk runs the standard library only",
+        match=r"turnproc\.reports\.render imports (jinja2|markupsafe):"
+        r" the order desk runs the standard library only",
     ):
         pure_modules("turnproc.reports.render")
 

@@ -119,8 +119,8 @@ def test_the_docs_say_what_a_phone_shows() -> None:
     orders = " ".join((DOCS / "orders.md").read_text(encoding="utf-8").split())
     handbook = " ".join((DOCS / "gm-handbook.md").read_text(encoding="utf-8").split())
     assert (
-        "Under the heading comes a map of your neighbourhood: the grid squares around your systems (at most 4 across and 5 down"
-        in orders
+        "Under the heading comes a map of your neighbourhood: the grid squares around your systems (at most "
+        "4 across and 5 down" in orders
     )
     assert "with each system's code, your HOME and BASE, and the ships you see there" in orders
     assert (
@@ -131,8 +131,8 @@ def test_the_docs_say_what_a_phone_shows() -> None:
     assert "On a phone nothing scrolls sideways: each table row becomes a card" in orders
     assert "(samples/report-phone.png)" in orders
     assert (
-        "The pages fit a phone: on a screen 390 pixels wide nothing scrolls sideways, every standings table fits the screen"
-        in handbook
+        "The pages fit a phone: on a screen 390 pixels wide nothing scrolls sideways, every standings table "
+        "fits the screen" in handbook
     )
     assert "the plot's numbers and its legend are at least 11 pixels" in handbook
     assert "(samples/site-phone.png)" in handbook

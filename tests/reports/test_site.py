@@ -49,7 +49,8 @@ def app(sqlite_url: str, tmp_path: Path) -> App:
             session,
             game,
             "RIG",
-            "MESSAGE ALL Rigel greets the galaxy\nMESSAGE VEG SECRET-PLAN-7\nNAME 101 Hidden Haven\nMOVE 101 103 2",
+            "MESSAGE ALL Rigel greets the galaxy\nMESSAGE VEG SECRET-PLAN-7\n"
+            "NAME 101 Hidden Haven\nMOVE 101 103 2",
         )
         _orders(session, game, "VEG", "MESSAGE ALL Vega answers")
         run_turn(session, game, config, NOW)

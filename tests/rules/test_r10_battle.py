@@ -1,4 +1,5 @@
-"""rules.md §10.1–10.2 (Star Chase 3.6, 3.9, 3.10) and the battle, capture and Marines examples of rules.md §10.5, rules.md §6.1 and rules.md §10.7."""
+"""rules.md §10.1–10.2 (Star Chase 3.6, 3.9, 3.10) and the battle, capture and
+Marines examples of rules.md §10.5, rules.md §6.1 and rules.md §10.7."""
 
 from __future__ import annotations
 

@@ -56,7 +56,8 @@ def test_a_common_password_is_refused_with_the_reason(app: App, weak: str) -> No
     reason = (
         f"The new password cannot be used: it has {len(weak)} characters; a password needs at least 10"
         if short
-        else "PASSWORD: not changed, the password is too easy to guess: This is a very common password (zxcvbn"
+        else "PASSWORD: not changed, the password is too easy to guess:"
+        " This is a very common password (zxcvbn"
     )
     assert reason in text, text
     assert f"PASSWORD {weak}" not in text  # never echoed

@@ -54,7 +54,10 @@ def checks(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 def stamped(verdict: str, authserv_id: str = TRUSTED, password: str = PASSWORD) -> bytes:
     """An order mail from ann@example.org as the receiving server hands it on."""
-    header = f"Authentication-Results: {authserv_id}; spf=fail smtp.mailfrom=evil.example; dmarc={verdict} header.from=example.org\n"
+    header = (
+        f"Authentication-Results: {authserv_id}; spf=fail smtp.mailfrom=evil.example;"
+        f" dmarc={verdict} header.from=example.org\n"
+    )
     return header.encode() + order_mail("TAX", password=password)
 
 

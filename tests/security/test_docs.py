@@ -36,7 +36,8 @@ PROMISES = [
     (
         "docs/orders.md",
         "you (at your **registered address**, never the sender's) and the GM get a summary, at most "
-        "one a day for your empire, counting every mail with a wrong or missing password since the last summary",
+        "one a day for your empire, counting every mail with a wrong or missing password since the last "
+        "summary",
         DIGEST,
     ),
     (

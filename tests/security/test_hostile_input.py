@@ -38,7 +38,9 @@ def many_parts(parts: int, sender: str = EMAILS["RIG"], boundary: str = "b0undar
         f"From: {sender}\r\nTo: {HOST_ADDRESS}\r\nSubject: orders\r\nMIME-Version: 1.0\r\n"
         f'Content-Type: multipart/mixed; boundary="{boundary}"\r\n\r\n'
     ).encode()
-    first = f"--{boundary}\r\nContent-Type: text/plain\r\n\r\nGAME corpus\r\nEMPIRE RIG {PASSWORD}\r\nTAX\r\n".encode()
+    first = (
+        f"--{boundary}\r\nContent-Type: text/plain\r\n\r\nGAME corpus\r\nEMPIRE RIG {PASSWORD}\r\nTAX\r\n"
+    ).encode()
     part = f"--{boundary}\r\nContent-Type: text/plain\r\n\r\nx\r\n".encode()
     return head + first + part * (parts - 1) + f"--{boundary}--\r\n".encode()
 
@@ -47,7 +49,10 @@ def nested(depth: int, sender: str = EMAILS["RIG"]) -> bytes:
     """Orders at the bottom of ``depth`` multiparts, one inside the other."""
     body = f"Content-Type: text/plain\r\n\r\nGAME corpus\r\nEMPIRE RIG {PASSWORD}\r\nTAX\r\n"
     for level in range(depth):
-        body = f'Content-Type: multipart/mixed; boundary="n{level}"\r\n\r\n--n{level}\r\n{body}\r\n--n{level}--\r\n'
+        body = (
+            f'Content-Type: multipart/mixed; boundary="n{level}"\r\n\r\n'
+            f"--n{level}\r\n{body}\r\n--n{level}--\r\n"
+        )
     return f"From: {sender}\r\nTo: {HOST_ADDRESS}\r\nSubject: orders\r\nMIME-Version: 1.0\r\n{body}".encode()
 
 
@@ -248,14 +253,18 @@ def test_the_sql_command_with_a_nul_byte_is_one_line(tmp_path: Path, db_url: str
     assert main(["--config", str(config), "sql", "corpus", str(script)]) == 1
 
 
-LONG_QUERY = "WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 1000000000) SELECT count(*) FROM c;"
+LONG_QUERY = (
+    "WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 1000000000)"
+    " SELECT count(*) FROM c;"
+)
 
 
 def test_a_script_that_runs_too_long_is_stopped(game_db: App) -> None:
     result = run_script(game_db.engine, "corpus", "SELECT 1;\n" + LONG_QUERY, now=NOW, seconds=0.5)
     assert result.outcome == "failed"
     assert result.errors == [
-        'statement 2 (line 2: "WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE ...") was stopped:'
+        'statement 2 (line 2: "WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c'
+        ' WHERE ...") was stopped:'
         " the script ran longer than its time limit of 0.5 s (admin_sql_seconds in the config)"
     ]
     assert _audit(game_db)[-1].outcome == "failed"
@@ -436,8 +445,8 @@ def test_the_documents_state_the_limits_the_code_has() -> None:
         config.admin_sql_seconds,
     ) == (200, 20, 2.0, 30.0)
     assert (
-        "A mail of more than 200 MIME parts (a mail program's mail has a handful), nested more than 20 deep, or that takes more than 2 seconds to read, is not read at all"
-        in orders
+        "A mail of more than 200 MIME parts (a mail program's mail has a handful), nested more than 20 "
+        "deep, or that takes more than 2 seconds to read, is not read at all" in orders
     )
     assert "`the mail has more than 200 MIME parts; send the orders as plain text`" in orders
     for key, default in (
@@ -456,6 +465,6 @@ def test_the_documents_state_the_limits_the_code_has() -> None:
     assert "`inbox: the database cannot be reached or written: ...`" in operations
     # held by tests/mail/test_outbox_claims.py (a new send after the lease)
     assert (
-        "so a new `turnproc send`, even after the time it named, records them first and sends none of those mails again"
-        in operations
+        "so a new `turnproc send`, even after the time it named, records them first and sends none of those "
+        "mails again" in operations
     )

@@ -22,7 +22,10 @@ ATTACKER = "attacker@evil.example"
 
 def raw_mail(sender: str, body: str) -> bytes:
     """A mail with ``sender`` written into From as it stands (no library would write these)."""
-    return f"From: {sender}\r\nTo: {HOST_ADDRESS}\r\nSubject: orders\r\nMessage-ID: <{abs(hash(sender + body))}@evil.example>\r\n\r\n{body}\r\n".encode()
+    return (
+        f"From: {sender}\r\nTo: {HOST_ADDRESS}\r\nSubject: orders\r\n"
+        f"Message-ID: <{abs(hash(sender + body))}@evil.example>\r\n\r\n{body}\r\n"
+    ).encode()
 
 
 @pytest.mark.parametrize(

@@ -67,8 +67,8 @@ def test_schedule_sets_and_shows(run, tmp_path: Path) -> None:
         and "reminders: 12 hours before the deadline" in out
     )
     assert (
-        "inactive after 3 missed turns; the missed-orders guard stops a turn when more than 40% send no orders"
-        in out
+        "inactive after 3 missed turns; the missed-orders guard stops a turn when more than 40% send no "
+        "orders" in out
     )
     game = _game(tmp_path)
     assert (game.schedule, game.timezone, game.early_run, game.early_run_delay) == (

@@ -37,7 +37,10 @@ def test_each_batch_wakes_the_outbox_once_committed(
 
 def test_a_batch_with_nothing_to_answer_wakes_nothing(app: App, game: Game, clock: FakeClock) -> None:
     # A bounce is filed without an answer: no flush is woken for it.
-    raw = b"From: MAILER-DAEMON@example.org\nTo: turns@turnproc.example\nSubject: Undelivered Mail Returned to Sender\n\nGone.\n"
+    raw = (
+        b"From: MAILER-DAEMON@example.org\nTo: turns@turnproc.example\n"
+        b"Subject: Undelivered Mail Returned to Sender\n\nGone.\n"
+    )
     _inbox(app).add(raw)
     woken: list[bool] = []
     service = Service(app, clock=clock, on_mail_queued=lambda: woken.append(True))
