@@ -25,7 +25,7 @@ def test_demo_plays_a_turn_and_reports_every_empire(tmp_path: Path) -> None:
         assert "== Your orders ==" in text
     out = mailbox.Maildir(tmp_path / "demo" / "mail" / "out", create=False)
     subjects = sorted(
-        str(message_from_bytes(out.get_bytes(k), policy=policy.default)["Subject"]) for k in out
+        str(message_from_bytes(out.get_bytes(k), policy=policy.default)["Subject"]) for k in out.iterkeys()
     )
     assert sum("report" in s for s in subjects) == 4
     assert sum(s.startswith("Re:") for s in subjects) == 4  # one acknowledgement per order mail
@@ -34,7 +34,7 @@ def test_demo_plays_a_turn_and_reports_every_empire(tmp_path: Path) -> None:
 def test_every_demo_order_mail_is_accepted_without_errors(tmp_path: Path) -> None:
     run_demo(tmp_path / "demo", turns=1)
     out = mailbox.Maildir(tmp_path / "demo" / "mail" / "out", create=False)
-    for key in out:
+    for key in out.iterkeys():
         msg = message_from_bytes(out.get_bytes(key), policy=policy.default)
         if str(msg["Subject"]).startswith("Re:"):
             body = msg.get_body(preferencelist=("plain",)).get_content()

@@ -65,7 +65,7 @@ def test_demo_report_mails_carry_every_format(tmp_path: Path) -> None:
     run_demo(tmp_path / "d", turns=2)
     out = mailbox.Maildir(tmp_path / "d" / "mail" / "out", create=False)
     reports = []
-    for key in out:
+    for key in out.iterkeys():
         msg = message_from_bytes(out.get_bytes(key), policy=policy.default)
         if "report for" in str(msg["Subject"]):
             reports.append(msg)

@@ -82,7 +82,7 @@ def test_a_queued_welcome_holds_no_password_and_a_sent_one_nothing(app: App) -> 
     assert (sent, failed) == (1, 0)
     [delivered] = [
         message_from_bytes(mailbox.Maildir(app.config.maildir_out).get_bytes(k), policy=policy.default)
-        for k in mailbox.Maildir(app.config.maildir_out)
+        for k in mailbox.Maildir(app.config.maildir_out).iterkeys()
     ]
     text = str(delivered.get_body(preferencelist=("plain",)).get_content())  # type: ignore[union-attr]
     found = re.search(r"Your password:\s+(\S+)", text)
