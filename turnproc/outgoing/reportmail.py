@@ -240,7 +240,8 @@ def _jobs(
                 jobs[c.id] = _Job("welcome", sender, c.recipient, c.message_id, c.created_at, data, "")
         elif c.data is not None:
             # The answer's To: is the address as the player's mail gave it (the row's is as shown).
-            to = jsontext.loads(c.data)["to"]
+            # (A row without one fails alone, where it is built.)
+            to = jsontext.loads(c.data).get("to") or ""
             jobs[c.id] = _Job(
                 "ack",
                 sender,
