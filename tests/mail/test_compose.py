@@ -159,6 +159,24 @@ def test_the_outbox_shows_the_recipient_as_the_mail_reads(to: str) -> None:
     assert shown_address(to) == str(parsed(raw)["To"])
 
 
+@pytest.mark.parametrize(
+    "to", ["ann@example.org", "Zoë Ærø <z@example.org>", "undisclosed-recipients:;", "a@b, c@d"]
+)
+def test_addresses_read_in_another_process_give_the_same_mail(to: str) -> None:
+    """A rendering process given the addresses as the flush's process read
+    them (``addresses``) writes the headers it would write reading them itself."""
+    from turnproc.mail.compose import parsed_address, read_addresses
+
+    sender = "Host <h@example.org>"
+    read = read_addresses(sender, to)
+    parsed_address.cache_clear()
+    args = dict(sender=sender, recipient=to, subject="s", text="t", when=WHEN, message_id="<m@x>")
+    assert compose(**args, addresses=read) == compose(**args)  # type: ignore[arg-type]
+    parsed_address.cache_clear()
+    compose(**args, addresses=read)  # type: ignore[arg-type]
+    assert parsed_address.cache_info().misses == 0
+
+
 def _encodings(raw: bytes) -> dict[str, str]:
     return {
         p.get_content_type(): p["Content-Transfer-Encoding"]

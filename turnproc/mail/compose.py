@@ -10,6 +10,7 @@ import datetime as dt
 import quopri
 import re
 import secrets
+from collections.abc import Mapping
 from email.header import Header
 from email.headerregistry import Address, HeaderRegistry
 from email.utils import encode_rfc2231, format_datetime, formataddr
@@ -21,6 +22,7 @@ __all__ = [
     "shown_address",
     "bare_address",
     "parsed_address",
+    "read_addresses",
     "pack_markup",
     "DOMAIN_FALLBACK",
     "MAX_LINE",
@@ -58,6 +60,12 @@ def parsed_address(value: str) -> tuple[str, str]:
     return addresses[0].display_name, addresses[0].addr_spec
 
 
+def read_addresses(*values: str) -> dict[str, tuple[str, str]]:
+    """:func:`parsed_address` of each of ``values``, for :func:`compose` in a
+    process that has not read them (its ``addresses``)."""
+    return {value: parsed_address(value) for value in values}
+
+
 def bare_address(value: str) -> str:
     """The addr-spec of ``value`` (``Host <a@b>`` -> ``a@b``), or ``value`` when it has none."""
     return parsed_address(value)[1] or value
@@ -77,8 +85,8 @@ def shown_address(value: str) -> str:
     return formataddr((name, addr)) if name.isascii() else f"{name} <{addr}>"
 
 
-def _address(value: str) -> str:
-    name, addr = parsed_address(value)
+def _address(value: str, known: Mapping[str, tuple[str, str]] | None) -> str:
+    name, addr = known[value] if known and value in known else parsed_address(value)
     return formataddr((name, addr), charset="utf-8") if addr else value
 
 
@@ -207,8 +215,8 @@ def _text_part(body: str, subtype: str, seed: str) -> bytes:
             data = as_ascii
     encoding, data = _encoded(data, seed, text=True)
     head = (
-        f'Content-Type: text/{subtype}; charset="utf-8"\nMIME-Version: 1.0\nContent-Transfer-Encoding: '
-        f"{encoding}\n\n"
+        f'Content-Type: text/{subtype}; charset="utf-8"\nMIME-Version: 1.0\n'
+        f"Content-Transfer-Encoding: {encoding}\n\n"
     )
     return head.encode("ascii") + data
 
@@ -239,6 +247,7 @@ def compose(
     attachments: list[tuple[str, str, bytes]] | None = None,
     inline: list[tuple[str, str, str, bytes]] | None = None,
     boundary_seed: str | None = None,
+    addresses: Mapping[str, tuple[str, str]] | None = None,
 ) -> bytes:
     """A mail as bytes: a plain-text body, an optional HTML alternative and
     attachments given as ``(filename, mime type, data)``. ``inline``
@@ -256,7 +265,11 @@ def compose(
     random one), so the same mail built twice is the same bytes; a boundary
     holding ``=_`` cannot occur in a quoted-printable or base64 part, and a
     part holding its text is encoded.
-    ``in_reply_to`` threads the mail under a player's (an answer)."""
+    ``in_reply_to`` threads the mail under a player's (an answer).
+    ``addresses``: ``sender`` and ``recipient`` as :func:`parsed_address`
+    has read them already, in another process (:func:`read_addresses`): a
+    process that renders mails starts with an empty cache, and the email
+    package's parser costs about a millisecond an address."""
     seed = boundary_seed or secrets.token_hex(12)
     inline, attachments = inline or [], attachments or []
     if html is None:
@@ -286,13 +299,12 @@ def compose(
     head, _, rest = body.partition(b"MIME-Version: 1.0\n")
     # Auto-Submitted tells vacation responders and list servers not to answer us.
     headers = (
-        f"From: {_address(sender)}\nTo: {_address(recipient)}\nSubject: {_header_value(subject)}\n"
+        f"From: {_address(sender, addresses)}\nTo: {_address(recipient, addresses)}\n"
+        f"Subject: {_header_value(subject)}\n"
         f"Date: {format_datetime(when)}\nMessage-ID: {message_id}\n"
         f"Auto-Submitted: {'auto-replied' if in_reply_to else 'auto-generated'}\n"
     )
     if in_reply_to:
-        headers += (
-            f"In-Reply-To: {in_reply_to}\nReferences: "
-            f"{f'{references} {in_reply_to}'.strip() if references else in_reply_to}\n"
-        )
+        thread = f"{references} {in_reply_to}".strip() if references else in_reply_to
+        headers += f"In-Reply-To: {in_reply_to}\nReferences: {thread}\n"
     return head + b"MIME-Version: 1.0\n" + headers.encode("utf-8") + rest

@@ -30,7 +30,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from ..accounts.passwordkey import PasswordKey, load_key
 from ..config import Config
-from ..mail.compose import compose, pack_markup
+from ..mail.compose import compose, pack_markup, read_addresses
 from ..mail.outbox import Build, Claimed, Transport, flush_outbox
 from ..mail.transport import outbound
 from ..reports.links import game_links
@@ -77,6 +77,9 @@ class _Job:
     rendering process, so the flush's own holds a batch's text, not its objects."""
     stem: str
     site_url: str = ""
+    addresses: dict[str, tuple[str, str]] | None = None
+    """The sender and recipient as this process read them (:func:`read_addresses`):
+    its cache of addresses lives on; a rendering process's dies with its pool."""
 
 
 def report_mail(
@@ -87,6 +90,7 @@ def report_mail(
     data: dict[str, Any],
     stem: str,
     site_url: str = "",
+    addresses: dict[str, tuple[str, str]] | None = None,
 ) -> bytes:
     """A report as a mail: text and HTML alternatives, the map and the
     neighbourhood map as PNGs the HTML shows inline (``cid:``), and the map
@@ -109,11 +113,17 @@ def report_mail(
         inline=[(MAP_CID, f"{stem}-map.png", "image/png", docs.png)]
         + ([(NEAR_CID, f"{stem}-near.png", "image/png", docs.near_png)] if docs.near_png else []),
         boundary_seed=_boundary_seed(message_id),
+        addresses=addresses,
     )
 
 
 def bulletin_mail(
-    sender: str, recipient: str, message_id: str, when: dt.datetime, data: dict[str, Any]
+    sender: str,
+    recipient: str,
+    message_id: str,
+    when: dt.datetime,
+    data: dict[str, Any],
+    addresses: dict[str, tuple[str, str]] | None = None,
 ) -> bytes:
     """A turn bulletin as a mail: to every player, none of them named in it
     (``recipient`` :data:`BULLETIN_TO`), or a copy to one who asked."""
@@ -127,10 +137,17 @@ def bulletin_mail(
         when=when,
         message_id=message_id,
         boundary_seed=_boundary_seed(message_id),
+        addresses=addresses,
     )
 
 
-def ack_mail(sender: str, message_id: str, when: dt.datetime, data: dict[str, Any]) -> bytes:
+def ack_mail(
+    sender: str,
+    message_id: str,
+    when: dt.datetime,
+    data: dict[str, Any],
+    addresses: dict[str, tuple[str, str]] | None = None,
+) -> bytes:
     """An answer to a player's mail, from what :func:`turnproc.outgoing.mails.queue_ack`
     stored (or a guessing digest, from what :func:`turnproc.outgoing.mails.queue_guessing_digest`
     stored: its ``template``): the same bytes every time for the same row (the
@@ -146,6 +163,7 @@ def ack_mail(sender: str, message_id: str, when: dt.datetime, data: dict[str, An
         in_reply_to=data["in_reply_to"] or None,
         references=data["references"] or None,
         boundary_seed=_boundary_seed(message_id),
+        addresses=addresses,
     )
 
 
@@ -173,12 +191,14 @@ def _build(job: _Job) -> bytes | Exception:
     try:
         data = jsontext.loads(job.data)
         if job.kind == "ack":
-            return ack_mail(job.sender, job.message_id, job.when, data)
+            return ack_mail(job.sender, job.message_id, job.when, data, job.addresses)
         if job.kind == "welcome":
             return welcome_mail(job.sender, job.message_id, job.when, data, data["password"])
         if job.kind == "bulletin":
-            return bulletin_mail(job.sender, job.recipient, job.message_id, job.when, data)
-        return report_mail(job.sender, job.recipient, job.message_id, job.when, data, job.stem, job.site_url)
+            return bulletin_mail(job.sender, job.recipient, job.message_id, job.when, data, job.addresses)
+        return report_mail(
+            job.sender, job.recipient, job.message_id, job.when, data, job.stem, job.site_url, job.addresses
+        )
     except Exception as exc:
         log.debug("building mail %s failed", job.message_id, exc_info=True)
         return RuntimeError(f"mail {job.message_id} cannot be built: {type(exc).__name__}: {exc}")
@@ -219,14 +239,44 @@ def _jobs(
             if data is not None:
                 jobs[c.id] = _Job("welcome", sender, c.recipient, c.message_id, c.created_at, data, "")
         elif c.data is not None:
-            jobs[c.id] = _Job("ack", sender, c.recipient, c.message_id, c.created_at, c.data, "")
+            # The answer's To: is the address as the player's mail gave it (the row's is as shown).
+            # (A row without one fails alone, where it is built.)
+            to = jsontext.loads(c.data).get("to") or ""
+            jobs[c.id] = _Job(
+                "ack",
+                sender,
+                c.recipient,
+                c.message_id,
+                c.created_at,
+                c.data,
+                "",
+                "",
+                read_addresses(sender, to),
+            )
         elif c.bulletin_id in bulletins:
             jobs[c.id] = _Job(
-                "bulletin", sender, c.recipient, c.message_id, c.created_at, bulletins[c.bulletin_id], ""
+                "bulletin",
+                sender,
+                c.recipient,
+                c.message_id,
+                c.created_at,
+                bulletins[c.bulletin_id],
+                "",
+                addresses=read_addresses(sender, c.recipient),
             )
         elif c.report_id in reports:
             data, stem = reports[c.report_id]
-            jobs[c.id] = _Job("report", sender, c.recipient, c.message_id, c.created_at, data, stem, site_url)
+            jobs[c.id] = _Job(
+                "report",
+                sender,
+                c.recipient,
+                c.message_id,
+                c.created_at,
+                data,
+                stem,
+                site_url,
+                read_addresses(sender, c.recipient),
+            )
     return jobs
 
 
