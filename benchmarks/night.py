@@ -11,9 +11,12 @@ shared machine's drifting speed moves them all alike (see :func:`_drive`).
 
 ``--age A`` measures a night of an old game too: after the nights played, the
 archive is filled up to turn A - 1 with copies of the last night's rows (see
-:func:`age_archive`), and turn A is played and printed beside the last night
-played, with their ratios. Playing 100 real nights at N=1,000 takes half an
-hour; copies have a real night's sizes.
+:func:`age_archive`), and turn A is played; then the copies are dropped
+(:func:`drop_copies`) and one more young night is played. The old night is
+printed between the young nights before and after it, with its ratios to
+their mean, wall and CPU: a machine whose speed drifts moves both young
+nights, and the mean cancels a steady drift. Playing 100 real nights at
+N=1,000 takes half an hour; copies have a real night's sizes.
 
 Printed per backend and size, for the first night and the last:
 * each phase's wall time (poll, turn, send) and the night's total;
@@ -369,9 +372,28 @@ def _profiled(fn: Any, path: str) -> tuple[Any, float, float]:
 
 
 def _nights(history: int, age: int) -> list[int]:
-    """The nights a size plays: ``history`` + 1 of them, and the old game's
-    night when ``age`` is given."""
-    return list(range(history + 1)) + ([history + 1] if age else [])
+    """The nights a size plays: ``history`` + 1 of them; with ``age``, the old
+    game's night and then a young one again (the copies dropped), so that the
+    old night is measured between two young ones and a machine's drifting
+    speed cancels out of their ratio."""
+    return list(range(history + 1)) + ([history + 1, history + 2] if age else [])
+
+
+def drop_copies(app: Any, first: dict[str, int], last: dict[str, int], site: Path, turns: range) -> int:
+    """Delete the rows :func:`age_archive` wrote (ids after ``first`` up to
+    ``last``) and the copied turns' public pages: the game is young again,
+    with what its real nights wrote. Returns the rows deleted."""
+    deleted = 0
+    with app.sessions() as session, session.begin():
+        tables = m.Base.metadata.tables
+        for name in reversed(list(GROWING)):
+            table = tables[name]
+            done = session.execute(delete(table).where(table.c.id > first[name], table.c.id <= last[name]))
+            deleted += done.rowcount or 0
+    for number in turns:
+        for suffix in (".html", ".json"):
+            (site / GAME / "turns" / f"{number}{suffix}").unlink(missing_ok=True)
+    return deleted
 
 
 def _step(said: str) -> None:
@@ -407,6 +429,7 @@ def child(backend: str, n: int, history: int, age: int = 0) -> dict[str, Any]:
             ),
             smtp=SmtpConfig(host="127.0.0.1", port=smtp.port, security="plain"),
             site_dir=work / "site",
+            password_tag_key_file=work / "turnproc-password.key",
         )
         app = open_app(config)
         with app.sessions() as session, session.begin():
@@ -415,8 +438,20 @@ def child(backend: str, n: int, history: int, age: int = 0) -> dict[str, Any]:
         nights = []
         aged = 0  # turns copied into the archive before the night
         marks = _marks(app)  # each night's, taken before its mails: the old game's night copies the last
+        filled: tuple[dict[str, int], dict[str, int], range] | None = None
         for night in _nights(history, age):
             _step("ready")
+            if night == history + 2 and filled is not None:  # young again: the copies go
+                t_drop = time.perf_counter()
+                assert config.site_dir is not None
+                rows = drop_copies(app, *filled[:2], config.site_dir, filled[2])
+                print(
+                    f"  [{backend} N={n}] copies dropped: {rows} rows in "
+                    f"{time.perf_counter() - t_drop:.0f} s",
+                    file=sys.stderr,
+                )
+                night += aged
+                aged = 0
             if night == history + 1:  # the old game's night: fill the archive up to it
                 if age <= history + 2:
                     raise SystemExit(f"--age {age}: the game is at turn {history + 2} already")
@@ -424,9 +459,12 @@ def child(backend: str, n: int, history: int, age: int = 0) -> dict[str, Any]:
                     played = get_game(session, GAME).turn
                 aged = age - played
                 t_age = time.perf_counter()
+                before_fill = _marks(app)
                 rows = age_archive(
                     app, marks, aged, lambda shift: START + dt.timedelta(days=night - 1 + shift, hours=6)
                 )
+                filled = (before_fill, _marks(app), range(played, played + aged))
+                rows = sum(filled[1][k] - before_fill[k] for k in GROWING)  # rowcount is -1 on some drivers
                 # The copied turns' pages, as the worker's refresh after each would have written them.
                 assert config.site_dir is not None
                 refresh_site(
@@ -488,6 +526,9 @@ def child(backend: str, n: int, history: int, age: int = 0) -> dict[str, Any]:
                     "archived": aged,
                     "send": send_s,
                     "cpu": poll_cpu + turn_cpu + send_cpu,
+                    "poll_cpu": poll_cpu,
+                    "turn_cpu": turn_cpu,
+                    "send_cpu": send_cpu,
                     "floor": floor_s,
                     "sent": sent,
                     "failed": failed,
@@ -525,7 +566,7 @@ def child(backend: str, n: int, history: int, age: int = 0) -> dict[str, Any]:
 def _row(label: str, n: int, night: dict[str, Any], rss: float) -> str:
     total = night["poll"] + night["turn"] + night["send"]
     return (
-        f"{n:>5} {label:<9} {night['poll']:>6.1f} {night['turn']:>6.1f} {night['site']:>6.2f} "
+        f"{n:>5} {label:<15} {night['poll']:>6.1f} {night['turn']:>6.1f} {night['site']:>6.2f} "
         f"{night['send']:>6.1f} {total:>6.1f} "
         f"{night['floor']:>6.2f} {night['turn'] / night['floor']:>6.1f}x "
         f"{night['mails_in'] / night['poll']:>7.0f} "
@@ -545,25 +586,32 @@ def report(rows: list[dict[str, Any]]) -> None:
             "  turn/floor, mails/s in and out, CPU s, peak RSS MB, database growth MB over the night, MB sent"
         )
         print(
-            "    N night       poll   turn   site   send  night  floor  ratio  in/s   out/s"
+            "    N night             poll   turn   site   send  night  floor  ratio  in/s   out/s"
             "    CPU    RSS  db+MB   sentMB"
         )
         for r in mine:
             first, last = r["nights"][0], r["nights"][-1]
             print(_row("turn 1", r["n"], first, r["rss_mb"]))
-            if last["archived"]:
-                # The old game's night beside the last one played before its archive was filled.
-                young = r["nights"][-2]
-                if len(r["nights"]) > 2:
-                    print(_row(f"turn {young['night'] + 1}", r["n"], young, r["rss_mb"]))
-                print(_row(f"turn {last['night'] + 1}", r["n"], last, r["rss_mb"]))
-                ratios = ", ".join(
-                    f"{k} {last[k] / young[k]:.2f}x" for k in ("poll", "turn", "site", "send") if young[k]
-                )
-                print(
-                    f"      turn {last['night'] + 1} / turn {young['night'] + 1}"
-                    f" ({last['archived']} turns copied): {ratios}"
-                )
+            old = [night for night in r["nights"] if night["archived"]]
+            if old:
+                # The old game's night between the young nights played before and after it.
+                aged = old[0]
+                at = r["nights"].index(aged)
+                before, after = r["nights"][at - 1], r["nights"][at + 1]
+                for night, label in ((before, ""), (aged, " old"), (after, " young")):
+                    print(_row(f"turn {night['night'] + 1}{label}", r["n"], night, r["rss_mb"]))
+                young = {k: (before[k] + after[k]) / 2 for k in before if isinstance(before[k], float)}
+                for what, keys in (
+                    ("wall", ("poll", "turn", "site", "send")),
+                    ("CPU", ("poll_cpu", "turn_cpu", "send_cpu")),
+                ):
+                    ratios = ", ".join(
+                        f"{k.removesuffix('_cpu')} {aged[k] / young[k]:.2f}x" for k in keys if young[k]
+                    )
+                    print(
+                        f"      {what}, turn {aged['night'] + 1} ({aged['archived']} turns copied)"
+                        f" over the mean of turns {before['night'] + 1} and {after['night'] + 1}: {ratios}"
+                    )
             elif len(r["nights"]) > 1:
                 print(_row(f"turn {last['night'] + 1}", r["n"], last, r["rss_mb"]))
             # A shared machine's other work moves every figure: say how busy it was.
