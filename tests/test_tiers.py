@@ -16,6 +16,10 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 TESTS = ROOT / "tests"
 
+# Two tests read every test module (_fast_test_modules, cached): on one worker
+# they read them once.
+pytestmark = pytest.mark.xdist_group("tiers")
+
 
 def _readme() -> str:
     return " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
