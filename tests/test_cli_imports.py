@@ -19,7 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_cli_reads import two_games  # noqa: F401 - the fixture: a game before turn 1 and one after
+# The fixtures: a game before turn 1 and one after, made once per module.
+from tests.test_cli_reads import two_games, two_games_made  # noqa: F401
 
 ROOT = Path(__file__).resolve().parents[1]
 
