@@ -22,6 +22,10 @@ import pytest
 # The fixtures: a game before turn 1 and one after, made once per module.
 from tests.test_cli_reads import two_games, two_games_made  # noqa: F401
 
+# The module's tests share a fixture made once per module (two_games_made):
+# on one worker it is made once.
+pytestmark = pytest.mark.xdist_group("cli-imports")
+
 ROOT = Path(__file__).resolve().parents[1]
 
 #: The package's modules the parser may load: the command line itself and

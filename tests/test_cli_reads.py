@@ -35,6 +35,10 @@ from turnproc.storage.db import READ_ONLY, make_engine, make_sessionmaker, read_
 from turnproc.storage.queries import get_game
 from turnproc.turns.run import position_reports
 
+# The module's tests share a fixture made once per module (two_games_made):
+# on one worker it is made once.
+pytestmark = pytest.mark.xdist_group("cli-reads")
+
 ROOT = Path(__file__).resolve().parents[1]
 
 #: Seconds each command may take here: far below the busy timeout a read
