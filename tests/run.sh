@@ -63,6 +63,13 @@ fi
 .venv/bin/ruff format --check .
 .venv/bin/ruff check .
 
+# Compiled modules are kept in __pycache__ (ignored by git), as in any
+# developer's tree, even where the environment sets PYTHONDONTWRITEBYTECODE:
+# without them each xdist worker compiles and assertion-rewrites every test
+# module again (about 9 s of CPU each), and every interpreter a test starts
+# compiles turnproc again.
+unset PYTHONDONTWRITEBYTECODE
+
 set +e
 .venv/bin/python -m pytest -p no:cacheprovider -n "${TURNPROC_TEST_WORKERS:-auto}" --dist loadgroup "$@"
 status=$?

@@ -42,6 +42,24 @@ def test_a_benchmark_imports_nothing_from_the_tests_nor_turnprocs_private_names(
     assert "sys.path" not in path.read_text(encoding="utf-8"), f"{path.name} changes sys.path"
 
 
+def test_the_benchmarks_import() -> None:
+    """A module moved in turnproc breaks no benchmark unnoticed (they run outside
+    the suite): all of them imported in one fresh interpreter, the fast tier's
+    check; the traceback names the one that fails."""
+    names = ", ".join(f"benchmarks.{path.stem}" for path in BENCHMARKS)
+    done = subprocess.run(
+        [sys.executable, "-c", f"import {names}"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+
+
+# An interpreter each, so that no benchmark imports only because another was
+# imported before it; slow, as the fast tier has the one-interpreter check above.
+@pytest.mark.slow
 @pytest.mark.parametrize("path", BENCHMARKS, ids=lambda p: p.name)
 def test_a_benchmark_imports(path: Path) -> None:
     """A module moved in turnproc breaks no benchmark unnoticed (they run outside the suite)."""

@@ -19,7 +19,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_cli_reads import two_games  # noqa: F401 - the fixture: a game before turn 1 and one after
+# The fixtures: a game before turn 1 and one after, made once per module.
+from tests.test_cli_reads import two_games, two_games_made  # noqa: F401
+
+# The module's tests share a fixture made once per module (two_games_made):
+# on one worker it is made once.
+pytestmark = pytest.mark.xdist_group("cli-imports")
 
 ROOT = Path(__file__).resolve().parents[1]
 

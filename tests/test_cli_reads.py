@@ -15,6 +15,7 @@ import datetime as dt
 import io
 import os
 import re
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -33,6 +34,10 @@ from turnproc.cli import main
 from turnproc.storage.db import READ_ONLY, make_engine, make_sessionmaker, read_only
 from turnproc.storage.queries import get_game
 from turnproc.turns.run import position_reports
+
+# The module's tests share a fixture made once per module (two_games_made):
+# on one worker it is made once.
+pytestmark = pytest.mark.xdist_group("cli-reads")
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -81,19 +86,23 @@ def _order_mail(address: str, password: str, game: str, note: str) -> bytes:
     return bytes(msg)
 
 
-@pytest.fixture
-def two_games(tmp_path: Path) -> tuple[Path, Path, str]:
-    """One SQLite file holding ``early`` (before turn 1: its reports are built
-    when asked) and ``late`` (turn 1 run: its reports are stored); the
-    config, the database and RIG of early's password."""
-    db = tmp_path / "turnproc.db"
-    config = tmp_path / "turnproc.toml"
+def _write_config(folder: Path) -> Path:
+    config = folder / "turnproc.toml"
     config.write_text(
-        f'database_url = "sqlite:///{db}"\nmaildir_in = "{tmp_path / "in"}"\n'
-        f'maildir_out = "{tmp_path / "out"}"\n'
+        f'database_url = "sqlite:///{folder / "turnproc.db"}"\nmaildir_in = "{folder / "in"}"\n'
+        f'maildir_out = "{folder / "out"}"\n'
         'from_address = "turns@turnproc.example"\n',
         encoding="utf-8",
     )
+    return config
+
+
+@pytest.fixture(scope="module")
+def two_games_made(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """The folder of :func:`two_games`, made once per module by the command
+    line (a second or two), and RIG of early's password."""
+    folder = tmp_path_factory.mktemp("two-games")
+    config = _write_config(folder)
     password = ""
     for game in ("early", "late"):
         _gm(config, "game", "new", game, "--players", "2", "--seed", game)
@@ -113,7 +122,18 @@ def two_games(tmp_path: Path) -> tuple[Path, Path, str]:
         password = _password(out) if game == "early" else password
         _gm(config, "empire", "add", game, "--code", "VEG", "--name", "Vega", "--email", "bo@example.org")
     _gm(config, "turn", "run", "late", "--yes", "--force")
-    return config, db, password
+    return folder, password
+
+
+@pytest.fixture
+def two_games(two_games_made: tuple[Path, str], tmp_path: Path) -> tuple[Path, Path, str]:
+    """One SQLite file holding ``early`` (before turn 1: its reports are built
+    when asked) and ``late`` (turn 1 run: its reports are stored); the
+    config, the database and RIG of early's password. A copy of the module's
+    folder (the database, its password key, the mail), so a test may write."""
+    made, password = two_games_made
+    shutil.copytree(made, tmp_path, dirs_exist_ok=True)
+    return _write_config(tmp_path), tmp_path / "turnproc.db", password
 
 
 @contextlib.contextmanager

@@ -16,6 +16,10 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 TESTS = ROOT / "tests"
 
+# Two tests read every test module (_fast_test_modules, cached): on one worker
+# they read them once.
+pytestmark = pytest.mark.xdist_group("tiers")
+
 
 def _readme() -> str:
     return " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
@@ -27,6 +31,14 @@ def test_the_readme_names_both_tiers_and_ci_runs_everything() -> None:
     assert "bash tests/run.sh # everything, as CI runs it (.ci/run)" in readme
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert "exec bash tests/run.sh\n" in ci, "CI must run the whole suite, no marker"
+
+
+def test_run_sh_keeps_compiled_modules_for_the_tests() -> None:
+    """The README says so: pytest runs with bytecode written, whatever the
+    environment says, so a second run reuses the workers' compiled modules."""
+    assert "even where `PYTHONDONTWRITEBYTECODE` is set" in _readme()
+    script = (TESTS / "run.sh").read_text(encoding="utf-8")
+    assert 0 <= script.find("\nunset PYTHONDONTWRITEBYTECODE\n") < script.find("-m pytest")
 
 
 def test_the_slow_marker_is_declared_strictly() -> None:

@@ -18,6 +18,10 @@ from turnproc.reports.render import render_report_documents
 from turnproc.service.demo import run_demo
 from turnproc.storage import models as m
 
+# The module's tests share a fixture made once per module (demo_page):
+# on one worker it is made once.
+pytestmark = pytest.mark.xdist_group("browser")
+
 #: Added to the page for the test only (a report carries no script): measures
 #: the layout once everything has loaded and logs it to the console, which
 #: Chromium prints. The page is shown in an iframe exactly ``width`` pixels

@@ -35,6 +35,10 @@ from turnproc.reports.render import ReportDocuments, render_report_documents
 from turnproc.service.demo import GAME, run_demo
 from turnproc.storage import models as m
 
+# The module's tests share a fixture made once per module (demo):
+# on one worker it is made once.
+pytestmark = pytest.mark.xdist_group("phone")
+
 PHONE = (390, 844)
 NOW = dt.datetime(2026, 1, 20, 12, 0, tzinfo=dt.timezone.utc)
 

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import shutil
 from pathlib import Path
 
 import pytest
 from sqlalchemy import event
 
+from tests.conftest import SqliteTemplates
 from tests.factories import make_game
 from turnproc.config import Config
 from turnproc.games.publish import write_site
@@ -27,6 +29,10 @@ NOW = dt.datetime(2026, 1, 5, 12, 0, tzinfo=dt.timezone.utc)
 TURNS = 12
 OLD = 1_000_000_000  # a file time long past: a file rewritten gets the clock's
 
+# Both tests start from the long game played once (its database and its pages),
+# so they run on one worker, which plays it once.
+pytestmark = pytest.mark.xdist_group("site-refresh")
+
 
 def _press(session: object, game: m.Game, text: str) -> None:
     empire = next(e for e in game.empires if e.code == "RIG")
@@ -36,13 +42,6 @@ def _press(session: object, game: m.Game, text: str) -> None:
 
 def _page(site: Path, turn: int) -> str:
     return (site / "turns" / f"{turn}.html").read_text(encoding="utf-8")
-
-
-@pytest.fixture
-def sessions(sqlite_url: str):  # type: ignore[no-untyped-def]
-    engine = make_engine(sqlite_url)
-    yield make_sessionmaker(engine)
-    engine.dispose()
 
 
 def _play(sessions, config: Config, site: Path, turns: range, word: str = "news") -> None:  # type: ignore[no-untyped-def]
@@ -55,14 +54,41 @@ def _play(sessions, config: Config, site: Path, turns: range, word: str = "news"
             write_site(session, "corpus", site, NOW + dt.timedelta(days=7 * turn, hours=1))
 
 
-@pytest.fixture
-def config(sessions, tmp_path: Path) -> Config:  # type: ignore[no-untyped-def]
-    """The game played to turn TURNS - 1, its pages refreshed after each turn, in ``tmp_path/site``."""
-    config = Config(database_url="sqlite://", maildir_out=tmp_path / "out")
+@pytest.fixture(scope="module")
+def played(sqlite_templates: SqliteTemplates, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder with the game played to turn TURNS - 1 (``game.db``), its pages
+    refreshed after each turn (``site``): played once for the module, since
+    each test changes only its own copy."""
+    folder = tmp_path_factory.mktemp("played")
+    shutil.copyfile(sqlite_templates.get(), folder / "game.db")
+    engine = make_engine(f"sqlite:///{folder / 'game.db'}")
+    sessions = make_sessionmaker(engine)
     with transaction(sessions) as session:
         make_game(session)
-    _play(sessions, config, tmp_path / "site", range(1, TURNS))
-    return config
+    _play(sessions, _config(folder), folder / "site", range(1, TURNS))
+    engine.dispose()
+    return folder
+
+
+def _config(folder: Path) -> Config:
+    return Config(database_url="sqlite://", maildir_out=folder / "out")
+
+
+@pytest.fixture
+def sessions(played: Path, tmp_path: Path):  # type: ignore[no-untyped-def]
+    shutil.copyfile(played / "game.db", tmp_path / "game.db")
+    engine = make_engine(f"sqlite:///{tmp_path / 'game.db'}")
+    yield make_sessionmaker(engine)
+    engine.dispose()
+
+
+@pytest.fixture
+def config(played: Path, tmp_path: Path) -> Config:
+    """The played game's config and a copy of its pages, in ``tmp_path/site``."""
+    for name in ("site", "out"):
+        if (played / name).exists():
+            shutil.copytree(played / name, tmp_path / name)
+    return _config(tmp_path)
 
 
 def test_a_refresh_writes_only_the_new_turns_pages(sessions, config: Config, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
