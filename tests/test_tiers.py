@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import os
 import subprocess
 import sys
 import tomllib
@@ -121,3 +122,41 @@ def test_the_fast_tier_runs_postgresql_for_the_storage_layer_only() -> None:
     chosen = [line for line in listed.stdout.splitlines() if "::" in line]
     assert chosen, listed.stdout + listed.stderr
     assert all(line.startswith("tests/storage/") and "postgres" in line for line in chosen), chosen
+
+
+def test_a_group_of_tests_runs_on_one_worker(tmp_path: Path) -> None:
+    """tests/run.sh runs ``--dist loadgroup``: the tests of one ``xdist_group``
+    share a worker, so a module's shared fixture is built once. A pytest and
+    pytest-xdist that disagree on how a test is named scatter a group silently."""
+    (tmp_path / "test_grouped.py").write_text(
+        "import os\n"
+        "import pytest\n\n\n"
+        '@pytest.mark.xdist_group("one")\n'
+        '@pytest.mark.parametrize("i", range(6))\n'
+        "def test_in_the_group(i, tmp_path_factory):\n"
+        f"    path = {str(tmp_path)!r} + f'/{{i}}.worker'\n"
+        "    open(path, 'w').write(os.environ['PYTEST_XDIST_WORKER'])\n\n\n"
+        "@pytest.mark.parametrize('i', range(6))\n"
+        "def test_outside(i):\n"
+        "    pass\n",
+        encoding="utf-8",
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-n", "2"]
+        + [
+            "--dist",
+            "loadgroup",
+            "-c",
+            os.devnull,
+            "--rootdir",
+            str(tmp_path),
+            str(tmp_path / "test_grouped.py"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    workers = {path.read_text(encoding="utf-8") for path in tmp_path.glob("*.worker")}
+    assert len(workers) == 1, f"the group ran on {sorted(workers)}"
