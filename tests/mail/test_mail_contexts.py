@@ -49,6 +49,7 @@ from turnproc.outgoing.mails import ack_context, order_check
 from turnproc.reports.checker import check_orders_offline
 from turnproc.reports.judge import judge, read_report
 from turnproc.reports.render import environment, render, render_report_documents
+from turnproc.reports.schema import BulletinContext
 from turnproc.runtime.resources import templates_dir
 
 MAIL = templates_dir() / "mail"
@@ -309,6 +310,32 @@ def test_the_offline_acknowledgement_and_the_report_render_strictly() -> None:
     assert judge(read_report(report), mail)["offline"] is True
     docs = render_report_documents(json.loads(report))
     assert docs.subject and docs.text and docs.html
+
+
+def test_a_bulletin_renders_strictly_with_and_without_its_optional_keys() -> None:
+    bulletin: BulletinContext = {
+        "game": "g",
+        "turn": 4,
+        "next_turn": 5,
+        "deadline": "2026-01-09T20:00:00+00:00",
+        "deadline_text": "Friday 09 January 2026, 20:00 GMT",
+        "finished": False,
+        "corrected": True,
+        "schema": "1",
+        "subject": "[g] Turn 4 bulletin",
+        "empires": 2,
+        "roundup": [
+            {"code": "RIG", "name": "Rigel", "vp": 12, "rank": 1, "active": True},
+            {"code": "ZAP", "name": "Zap", "vp": 3, "rank": 2, "active": False},
+        ],
+        "press": [{"from": "RIG", "to": "*", "private": False, "text": "Hello, galaxy."}],
+    }
+    plain = render("bulletin", bulletin)
+    full = render(
+        "bulletin", {**bulletin, "announcements": [{"subject": "Break", "text": "No turn Monday."}]}
+    )
+    assert plain.subject == "[g] Turn 4 bulletin" and "Hello, galaxy." in plain.text and plain.html
+    assert "Break" in full.text and "Break" not in plain.text
 
 
 def test_an_acknowledgement_row_queued_before_the_types_still_builds() -> None:
