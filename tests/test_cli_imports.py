@@ -198,4 +198,4 @@ def test_the_read_check_fails_on_what_it_is_for(two_games: tuple[Path, Path, str
     every player the news, so the list above names what it loads."""
     config, _, _ = two_games
     modules = _modules_after("--config", str(config), "game", "pause", "early")
-    assert {"turnproc.outgoing.mails", "turnproc.games.notices", "jinja2"} <= set(_forbidden(modules))
+    assert {"turnproc.outgoing.templated", "turnproc.games.notices", "jinja2"} <= set(_forbidden(modules))

@@ -21,8 +21,8 @@ from tests.servers import free_port
 from turnproc.intake import handle_mail
 from turnproc.mail.outbox import Claimed, purge_sent_bodies
 from turnproc.outgoing import reportmail
-from turnproc.outgoing.mails import queue_notice
 from turnproc.outgoing.reportmail import mail_bytes, send_outbox
+from turnproc.outgoing.templated import queue_notice
 from turnproc.storage import models as m
 from turnproc.storage.db import transaction
 

@@ -35,7 +35,7 @@ def test_every_template_a_mail_names_is_there() -> None:
     ]:
         text = path.read_text(encoding="utf-8")
         named |= set(re.findall(r'queue_notice\(\s*session,\s*config,\s*"([a-z_]+)"', text))
-        named |= set(re.findall(r'_queue_built_when_sent\(\s*session,\s*\w+,\s*"([a-z_]+)"', text))
+        named |= set(re.findall(r'queue_built_when_sent\(\s*session,\s*\w+,\s*"([a-z_]+)"', text))
         named |= set(re.findall(r'render(?:_subject)?\(\s*"([a-z_]+)"', text))
     assert {"ack", "welcome", "bulletin", "reminder", "help", "guessing_digest"} <= named
     env = environment()

@@ -22,7 +22,8 @@ from ..admin import audit
 from ..config import Config
 from ..errors import GMError
 from ..outgoing.announcements import queue_announcement, queue_deadline_changed
-from ..outgoing.mails import queue_notice
+from ..outgoing.contexts import RolledBackContext
+from ..outgoing.templated import queue_notice
 from ..storage import models as m
 from ..storage.mailkinds import MailKind
 from ..storage.queries import current_deadline, move_deadline, view_of
@@ -119,7 +120,7 @@ def notify_rollback(
     the reports of the ``archived`` turns no longer hold. The number mailed."""
     queued = 0
     for code, address in active_recipients(session, game):
-        context = {
+        context: RolledBackContext = {
             "game": game.name,
             "empire": code,
             "turn": turn,

@@ -39,6 +39,7 @@ from ..orders.orders import (
 )
 from ..orders.parser import parse_mail
 from ..orders.redact import redact_passwords
+from ..outgoing.contexts import AckContext
 from ..outgoing.mails import ack_context, order_check, queue_ack
 from ..storage import models as m
 from ..storage.mailkinds import MailKind
@@ -179,7 +180,7 @@ class _Mail:
         self.cache.count_stranger_reply()
         return True
 
-    def reply(self, recipient: str, kind: MailKind, context: dict[str, object], game_id: int | None) -> None:
+    def reply(self, recipient: str, kind: MailKind, context: AckContext, game_id: int | None) -> None:
         if not self.may_send(recipient, kind, game_id):
             return
         mid = queue_ack(

@@ -8,7 +8,8 @@ player's mail (its password sealed until it is sent); ``accountmails`` answers
 a player's account commands; ``empiremails`` tells a player what the GM did
 to their empire; ``announcements`` tells every active player at once (the
 GM's announcement, a deadline moved); ``messageids`` is the one recipe for their Message-IDs. The
-templates are under ``templates/mail/<kind>/``; the kinds as the outbox
+templates are under ``templates/mail/<kind>/``, each folder's context a type in ``contexts``,
+which ``templated`` queues, its bytes built when sent; the kinds as the outbox
 stores them are :class:`turnproc.storage.mailkinds.MailKind`, kept with the
 column because the layers below this one count them too.
 

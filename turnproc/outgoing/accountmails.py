@@ -2,7 +2,8 @@
 ``help``, ``address_confirm``, ``address_changed``, ``player_quit`` to the GM)
 and sign-up by mail (``signup_received``, ``signup_request`` to the GM,
 ``signup_refused``; an approval is the welcome mail of :mod:`turnproc.outgoing.welcome`): one
-function per kind, as in :mod:`turnproc.outgoing.mails`, whose notice machinery they use."""
+function per kind, as in :mod:`turnproc.outgoing.mails`, each context typed
+(:mod:`turnproc.outgoing.contexts`) and queued by :func:`turnproc.outgoing.templated.queue_notice`."""
 
 from __future__ import annotations
 
@@ -14,7 +15,17 @@ from ..config import Config
 from ..reports.links import game_links
 from ..storage.mailkinds import MailKind
 from . import messageids
-from .mails import queue_notice
+from .contexts import (
+    AddressChangedContext,
+    AddressConfirmContext,
+    HelpContext,
+    PlayerQuitContext,
+    SignupConfirmContext,
+    SignupReceivedContext,
+    SignupRefusedContext,
+    SignupRequestContext,
+)
+from .templated import queue_notice
 
 __all__ = [
     "empire_tag",
@@ -45,7 +56,7 @@ def queue_help(
     """To anyone who sent HELP (or only "help"): the short guide, with the
     links of ``game`` when it is known. ``kind`` is what the reply caps count
     it as (``stranger`` for an unknown address)."""
-    context = {
+    context: HelpContext = {
         "host": config.from_address,
         "vacation_limit": vacation_limit,
         "min_password": min_password,
@@ -78,7 +89,12 @@ def queue_address_confirm(
 ) -> bool:
     """To the new address of an ADDRESS request: the code that confirms it
     (its Message-ID names the empire: the caps count per empire)."""
-    context = {"game": game, "empire": empire, "code": code, "expires": f"{expires:%Y-%m-%d %H:%M}"}
+    context: AddressConfirmContext = {
+        "game": game,
+        "empire": empire,
+        "code": code,
+        "expires": f"{expires:%Y-%m-%d %H:%M}",
+    }
     mid = messageids.message_id(config.from_address, empire_tag("address_confirm", empire_id))
     return queue_notice(
         session,
@@ -105,7 +121,7 @@ def queue_address_changed(
     new: str,
 ) -> bool:
     """To the old address once the new one confirmed: the empire's mail moved."""
-    context = {"game": game, "empire": empire, "old": old, "new": new}
+    context: AddressChangedContext = {"game": game, "empire": empire, "old": old, "new": new}
     return queue_notice(
         session, config, "address_changed", context, now, game_id=game_id, recipient=old, kind=MailKind.NOTICE
     )
@@ -125,7 +141,13 @@ def queue_player_quit(
     empire_id: int,
 ) -> bool:
     """To the GM: a player sent QUIT (its Message-ID names the empire: one an hour per empire)."""
-    context = {"game": game, "turn": turn, "empire": empire, "empire_name": empire_name, "email": email}
+    context: PlayerQuitContext = {
+        "game": game,
+        "turn": turn,
+        "empire": empire,
+        "empire_name": empire_name,
+        "email": email,
+    }
     mid = messageids.message_id(config.from_address, empire_tag("player_quit", empire_id))
     return queue_notice(session, config, "player_quit", context, now, game_id=game_id, message_id=mid)
 
@@ -144,7 +166,7 @@ def queue_signup_received(
 ) -> bool:
     """To the applicant of a JOIN: the request waits for the GM (counted as
     an answer to a stranger by the reply caps, unless ``kind`` says otherwise)."""
-    context = {"game": game, "code": code, "name": name}
+    context: SignupReceivedContext = {"game": game, "code": code, "name": name}
     return queue_notice(
         session, config, "signup_received", context, now, game_id=game_id, recipient=recipient, kind=kind
     )
@@ -165,7 +187,7 @@ def queue_signup_confirm(
 ) -> bool:
     """To the address a JOIN came from: the code that makes it a request (a
     kind of its own: its body is scrubbed once delivered, as a password's)."""
-    context = {
+    context: SignupConfirmContext = {
         "game": game,
         "code": code,
         "name": name,
@@ -197,7 +219,13 @@ def queue_signup_request(
     pending: int,
 ) -> bool:
     """To the GM: a JOIN waits for approval."""
-    context = {"game": game, "code": code, "name": name, "email": email, "pending": pending}
+    context: SignupRequestContext = {
+        "game": game,
+        "code": code,
+        "name": name,
+        "email": email,
+        "pending": pending,
+    }
     return queue_notice(session, config, "signup_request", context, now, game_id=game_id)
 
 
@@ -213,7 +241,7 @@ def queue_signup_refused(
     reason: str,
 ) -> bool:
     """To the applicant: the GM refused the request."""
-    context = {"game": game, "code": code, "reason": reason}
+    context: SignupRefusedContext = {"game": game, "code": code, "reason": reason}
     return queue_notice(
         session,
         config,

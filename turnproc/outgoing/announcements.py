@@ -2,8 +2,8 @@
 ``deadline_changed`` (the turn's deadline moved) and ``announcement`` (the
 GM's announcement), each with one stable Message-ID per player, so the same
 one is never mailed twice, and the condition that finds an announcement's
-mails again in the outbox. Built with the notice machinery of
-:mod:`turnproc.outgoing.mails`."""
+mails again in the outbox. Queued by
+:func:`turnproc.outgoing.templated.queue_notice`."""
 
 from __future__ import annotations
 
@@ -16,7 +16,8 @@ from ..config import Config
 from ..storage import models as m
 from ..storage.mailkinds import MailKind
 from . import messageids
-from .mails import queue_notice
+from .contexts import AnnouncementContext, DeadlineChangedContext
+from .templated import queue_notice
 
 __all__ = ["queue_deadline_changed", "queue_announcement", "announcement_mails"]
 
@@ -45,7 +46,7 @@ def queue_deadline_changed(
     Message-ID, so the same change is never mailed twice; the number queued."""
     queued = 0
     for code, address in recipients:
-        context = {
+        context: DeadlineChangedContext = {
             "game": game.name,
             "turn": game.turn,
             "empire": code,
@@ -85,7 +86,13 @@ def queue_announcement(
     (its mails are found again by :func:`announcement_mails`)."""
     queued = 0
     for code, address in recipients:
-        context = {"game": game.name, "turn": game.turn, "empire": code, "subject": subject, "text": text}
+        context: AnnouncementContext = {
+            "game": game.name,
+            "turn": game.turn,
+            "empire": code,
+            "subject": subject,
+            "text": text,
+        }
         mid = messageids.game_once_id(config.from_address, game, "announce", f"a{number}", code)
         queued += queue_notice(
             session,

@@ -1,8 +1,8 @@
 """The mails that tell a player what the GM did to their empire: a new
 address (to the old address and the new), a hand-over to another player (to
 the old address; the new player gets the welcome), and orders the GM entered
-for them. One function per kind, as in :mod:`turnproc.outgoing.mails`, whose notice
-machinery they use."""
+for them. One function per kind, as in :mod:`turnproc.outgoing.mails`, each queued by
+:func:`turnproc.outgoing.templated.queue_notice`."""
 
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ from sqlalchemy.orm import Session
 
 from ..config import Config
 from ..storage.mailkinds import MailKind
-from .mails import queue_notice
+from .contexts import AddressSetContext, HandedOverContext, OrdersEnteredContext
+from .templated import queue_notice
 
 __all__ = ["queue_address_set", "queue_handed_over", "queue_orders_entered"]
 
@@ -29,7 +30,7 @@ def queue_address_set(
     new: str,
 ) -> int:
     """To the old address and the new: the GM moved the empire's mail."""
-    context = {"game": game, "empire": empire, "old": old, "new": new}
+    context: AddressSetContext = {"game": game, "empire": empire, "old": old, "new": new}
     to = [old] if old.lower() == new.lower() else [old, new]
     return sum(
         queue_notice(
@@ -43,7 +44,7 @@ def queue_handed_over(
     session: Session, config: Config, now: dt.datetime, *, game: str, game_id: int, empire: str, old: str
 ) -> bool:
     """To the old player's address: the empire has a new player."""
-    context = {"game": game, "empire": empire}
+    context: HandedOverContext = {"game": game, "empire": empire}
     return queue_notice(
         session, config, "handed_over", context, now, game_id=game_id, recipient=old, kind=MailKind.NOTICE
     )
@@ -62,7 +63,7 @@ def queue_orders_entered(
     orders: list[str],
 ) -> bool:
     """To the player: the GM entered these orders for the empire (``turnproc orders submit``)."""
-    context = {
+    context: OrdersEnteredContext = {
         "game": game,
         "empire": empire,
         "turn": turn,

@@ -1,6 +1,7 @@
-"""Every mail the host sends: one function per kind, each building the
-template context of ``templates/mail/<kind>/`` and queueing the mail in the
-caller's transaction (the outbox delivers it after the commit).
+"""Every mail the host sends: one function per kind, each building the typed
+context (:mod:`turnproc.outgoing.contexts`) of ``templates/mail/<kind>/`` and
+queueing the mail in the caller's transaction (the outbox delivers it after
+the commit).
 
 Kinds: the acknowledgement of an order mail (``ack``), a report (``report``),
 and the GM's and players' notices: ``turn_ran``, ``turn_guarded`` (the
@@ -23,15 +24,14 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from typing import Any
 
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from ..config import Config
 from ..mail.compose import shown_address
 from ..mail.hygiene import clean_header
 from ..mail.queueing import Deferred, queue_deferred, queue_mail
+from ..orders.orders import ProblemDict
 from ..reports.links import game_links
 from ..reports.render import render_subject, report_subject
 from ..rules.verdicts import order_check
@@ -39,7 +39,21 @@ from ..runtime import jsontext
 from ..storage import models as m
 from ..storage.mailkinds import MailKind
 from . import messageids
+from .contexts import (
+    AckContext,
+    AckMailContext,
+    GuessingDigestContext,
+    MailSetAsideContext,
+    QueuedWelcome,
+    ReminderContext,
+    TurnBlockedContext,
+    TurnGuardedContext,
+    TurnRanContext,
+    WelcomeContext,
+    WorkerErrorContext,
+)
 from .reportmail import BULLETIN_TO, report_mail
+from .templated import queue_built_when_sent, queue_notice
 
 __all__ = [
     "ack_context",
@@ -53,7 +67,6 @@ __all__ = [
     "queue_turn_blocked",
     "queue_reminder",
     "queue_worker_error",
-    "queue_notice",
     "queue_welcome",
     "queue_guessing_digest",
 ]
@@ -69,7 +82,7 @@ def ack_context(
     empire: str | None,
     turn: int | None,
     lines: list[dict[str, object]] | None = None,
-    errors: list[Any] | None = None,
+    errors: list[ProblemDict] | None = None,
     on_file: list[str] | None = None,
     slots: int = 0,
     replaced: bool = False,
@@ -80,7 +93,7 @@ def ack_context(
     cost: dict[str, int] | None = None,
     done: list[str] | None = None,
     wait: bool = False,
-) -> dict[str, object]:
+) -> AckContext:
     """``outcome``: accepted, cleared, commands or rejected (then ``reason``
     says why). ``on_file`` None: say nothing about the orders on file.
     ``lines`` to ``cost`` are what :func:`order_check` gives; ``done``: what
@@ -118,7 +131,7 @@ def queue_ack(
     session: Session,
     config: Config,
     recipient: str,
-    context: dict[str, object],
+    context: AckContext,
     *,
     kind: MailKind,
     game_id: int | None,
@@ -140,13 +153,13 @@ def queue_ack(
     subject = _REPLY_PREFIX.sub("", clean_header(subject))
     if len(subject) > 200:
         subject = subject[:199] + "\u2026"
-    context = {"subject": subject or "your orders", **context}
+    mail: AckMailContext = {"subject": subject or "your orders", **context}
     mid = messageids.message_id(config.from_address)
-    _queue_built_when_sent(
+    queue_built_when_sent(
         session,
         recipient,
         "ack",
-        context,
+        mail,
         mid,
         kind=kind,
         game_id=game_id,
@@ -249,78 +262,6 @@ def queue_bulletin(
 # -- notices ---------------------------------------------------------------------------
 
 
-def queue_notice(
-    session: Session,
-    config: Config,
-    template: str,
-    context: dict[str, Any],
-    now: dt.datetime,
-    *,
-    game_id: int | None,
-    recipient: str | None = None,
-    kind: MailKind = MailKind.NOTICE,
-    message_id: str | None = None,
-    turn: int | None = None,
-) -> bool:
-    """Queue the mail of ``templates/mail/<template>/``, built when it is sent;
-    to the GM unless ``recipient`` is given. False when there is no one to
-    send it to, or when a mail with this stable ``message_id`` was queued
-    before."""
-    to = recipient if recipient is not None else config.gm_address
-    if not to:
-        return False
-    if message_id is not None and session.scalar(
-        select(m.OutboxMail.id).where(m.OutboxMail.message_id == message_id)
-    ):
-        return False
-    mid = message_id or messageids.message_id(config.from_address)
-    _queue_built_when_sent(
-        session, to, template, context, mid, kind=kind, game_id=game_id, turn=turn, now=now
-    )
-    return True
-
-
-def _queue_built_when_sent(
-    session: Session,
-    to: str,
-    template: str,
-    context: dict[str, Any],
-    mid: str,
-    *,
-    kind: MailKind,
-    game_id: int | None,
-    now: dt.datetime,
-    turn: int | None = None,
-    in_reply_to: str = "",
-    references: str = "",
-) -> None:
-    """The one way a mail is queued: as what it says (its template and
-    context), its bytes built when it is sent
-    (:func:`turnproc.outgoing.reportmail.ack_mail`). Building on the sending
-    side keeps a poll or a turn, which hold the game's lock, from spending
-    time on rendering, and lets the flush build on every CPU; the row shows
-    its recipient and subject meanwhile. The caller's clock is the mail's
-    date: the reply caps count notices to players against it too."""
-    data = {
-        "to": to,
-        "context": context,
-        "in_reply_to": in_reply_to,
-        "references": references,
-        "template": template,
-    }
-    headers = (shown_address(to), render_subject(template, context), mid)
-    queue_mail(
-        session,
-        None,
-        kind=kind,
-        game_id=game_id,
-        turn=turn,
-        now=now,
-        headers=headers,
-        data=jsontext.dumps(data),
-    )
-
-
 def queue_turn_ran(
     session: Session,
     config: Config,
@@ -341,7 +282,7 @@ def queue_turn_ran(
     by_hand: bool = False,
 ) -> bool:
     """To the GM: a turn ran (at its deadline, early, or by hand: ``turn run``)."""
-    context = {
+    context: TurnRanContext = {
         "game": game,
         "turn": turn,
         "early": early,
@@ -374,7 +315,7 @@ def queue_turn_guarded(
     opened: str | None,
 ) -> bool:
     """To the GM: the missed-orders guard kept the turn from running."""
-    context = {
+    context: TurnGuardedContext = {
         "game": game,
         "turn": turn,
         "deadline": deadline,
@@ -400,7 +341,7 @@ def queue_turn_blocked(
     next_deadline: str | None,
 ) -> bool:
     """To the GM: a deadline passed while an earlier turn waits for release."""
-    context = {
+    context: TurnBlockedContext = {
         "game": game,
         "turn": turn,
         "staged_turn": staged_turn,
@@ -425,7 +366,7 @@ def queue_reminder(
     """To a player without orders: the deadline is near, ``time_left`` away
     (:func:`turnproc.turns.schedule.time_left`). At most one per empire and turn (a
     stable Message-ID)."""
-    context = {
+    context: ReminderContext = {
         "game": game.name,
         "turn": game.turn,
         "empire": empire,
@@ -471,7 +412,8 @@ def queue_guessing_digest(
     empty, ``empires`` the game's empires with their counts), never to a
     sender: ``count`` mails with a wrong password since the last digest
     (intake/guessing.py)."""
-    context = {
+    told = len(empires) + more_empires
+    context: GuessingDigestContext = {
         "game": game,
         "empire": empire,
         "count": count,
@@ -482,12 +424,11 @@ def queue_guessing_digest(
         "latest": latest,
         "empires": empires,
         "more_empires": more_empires,
+        "about": empire or f"{told} empire{'s' if told != 1 else ''}",
     }
-    told = len(empires) + more_empires
-    context["about"] = empire or f"{told} empire{'s' if told != 1 else ''}"
     # A flood over a thousand empires is a thousand digests: the poll only stores what they say.
     mid = messageids.message_id(config.from_address)
-    _queue_built_when_sent(
+    queue_built_when_sent(
         session, recipient, "guessing_digest", context, mid, kind=MailKind.GUESSING, game_id=game_id, now=now
     )
 
@@ -503,7 +444,7 @@ def queue_mail_set_aside(
         .decode("utf-8", "replace")
         .replace("\x00", "")
     )
-    context = {"digest": digest, "attempts": attempts, "error": error, "headers": head}
+    context: MailSetAsideContext = {"digest": digest, "attempts": attempts, "error": error, "headers": head}
     mid = messageids.once_message_id(config.from_address, (), "set-aside", digest[:32], attempts)
     return queue_notice(session, config, "mail_set_aside", context, now, game_id=None, message_id=mid)
 
@@ -520,7 +461,7 @@ def queue_worker_error(
 ) -> bool:
     """To the GM: the worker cannot do its job. For a game, once per turn and
     kind of error, however often it recurs."""
-    context = {
+    context: WorkerErrorContext = {
         "game": game.name if game else "",
         "turn": game.turn if game else 0,
         "summary": summary,
@@ -563,7 +504,7 @@ def queue_welcome(
     read as an order mail). The outbox row holds no password, and the mail is
     built when it is sent (:func:`turnproc.outgoing.reportmail.welcome_mail`).
     ``why``: ``new`` player, new ``password``, or ``replace`` (new hands)."""
-    context = {
+    context: WelcomeContext = {
         "game": game.name,
         "turn": game.turn,
         "empire": empire,
@@ -578,7 +519,8 @@ def queue_welcome(
     }
     subject = render_subject("welcome", context)
     mid = messageids.message_id(config.from_address)
-    data = jsontext.dumps({"to": recipient, "context": context, "sealed": sealed_password})
+    queued: QueuedWelcome = {"to": recipient, "context": context, "sealed": sealed_password}
+    data = jsontext.dumps(queued)
     queue_mail(
         session,
         None,

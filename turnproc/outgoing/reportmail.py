@@ -35,9 +35,11 @@ from ..mail.outbox import Build, Claimed, Transport, flush_outbox
 from ..mail.transport import outbound
 from ..reports.links import game_links
 from ..reports.render import MAP_CID, NEAR_CID, render, render_report_documents
+from ..reports.schema import StoredReport
 from ..runtime import jsontext
 from ..storage import models as m
 from ..storage.mailkinds import MailKind
+from .contexts import QueuedMail, QueuedWelcome, WelcomeMailContext
 
 log = logging.getLogger(__name__)
 
@@ -87,7 +89,7 @@ def report_mail(
     recipient: str,
     message_id: str,
     when: dt.datetime,
-    data: dict[str, Any],
+    data: StoredReport,
     stem: str,
     site_url: str = "",
     addresses: dict[str, tuple[str, str]] | None = None,
@@ -145,7 +147,7 @@ def ack_mail(
     sender: str,
     message_id: str,
     when: dt.datetime,
-    data: dict[str, Any],
+    data: QueuedMail,
     addresses: dict[str, tuple[str, str]] | None = None,
 ) -> bytes:
     """An answer to a player's mail, from what :func:`turnproc.outgoing.mails.queue_ack`
@@ -168,11 +170,11 @@ def ack_mail(
 
 
 def welcome_mail(
-    sender: str, message_id: str, when: dt.datetime, data: dict[str, Any], password: str
+    sender: str, message_id: str, when: dt.datetime, data: QueuedWelcome, password: str
 ) -> bytes:
     """A welcome mail, from what :func:`turnproc.outgoing.mails.queue_welcome` stored
-    and the password unsealed for it."""
-    context = {**data["context"], "password": password}
+    (its ``sealed`` password taken out) and the password unsealed for it."""
+    context: WelcomeMailContext = {**data["context"], "password": password}
     rendered = render("welcome", context)
     return compose(
         sender=sender,

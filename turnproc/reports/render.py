@@ -157,7 +157,7 @@ def press_heading(message: PressRow, viewer: str) -> str:
     return f"From {sender} to {to} (private)"
 
 
-def render_subject(kind: str, context: Mapping[str, Any]) -> str:
+def render_subject(kind: str, context: Mapping[str, object]) -> str:
     """Only the subject line of a mail of ``kind`` (what the outbox row shows
     before the mail is built); the same line the whole rendering gives."""
     return _subject_renderer(kind)(context)
@@ -196,7 +196,7 @@ def _html_template(env: jinja2.Environment, kind: str) -> jinja2.Template | None
         return None
 
 
-def render(kind: str, context: Mapping[str, Any]) -> Rendered:
+def render(kind: str, context: Mapping[str, object]) -> Rendered:
     env = environment()
     subject = env.get_template(f"{kind}/subject.txt").render(context).strip()
     text = env.get_template(f"{kind}/body.txt").render(context)
