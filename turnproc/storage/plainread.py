@@ -133,8 +133,10 @@ def _postgres_args(url: str) -> dict[str, Any] | None:
         args["user"] = unquote(parts.username)
     if parts.password is not None:
         args["password"] = unquote(parts.password)
-    if parts.hostname:
-        args["host"] = unquote(parts.hostname)
+    host = parts.netloc.rpartition("@")[2]  # as written: .hostname lowercases it
+    host = host.rsplit(":", 1)[0] if port is not None else host
+    if host:
+        args["host"] = unquote(host)
     if port is not None:
         args["port"] = port
     if parts.path.strip("/"):
