@@ -213,7 +213,8 @@ def test_the_prompts_reads_load_no_sqlalchemy(
     two_games: tuple[Path, Path, str], argv: tuple[str, ...]
 ) -> None:
     """``game show``, ``empire list`` and a stored ``report`` on SQLite: no
-    SQLAlchemy, Alembic or models, which would cost the GM most of a second."""
+    SQLAlchemy, Alembic or models, which would cost the GM most of a second
+    (docs/gm-handbook.md, "Command reference", says so)."""
     config, _, _ = two_games
     modules = _modules_after("--config", str(config), *argv)
     assert "turnproc.storage.plainread" in modules  # the command read the game

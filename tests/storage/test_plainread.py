@@ -1,4 +1,5 @@
-"""The reads of the GM's prompt over the DB-API alone (turnproc/storage/plainread.py):
+"""The reads of the GM's prompt over the DB-API alone (turnproc/storage/plainread.py;
+docs/gm-handbook.md, "Command reference"):
 the database they open as SQLAlchemy would, read-only and holding no lock,
 or none at all; values read as the ORM's column types read them; and the
 commands printing, byte for byte, what they print through the ORM."""
