@@ -23,10 +23,10 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session
 
 from tests.conftest import database_copy
-from tests.variedgames import GAMES, outputs, write_config
+from tests.variedgames import GAMES, gm, outputs, write_config
 from turnproc.storage import models as m
 from turnproc.storage import plainread
-from turnproc.storage.db import make_engine, make_sessionmaker, read_only
+from turnproc.storage.db import DatabaseError, make_engine, make_sessionmaker, read_only
 from turnproc.storage.mailkinds import MailKind
 from turnproc.storage.readmodel import (
     EmpireView,
@@ -322,3 +322,17 @@ def test_the_commands_print_what_they_print_through_the_orm(
     monkeypatch.setattr(plainread, "opened", declined)
     assert outputs(config) == plain
     assert all(v.startswith("0\n") for v in plain.values()), plain
+
+
+def test_a_server_it_cannot_reach_is_refused_once_in_make_engines_words(tmp_path: Path) -> None:
+    """Not handed to the ORM's path, which would try (and, for a server that
+    drops the packets, wait) again; the same words all the same."""
+    url = "postgresql+psycopg://nobody@127.0.0.1:1/none"
+    with pytest.raises(DatabaseError) as plain, plainread.opened(url):
+        pass
+    with pytest.raises(DatabaseError) as orm:
+        make_engine(url)
+    assert str(plain.value) == str(orm.value)
+    config = write_config(tmp_path, url)
+    shown, listed = gm(config, "game", "show", "g"), gm(config, "game", "list")
+    assert shown[0] == listed[0] == 1 and shown[2] == listed[2]

@@ -8,9 +8,10 @@ read-only itself: SQLite through ``sqlite3`` (a ``mode=ro`` URI: the process
 cannot take the write lock at all), PostgreSQL through psycopg with the session
 read-only. It checks the schema is the one this code reads (:data:`SCHEMA_HEAD`,
 held to Alembic's head by tests/storage/test_schema_head.py) and gives None for
-anything else: a URL it does not know, no file, no schema, another revision, a
-server it cannot reach. The caller then takes the ORM's path, which refuses
-each of those in the words it always has.
+anything else: a URL it does not know, no file, no schema, another revision.
+The caller then takes the ORM's path, which refuses each of those in the
+words it always has; a PostgreSQL server it cannot reach it refuses itself,
+in the same words.
 
 The functions below are the one implementation of what they read: the ORM's
 callers (``queries``, ``games``, ``turns``) hand them their session's own
@@ -180,7 +181,7 @@ def _sqlite(path: Path) -> Iterator[Reader | None]:
 
 
 @contextmanager
-def _postgres(args: dict[str, Any]) -> Iterator[Reader | None]:
+def _postgres(url: str, args: dict[str, Any]) -> Iterator[Reader | None]:
     try:
         import psycopg  # here, not at the top: only a PostgreSQL host has it
     except ImportError:
@@ -189,9 +190,12 @@ def _postgres(args: dict[str, Any]) -> Iterator[Reader | None]:
     try:
         conn = psycopg.connect(**args)
     except psycopg.Error as exc:
-        log.debug("read-only connection failed: %s", exc)
-        yield None
-        return
+        # Refused here in make_engine's words: handing over to it would make
+        # a GM wait out an unreachable server's timeout twice.
+        from .db import DatabaseError, _safe  # here: only this refusal loads SQLAlchemy
+
+        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise DatabaseError(f"cannot connect to {_safe(url)}: {reason}") from None
     try:
         conn.read_only = True
         reader = Reader(conn, postgres=True)
@@ -219,7 +223,7 @@ def opened(url: str) -> Iterator[Reader | None]:
         return
     args = _postgres_args(url)
     if args is not None:
-        with _postgres(args) as reader:
+        with _postgres(url, args) as reader:
             yield reader
         return
     yield None
