@@ -6,8 +6,12 @@ interpreter and reads ``sys.modules`` after the call: a list, not a time,
 so a slow machine cannot fail it and a fast one cannot hide an import.
 
 The commands that read a game (``game show``, ``empire list``, ``report``)
-load SQLAlchemy, the models and the read-model, but not the mail machinery,
-the map pictures or the scheduler the writing commands use."""
+load the read-model, but not the mail machinery, the map pictures or the
+scheduler the writing commands use; on SQLite ``game show``, ``empire list``
+and a stored ``report`` (after turn 1) read over the DB-API alone
+(turnproc/storage/plainread.py) and load no SQLAlchemy, Alembic or models
+either. ``report`` before turn 1 builds the report from the state, through
+the ORM."""
 
 from __future__ import annotations
 
@@ -187,10 +191,48 @@ def test_a_read_command_loads_only_its_layer(
     no schedule."""
     config, _, _ = two_games
     modules = _modules_after("--config", str(config), *argv)
-    assert "turnproc.storage.queries" in modules  # the command read the game
+    assert "turnproc.storage.plainread" in modules  # the command read the game
     assert _forbidden(modules, report=argv[0] == "report") == [], (
         f"turnproc {' '.join(argv)} loaded more than it reads with"
     )
+
+
+#: What the reads over the DB-API alone never load, by name or name prefix.
+NOT_FOR_PLAIN_READS = ("sqlalchemy", "alembic", "turnproc.storage.models", "turnproc.storage.queries")
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ("game", "show", "early"),
+        ("game", "show", "late", "--json"),
+        ("empire", "list", "early"),
+        ("empire", "list", "late", "--json"),
+        ("report", "late", "RIG"),
+        ("report", "late", "VEG", "--format", "json"),
+        ("report", "late", "RIG", "--turn", "1"),
+    ],
+    ids=" ".join,
+)
+def test_the_prompts_reads_load_no_sqlalchemy(
+    two_games: tuple[Path, Path, str], argv: tuple[str, ...]
+) -> None:
+    """``game show``, ``empire list`` and a stored ``report`` on SQLite: no
+    SQLAlchemy, Alembic or models, which would cost the GM most of a second
+    (docs/gm-handbook.md, "Command reference", says so)."""
+    config, _, _ = two_games
+    modules = _modules_after("--config", str(config), *argv)
+    assert "turnproc.storage.plainread" in modules  # the command read the game
+    loaded = [n for n in modules if any(n == b or n.startswith(b + ".") for b in NOT_FOR_PLAIN_READS)]
+    assert loaded == [], f"turnproc {' '.join(argv)} loaded the ORM's layer"
+
+
+def test_the_plain_read_check_fails_on_what_it_is_for(two_games: tuple[Path, Path, str]) -> None:
+    """``report`` before turn 1 builds the report through the ORM: the same
+    probe sees SQLAlchemy and the models then, so the test above could fail."""
+    config, _, _ = two_games
+    modules = _modules_after("--config", str(config), "report", "early", "RIG")
+    assert {"sqlalchemy", "turnproc.storage.models"} <= set(modules)
 
 
 def test_the_read_check_fails_on_what_it_is_for(two_games: tuple[Path, Path, str]) -> None:

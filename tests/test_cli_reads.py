@@ -220,9 +220,46 @@ READS = [
     ("audit",),
 ]
 
+#: The reads that run over the DB-API alone (turnproc/storage/plainread.py):
+#: no SQLAlchemy transaction at all, and one read-only connection of their own.
+#: ``report`` before turn 1 looks for a stored report so, then builds one through the ORM.
+PLAIN = {("game", "show", "early"), ("empire", "list", "early"), ("report", "late", "RIG")}
+
+
+def _write_refused(reader: Any) -> str:
+    """What a write through the plain reader's own connection comes to."""
+    cursor = reader.connection.cursor()
+    try:
+        cursor.execute("UPDATE games SET turn = turn")
+    except Exception as exc:  # noqa: BLE001 - sqlite3's or psycopg's, whichever backend
+        return f"refused: {type(exc).__name__}"
+    finally:
+        cursor.close()
+    return "written"
+
+
+@pytest.fixture
+def plain_reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Each connection plainread opened, as a write tried through it once the
+    command is done with it fared: "refused: ..." for every one, or the test fails."""
+    from turnproc.storage import plainread
+
+    seen: list[str] = []
+    original = plainread.opened
+
+    @contextlib.contextmanager
+    def checked(url: str) -> Iterator[Any]:
+        with original(url) as reader:
+            yield reader
+            if reader is not None:
+                seen.append(_write_refused(reader))
+
+    monkeypatch.setattr(plainread, "opened", checked)
+    return seen
+
 
 def test_the_read_commands_run_only_read_only_transactions(
-    two_games: tuple[Path, Path, str], tmp_path: Path
+    two_games: tuple[Path, Path, str], tmp_path: Path, plain_reads: list[str]
 ) -> None:
     """Every transaction a read command begins is read-only (SQLite here; the
     PostgreSQL twin below checks the server's own flag)."""
@@ -236,8 +273,17 @@ def test_the_read_commands_run_only_read_only_transactions(
     try:
         for argv in READS:
             begun.clear()
+            plain_reads.clear()
             _gm(config, *argv)
-            assert begun and all(begun), (argv, begun)
+            if argv in PLAIN:
+                assert begun == [] and plain_reads == ["refused: OperationalError"], (
+                    argv,
+                    begun,
+                    plain_reads,
+                )
+            else:
+                assert begun and all(begun), (argv, begun)
+                assert all(r.startswith("refused") for r in plain_reads), (argv, plain_reads)
         _gm(config, "site", "late", str(tmp_path / "site"))
         assert begun and all(begun)
     finally:
@@ -245,7 +291,9 @@ def test_the_read_commands_run_only_read_only_transactions(
 
 
 @pytest.mark.postgres
-def test_on_postgresql_the_read_commands_run_read_only(postgres_url: str, tmp_path: Path) -> None:
+def test_on_postgresql_the_read_commands_run_read_only(
+    postgres_url: str, tmp_path: Path, plain_reads: list[str]
+) -> None:
     """Each statement of a read command runs in a transaction the server
     itself holds READ ONLY: a write attempted there would fail."""
     from tests.conftest import _drop_pg_database, _fresh_pg_database
@@ -287,8 +335,15 @@ def test_on_postgresql_the_read_commands_run_read_only(postgres_url: str, tmp_pa
         try:
             for argv in READS:
                 seen.clear()
+                plain_reads.clear()
                 _gm(config, *argv)
-                assert seen and set(seen) == {"on"}, (argv, seen)
+                if argv in PLAIN:
+                    assert seen == [] and plain_reads == ["refused: ReadOnlySqlTransaction"], (
+                        argv,
+                        plain_reads,
+                    )
+                else:
+                    assert seen and set(seen) == {"on"}, (argv, seen)
         finally:
             event.remove(Engine, "after_cursor_execute", after)
     finally:

@@ -1,4 +1,4 @@
-"""A game's deadline has one home (turnproc/storage/queries.py): what is due,
+"""A game's deadline has one home (turnproc/storage/readmodel.py): what is due,
 what is coming, and the two writers every caller goes through (a deadline
 used up by a turn, a deadline moved by the GM or by a new count)."""
 
@@ -13,7 +13,7 @@ from turnproc.storage import models as m
 from turnproc.storage.queries import consume_deadline, current_deadline, deadline_due, move_deadline, view_of
 
 UTC = dt.UTC
-HOME = Path(turnproc.__file__).parent / "storage" / "queries.py"
+HOME = Path(turnproc.__file__).parent / "storage" / "readmodel.py"
 FIELDS = {"last_deadline_at", "deadline_override"}
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 
-from turnproc.storage import migrate
+from turnproc.storage import migrate, plainread
 from turnproc.storage.db import make_engine
 
 
@@ -30,3 +30,9 @@ def test_the_revision_read_from_a_database_is_alembics(db_url: str, empty_db_url
         assert migrate.current_revision(engine) == migrate.head_revision() is not None
     finally:
         engine.dispose()
+
+
+def test_the_plain_readers_head_is_alembics() -> None:
+    """The reads of the GM's prompt (turnproc/storage/plainread.py) check the
+    schema against a constant: a new migration must move it, or fail here."""
+    assert ScriptDirectory.from_config(migrate._config(None)).get_current_head() == plainread.SCHEMA_HEAD

@@ -13,7 +13,8 @@ import datetime as dt
 import json
 import sys
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
     # config (TOML, dataclasses) is for commands that run, not for --help.
     from ..app import App
     from ..config import Config  # (as above)
+    from ..storage.plainread import Reader  # (as above)
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -81,6 +83,31 @@ def open_from(args: argparse.Namespace, *, migrate: bool = True, read_only: bool
     if read_only:
         refuse_missing(config.database_url)  # then open_app only checks the schema is current
     return open_app(config, migrate=migrate)
+
+
+@contextmanager
+def reading(args: argparse.Namespace) -> Iterator[Reader]:
+    """A reader of the command line's database in one read-only transaction:
+    its own DB-API connection, with no SQLAlchemy loaded, when
+    ``storage.plainread`` knows the URL and the schema is current; else the
+    ORM's session's, opened as :func:`open_from` opens a read-only command,
+    which refuses a missing database or an old schema in its own words."""
+    # Here, not at the top: --help and --version open no database.
+    from ..storage import plainread
+
+    with plainread.opened(config_from(args).database_url) as reader:
+        if reader is not None:
+            yield reader
+            return
+    from ..storage.db import read_only  # (as above; the ORM's path loads SQLAlchemy)
+    from ..storage.queries import plain_reader  # (as above)
+
+    app = open_from(args, read_only=True)
+    try:
+        with read_only(app.sessions) as session:
+            yield plain_reader(session)
+    finally:
+        app.close()
 
 
 def refuse_missing(url: str, *, schema: bool = True) -> None:

@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Any
 
-from .common import add_command, now, open_from, out, out_json, read_input
+from .common import add_command, now, open_from, out, out_json, read_input, reading
 from .players import register_empire
 
 _SEND = "send it with: turnproc send (the worker sends it on its own)"
@@ -41,13 +41,10 @@ def cmd_empire_add(args: argparse.Namespace) -> int:
 
 def cmd_empire_list(args: argparse.Namespace) -> int:
     # Loaded when the command runs, not for --help (see .common).
-    from ..games.empires import empire_rows
-    from ..storage.db import read_only  # (as above)
-    from ..storage.queries import get_game  # (as above)
+    from ..storage import plainread
 
-    app = open_from(args, read_only=True)
-    with read_only(app.sessions) as session:
-        rows = empire_rows(session, get_game(session, args.game))
+    with reading(args) as reader:
+        rows = plainread.empire_rows(reader, plainread.get_game(reader, args.game))
     if args.json:
         out_json(rows)
         return 0

@@ -9,12 +9,12 @@ from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
 from ..errors import GMError
-from .common import add_command, now, number, open_from, out, out_json, read_input, whole
-from .players import player_lines, register_game
+from .common import add_command, now, number, open_from, out, out_json, read_input, reading, whole
+from .players import register_game, summary_lines
 
 if TYPE_CHECKING:
-    # For the annotations only: the games layer loads SQLAlchemy.
-    from ..games.game import GameSummary
+    # For the annotations only.
+    from ..storage.readmodel import GameSummary
 
 
 def cmd_game_new(args: argparse.Namespace) -> int:
@@ -97,15 +97,12 @@ def cmd_game_list(args: argparse.Namespace) -> int:
 
 def cmd_game_show(args: argparse.Namespace) -> int:
     # Loaded when the command runs, not for --help (see .common).
-    from ..games.game import game_summary
-    from ..storage.db import read_only  # (as above)
-    from ..storage.queries import get_game  # (as above)
+    from ..storage import plainread
 
-    app = open_from(args, read_only=True)
-    with read_only(app.sessions) as session:
-        game = get_game(session, args.game)
-        s = game_summary(session, game, now())
-        players = player_lines(session, game)
+    with reading(args) as reader:
+        game = plainread.get_game(reader, args.game)
+        s = plainread.game_summary(reader, game, now())
+        players = summary_lines(plainread.player_summary(reader, game))
     if args.json:
         out_json(s.as_dict())
         return 0

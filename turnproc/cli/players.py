@@ -11,16 +11,14 @@ from typing import TYPE_CHECKING, Any
 from .common import add_command, now, open_from, out, whole
 
 if TYPE_CHECKING:
-    # For the annotations only: these load SQLAlchemy.
-    from sqlalchemy.orm import Session
+    # For the annotations only.
+    from ..storage.readmodel import PlayerSummary
 
-    from ..games.signup import PlayerSummary  # (as above)
-    from ..storage import models as m  # (as above)
-
-__all__ = ["player_lines", "register_empire", "register_game"]
+__all__ = ["summary_lines", "register_empire", "register_game"]
 
 
-def _summary_lines(s: PlayerSummary) -> list[str]:
+def summary_lines(s: PlayerSummary) -> list[str]:
+    """What ``game show`` says about sign-up, vacations and QUIT."""
     limit = f", at most {s.signup_limit} empires" if s.signup_limit else ""
     lines = [f"sign-up: {'open' if s.signup_open else 'closed'}{limit}; {len(s.pending)} request(s) waiting"]
     lines += [f"  waiting: {code} {name} <{email}>" for code, name, email in s.pending]
@@ -29,14 +27,6 @@ def _summary_lines(s: PlayerSummary) -> list[str]:
     if s.quitting:
         lines.append(f"leaving when this turn runs (QUIT): {', '.join(s.quitting)}")
     return lines
-
-
-def player_lines(session: Session, game: m.Game) -> list[str]:
-    """What ``game show`` says about sign-up, vacations and QUIT."""
-    # Loaded when the command runs, not for --help (see .common).
-    from ..games.signup import player_summary
-
-    return _summary_lines(player_summary(session, game))
 
 
 def cmd_game_signup(args: argparse.Namespace) -> int:
@@ -51,7 +41,7 @@ def cmd_game_signup(args: argparse.Namespace) -> int:
         summary = set_signup(session, game, open_=args.open, limit=args.limit)
         name = game.name
     out(f"game {name}")
-    for line in _summary_lines(summary):
+    for line in summary_lines(summary):
         out(line)
     return 0
 

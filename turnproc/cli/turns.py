@@ -5,9 +5,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Mapping
 from typing import Any
 
-from .common import add_command, now, open_from, out, out_json, whole
+from .common import add_command, config_from, now, open_from, out, out_json, whole
 from .service import cmd_send
 
 
@@ -53,7 +54,21 @@ def cmd_turn_run(args: argparse.Namespace) -> int:
 
 def cmd_report(args: argparse.Namespace) -> int:
     # Loaded when the command runs, not for --help (see .common).
-    from ..storage.db import read_only
+    from ..storage import plainread
+
+    config = config_from(args)
+    with plainread.opened(config.database_url) as reader:
+        # A stored report read without SQLAlchemy; before turn 1 (none stored)
+        # the report is built from the state, through the ORM, below.
+        stored = (
+            plainread.stored_report(reader, plainread.get_game(reader, args.game), args.empire, args.turn)
+            if reader is not None
+            else None
+        )
+    if stored is not None:
+        _print_report(args, stored, None)
+        return 0
+    from ..storage.db import read_only  # (as above)
     from ..storage.queries import get_empire, get_game  # (as above)
     from ..turns.run import report_for  # (as above)
 
@@ -61,8 +76,20 @@ def cmd_report(args: argparse.Namespace) -> int:
     with read_only(app.sessions) as session:
         game = get_game(session, args.game)
         text, data = report_for(session, game, get_empire(session, game, args.empire), args.turn)
-    out(json.dumps(data, indent=2, sort_keys=True) if args.format == "json" else text)
+    _print_report(args, data, text)
     return 0
+
+
+def _print_report(args: argparse.Namespace, data: Mapping[str, Any], text: str | None) -> None:
+    if args.format == "json":
+        out(json.dumps(data, indent=2, sort_keys=True))
+        return
+    if text is None:
+        # Here, not at the top: rendering loads Jinja.
+        from ..reports.render import render_report_text
+
+        text = render_report_text(data)
+    out(text)
 
 
 def cmd_turn_preview(args: argparse.Namespace) -> int:

@@ -33,7 +33,8 @@ from ..errors import GMError
 from ..orders.orders import Order, ParsedOrders, format_order
 from ..rules.state import GameState
 from ..storage import models as m
-from ..storage.queries import get_empire, load_game_view, orders_on_file, withdraw_orders
+from ..storage import plainread
+from ..storage.queries import get_empire, orders_on_file, plain_reader, withdraw_orders
 from .game import check_email, check_new_empire, taken_addresses
 
 log = logging.getLogger(__name__)
@@ -57,20 +58,7 @@ __all__ = [
 
 def empire_rows(session: Session, game: m.Game) -> list[dict[str, Any]]:
     """Every empire of the game, by code, as ``empire list --json`` prints it."""
-    loaded = load_game_view(session, game_id=game.id)
-    assert loaded is not None  # the caller holds the row
-    return [
-        {
-            "code": e.code,
-            "name": e.name,
-            "email": e.email,
-            "active": e.active,
-            "vp": e.vp,
-            "orders_in": e.orders_at is not None,
-            "wait": e.wait,
-        }
-        for e in loaded[1].empires
-    ]
+    return plainread.empire_rows(plain_reader(session), game.id)
 
 
 @dataclass(frozen=True)

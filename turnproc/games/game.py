@@ -17,9 +17,9 @@ import datetime as dt
 import logging
 import re
 import secrets
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from sqlalchemy import select
@@ -30,14 +30,12 @@ from ..config import Config
 from ..errors import GMError
 from ..rules.state import LATEST_RULESET, MODULES, RULESETS, GameSettings
 from ..storage import models as m
+from ..storage import plainread
 from ..storage.queries import (
-    GameView,
-    current_deadline,
-    galaxy_counts,
-    load_game_view,
     move_deadline,
-    suppressed_replies,
+    plain_reader,
 )
+from ..storage.readmodel import GameSummary
 from ..timing import deadlines
 
 if TYPE_CHECKING:
@@ -233,76 +231,10 @@ def add_empire(session: Session, game: m.Game, code: str, name: str, email: str)
     return empire, password
 
 
-@dataclass(frozen=True)
-class GameSummary:
-    """What ``game show`` prints: the game, its galaxy's size, its empires."""
-
-    view: GameView
-    systems: int
-    free_homes: int
-    next_deadline: dt.datetime | None
-    """In the game's time zone; None without a schedule or while paused."""
-    suppressed: tuple[tuple[dt.datetime, str, str, str], ...] = ()
-    """The latest answers not sent: (when, recipient, kind, why)."""
-    turn_limit: int = 30
-    vp_target: int = 100
-
-    def as_dict(self) -> dict[str, Any]:
-        """The summary as ``game show --json`` prints it (the handbook lists the keys)."""
-        v = self.view
-        deadline = self.next_deadline
-        return {
-            "name": v.name,
-            "turn": v.turn,
-            "status": v.status,
-            "rules": v.modules,
-            "turn_limit": self.turn_limit,
-            "vp_target": self.vp_target,
-            "schedule": v.schedule,
-            "timezone": v.timezone,
-            "next_deadline": deadline.isoformat(timespec="minutes") if deadline else None,
-            "next_deadline_utc": deadline.astimezone(dt.timezone.utc).isoformat(timespec="minutes")
-            if deadline
-            else None,
-            "deadline_set_by_gm": v.deadline_override is not None,
-            "hold": v.hold,
-            "staged_turn": v.staged_turn,
-            "early_run": v.early_run,
-            "early_run_delay": v.early_run_delay,
-            "reminder_hours": v.reminder_hours,
-            "inactive_after": v.inactive_after,
-            "nmr_limit": v.nmr_limit,
-            "systems": self.systems,
-            "free_homes": self.free_homes,
-            "waiting": [e.code for e in v.empires if e.wait and e.orders_at is not None],
-            "missing": v.missing,
-            "empires": [
-                {
-                    "code": e.code,
-                    "name": e.name,
-                    "email": e.email,
-                    "active": e.active,
-                    "vp": e.vp,
-                    "orders_in": e.orders_at is not None,
-                    "wait": e.wait,
-                }
-                for e in v.empires
-            ],
-            "suppressed": [
-                {"at": at.isoformat(timespec="seconds"), "recipient": r, "kind": k, "reason": why}
-                for at, r, k, why in self.suppressed
-            ],
-        }
-
-
 def game_summary(session: Session, game: m.Game, now: dt.datetime) -> GameSummary:
-    loaded = load_game_view(session, game_id=game.id)
-    assert loaded is not None  # the caller holds the row
-    view = loaded[1]
-    systems, free = galaxy_counts(session, game.id)
-    coming = current_deadline(view, now) if view.status == "active" else None
-    held_back = tuple((r.at, r.recipient, r.kind, r.reason) for r in suppressed_replies(session, game.id))
-    return GameSummary(view, systems, free, coming, held_back, game.turn_limit, game.vp_target)
+    """What ``game show`` prints, read as the GM's prompt reads it
+    (``storage.plainread``), in this session's transaction."""
+    return plainread.game_summary(plain_reader(session), game.id, now)
 
 
 # -- schedule, pause, resume (read by the worker on its next pass) ---------------------------

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
-from dataclasses import dataclass
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
@@ -31,8 +30,10 @@ from ..accounts.passwords import generate_password, hash_code, verify_password
 from ..config import Config
 from ..errors import GMError
 from ..storage import models as m
+from ..storage import plainread
 from ..storage.mailkinds import MailKind
-from ..storage.queries import galaxy_counts
+from ..storage.queries import galaxy_counts, plain_reader
+from ..storage.readmodel import PlayerSummary
 from .game import add_empire
 
 log = logging.getLogger(__name__)
@@ -57,21 +58,6 @@ JOIN_CODE_HOURS = 48
 #: Unconfirmed JOINs one game keeps at most (forged ones take no home, but
 #: each is a row and a mail): past it a JOIN is refused until some expire.
 UNCONFIRMED_PER_GAME = 20
-
-
-@dataclass(frozen=True)
-class PlayerSummary:
-    """What ``game show`` says about sign-up, leave and quitting."""
-
-    signup_open: bool
-    signup_limit: int | None
-    pending: tuple[tuple[str, str, str], ...]
-    """(code, name, address) of each request waiting for the GM."""
-    vacation_limit: int
-    on_leave: tuple[tuple[str, int], ...]
-    """(code, last turn of leave) of each empire on leave now."""
-    quitting: tuple[str, ...]
-    """Empires that sent QUIT: inactive when the current turn runs."""
 
 
 def _pending(session: Session, game_id: int) -> list[m.SignupRequest]:
@@ -106,21 +92,7 @@ def _unconfirmed(session: Session, game_id: int, now: dt.datetime) -> list[m.Sig
 
 
 def player_summary(session: Session, game: m.Game) -> PlayerSummary:
-    empires = session.execute(
-        select(m.Empire.code, m.Empire.vacation_until, m.Empire.quit_at)
-        .where(m.Empire.game_id == game.id)
-        .order_by(m.Empire.code)
-    ).all()
-    return PlayerSummary(
-        signup_open=bool(game.signup_open),
-        signup_limit=game.signup_limit,
-        pending=tuple((r.code, r.name, r.email) for r in _pending(session, game.id)),
-        vacation_limit=game.vacation_limit,
-        on_leave=tuple(
-            (code, until) for code, until, _ in empires if until is not None and until >= game.turn
-        ),
-        quitting=tuple(code for code, _, quit_at in empires if quit_at is not None),
-    )
+    return plainread.player_summary(plain_reader(session), game.id)
 
 
 def set_signup(session: Session, game: m.Game, *, open_: bool | None, limit: int | None) -> PlayerSummary:

@@ -45,9 +45,10 @@ from ..rules.turn import resolve, turn_rng
 from ..runtime.collector import gc_paused
 from ..runtime.jsontext import Encoded
 from ..storage import models as m
+from ..storage import plainread
 from ..storage.convert import load_state, orders_for_turn, save_game_fields, save_state
 from ..storage.db import transaction
-from ..storage.queries import consume_deadline, get_empire, get_game, staged_record
+from ..storage.queries import consume_deadline, get_empire, get_game, plain_reader, staged_record
 
 log = logging.getLogger(__name__)
 
@@ -216,14 +217,9 @@ def report_for(
 ) -> tuple[str, Mapping[str, Any]]:
     """An empire's report (text, JSON data): of ``turn``, else the latest.
     Before any turn has run, the start-of-game position (turn 0)."""
-    query = select(m.Report).where(m.Report.empire_id == empire.id)
-    if turn is not None:
-        query = query.where(m.Report.turn == turn)
-    report = session.scalar(query.order_by(m.Report.turn.desc()).limit(1))
-    if report is not None:
-        return render_report_text(report.data), report.data
-    if turn not in (None, 0):
-        raise GMError(f"{empire.code} has no report for turn {turn} of {game.name}")
+    stored = plainread.stored_report(plain_reader(session), game.id, empire.code, turn)
+    if stored is not None:
+        return render_report_text(stored), stored
     _, text, context = next(position_reports(session, game, [empire.code]))
     return text, context
 
