@@ -384,12 +384,25 @@ def drop_copies(app: Any, first: dict[str, int], last: dict[str, int], site: Pat
     ``last``) and the copied turns' public pages: the game is young again,
     with what its real nights wrote. Returns the rows deleted."""
     deleted = 0
+    tables = m.Base.metadata.tables
+    # Each deleted row's references are looked up; the schema indexes none of
+    # the columns that point at these tables (nothing deletes from them but
+    # this), so for the deletion only they get an index, dropped with it.
+    pointing = [
+        (f"night_drop_{fk.parent.table.name}_{fk.parent.name}", fk.parent.table.name, fk.parent.name)
+        for table in tables.values()
+        for fk in table.foreign_keys
+        if fk.column.table.name in GROWING
+    ]
     with app.sessions() as session, session.begin():
-        tables = m.Base.metadata.tables
+        for index, table_name, column in pointing:
+            session.execute(text(f"CREATE INDEX {index} ON {table_name} ({column})"))
         for name in reversed(list(GROWING)):
             table = tables[name]
             done = session.execute(delete(table).where(table.c.id > first[name], table.c.id <= last[name]))
             deleted += done.rowcount or 0
+        for index, _, _ in pointing:
+            session.execute(text(f"DROP INDEX {index}"))
     for number in turns:
         for suffix in (".html", ".json"):
             (site / GAME / "turns" / f"{number}{suffix}").unlink(missing_ok=True)
