@@ -446,18 +446,7 @@ def player_summary(reader: Reader, game: GameRow | int) -> PlayerSummary:
 def empire_rows(reader: Reader, game: GameRow | int) -> list[dict[str, Any]]:
     """Every empire of the game, by code, as ``empire list --json`` prints it."""
     row = _by_id(reader, game) if isinstance(game, int) else game
-    return [
-        {
-            "code": e.code,
-            "name": e.name,
-            "email": e.email,
-            "active": e.active,
-            "vp": e.vp,
-            "orders_in": e.orders_at is not None,
-            "wait": e.wait,
-        }
-        for e in empire_views(reader, row.id, row.turn)
-    ]
+    return [e.as_row() for e in empire_views(reader, row.id, row.turn)]
 
 
 def stored_report(

@@ -56,6 +56,18 @@ class EmpireView:
     quitting: bool = False
     """Sent QUIT: goes inactive when this turn runs, so not expected to send orders."""
 
+    def as_row(self) -> dict[str, Any]:
+        """The empire as ``empire list --json`` and ``game show --json`` print it."""
+        return {
+            "code": self.code,
+            "name": self.name,
+            "email": self.email,
+            "active": self.active,
+            "vp": self.vp,
+            "orders_in": self.orders_at is not None,
+            "wait": self.wait,
+        }
+
 
 @dataclass(frozen=True)
 class GameView:
@@ -149,18 +161,7 @@ class GameSummary:
             "free_homes": self.free_homes,
             "waiting": [e.code for e in v.empires if e.wait and e.orders_at is not None],
             "missing": v.missing,
-            "empires": [
-                {
-                    "code": e.code,
-                    "name": e.name,
-                    "email": e.email,
-                    "active": e.active,
-                    "vp": e.vp,
-                    "orders_in": e.orders_at is not None,
-                    "wait": e.wait,
-                }
-                for e in v.empires
-            ],
+            "empires": [e.as_row() for e in v.empires],
             "suppressed": [
                 {"at": at.isoformat(timespec="seconds"), "recipient": r, "kind": k, "reason": why}
                 for at, r, k, why in self.suppressed
