@@ -28,7 +28,8 @@ from tests.test_cli_reads import two_games, two_games_made  # noqa: F401
 
 # The module's tests share a fixture made once per module (two_games_made):
 # on one worker it is made once.
-pytestmark = pytest.mark.xdist_group("cli-imports")
+# Slow: each test starts fresh interpreters and checks what they imported.
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("cli-imports")]
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -169,6 +169,7 @@ def test_reports_before_and_after_turn_1_run_while_a_writer_holds_the_lock(
             _finished(_cli(config, *argv))
 
 
+@pytest.mark.slow  # two games of processes
 def test_a_poll_writes_while_a_read_is_open(two_games: tuple[Path, Path, str], tmp_path: Path) -> None:
     config, db, password = two_games
     _inbox(tmp_path, password, 3, "held")
@@ -350,6 +351,7 @@ def test_on_postgresql_the_read_commands_run_read_only(
         _drop_pg_database(postgres_url, name)
 
 
+@pytest.mark.slow  # two games of processes
 def test_every_turn_0_report_at_once_reads_only_and_matches_report(two_games: tuple[Path, Path, str]) -> None:
     """All of a game's turn-0 reports in one read-only transaction (the state
     and the shared parts built once) are what ``turnproc report`` prints for

@@ -57,6 +57,7 @@ def test_demo_refuses_a_folder_that_is_not_its_own(tmp_path: Path) -> None:
     assert (tmp_path / "precious.txt").exists()
 
 
+@pytest.mark.slow  # a fresh interpreter plays the demo
 def test_demo_command_in_a_fresh_directory(tmp_path: Path) -> None:
     """README command (1), minus the install: `turnproc demo` in an empty directory."""
     script = Path(sys.executable).parent / "turnproc"

@@ -124,6 +124,7 @@ def test_the_fast_tier_runs_postgresql_for_the_storage_layer_only() -> None:
     assert all(line.startswith("tests/storage/") and "postgres" in line for line in chosen), chosen
 
 
+@pytest.mark.slow  # a pytest of its own on two workers
 def test_a_group_of_tests_runs_on_one_worker(tmp_path: Path) -> None:
     """tests/run.sh runs ``--dist loadgroup``: the tests of one ``xdist_group``
     share a worker, so a module's shared fixture is built once. A pytest and

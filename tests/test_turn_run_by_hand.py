@@ -107,6 +107,7 @@ def test_two_turn_runs_started_together_run_one_turn(config_file: Path, db_url: 
     assert _turn_and_records(db_url) == (2, 1)
 
 
+@pytest.mark.slow  # a big game's turn in a process of its own
 def test_without_a_terminal_turn_run_needs_yes(config_file: Path, db_url: str) -> None:
     p = _turn_run(config_file)
     _, err = p.communicate(timeout=120)

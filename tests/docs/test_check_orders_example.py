@@ -25,6 +25,7 @@ def example(name: str) -> str:
     return found[0]
 
 
+@pytest.mark.slow  # plays the demo
 def test_the_guides_example_is_what_the_command_prints(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -18,6 +18,8 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
+import pytest
+
 from tests.docs.mdblocks import DOCS
 
 
@@ -33,6 +35,7 @@ def make_samples_module() -> ModuleType:
     return module
 
 
+@pytest.mark.slow  # plays the demo
 def test_samples_in_the_docs_match_the_demo(tmp_path: Path, update_golden: bool) -> None:
     ms = make_samples_module()
     samples = ms.make_samples(tmp_path)

@@ -216,6 +216,7 @@ def test_the_same_process_records_the_mark_at_its_next_flush(
     engine.dispose()
 
 
+@pytest.mark.slow  # waits for a lease to run out
 def test_a_new_send_after_the_lease_records_the_marks_from_the_journal(
     db_url: str, smtp_server: SmtpSink, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -20,7 +20,8 @@ from turnproc.storage import models as m
 
 # The module's tests share a fixture made once per module (demo_page):
 # on one worker it is made once.
-pytestmark = pytest.mark.xdist_group("browser")
+# Slow: each test starts Chromium.
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("browser")]
 
 #: Added to the page for the test only (a report carries no script): measures
 #: the layout once everything has loaded and logs it to the console, which

@@ -61,6 +61,7 @@ def test_reports_of_random_games_validate(seed: int) -> None:
         validate(json.loads(docs.json))
 
 
+@pytest.mark.slow  # plays the demo
 def test_demo_report_mails_carry_every_format(tmp_path: Path) -> None:
     run_demo(tmp_path / "d", turns=2)
     out = mailbox.Maildir(tmp_path / "d" / "mail" / "out", create=False)

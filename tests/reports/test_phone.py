@@ -142,6 +142,7 @@ def test_the_docs_say_what_a_phone_shows() -> None:
     assert "(samples/site-phone.png)" in handbook
 
 
+@pytest.mark.slow  # plays the demo first
 def test_the_neighbourhood_shows_codes_marks_and_ships_but_no_names(
     demo: tuple[dict[str, ReportDocuments], Path],
 ) -> None:

@@ -31,7 +31,8 @@ OLD = 1_000_000_000  # a file time long past: a file rewritten gets the clock's
 
 # Both tests start from the long game played once (its database and its pages),
 # so they run on one worker, which plays it once.
-pytestmark = pytest.mark.xdist_group("site-refresh")
+# Slow: a twelve-turn game is played first.
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("site-refresh")]
 
 
 def _press(session: object, game: m.Game, text: str) -> None:

@@ -138,6 +138,7 @@ def _write(reader: plainread.Reader) -> str:
     return "written"
 
 
+@pytest.mark.slow  # every varied game is written first
 def test_a_write_through_the_reader_fails(db_url: str) -> None:
     with plainread.opened(db_url) as reader:
         assert reader is not None
@@ -163,6 +164,7 @@ def sqlite_games(request: pytest.FixtureRequest) -> Iterator[str]:
         yield url
 
 
+@pytest.mark.slow  # every varied game is written first
 def test_a_read_holds_no_lock_and_waits_for_none(sqlite_games: str) -> None:
     """SQLite: mid-read (its snapshot open), a writer that waits for nothing
     writes and commits; and a read opened while a writer holds the write lock
@@ -279,6 +281,7 @@ def _orm_summary(session: Session, game: m.Game) -> tuple[GameSummary, PlayerSum
     return summary, players
 
 
+@pytest.mark.slow  # every varied game is written first
 def test_the_reads_make_what_the_models_make(db_url: str) -> None:
     """Every game of tests/variedgames.py, on SQLite and PostgreSQL: the same
     objects, down to each timestamp's zone (compared by repr), and the same
@@ -306,6 +309,7 @@ def test_the_reads_make_what_the_models_make(db_url: str) -> None:
         engine.dispose()
 
 
+@pytest.mark.slow  # every varied game is written first
 def test_the_commands_print_what_they_print_through_the_orm(
     db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

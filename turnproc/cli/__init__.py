@@ -12,6 +12,7 @@ interrupted; 141 the reader of our output went away (``| head``).
 from __future__ import annotations
 
 import argparse
+import functools
 import logging
 import os
 import sys
@@ -47,6 +48,13 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+# One parser a process: argparse's parsing leaves its parser as it was, and
+# building this one (a hundred subcommands, each help text through gettext's
+# file lookups) costs more than most commands: a process that runs main()
+# many times (the test suite, a GM's Python script) builds it once.
+_parser = functools.cache(build_parser)
+
+
 _ERRORS = (GMError, CLIError, ServerUnavailable)
 
 #: The errors of layers a command may not have loaded: (module, class name).
@@ -78,8 +86,7 @@ def _orig(exc: BaseException) -> Any:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    args = _parser().parse_args(argv)
     level = logging.WARNING - 10 * min(args.verbose, 2)
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
     try:

@@ -12,6 +12,7 @@ over time is an SVG drawn here.
 
 from __future__ import annotations
 
+import functools
 import html
 import re
 from collections.abc import Iterable
@@ -215,6 +216,15 @@ def _slug(value: str, separator: str) -> str:
 def doc_page(text: str, pages: dict[str, str]) -> str:
     """One of the docs (Markdown) as the HTML of a site page's body; ``pages``
     maps the docs the site carries (``rules.md``) to their pages (``rules.html``)."""
+    return _doc_page(text, tuple(sorted(pages.items())))
+
+
+# Kept for the process's life: the worker refreshes the pages after every
+# turn, and the docs it carries are the installed ones (Markdown took half a
+# second of a thousand-empire game's refresh).
+@functools.lru_cache(maxsize=16)
+def _doc_page(text: str, page_items: tuple[tuple[str, str], ...]) -> str:
+    pages = dict(page_items)
     # Here, not at the top: only the public pages need Markdown, and every
     # start of the worker and of each command would pay for importing it.
     import markdown

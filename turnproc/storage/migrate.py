@@ -9,6 +9,7 @@ Alembic is imported when the schema is created, upgraded or checked."""
 from __future__ import annotations
 
 import ast
+import functools
 import io
 import logging
 import sys
@@ -98,11 +99,13 @@ def current_revision(engine: Engine) -> str | None:
 VERSION_TABLE = "alembic_version"
 
 
+@functools.cache
 def head_revision() -> str | None:
     """The newest migration's revision: the one no other names as its
     ``down_revision``. Read from the files' assignments, as written, without
     importing them (tests/storage/test_schema_head.py holds it to Alembic's
-    own answer)."""
+    own answer); once a process, as the files are installed with the code
+    (parsing them all took 50 ms, and a process can open many databases)."""
     down: set[str] = set()
     revisions = []
     for path in sorted((migrations_dir() / "versions").glob("*.py")):
