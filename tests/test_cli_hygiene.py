@@ -130,6 +130,7 @@ def test_every_positional_argument_has_help() -> None:
     assert walk(build_parser(), "turnproc") == []
 
 
+@pytest.mark.slow  # a fresh interpreter
 def test_a_closed_pipe_is_no_traceback(migrated_default_db: Path, tmp_path: Path) -> None:
     """`turnproc ... | head`: the reader goes away before we write."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}

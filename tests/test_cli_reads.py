@@ -259,6 +259,7 @@ def plain_reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return seen
 
 
+@pytest.mark.slow  # two games of processes
 def test_the_read_commands_run_only_read_only_transactions(
     two_games: tuple[Path, Path, str], tmp_path: Path, plain_reads: list[str]
 ) -> None:

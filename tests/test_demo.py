@@ -31,6 +31,7 @@ def test_demo_plays_a_turn_and_reports_every_empire(tmp_path: Path) -> None:
     assert sum(s.startswith("Re:") for s in subjects) == 4  # one acknowledgement per order mail
 
 
+@pytest.mark.slow  # plays the demo
 def test_every_demo_order_mail_is_accepted_without_errors(tmp_path: Path) -> None:
     run_demo(tmp_path / "demo", turns=1)
     out = mailbox.Maildir(tmp_path / "demo" / "mail" / "out", create=False)
