@@ -173,8 +173,10 @@ _OUTLOOK_HEAD = (
     '/* Font Definitions */\n@font-face\n\t{font-family:"Cambria Math";\n\tpanose-1:2 4 5 3 5 4 6 3 2 4;}\n'
     "@font-face\n\t{font-family:Calibri;\n\tpanose-1:2 15 5 2 2 2 4 3 2 4;}\n"
     "/* Style Definitions */\np.MsoNormal, li.MsoNormal, div.MsoNormal\n\t{margin:0cm;\n\tfont-size:11.0pt;\n"
-    '\tfont-family:"Calibri",sans-serif;\n\tmso-ligatures:standardcontextual;\n\tmso-fareast-language:EN-US;}\n'
-    'span.EmailStyle17\n\t{mso-style-type:personal-compose;\n\tfont-family:"Calibri",sans-serif;\n\tcolor:windowtext;}\n'
+    '\tfont-family:"Calibri",sans-serif;\n\tmso-ligatures:standardcontextual;\n'
+    "\tmso-fareast-language:EN-US;}\n"
+    "span.EmailStyle17\n\t{mso-style-type:personal-compose;\n"
+    '\tfont-family:"Calibri",sans-serif;\n\tcolor:windowtext;}\n'
     ".MsoChpDefault\n\t{mso-style-type:export-only;\n\tfont-size:10.0pt;\n\tmso-ligatures:none;}\n"
     "@page WordSection1\n\t{size:612.0pt 792.0pt;\n\tmargin:72.0pt 72.0pt 72.0pt 72.0pt;}\n"
     "div.WordSection1\n\t{page:WordSection1;}\n--></style></head>"

@@ -264,7 +264,8 @@ class SmtpSink:
         if self.fail_next:
             self.fail_next -= 1
             return "451 4.3.0 try again later"
-        self.messages.append((envelope.mail_from, list(envelope.rcpt_tos), envelope.original_content))  # type: ignore[attr-defined]
+        content = envelope.original_content  # type: ignore[attr-defined]
+        self.messages.append((envelope.mail_from, list(envelope.rcpt_tos), content))
         self.connections.append(id(session))
         return "250 OK"
 

@@ -86,7 +86,8 @@ def test_every_benchmark_says_how_to_run_it_from_the_repository_root() -> None:
     for path in BENCHMARKS:
         text = path.read_text(encoding="utf-8")
         if '__name__ == "__main__"' in text:
-            assert f"python -m benchmarks.{path.stem}" in ast.get_docstring(ast.parse(text)), path.name  # type: ignore[operator]
+            docstring = ast.get_docstring(ast.parse(text)) or ""
+            assert f"python -m benchmarks.{path.stem}" in docstring, path.name
 
 
 # -- the baseline -----------------------------------------------------------------------------

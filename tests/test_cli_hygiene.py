@@ -159,7 +159,9 @@ def gm(tmp_path: Path, db_url: str, smtp_server: SmtpSink):  # type: ignore[no-u
     return gm
 
 
-def test_sql_refuses_a_statement_that_changed_no_rows(gm, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_sql_refuses_a_statement_that_changed_no_rows(  # type: ignore[no-untyped-def]
+    gm, tmp_path: Path
+) -> None:
     script = tmp_path / "typo.sql"
     script.write_text(
         "UPDATE empires SET vp = 7 WHERE code = 'RIG'"

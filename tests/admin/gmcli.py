@@ -68,7 +68,10 @@ class GM:
         self.ok("send")
         new = self.smtp.messages[self.delivered :]
         self.delivered = len(self.smtp.messages)
-        return [email.message_from_bytes(raw, policy=email.policy.default) for _, _, raw in new]  # type: ignore[misc]
+        return [
+            email.message_from_bytes(raw, policy=email.policy.default)  # type: ignore[misc]
+            for _, _, raw in new
+        ]
 
 
 def make_gm(tmp_path: Path, db_url: str, smtp: SmtpSink) -> GM:

@@ -121,7 +121,9 @@ def test_a_flush_goes_over_the_connections_set_and_closes_them(
     assert closed_soon(sink)  # no idle connection outlives the flush
 
 
-def test_one_mail_opens_one_connection(sqlite_url: str, sessions: sessionmaker, limited: Any) -> None:  # type: ignore[type-arg]
+def test_one_mail_opens_one_connection(  # type: ignore[type-arg]
+    sqlite_url: str, sessions: sessionmaker, limited: Any
+) -> None:
     sink = limited(10)
     queue(create_engine(sqlite_url), 1)
     assert outbox.flush_outbox(sessions, transport(sink.port, 3), dt.datetime.now(UTC)) == (1, 0)

@@ -128,7 +128,8 @@ def test_a_big_batch_is_built_on_the_process_pool_the_same_as_in_process(
         with reportmail.builder(app.sessions, app.config.from_address) as build:
             pooled = build(claimed)
             # deploy/OPERATIONS.md: they run below the worker's priority.
-            assert used[0].submit(os.nice, 0).result() == os.nice(0) + reportmail.RENDER_NICENESS  # type: ignore[attr-defined]
+            niceness = used[0].submit(os.nice, 0).result()  # type: ignore[attr-defined]
+            assert niceness == os.nice(0) + reportmail.RENDER_NICENESS
         assert len(used) == 1 and len(claimed) >= reportmail.PARALLEL_FROM
         assert pooled == one_by_one
         # deploy/OPERATIONS.md: the rendering processes end with the flush.

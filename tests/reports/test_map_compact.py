@@ -56,7 +56,8 @@ def _rgb(colour: str) -> tuple[int, int, int]:
 
 def _half(colour: str) -> tuple[int, int, int]:
     """A colour at half strength on the background, as a faded system shows it."""
-    return tuple((a + b + 1) // 2 for a, b in zip(_rgb(colour), _rgb(BACKGROUND), strict=True))  # type: ignore[return-value]
+    r, g, b = ((a + b + 1) // 2 for a, b in zip(_rgb(colour), _rgb(BACKGROUND), strict=True))
+    return r, g, b
 
 
 def _system(

@@ -45,7 +45,9 @@ def _page(site: Path, turn: int) -> str:
     return (site / "turns" / f"{turn}.html").read_text(encoding="utf-8")
 
 
-def _play(sessions, config: Config, site: Path, turns: range, word: str = "news") -> None:  # type: ignore[no-untyped-def]
+def _play(  # type: ignore[no-untyped-def]
+    sessions, config: Config, site: Path, turns: range, word: str = "news"
+) -> None:
     for turn in turns:
         with transaction(sessions) as session:
             game = get_game(session, "corpus")
@@ -92,7 +94,9 @@ def config(played: Path, tmp_path: Path) -> Config:
     return _config(tmp_path)
 
 
-def test_a_refresh_writes_only_the_new_turns_pages(sessions, config: Config, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_a_refresh_writes_only_the_new_turns_pages(  # type: ignore[no-untyped-def]
+    sessions, config: Config, tmp_path: Path
+) -> None:
     site = tmp_path / "site"
     for path in (site / "turns").iterdir():
         os.utime(path, (OLD, OLD))

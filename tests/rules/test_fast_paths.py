@@ -72,7 +72,8 @@ def test_fields_are_known() -> None:
     assert {f.name for f in dataclasses.fields(System)} == SYSTEM_FIELDS
     assert {f.name for f in dataclasses.fields(Empire)} == EMPIRE_FIELDS
     assert {f.name for f in dataclasses.fields(GameState)} == STATE_FIELDS
-    assert dataclasses.fields(GameSettings) and GameSettings.__dataclass_params__.frozen  # type: ignore[attr-defined]
+    params = GameSettings.__dataclass_params__  # type: ignore[attr-defined]
+    assert dataclasses.fields(GameSettings) and params.frozen
     # A turn record's rows hold every field of a system (serialize.state_to_record).
     assert tuple(f.name for f in dataclasses.fields(System)) == RECORD_FIELDS
 

@@ -80,7 +80,9 @@ REFUSED = [
 
 
 @pytest.mark.parametrize(("make", "line", "code"), REFUSED, ids=[r[1] for r in REFUSED])
-def test_r17_1_a_refusal_is_the_turns_reason_in_the_turns_words(make, line: str, code: str) -> None:  # type: ignore[no-untyped-def]
+def test_r17_1_a_refusal_is_the_turns_reason_in_the_turns_words(  # type: ignore[no-untyped-def]
+    make, line: str, code: str
+) -> None:
     """rules.md §17.1: "the line is marked ERROR with the reason's code, in the words
     above, and it is not stored"; "The host asks the very rule the turn asks"."""
     state = make()

@@ -255,7 +255,7 @@ def _split_postgres(script: str) -> list[Statement]:
         guess = (
             difflib.get_close_matches(word.group(1).upper(), _ALLOWED_WORDS, n=1, cutoff=0.6) if word else []
         )
-        hint = f"; did you mean {guess[0]}?" if guess and guess[0] != word.group(1).upper() else ""  # type: ignore[union-attr]
+        hint = f"; did you mean {guess[0]}?" if word and guess and guess[0] != word.group(1).upper() else ""
         raise ScriptSyntaxError(f"{message}{hint}", line) from None
     out: list[Statement] = []
     for raw in raws:

@@ -259,5 +259,6 @@ def refresh_site(
             write_site(
                 session, game_name, site_dir / game_name, now, host_address=host_address, pyodide=pyodide
             )
-    except Exception as exc:  # noqa: BLE001 - a full disk, a bad folder, a lost connection: all wait for the next turn
+    # Any failure (a full disk, a bad folder, a lost connection) waits for the next turn.
+    except Exception as exc:  # noqa: BLE001
         log.warning("game %s: public pages in %s not refreshed: %s", game_name, site_dir, one_line(exc))

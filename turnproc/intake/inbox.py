@@ -107,7 +107,8 @@ def _attempt(
                     cache.write_rows(session)
             except (OperationalError, InterfaceError):
                 raise  # the database went away: no mail is to blame
-            except Exception as exc:  # noqa: BLE001 - a mail that breaks its handling is filed as failed, never stops the poll
+            # A mail that breaks its handling is filed as failed, and never stops the poll.
+            except Exception as exc:  # noqa: BLE001
                 cache.forget(raw)  # what its rolled-back savepoint did is undone
                 result = _failed(session, app.config, key, raw, exc, now)
             done.append((key, result))

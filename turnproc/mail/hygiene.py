@@ -64,7 +64,8 @@ def sender_address(msg: Message, raw: dict[str, str] | None = None) -> str:
 
 
 _ADDRESS = re.compile(
-    r"[^@\s<>()\[\],;:\\\"]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)+"
+    r"[^@\s<>()\[\],;:\\\"]+"  # the local part
+    r"@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)+"  # labels
 )
 
 

@@ -164,7 +164,8 @@ class Batch:
                         return
                     self._done.put((index, exc))
                     return  # this connection cannot go on; the flush decides
-                except BaseException as exc:  # noqa: BLE001 - handed to the flush, which raises it in the caller
+                # Anything else is handed to the flush, which raises it in the caller.
+                except BaseException as exc:  # noqa: BLE001
                     self._done.put((index, exc))
                 else:
                     self._owner._delivered_over(transport)

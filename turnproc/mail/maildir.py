@@ -32,7 +32,8 @@ class PrivateMaildir(mailbox.Maildir):
                 os.chmod(folder, 0o700)
 
     def _create_tmp(self) -> BinaryIO:
-        made: BinaryIO = getattr(mailbox.Maildir, "_create_tmp")(self)  # noqa: B009 - private, not in the stubs
+        # Private, and not in the stubs: hence getattr.
+        made: BinaryIO = getattr(mailbox.Maildir, "_create_tmp")(self)  # noqa: B009
         os.fchmod(made.fileno(), 0o600)
         return made
 

@@ -70,7 +70,9 @@ def bulletin_context(
     return {
         "schema": BULLETIN_SCHEMA_ID,
         "subject": bulletin_subject(game_name, turn, corrected=corrected),
-        **turn_head(state, game_name=game_name, turn=turn, deadline=deadline, corrected=corrected),  # type: ignore[typeddict-item]
+        **turn_head(  # type: ignore[typeddict-item]
+            state, game_name=game_name, turn=turn, deadline=deadline, corrected=corrected
+        ),
         "empires": len(state.empires),
         "roundup": rows,
         "press": public_press(events),

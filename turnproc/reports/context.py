@@ -422,7 +422,9 @@ def report_context(
     # unpacks another TypedDict; they are set below, where they apply.
     context: ReportBody = {
         "schema": SCHEMA_ID,
-        **turn_head(state, game_name=game_name, turn=turn, deadline=deadline, corrected=corrected),  # type: ignore[typeddict-item]
+        **turn_head(  # type: ignore[typeddict-item]
+            state, game_name=game_name, turn=turn, deadline=deadline, corrected=corrected
+        ),
         "on_leave_until": on_leave_until,
         "empire": {
             "code": empire.code,

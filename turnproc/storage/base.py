@@ -53,4 +53,5 @@ timestamp = Annotated[dt.datetime, mapped_column(UTCDateTime, nullable=False, de
 
 class Base(DeclarativeBase):
     metadata = MetaData(naming_convention=NAMING_CONVENTION)
-    type_annotation_map = {dict[str, Any]: JSON, list[Any]: JSON}  # noqa: RUF012 - SQLAlchemy reads it by this name
+    # SQLAlchemy reads it by this name, as a plain class attribute.
+    type_annotation_map = {dict[str, Any]: JSON, list[Any]: JSON}  # noqa: RUF012
