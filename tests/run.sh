@@ -39,6 +39,11 @@ if ! grep -qs "\"version\": \"$PYODIDE\"" .cache/pyodide-npm/node_modules/pyodid
   npm install --prefix .cache/pyodide-npm --no-save --no-audit --no-fund --loglevel=error "pyodide@$PYODIDE" >/dev/null
 fi
 
+# What the run started and made is undone at its end, in reverse order.
+CLEANUP=()
+cleanup() { for ((i = ${#CLEANUP[@]} - 1; i >= 0; i--)); do eval "${CLEANUP[i]}"; done; }
+trap cleanup EXIT
+
 # A private PostgreSQL for the run (the tests start their own when this is not set).
 PGBIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1 || true)
 if [ -z "${TURNPROC_TEST_PG_URL:-}" ] && [ -n "$PGBIN" ] && [ -x "$PGBIN/initdb" ]; then
@@ -50,7 +55,7 @@ if [ -z "${TURNPROC_TEST_PG_URL:-}" ] && [ -n "$PGBIN" ] && [ -x "$PGBIN/initdb"
   as_pg "$PGBIN/initdb" -D "$PGDIR/data" -U postgres -A trust -E UTF8 --locale=C.UTF-8 -N >/dev/null
   as_pg "$PGBIN/pg_ctl" -D "$PGDIR/data" -l "$PGDIR/log" -w \
     -o "-p $PGPORT -k $PGDIR -c listen_addresses=127.0.0.1 -c fsync=off" start >/dev/null
-  trap 'as_pg "$PGBIN/pg_ctl" -D "$PGDIR/data" -m fast stop >/dev/null 2>&1 || true; rm -rf "$PGDIR"' EXIT
+  CLEANUP+=('as_pg "$PGBIN/pg_ctl" -D "$PGDIR/data" -m fast stop >/dev/null 2>&1 || true; rm -rf "$PGDIR"')
   export TURNPROC_TEST_PG_URL="postgresql+psycopg://postgres@127.0.0.1:$PGPORT/postgres"
 fi
 
@@ -69,6 +74,18 @@ fi
 # module again (about 9 s of CPU each), and every interpreter a test starts
 # compiles turnproc again.
 unset PYTHONDONTWRITEBYTECODE
+
+# The tests' files (each test's SQLite database, the maildirs, Dovecot's mail
+# store) go to memory where the machine has a tmpfs and TMPDIR names no other
+# place: SQLite and Dovecot wait for the disk at every commit, a durability no
+# test measures, and half the fast tier's time went to it. Readable by the
+# servers' own users, as /tmp is.
+if [ -z "${TMPDIR:-}" ] && [ -d /dev/shm ] && [ -w /dev/shm ]; then
+  TMPDIR=$(mktemp -d /dev/shm/turnproc-tests.XXXXXX)
+  chmod 755 "$TMPDIR"
+  export TMPDIR
+  CLEANUP+=('rm -rf "$TMPDIR"')
+fi
 
 set +e
 .venv/bin/python -m pytest -p no:cacheprovider -n "${TURNPROC_TEST_WORKERS:-auto}" --dist loadgroup "$@"
