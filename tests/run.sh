@@ -9,7 +9,9 @@
 # The tests run in parallel, one pytest-xdist worker per CPU
 # (TURNPROC_TEST_WORKERS=0 runs them in this one process; a later -n in the
 # arguments wins too). Each worker has its own Dovecot, SMTP sinks, temporary
-# folders and database templates; they share the PostgreSQL server.
+# folders and database templates; they share the PostgreSQL server. Unless
+# TMPDIR is set, the temporary folders are made on /dev/shm (a tmpfs) when the
+# machine has one, and removed at the end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
