@@ -46,14 +46,7 @@ def test_the_benchmarks_import() -> None:
     """A module moved in turnproc breaks no benchmark unnoticed (they run outside
     the suite): all of them imported in one fresh interpreter, the fast tier's
     check; the traceback names the one that fails."""
-    names = ", ".join(f"benchmarks.{path.stem}" for path in BENCHMARKS)
-    done = subprocess.run(
-        [sys.executable, "-c", f"import {names}"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    done = _import_fresh(", ".join(f"benchmarks.{path.stem}" for path in BENCHMARKS))
     assert done.returncode == 0, done.stderr
 
 
@@ -63,14 +56,15 @@ def test_the_benchmarks_import() -> None:
 @pytest.mark.parametrize("path", BENCHMARKS, ids=lambda p: p.name)
 def test_a_benchmark_imports(path: Path) -> None:
     """A module moved in turnproc breaks no benchmark unnoticed (they run outside the suite)."""
-    done = subprocess.run(
-        [sys.executable, "-c", f"import benchmarks.{path.stem}"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    done = _import_fresh(f"benchmarks.{path.stem}")
     assert done.returncode == 0, done.stderr
+
+
+def _import_fresh(names: str) -> subprocess.CompletedProcess[str]:
+    """``import names`` in a fresh interpreter, from the repository's root."""
+    return subprocess.run(
+        [sys.executable, "-c", f"import {names}"], cwd=ROOT, capture_output=True, text=True, check=False
+    )
 
 
 def test_the_tests_servers_are_the_benchmarks_servers() -> None:

@@ -42,6 +42,18 @@ def test_run_sh_keeps_compiled_modules_for_the_tests() -> None:
     assert 0 <= script.find("\nunset PYTHONDONTWRITEBYTECODE\n") < script.find("-m pytest")
 
 
+def test_run_sh_puts_the_tests_files_in_memory_unless_tmpdir_is_set() -> None:
+    """The README says so: with TMPDIR unset and /dev/shm there, the run's
+    temporary files go to a folder made there for it, removed at the end."""
+    assert "Unless `TMPDIR` is set, the tests' temporary files" in _readme()
+    script = (TESTS / "run.sh").read_text(encoding="utf-8")
+    start = script.find('if [ -z "${TMPDIR:-}" ] && [ -d /dev/shm ]')
+    assert 0 <= start < script.find("-m pytest")
+    block = script[start : script.find("\nfi\n", start)]
+    assert "TMPDIR=$(mktemp -d /dev/shm/" in block and "export TMPDIR" in block
+    assert "CLEANUP+=('rm -rf \"$TMPDIR\"')" in block and "trap cleanup EXIT" in script
+
+
 def test_the_slow_marker_is_declared_strictly() -> None:
     pytest_options = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["pytest"][
         "ini_options"
