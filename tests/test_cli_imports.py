@@ -212,15 +212,18 @@ NOT_FOR_PLAIN_READS = ("sqlalchemy", "alembic", "turnproc.storage.models", "turn
         ("report", "late", "RIG"),
         ("report", "late", "VEG", "--format", "json"),
         ("report", "late", "RIG", "--turn", "1"),
+        ("report", "early", "RIG"),
+        ("report", "early", "VEG", "--format", "json"),
     ],
     ids=" ".join,
 )
 def test_the_prompts_reads_load_no_sqlalchemy(
     two_games: tuple[Path, Path, str], argv: tuple[str, ...]
 ) -> None:
-    """``game show``, ``empire list`` and a stored ``report`` on SQLite: no
-    SQLAlchemy, Alembic or models, which would cost the GM most of a second
-    (docs/gm-handbook.md, "Command reference", says so)."""
+    """``game show``, ``empire list`` and ``report`` (stored, or before turn 1
+    built from the state) on SQLite: no SQLAlchemy, Alembic or models, which
+    would cost the GM most of a second (docs/gm-handbook.md, "Command
+    reference", says so)."""
     config, _, _ = two_games
     modules = _modules_after("--config", str(config), *argv)
     assert "turnproc.storage.plainread" in modules  # the command read the game
@@ -229,9 +232,13 @@ def test_the_prompts_reads_load_no_sqlalchemy(
 
 
 def test_the_plain_read_check_fails_on_what_it_is_for(two_games: tuple[Path, Path, str]) -> None:
-    """``report`` before turn 1 builds the report through the ORM: the same
-    probe sees SQLAlchemy and the models then, so the test above could fail."""
-    config, _, _ = two_games
+    """A ``database_url`` with options is left to SQLAlchemy (plainread reads
+    only the plain forms): ``report`` then builds the report through the ORM,
+    and the same probe sees SQLAlchemy and the models, so the test above could fail."""
+    config, db, _ = two_games
+    text = config.read_text(encoding="utf-8").replace(f'"sqlite:///{db}"', f'"sqlite:///{db}?timeout=5"')
+    assert "?timeout=5" in text
+    config.write_text(text, encoding="utf-8")
     modules = _modules_after("--config", str(config), "report", "early", "RIG")
     assert {"sqlalchemy", "turnproc.storage.models"} <= set(modules)
 

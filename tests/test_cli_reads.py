@@ -31,9 +31,9 @@ from sqlalchemy import Engine, event, text
 from sqlalchemy.exc import DBAPIError
 
 from turnproc.cli import main
+from turnproc.storage import plainread
 from turnproc.storage.db import READ_ONLY, make_engine, make_sessionmaker, read_only
-from turnproc.storage.queries import get_game
-from turnproc.turns.run import position_reports
+from turnproc.turns.position import position_reports
 
 # The module's tests share a fixture made once per module (two_games_made):
 # on one worker it is made once.
@@ -223,8 +223,13 @@ READS = [
 
 #: The reads that run over the DB-API alone (turnproc/storage/plainread.py):
 #: no SQLAlchemy transaction at all, and one read-only connection of their own.
-#: ``report`` before turn 1 looks for a stored report so, then builds one through the ORM.
-PLAIN = {("game", "show", "early"), ("empire", "list", "early"), ("report", "late", "RIG")}
+#: ``report`` before turn 1 reads the state so too, and builds the report from it.
+PLAIN = {
+    ("game", "show", "early"),
+    ("empire", "list", "early"),
+    ("report", "early", "RIG"),
+    ("report", "late", "RIG"),
+}
 
 
 def _write_refused(reader: Any) -> str:
@@ -243,7 +248,6 @@ def _write_refused(reader: Any) -> str:
 def plain_reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Each connection plainread opened, as a write tried through it once the
     command is done with it fared: "refused: ..." for every one, or the test fails."""
-    from turnproc.storage import plainread
 
     seen: list[str] = []
     original = plainread.opened
@@ -360,12 +364,9 @@ def test_every_turn_0_report_at_once_reads_only_and_matches_report(two_games: tu
     config, db, _ = two_games
     printed = {code: _gm(config, "report", "early", code) for code in ("RIG", "VEG")}
     before = db.read_bytes()
-    engine = make_engine(f"sqlite:///{db}")
-    try:
-        with read_only(make_sessionmaker(engine)) as session:
-            game = get_game(session, "early")
-            built = {code: text for code, text, _ in position_reports(session, game, sorted(printed))}
-    finally:
-        engine.dispose()
+    with plainread.opened(f"sqlite:///{db}") as reader:
+        assert reader is not None
+        game = plainread.get_game(reader, "early")
+        built = {code: text for code, text, _ in position_reports(reader, game, sorted(printed))}
     assert built == printed  # the report ends with a newline, so `report` adds none
     assert db.read_bytes() == before

@@ -24,8 +24,10 @@ from sqlalchemy.orm import Session
 
 from tests.conftest import database_copy
 from tests.variedgames import GAMES, gm, outputs, write_config
+from turnproc.rules.state import Empire, GameSettings, GameState, Stance, System, SystemType, Tech
 from turnproc.storage import models as m
 from turnproc.storage import plainread
+from turnproc.storage.convert import load_state
 from turnproc.storage.db import DatabaseError, make_engine, make_sessionmaker, read_only
 from turnproc.storage.mailkinds import MailKind
 from turnproc.storage.readmodel import (
@@ -36,6 +38,7 @@ from turnproc.storage.readmodel import (
     current_deadline,
     view_of,
 )
+from turnproc.storage.stateread import read_state, settings_from
 
 ROOT = Path(__file__).resolve().parents[2]
 NOW = dt.datetime(2026, 12, 2, 12, 0, tzinfo=dt.UTC)
@@ -281,11 +284,11 @@ def _orm_summary(session: Session, game: m.Game) -> tuple[GameSummary, PlayerSum
     return summary, players
 
 
-@pytest.mark.slow  # every varied game is written first
-def test_the_reads_make_what_the_models_make(db_url: str) -> None:
-    """Every game of tests/variedgames.py, on SQLite and PostgreSQL: the same
-    objects, down to each timestamp's zone (compared by repr), and the same
-    stored reports."""
+def _each_game_both_ways(
+    db_url: str,
+) -> Iterator[tuple[Session, m.Game, plainread.Reader, plainread.GameRow]]:
+    """Each game of tests/variedgames.py, as the ORM reads it in a read-only
+    session and as plainread reads it over its own read-only connection."""
     engine = make_engine(db_url)
     try:
         with read_only(make_sessionmaker(engine)) as session, plainread.opened(db_url) as reader:
@@ -293,20 +296,28 @@ def test_the_reads_make_what_the_models_make(db_url: str) -> None:
             for name in GAMES:
                 game = session.scalar(select(m.Game).where(m.Game.name == name))
                 assert game is not None
-                row = plainread.get_game(reader, name)
-                summary, players = _orm_summary(session, game)
-                assert repr(plainread.game_summary(reader, row, NOW)) == repr(summary)
-                assert repr(plainread.player_summary(reader, row)) == repr(players)
-                for e in game.empires:
-                    latest = session.scalar(
-                        select(m.Report.data)
-                        .where(m.Report.empire_id == e.id)
-                        .order_by(m.Report.turn.desc())
-                        .limit(1)
-                    )
-                    assert plainread.stored_report(reader, row, e.code.lower(), None) == latest
+                yield session, game, reader, plainread.get_game(reader, name)
     finally:
         engine.dispose()
+
+
+@pytest.mark.slow  # every varied game is written first
+def test_the_reads_make_what_the_models_make(db_url: str) -> None:
+    """Every game of tests/variedgames.py, on SQLite and PostgreSQL: the same
+    objects, down to each timestamp's zone (compared by repr), and the same
+    stored reports."""
+    for session, game, reader, row in _each_game_both_ways(db_url):
+        summary, players = _orm_summary(session, game)
+        assert repr(plainread.game_summary(reader, row, NOW)) == repr(summary)
+        assert repr(plainread.player_summary(reader, row)) == repr(players)
+        for e in game.empires:
+            latest = session.scalar(
+                select(m.Report.data)
+                .where(m.Report.empire_id == e.id)
+                .order_by(m.Report.turn.desc())
+                .limit(1)
+            )
+            assert plainread.stored_report(reader, row, e.code.lower(), None) == latest
 
 
 @pytest.mark.slow  # every varied game is written first
@@ -340,3 +351,94 @@ def test_a_server_it_cannot_reach_is_refused_once_in_make_engines_words(tmp_path
     config = write_config(tmp_path, url)
     shown, listed = gm(config, "game", "show", "g"), gm(config, "game", "list")
     assert shown[0] == listed[0] == 1 and shown[2] == listed[2]
+
+
+def _orm_state(session: Session, game: m.Game) -> GameState:
+    """The oracle of the state's reader: the game built from the ORM's own
+    objects, each value as the models' column types give it."""
+    forces = {
+        f.system_id: f
+        for f in session.scalars(select(m.Force).join(m.System).where(m.System.game_id == game.id))
+    }
+    empires = {
+        e.code: Empire(
+            code=e.code,
+            name=e.name,
+            balance=e.balance,
+            treasury=e.treasury,
+            vp=e.vp,
+            techs={Tech(t): getattr(e, col) for t, col in m.TECH_COLUMNS.items()},
+            base=e.base,
+            home=e.home,
+            lost_in_space=e.lost_in_space,
+            reserve=e.reserve,
+            active_probe=e.active_probe,
+            inactive_probes=tuple(e.inactive_probes),
+            active=e.active,
+            missed_turns=e.missed_turns,
+        )
+        for e in sorted(game.empires, key=lambda e: e.code)
+    }
+    systems = {}
+    for s in session.scalars(select(m.System).where(m.System.game_id == game.id)):
+        force = forces.get(s.id)
+        systems[s.code] = System(
+            code=s.code,
+            type=SystemType(s.type),
+            row=s.row,
+            col=s.col,
+            star=s.star,
+            name=s.name,
+            owner=s.owner.code if s.owner is not None else None,
+            pop=s.pop,
+            industry=s.industry,
+            cruisers=force.cruisers if force else 0,
+            fighters=force.fighters if force else 0,
+            colony_ships=force.colony_ships if force else 0,
+            stance=Stance(s.stance),
+            stance_target=s.stance_target,
+            retreat_parts=s.retreat_parts,
+            ever_owned=s.ever_owned,
+            home_slot=s.home_slot,
+        )
+    seen: dict[str, set[int]] = {code: set() for code in empires}
+    for code, system in session.execute(
+        select(m.Empire.code, m.System.code)
+        .join(m.Seen, m.Seen.empire_id == m.Empire.id)
+        .join(m.System, m.System.id == m.Seen.system_id)
+        .where(m.Empire.game_id == game.id)
+    ):
+        seen[code].add(system)
+    return GameState(
+        turn=game.turn,
+        systems=systems,
+        links=frozenset(
+            (a, b) for a, b in session.execute(select(m.Link.a, m.Link.b).where(m.Link.game_id == game.id))
+        ),
+        empires=empires,
+        settings=GameSettings(
+            modules=frozenset(x for x in (game.modules or "").split(",") if x),
+            turn_limit=game.turn_limit,
+            vp_target=game.vp_target,
+            ruleset=game.ruleset,
+        ),
+        seen=seen,
+        finished=game.status == "finished",
+    )
+
+
+@pytest.mark.slow  # every varied game is written first
+def test_the_state_read_without_sqlalchemy_is_the_one_the_models_make(db_url: str) -> None:
+    """Every game of tests/variedgames.py, on SQLite and PostgreSQL: the state
+    ``report`` reads before turn 1 over plainread's read-only connection, and
+    the one every other command loads over the session's, are the state the
+    ORM's objects make, down to each value's type (compared by repr: a
+    boolean read as 1 would differ)."""
+    for session, game, reader, row in _each_game_both_ways(db_url):
+        expected = repr(_orm_state(session, game))
+        settings = settings_from(row.modules, row.turn_limit, row.vp_target, row.ruleset)
+        plain = read_state(
+            reader, row.id, turn=row.turn, settings=settings, finished=row.status == "finished"
+        )
+        assert repr(plain) == expected, game.name
+        assert repr(load_state(session, game)) == expected, game.name

@@ -58,24 +58,29 @@ def cmd_report(args: argparse.Namespace) -> int:
 
     config = config_from(args)
     with plainread.opened(config.database_url) as reader:
-        # A stored report read without SQLAlchemy; before turn 1 (none stored)
-        # the report is built from the state, through the ORM, below.
-        stored = (
-            plainread.stored_report(reader, plainread.get_game(reader, args.game), args.empire, args.turn)
-            if reader is not None
-            else None
-        )
-    if stored is not None:
-        _print_report(args, stored, None)
-        return 0
+        # Read without SQLAlchemy: a stored report, or before turn 1 (none
+        # stored) the start-of-game position built from the state.
+        if reader is not None:
+            game = plainread.get_game(reader, args.game)
+            stored = plainread.stored_report(reader, game, args.empire, args.turn)
+            if stored is not None:
+                _print_report(args, stored, None)
+                return 0
+            from ..turns.position import position_reports  # (as above)
+
+            _, text, context = next(position_reports(reader, game, [args.empire.upper()]))
+            _print_report(args, context, text)
+            return 0
+    # A database plainread does not read (another URL form, an older schema):
+    # the ORM's path, which reads it or says why it cannot.
     from ..storage.db import read_only  # (as above)
     from ..storage.queries import get_empire, get_game  # (as above)
     from ..turns.run import report_for  # (as above)
 
     app = open_from(args, read_only=True)
     with read_only(app.sessions) as session:
-        game = get_game(session, args.game)
-        text, data = report_for(session, game, get_empire(session, game, args.empire), args.turn)
+        game_row = get_game(session, args.game)
+        text, data = report_for(session, game_row, get_empire(session, game_row, args.empire), args.turn)
     _print_report(args, data, text)
     return 0
 

@@ -1,12 +1,14 @@
-"""The one bridge between SQL rows and the rules' dataclasses.
+"""The one bridge between the ORM's session and the rules' dataclasses.
 
-``load_state`` reads a game into a :class:`GameState`; ``save_state`` writes a
-state back, touching only rows whose values changed. Nothing else in turnproc
-maps rows to rules objects, so a new column is added in exactly two places:
-the model and here.
+``load_state`` reads a game into a :class:`GameState` (through
+:mod:`.stateread`, the one reader of the state's tables, which also serves
+the GM's prompt without SQLAlchemy); ``save_state`` writes a state back,
+touching only rows whose values changed. Nothing else in turnproc maps rows
+to rules objects, so a new column is added in the model, in :mod:`.columns`
+(and in ``stateread``'s reader), and here if it needs more than those lists.
 
-Both work with Core statements over whole tables rather than ORM objects per
-row, because a 1,000-empire game has 30,000 systems.
+Both work over whole tables rather than ORM objects per row, because a
+1,000-empire game has 30,000 systems.
 """
 
 from __future__ import annotations
@@ -19,9 +21,12 @@ from sqlalchemy import bindparam, delete, insert, select, update
 from sqlalchemy.orm import Session
 
 from ..orders.orders import MailCommand, Order, OrderDict, ParsedOrders, format_order
-from ..rules.state import Empire, GameSettings, GameState, Stance, System, SystemType, Tech
+from ..rules.state import GameSettings, GameState, System, Tech
 from . import models as m
+from .columns import EMPIRE_FIELDS, SYSTEM_FIELDS, TECH_COLUMNS
 from .pending import NewInbound, NewOrderSet, PendingRows
+from .queries import plain_reader
+from .stateread import read_state, settings_from
 
 log = logging.getLogger(__name__)
 
@@ -37,49 +42,13 @@ __all__ = [
     "orders_for_turn",
 ]
 
-_SYSTEM_FIELDS = (
-    "type",
-    "row",
-    "col",
-    "star",
-    "name",
-    "pop",
-    "industry",
-    "stance",
-    "stance_target",
-    "retreat_parts",
-    "ever_owned",
-    "home_slot",
-)
-# Enum members by stored value: a dict lookup is much cheaper than calling
-# the enum, which counts when loading tens of thousands of systems.
-_TYPES = {t.value: t for t in SystemType}
-_STANCES = {t.value: t for t in Stance}
-_NO_FORCES = (0, 0, 0)
-_EMPIRE_FIELDS = (
-    "name",
-    "balance",
-    "treasury",
-    "vp",
-    "base",
-    "home",
-    "lost_in_space",
-    "active",
-    "missed_turns",
-    "reserve",
-    "active_probe",
-)
-
 
 def modules_text(modules: frozenset[str]) -> str:
     return ",".join(sorted(modules))
 
 
 def settings_of(game: m.Game) -> GameSettings:
-    modules = frozenset(x.strip() for x in game.modules.split(",") if x.strip())
-    return GameSettings(
-        modules=modules, turn_limit=game.turn_limit, vp_target=game.vp_target, ruleset=game.ruleset
-    )
+    return settings_from(game.modules, game.turn_limit, game.vp_target, game.ruleset)
 
 
 def new_game_row(name: str, seed: str, state: GameState) -> m.Game:
@@ -102,102 +71,16 @@ def _empire_ids(session: Session, game_id: int) -> dict[str, int]:
 
 
 def load_state(session: Session, game: m.Game) -> GameState:
-    """The game as the rules see it, read in one pass per table."""
-    empires: dict[str, Empire] = {}
-    code_of: dict[int, str] = {}
-    # Through the ORM, unlike the tables below: this query flushes what the
-    # session changed and has not written (the turn's and the GM's tools
-    # change rows, then read the game), so the rows read after it see it too.
-    # As rows it took 17 ms against 45 for a thousand empires, and the demo's
-    # turn read its empires' treasuries from before the turn's own changes.
-    for row in session.scalars(select(m.Empire).where(m.Empire.game_id == game.id).order_by(m.Empire.code)):
-        techs = {Tech(t): getattr(row, col) for t, col in m.TECH_COLUMNS.items()}
-        empires[row.code] = Empire(
-            code=row.code,
-            techs=techs,
-            inactive_probes=tuple(int(c) for c in row.inactive_probes or ()),
-            **{f: getattr(row, f) for f in _EMPIRE_FIELDS},
-        )
-        code_of[row.id] = row.code
-
-    # Rows of columns through the Core connection: past the ORM's result
-    # machinery, which costs more than the rows at tens of thousands of them;
-    # each result fetched whole (.all(): the driver's fetchall), not row by row.
-    connection = session.connection()
-    forces: dict[int, tuple[int, int, int]] = {}
-    for system_id, cruisers, fighters, colony in connection.execute(
-        select(m.Force.system_id, m.Force.cruisers, m.Force.fighters, m.Force.colony_ships)
-        .join(m.System, m.System.id == m.Force.system_id)
-        .where(m.System.game_id == game.id)
-    ).all():
-        forces[system_id] = (cruisers, fighters, colony)
-
-    systems: dict[int, System] = {}
-    code_of_system: dict[int, int] = {}
-    columns = [getattr(m.System, f) for f in ("id", "code", "owner_id", *_SYSTEM_FIELDS)]
-    # Unpacked in the order of _SYSTEM_FIELDS (a field added there and not
-    # here fails loudly) and passed by position in the order of System's
-    # fields (tests/storage/test_roundtrip.py holds the order): a dict per
-    # row and ** cost three times the System itself, and names twice what
-    # positions do (at 30,000 systems, 80 ms against 30).
-    for (
-        sid,
-        code,
-        owner_id,
-        type_,
-        row,
-        col,
-        star,
-        name,
-        pop,
-        industry,
-        stance,
-        stance_target,
-        retreat_parts,
-        ever_owned,
-        home_slot,
-    ) in connection.execute(select(*columns).where(m.System.game_id == game.id)).all():
-        cruisers, fighters, colony = forces.get(sid, _NO_FORCES)
-        systems[code] = System(
-            code,
-            _TYPES[type_],
-            row,
-            col,
-            star,
-            name,
-            code_of.get(owner_id) if owner_id is not None else None,
-            pop,
-            industry,
-            cruisers,
-            fighters,
-            colony,
-            _STANCES[stance],
-            stance_target,
-            retreat_parts,
-            ever_owned,
-            home_slot,
-        )
-        code_of_system[sid] = code
-
-    links = frozenset(
-        (a, b)
-        for a, b in connection.execute(select(m.Link.a, m.Link.b).where(m.Link.game_id == game.id)).all()
-    )
-    seen: dict[str, set[int]] = {code: set() for code in empires}
-    for empire_id, system_id in connection.execute(
-        select(m.Seen.empire_id, m.Seen.system_id)
-        .join(m.Empire, m.Empire.id == m.Seen.empire_id)
-        .where(m.Empire.game_id == game.id)
-    ).all():
-        seen[code_of[empire_id]].add(code_of_system[system_id])
-
-    return GameState(
+    """The game as the rules see it, read in one pass per table over the
+    session's own connection (:func:`turnproc.storage.stateread.read_state`,
+    which ``report`` before turn 1 runs without SQLAlchemy). What the session
+    changed and has not written is flushed first, so the rows read see it:
+    the turn's and the GM's tools change rows, then read the game."""
+    return read_state(
+        plain_reader(session),
+        game.id,
         turn=game.turn,
-        systems=systems,
-        links=links,
-        empires=empires,
         settings=settings_of(game),
-        seen=seen,
         finished=game.status == "finished",
     )
 
@@ -238,9 +121,9 @@ def save_state(session: Session, game: m.Game, state: GameState) -> None:
 def _save_empires(session: Session, state: GameState, empire_ids: dict[str, int]) -> None:
     changes: list[dict[str, object]] = []
     for code, e in state.empires.items():
-        values: dict[str, object] = {f: getattr(e, f) for f in _EMPIRE_FIELDS}
+        values: dict[str, object] = {f: getattr(e, f) for f in EMPIRE_FIELDS}
         values["inactive_probes"] = list(e.inactive_probes)
-        for t, col in m.TECH_COLUMNS.items():
+        for t, col in TECH_COLUMNS.items():
             values[col] = e.tech(Tech(t))
         changes.append({"_id": empire_ids[code], **values})
     if changes:
@@ -258,7 +141,7 @@ def _save_empires(session: Session, state: GameState, empire_ids: dict[str, int]
 
 
 #: System columns written from a System, in this order (``code`` and ``game_id`` aside).
-_SYSTEM_COLUMNS = ("owner_id", *_SYSTEM_FIELDS)
+_SYSTEM_COLUMNS = ("owner_id", *SYSTEM_FIELDS)
 _ENUM_COLUMNS = tuple(_SYSTEM_COLUMNS.index(f) for f in ("type", "stance"))
 
 
@@ -269,7 +152,7 @@ def _system_row(s: System, empire_ids: dict[str, int]) -> tuple[Any, ...]:
     a big game has tens of thousands of systems and most do not change.
     """
     row: list[Any] = [empire_ids[s.owner] if s.owner is not None else None]
-    row += [getattr(s, f) for f in _SYSTEM_FIELDS]
+    row += [getattr(s, f) for f in SYSTEM_FIELDS]
     for i in _ENUM_COLUMNS:
         row[i] = row[i].value
     return tuple(row)

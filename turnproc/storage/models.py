@@ -32,6 +32,7 @@ from sqlalchemy import (
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from .base import NAMING_CONVENTION, Base, UTCDateTime, count, intpk, timestamp, utcnow
+from .columns import TECH_COLUMNS
 from .mailtables import InboundFailure, InboundMessage, OutboxMail, SuppressedReply
 
 __all__ = [
@@ -66,26 +67,6 @@ STANCES = ("DEFEND", "RETREAT", "AMBUSH", "STANDOFF")
 GAME_STATUSES = ("active", "paused", "finished")
 SIGNUP_STATUSES = ("pending", "approved", "refused")
 
-#: Empire columns holding tech levels, keyed by the rules' Tech value.
-TECH_COLUMNS: dict[str, str] = {
-    "WEAPONS": "tech_weapons",
-    "DEFENCE": "tech_defence",
-    "MARINES": "tech_marines",
-    "JUMP": "tech_jump",
-    "EXPO": "tech_expo",
-    "FIGHTER": "tech_fighter",
-    "SUPPLY": "tech_supply",
-    "LIFESUPPORT": "tech_life_support",
-    "BPINCOME": "tech_bp_income",
-    "TREASURY": "tech_treasury",
-    "CULTURAL": "tech_cultural",
-    "DRIVE": "tech_drive",
-    "SCANNER": "tech_scanner",
-    # Rule set 2 (migration 0009).
-    "PROBE": "tech_probe",
-    "HYPERSPACE": "tech_hyperspace",
-    "RECOVERY": "tech_recovery",
-}
 #: Rule-set versions a game row may hold (rules.md §19).
 RULESET_VERSIONS = (1, 2)
 

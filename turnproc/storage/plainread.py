@@ -52,6 +52,7 @@ __all__ = [
     "player_summary",
     "empire_rows",
     "stored_report",
+    "game_by_id",
 ]
 
 #: The schema revision these reads are written for: Alembic's head, which a
@@ -384,7 +385,7 @@ def game_view(reader: Reader, game: GameRow) -> GameView:
     )
 
 
-def _by_id(reader: Reader, game_id: int) -> GameRow:
+def game_by_id(reader: Reader, game_id: int) -> GameRow:
     game = _game_row(reader, "id = ?", game_id)
     if game is None:
         raise LookupError(f"no game of id {game_id}")
@@ -393,7 +394,7 @@ def _by_id(reader: Reader, game_id: int) -> GameRow:
 
 def game_summary(reader: Reader, game: GameRow | int, now: dt.datetime) -> GameSummary:
     """What ``game show`` prints of the game (a row, or its id)."""
-    row = _by_id(reader, game) if isinstance(game, int) else game
+    row = game_by_id(reader, game) if isinstance(game, int) else game
     view = game_view(reader, row)
     systems, free = reader.rows(
         "SELECT count(*), count(CASE WHEN home_slot IS "
@@ -422,7 +423,7 @@ def game_summary(reader: Reader, game: GameRow | int, now: dt.datetime) -> GameS
 
 def player_summary(reader: Reader, game: GameRow | int) -> PlayerSummary:
     """What ``game show`` says about sign-up, vacations and QUIT."""
-    row = _by_id(reader, game) if isinstance(game, int) else game
+    row = game_by_id(reader, game) if isinstance(game, int) else game
     empires = reader.rows(
         "SELECT code, vacation_until, quit_at FROM empires WHERE game_id = ? ORDER BY code", row.id
     )
@@ -445,7 +446,7 @@ def player_summary(reader: Reader, game: GameRow | int) -> PlayerSummary:
 
 def empire_rows(reader: Reader, game: GameRow | int) -> list[dict[str, Any]]:
     """Every empire of the game, by code, as ``empire list --json`` prints it."""
-    row = _by_id(reader, game) if isinstance(game, int) else game
+    row = game_by_id(reader, game) if isinstance(game, int) else game
     return [e.as_row() for e in empire_views(reader, row.id, row.turn)]
 
 
@@ -455,7 +456,7 @@ def stored_report(
     """An empire's stored report data: of ``turn``, else the latest. None
     when there is none and ``turn`` is None or 0: before any turn has run,
     the caller builds the start-of-game position from the state."""
-    row = _by_id(reader, game) if isinstance(game, int) else game
+    row = game_by_id(reader, game) if isinstance(game, int) else game
     empire_id = _empire_id(reader, row, code)
     sql = "SELECT data FROM reports WHERE empire_id = ?"
     params: list[object] = [empire_id]

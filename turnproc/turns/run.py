@@ -24,7 +24,7 @@ from __future__ import annotations
 import datetime as dt
 import logging
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,10 +34,9 @@ from sqlalchemy.orm import Session, sessionmaker
 from ..config import Config
 from ..errors import GMError, TurnAlreadyRun
 from ..orders.vocabulary import EventKind
-from ..reports.context import TurnView, position_context
 from ..reports.narrative import narrate
-from ..reports.render import SharedParts, render_report_text
-from ..reports.schema import ReportContext, StoredReport
+from ..reports.render import render_report_text
+from ..reports.schema import StoredReport
 from ..reports.turnout import record_output, report_output
 from ..rules.activity import record_missed_turns
 from ..rules.events import Event
@@ -49,6 +48,7 @@ from ..storage import plainread
 from ..storage.convert import load_state, orders_for_turn, save_game_fields, save_state
 from ..storage.db import transaction
 from ..storage.queries import consume_deadline, get_empire, get_game, plain_reader, staged_record
+from .position import position_reports
 
 log = logging.getLogger(__name__)
 
@@ -57,7 +57,6 @@ __all__ = [
     "run_turn",
     "run_current_turn",
     "report_for",
-    "position_reports",
     "Preview",
     "preview_turn",
     "lock_game",
@@ -217,27 +216,12 @@ def report_for(
 ) -> tuple[str, Mapping[str, Any]]:
     """An empire's report (text, JSON data): of ``turn``, else the latest.
     Before any turn has run, the start-of-game position (turn 0)."""
-    stored = plainread.stored_report(plain_reader(session), game.id, empire.code, turn)
+    reader = plain_reader(session)
+    stored = plainread.stored_report(reader, game.id, empire.code, turn)
     if stored is not None:
         return render_report_text(stored), stored
-    _, text, context = next(position_reports(session, game, [empire.code]))
+    _, text, context = next(position_reports(reader, plainread.game_by_id(reader, game.id), [empire.code]))
     return text, context
-
-
-def position_reports(
-    session: Session, game: m.Game, codes: Iterable[str]
-) -> Iterator[tuple[str, str, ReportContext]]:
-    """(code, text, JSON data) of each empire's turn-0 report, as ``report``
-    prints it before turn 1: built from the state, not stored, and nothing
-    written. The state, the parts every report shares and the roundup's text
-    are made once for all ``codes``: a thousand reports of a thousand-empire
-    game take seconds where one at a time took a second each
-    (``benchmarks/cli.py`` prints the figure)."""
-    state = load_state(session, game)
-    view, shared = TurnView.build(state, []), SharedParts()
-    for code in codes:
-        context = position_context(state, code, game_name=game.name, view=view)
-        yield code, render_report_text(context, shared), context
 
 
 # -- preview ---------------------------------------------------------------------------
