@@ -12,13 +12,17 @@ import logging
 import os
 import subprocess
 import sys
+import unicodedata
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from tests.admin.gmcli import make_gm
 from tests.conftest import SmtpSink
 from turnproc.cli import build_parser
+from turnproc.cli.common import printable
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -215,3 +219,21 @@ def test_json_outputs_parse(gm, tmp_path: Path) -> None:  # type: ignore[no-unty
     assert preview["game"] == "g" and preview["turn"] == 1 and preview["standings"][0]["empire"] == "RIG"
     assert preview["report"].startswith("STAR CHASE")
     assert isinstance(json.loads(gm.ok("audit", "--json")), list)
+
+
+@given(
+    st.text(alphabet=st.characters(codec="utf-8"), max_size=40)
+    | st.text(alphabet=st.characters(max_codepoint=127))
+)
+def test_what_the_cli_prints_holds_no_control_or_format_character(text: str) -> None:
+    """Every line a command prints goes through ``printable``: no control
+    character but the line break and the tab, no format character (a
+    terminal obeys the one, U+202E turns a line around), each written as
+    ``\\uXXXX``; a text with none of them, ASCII or not, is printed as it is."""
+    shown = printable(text)
+    assert not [ch for ch in shown if unicodedata.category(ch) in ("Cc", "Cf") and ch not in "\n\t"]
+    unsafe = [ch for ch in text if unicodedata.category(ch) in ("Cc", "Cf") and ch not in "\n\t"]
+    if not unsafe:
+        assert shown == text
+    else:
+        assert all(f"\\u{ord(ch):04x}" in shown for ch in unsafe)

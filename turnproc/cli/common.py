@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import json
+import re
 import sys
 import unicodedata
 from collections.abc import Callable, Iterator
@@ -204,13 +205,20 @@ def read_input(path: str, limit: int = MAX_INPUT) -> str:
         raise CLIError(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from None
 
 
+#: ASCII control characters but the line break and the tab.
+_ASCII_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f]")
+
+
 def printable(text: str) -> str:
     """``text`` safe for the GM's terminal: each control character (C0 but a
     line break or tab, DEL, C1: a terminal obeys them; ESC sets the window's
     title or clears the screen) and each format character (U+202E turns the
     rest of a line around) written as ``\\uXXXX``. Names and addresses
     come from strangers' mail; the escape is also valid in JSON strings."""
-    if text.isascii() and text.isprintable():
+    # ASCII holds no format character and its only controls are C0 and DEL:
+    # a report of plain ASCII lines is printed as it is, not looked at a
+    # character at a time.
+    if text.isascii() and not _ASCII_CONTROL.search(text):
         return text
     return "".join(
         f"\\u{ord(ch):04x}" if unicodedata.category(ch) in ("Cc", "Cf") and ch not in "\n\t" else ch

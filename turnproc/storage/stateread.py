@@ -121,7 +121,8 @@ def read_state(
         )
         code_of_system[sid] = code
 
-    links = frozenset((a, b) for a, b in reader.rows("SELECT a, b FROM links WHERE game_id = ?", game_id))
+    # Both drivers give each row as a tuple: the (a, b) the rules keep.
+    links = frozenset(reader.rows("SELECT a, b FROM links WHERE game_id = ?", game_id))
     seen: dict[str, set[int]] = {code: set() for code in empires}
     for empire_id, system_id in reader.rows(
         "SELECT v.empire_id, v.system_id FROM seen v JOIN empires e ON e.id = v.empire_id "
