@@ -26,7 +26,9 @@ Printed per backend and size, for the first night and the last:
 * the public pages' refresh after the turn (``site``, as the worker does it),
   counted in the turn's time;
 * intake mails/s and send mails/s, the CPU seconds of the process and of
-  the processes it starts to render report mails, the process's peak RSS
+  the processes it starts to render report mails (and, in each night's
+  line, the SMTP server's own CPU seconds during the send: it shares the
+  CPUs), the process's peak RSS
   (the other processes' own is not measured: getrusage's figure for
   children counts a subprocess's parent pages at the moment it forks),
   and the database's growth over the night;
@@ -112,9 +114,9 @@ def sink(port: int) -> None:
     controller = Controller(handler, hostname="127.0.0.1", port=port, data_size_limit=0)
     controller.start()
     try:
-        for line in sys.stdin:  # "count" -> prints mails and bytes so far; EOF stops
+        for line in sys.stdin:  # "count" -> mails, bytes and this process's CPU s so far; EOF stops
             if line.strip() == "count":
-                print(f"{handler.mails} {handler.bytes}", flush=True)
+                print(f"{handler.mails} {handler.bytes} {time.process_time()}", flush=True)
     finally:
         controller.stop()
 
@@ -130,12 +132,14 @@ class Sink:
         )
         wait_for_port(self.port)
 
-    def count(self) -> tuple[int, int]:
+    def count(self) -> tuple[int, int, float]:
+        """Mails and bytes taken so far, and the server's CPU seconds: it runs
+        on the same CPUs as the host, and what it costs them is not ours."""
         assert self.proc.stdin and self.proc.stdout
         self.proc.stdin.write("count\n")
         self.proc.stdin.flush()
-        mails, size = self.proc.stdout.readline().split()
-        return int(mails), int(size)
+        mails, size, cpu = self.proc.stdout.readline().split()
+        return int(mails), int(size), float(cpu)
 
     def stop(self) -> None:
         assert self.proc.stdin
@@ -502,7 +506,7 @@ def child(backend: str, n: int, history: int, age: int = 0) -> dict[str, Any]:
             client.logout()
             del state
             size_before = _db_bytes(url, app.engine)
-            mails_before, bytes_before = smtp.count()
+            mails_before, bytes_before, smtp_cpu_before = smtp.count()
             now = START + dt.timedelta(days=night, hours=6)
             # Profiled: the last night, and with --age the night played before it too.
             suffix = f".turn{night + 1}" if age and night == history else ""
@@ -526,7 +530,7 @@ def child(backend: str, n: int, history: int, age: int = 0) -> dict[str, Any]:
             (sent, failed), send_s, send_cpu = _profiled(
                 send, PROFILE_SEND + suffix if PROFILE_SEND and profiled else ""
             )
-            mails_after, bytes_after = smtp.count()
+            mails_after, bytes_after, smtp_cpu_after = smtp.count()
             outcomes: dict[str, int] = {}
             for r in results:
                 outcomes[r.outcome] = outcomes.get(r.outcome, 0) + 1
@@ -549,13 +553,14 @@ def child(backend: str, n: int, history: int, age: int = 0) -> dict[str, Any]:
                     "failed": failed,
                     "smtp_mails": mails_after - mails_before,
                     "smtp_mb": (bytes_after - bytes_before) / 1e6,
+                    "smtp_cpu": smtp_cpu_after - smtp_cpu_before,
                     "db_growth_mb": (_db_bytes(url, app.engine) - size_before) / 1e6,
                 }
             )
             print(
                 f"  [{backend} N={n}] night {night}: poll {poll_s:.1f} s ({poll_cpu:.1f} s CPU), "
                 f"turn {turn_s:.1f} s ({turn_cpu:.1f}; site {site_s:.1f}), send {send_s:.1f} s "
-                f"({send_cpu:.1f})",
+                f"({send_cpu:.1f}; the SMTP server's own {smtp_cpu_after - smtp_cpu_before:.1f})",
                 file=sys.stderr,
             )
         app.close()

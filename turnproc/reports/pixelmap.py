@@ -248,10 +248,18 @@ def _arrows(
             _disc(draw, x2 * scale, y2 * scale, radius * k * scale, None, colour, _px(ring_width * k * scale))
 
 
+#: zlib's fastest level: these few-colour pictures, mostly background, pack
+#: almost as well at it. On the 300-empire synthetic game's 600 pictures:
+#: 0.37 ms of CPU and 2.6 KiB a picture, against 0.74 ms and 2.1 KiB at
+#: Pillow's default (6), 5.1 ms and 1.9 KiB at 9; a thousand-empire night
+#: makes two thousand of them.
+PNG_COMPRESS_LEVEL = 1
+
+
 def _png(image: Image.Image, ink: _Palette) -> bytes:
     image.putpalette(ink.flat())
     out = io.BytesIO()
-    image.save(out, "PNG")
+    image.save(out, "PNG", compress_level=PNG_COMPRESS_LEVEL)
     return out.getvalue()
 
 
