@@ -508,8 +508,8 @@ def child(backend: str, n: int, history: int, age: int = 0) -> dict[str, Any]:
             size_before = _db_bytes(url, app.engine)
             mails_before, bytes_before, smtp_cpu_before = smtp.count()
             now = START + dt.timedelta(days=night, hours=6)
-            # Profiled: the last night, and with --age the night played before it too.
-            suffix = f".turn{night + 1}" if age and night == history else ""
+            # Profiled: the last night; with --age, each night from the last young one on, to FILE.turnT.
+            suffix = f".turn{night + 1}" if age else ""
             profiled = night >= history
             results, poll_s, poll_cpu = _profiled(
                 lambda: poll(app, now), PROFILE_POLL + suffix if PROFILE_POLL and profiled else ""

@@ -53,8 +53,9 @@ def test_state_round_trips_through_rows(sessions) -> None:
 
 
 def test_systems_are_loaded_in_the_order_of_their_fields() -> None:
-    """load_state builds each System by position, in this order: a field
-    added, moved or renamed in the dataclass must be added or moved there too."""
+    """The state's reader (storage/stateread.py) builds each System by
+    position, in this order: a field added, moved or renamed in the dataclass
+    must be added or moved there too."""
     assert tuple(f.name for f in dataclasses.fields(System)) == (
         "code",
         "type",

@@ -4,8 +4,9 @@
 :mod:`.stateread`, the one reader of the state's tables, which also serves
 the GM's prompt without SQLAlchemy); ``save_state`` writes a state back,
 touching only rows whose values changed. Nothing else in turnproc maps rows
-to rules objects, so a new column is added in the model, in :mod:`.columns`
-(and in ``stateread``'s reader), and here if it needs more than those lists.
+to rules objects (``stateread`` is this module's reading half), so a new
+column is added in the model, in :mod:`.columns` (and in ``stateread``'s
+reader), and here if it needs more than those lists.
 
 Both work over whole tables rather than ORM objects per row, because a
 1,000-empire game has 30,000 systems.
