@@ -66,9 +66,13 @@ def cmd_report(args: argparse.Namespace) -> int:
             if stored is not None:
                 _print_report(args, stored, None)
                 return 0
+            from ..runtime.collector import gc_paused  # (as above)
             from ..turns.position import position_reports  # (as above)
 
-            _, text, context = next(position_reports(reader, game, [args.empire.upper()]))
+            # A whole galaxy of objects made at once: the collector held off
+            # saves a tenth of the command's time.
+            with gc_paused():
+                _, text, context = next(position_reports(reader, game, [args.empire.upper()]))
             _print_report(args, context, text)
             return 0
     # A database plainread does not read (another URL form, an older schema):

@@ -10,8 +10,6 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
-from xml.sax.saxutils import escape as _xml_escape
-from xml.sax.saxutils import quoteattr as _xml_quoteattr
 
 from .schema import MapSystem, ReportContext, SystemRow
 
@@ -40,11 +38,18 @@ _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
 
 
 def escape(text: str) -> str:
-    return _xml_escape(_NOT_XML.sub("\ufffd", text))
+    # Here, not at the top: xml.sax.saxutils loads urllib.request and
+    # http.client (20 ms), and `turnproc report` loads this module for the
+    # text report alone.
+    from xml.sax.saxutils import escape as xml_escape
+
+    return xml_escape(_NOT_XML.sub("\ufffd", text))
 
 
 def quoteattr(text: str) -> str:
-    return _xml_quoteattr(_NOT_XML.sub("\ufffd", text))
+    from xml.sax.saxutils import quoteattr as xml_quoteattr  # (as above)
+
+    return xml_quoteattr(_NOT_XML.sub("\ufffd", text))
 
 
 #: One grid square, in SVG units (pixels at full size).
