@@ -370,3 +370,28 @@ def test_every_turn_0_report_at_once_reads_only_and_matches_report(two_games: tu
         built = {code: text for code, text, _ in position_reports(reader, game, sorted(printed))}
     assert built == printed  # the report ends with a newline, so `report` adds none
     assert db.read_bytes() == before
+
+
+def test_turn_0_is_the_starting_position_before_turn_1_and_refused_after(
+    two_games: tuple[Path, Path, str],
+) -> None:
+    """``report --turn 0`` (gm-handbook, ``turnproc report``): the starting
+    position before turn 1 has run; after it, refused in words, over the
+    DB-API alone and through the ORM alike, not today's position printed
+    under turn 0's name."""
+    config, db, _ = two_games
+    assert "turn 0 report" in _gm(config, "report", "early", "RIG", "--turn", "0")
+    orm = config.with_name("orm.toml")
+    orm.write_text(
+        config.read_text(encoding="utf-8").replace(f'"sqlite:///{db}"', f'"sqlite:///{db}?timeout=5"'),
+        encoding="utf-8",
+    )
+    for path in (config, orm):
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            status = main(["--config", str(path), "report", "late", "RIG", "--turn", "0"])
+        assert (status, out.getvalue()) == (1, ""), path
+        assert (
+            "RIG has no report for turn 0 of late: the starting position is printed only before turn 1"
+            in (err.getvalue())
+        )
