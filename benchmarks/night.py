@@ -357,8 +357,10 @@ def age_archive(app: Any, marks: dict[str, int], turns: int, night_time: Any) ->
                 written += (
                     session.execute(insert(table).from_select([c.name for c in columns], rows)).rowcount or 0
                 )
-        # An old game has not reached its turn limit yet.
-        game.turn_limit = max(game.turn_limit, game.turn + turns + 1)
+        # An old game has not reached its turn limit yet, nor reaches it on
+        # the young night after the old one: a last turn's reports carry the
+        # final standings, half as many bytes again.
+        game.turn_limit = max(game.turn_limit, game.turn + turns + 10)
         game.turn += turns
     # What the sends of the copied nights would have emptied (outbox_keep_days).
     purge_sent_bodies(app.sessions, night_time(turns), Config(database_url="").outbox_keep_days)

@@ -49,6 +49,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from ..errors import ServerUnavailable, one_line
 from ..storage import models as m
 from ..storage.mailkinds import SECRET_KINDS
+from ..storage.mailtables import UNPURGED
 from .lanes import Lanes, Transport
 from .marks import UNRECORDED
 
@@ -543,10 +544,7 @@ def purge_sent_bodies(factory: sessionmaker[Session], now: dt.datetime, keep_day
     purged = _write(
         factory,
         update(m.OutboxMail)
-        .where(
-            m.OutboxMail.sent_at < now - dt.timedelta(days=keep_days),
-            or_(func.length(m.OutboxMail.body) > 0, m.OutboxMail.data.is_not(None)),
-        )
+        .where(m.OutboxMail.sent_at < now - dt.timedelta(days=keep_days), UNPURGED)
         .values(body=b"", data=None),
     )
     if purged:
