@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import io
+import json
 import os
 import re
 import shutil
@@ -372,26 +373,26 @@ def test_every_turn_0_report_at_once_reads_only_and_matches_report(two_games: tu
     assert db.read_bytes() == before
 
 
-def test_turn_0_is_the_starting_position_before_turn_1_and_refused_after(
-    two_games: tuple[Path, Path, str],
-) -> None:
-    """``report --turn 0`` (gm-handbook, ``turnproc report``): the starting
-    position before turn 1 has run; after it, refused in words, over the
-    DB-API alone and through the ORM alike, not today's position printed
-    under turn 0's name."""
+def test_turn_0_is_the_start_of_the_game_before_turn_1_and_after(two_games: tuple[Path, Path, str]) -> None:
+    """``report --turn 0`` (gm-handbook, ``turnproc report``): the start of the
+    game, before turn 1 from the state, after it from turn 1's record (as a
+    player's REPORT 0), over the DB-API alone and through the ORM alike;
+    never today's position under turn 0's name."""
     config, db, _ = two_games
-    assert "turn 0 report" in _gm(config, "report", "early", "RIG", "--turn", "0")
+    assert _gm(config, "report", "early", "RIG", "--turn", "0").startswith(
+        "STAR CHASE - game early - turn 0 report"
+    )
     orm = config.with_name("orm.toml")
     orm.write_text(
         config.read_text(encoding="utf-8").replace(f'"sqlite:///{db}"', f'"sqlite:///{db}?timeout=5"'),
         encoding="utf-8",
     )
-    for path in (config, orm):
-        out, err = io.StringIO(), io.StringIO()
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            status = main(["--config", str(path), "report", "late", "RIG", "--turn", "0"])
-        assert (status, out.getvalue()) == (1, ""), path
-        assert (
-            "RIG has no report for turn 0 of late: the starting position is printed only before turn 1"
-            in (err.getvalue())
-        )
+    for argv in (("--turn", "0"), ("--turn", "0", "--format", "json")):
+        plain = _gm(config, "report", "late", "RIG", *argv)
+        assert _gm(orm, "report", "late", "RIG", *argv) == plain
+    assert plain and json.loads(plain)["turn"] == 0
+    latest = _gm(config, "report", "late", "RIG")
+    assert latest.startswith("STAR CHASE - game late - turn 1 report")
+    assert _gm(config, "report", "late", "RIG", "--turn", "0").startswith(
+        "STAR CHASE - game late - turn 0 report"
+    )

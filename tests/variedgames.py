@@ -32,7 +32,11 @@ READS = [
         ("report", game, "RIG"),
         ("report", game, "VEG", "--format", "json"),
     )
-] + [("report", "late", "RIG", "--turn", "1"), ("report", "early", "ALT", "--turn", "0")]
+] + [
+    ("report", "late", "RIG", "--turn", "1"),
+    ("report", "late", "ALT", "--turn", "0"),
+    ("report", "early", "ALT", "--turn", "0"),
+]
 
 
 def gm(config: Path, *argv: str) -> tuple[int, str, str]:

@@ -72,7 +72,8 @@ def cmd_report(args: argparse.Namespace) -> int:
             # A whole galaxy of objects made at once: the collector held off
             # saves a tenth of the command's time.
             with gc_paused():
-                _, text, context = next(position_reports(reader, game, [args.empire.upper()]))
+                built = position_reports(reader, game, [args.empire.upper()], start=args.turn == 0)
+                _, text, context = next(built)
             _print_report(args, context, text)
             return 0
     # A database plainread does not read (another URL form, an older schema):

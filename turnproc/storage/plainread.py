@@ -454,9 +454,8 @@ def stored_report(
     reader: Reader, game: GameRow | int, code: str, turn: int | None
 ) -> Mapping[str, Any] | None:
     """An empire's stored report data: of ``turn``, else the latest. None
-    when there is none and ``turn`` is None, or 0 before any turn has run:
-    the caller builds the position from the state (before turn 1, the
-    start of the game)."""
+    when there is none and ``turn`` is None or 0 (no turn's report is turn
+    0's): the caller builds the position (:mod:`turnproc.turns.position`)."""
     row = game_by_id(reader, game) if isinstance(game, int) else game
     empire_id = _empire_id(reader, row, code)
     sql = "SELECT data FROM reports WHERE empire_id = ?"
@@ -471,10 +470,4 @@ def stored_report(
         return data
     if turn not in (None, 0):
         raise GMError(f"{code.upper()} has no report for turn {turn} of {row.name}")
-    if turn == 0 and row.turn > 1:  # the turn to play next: 1 until turn 1 has run
-        # Built from the state now, it would be today's position under turn 0's name.
-        raise GMError(
-            f"{code.upper()} has no report for turn 0 of {row.name}: the starting position is "
-            "printed only before turn 1 has run"
-        )
     return None

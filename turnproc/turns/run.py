@@ -215,12 +215,14 @@ def report_for(
     session: Session, game: m.Game, empire: m.Empire, turn: int | None
 ) -> tuple[str, Mapping[str, Any]]:
     """An empire's report (text, JSON data): of ``turn``, else the latest.
-    Before any turn has run, the start-of-game position (turn 0)."""
+    Turn 0 is the start of the game; with no report yet, the position now
+    (before any turn has run, the start)."""
     reader = plain_reader(session)
     stored = plainread.stored_report(reader, game.id, empire.code, turn)
     if stored is not None:
         return render_report_text(stored), stored
-    _, text, context = next(position_reports(reader, plainread.game_by_id(reader, game.id), [empire.code]))
+    row = plainread.game_by_id(reader, game.id)
+    _, text, context = next(position_reports(reader, row, [empire.code], start=turn == 0))
     return text, context
 
 
